@@ -1,0 +1,18 @@
+//! The Leptos application shared by the server (`ssr`) and the browser (`hydrate`).
+//!
+//! Everything here compiles for both targets unless it sits behind `#[cfg(feature = "ssr")]`.
+//! Types that cross the wire (socket protocol, server function payloads) are defined once, here.
+
+mod app;
+mod components;
+mod pages;
+
+pub use app::{App, shell};
+
+/// Entry point of the WebAssembly client: hydrates the server-rendered page.
+#[cfg(feature = "hydrate")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn hydrate() {
+    console_error_panic_hook::set_once();
+    leptos::mount::hydrate_body(App);
+}

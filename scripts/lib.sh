@@ -1,0 +1,106 @@
+# Shared by the scripts in this folder: paths, and installing what a fresh machine lacks.
+# Every install is skipped when the tool is already there at the right version.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+SITE="$ROOT/target/site"
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$ROOT/tools/node_modules/.bin:$PATH"
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
+# Leptos reads this at compile time; the bundle names below assume it is unset.
+unset LEPTOS_OUTPUT_NAME
+
+say() { printf '\033[1;36m==>\033[0m %s\n' "$*" >&2; }
+die() { printf '\033[1;31merror:\033[0m %s\n' "$*" >&2; exit 1; }
+
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"
+  elif command -v sudo >/dev/null; then sudo "$@"
+  else die "need root to run: $*"
+  fi
+}
+
+apt_install() {
+  say "installing Debian packages: $*"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+# Rust toolchain pieces for the WebAssembly client.
+ensure_rust_tools() {
+  command -v cargo >/dev/null || die "cargo is missing; install Rust with rustup (https://rustup.rs)"
+  if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+    say "adding the wasm32-unknown-unknown target"
+    rustup target add wasm32-unknown-unknown
+  fi
+  # The CLI must equal the wasm-bindgen crate in Cargo.lock, byte for byte.
+  local want have
+  want=$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/"/,"",$3); print $3; exit}' "$ROOT/Cargo.lock")
+  have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
+  if [ "$have" != "$want" ]; then
+    say "building wasm-bindgen-cli $want from crates.io (about 2 minutes, once)"
+    # Not --locked: its lockfile names a crate version the registry no longer serves.
+    cargo install --quiet wasm-bindgen-cli --version "$want"
+  fi
+}
+
+# wasm-opt for size-optimised release bundles, from npm's binaryen (Debian's is too old).
+ensure_wasm_opt() {
+  if ! wasm-opt --version 2>/dev/null | grep -q 'version 132'; then
+    say "installing binaryen 132 (wasm-opt) from npm into tools/"
+    mkdir -p "$ROOT/tools"
+    (
+      cd "$ROOT/tools"
+      [ -f package.json ] || npm init -y >/dev/null
+      npm install --silent --no-audit --no-fund binaryen@132 >/dev/null
+    )
+  fi
+}
+
+ensure_chromium() {
+  command -v chromium >/dev/null || apt_install chromium
+}
+
+ensure_e2e_deps() {
+  command -v npm >/dev/null || apt_install nodejs npm
+  if [ ! -d "$ROOT/end2end/node_modules/@playwright/test" ]; then
+    say "installing Playwright's test runner (npm; no browser download)"
+    (cd "$ROOT/end2end" && npm ci --silent --no-audit --no-fund)
+  fi
+}
+
+# build_client dev|release: the hydrate build, post-processed into $SITE/pkg with the CSS and
+# public assets beside it.
+build_client() {
+  local mode="${1:-dev}" profile dir
+  if [ "$mode" = release ]; then profile=wasm-release; dir=wasm-release; else profile=dev; dir=debug; fi
+  say "building the client ($mode)"
+  cargo build --quiet -p warren-app --lib --target wasm32-unknown-unknown \
+    --no-default-features --features hydrate --profile "$profile"
+  mkdir -p "$SITE/pkg"
+  wasm-bindgen --target web --no-typescript --out-dir "$SITE/pkg" --out-name warren \
+    "$TARGET_DIR/wasm32-unknown-unknown/$dir/warren_app.wasm"
+  if [ "$mode" = release ]; then
+    ensure_wasm_opt
+    wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int \
+      -o "$SITE/pkg/warren_bg.wasm" "$SITE/pkg/warren_bg.wasm"
+    for f in "$SITE/pkg/warren_bg.wasm" "$SITE/pkg/warren.js"; do gzip -9 -k -f "$f"; done
+  else
+    rm -f "$SITE/pkg/"*.gz
+  fi
+  cp "$ROOT/style/main.css" "$SITE/pkg/warren.css"
+  cp -R "$ROOT/public/." "$SITE/"
+}
+
+# build_server dev|release
+build_server() {
+  local mode="${1:-dev}"
+  say "building the server ($mode)"
+  if [ "$mode" = release ]; then cargo build --quiet --release --bin warren
+  else cargo build --quiet --bin warren
+  fi
+}
+
+server_bin() {
+  if [ "${1:-dev}" = release ]; then echo "$TARGET_DIR/release/warren"; else echo "$TARGET_DIR/debug/warren"; fi
+}

@@ -1,0 +1,8 @@
+//! The Warren server: configuration, start-up, storage, the session engine and the web layer.
+//! The binary (`main.rs`) is a thin CLI over [`startup`]; tests start the same [`startup::Application`].
+
+pub mod config;
+pub mod startup;
+pub mod store;
+pub mod telemetry;
+pub mod web;

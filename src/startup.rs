@@ -1,0 +1,133 @@
+//! Start-up is synchronous and checked: open the database, migrate, verify, bind; any failure
+//! stops the process with one sentence saying what is wrong.
+
+use std::net::SocketAddr;
+use std::path::Path;
+
+use leptos::config::LeptosOptions;
+use tokio::net::TcpListener;
+
+use crate::config::Config;
+use crate::store::{Store, StoreError};
+use crate::web::{self, AppState};
+
+/// The name of the client bundle: `pkg/warren.js`, `pkg/warren_bg.wasm`, `pkg/warren.css`.
+pub const OUTPUT_NAME: &str = "warren";
+
+#[derive(Debug, thiserror::Error)]
+pub enum StartupError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("the database is not ready: {0}")]
+    NotReady(String),
+    #[error("cannot listen on {addr} ({source}); set WARREN_ADDR to a free address, e.g. 127.0.0.1:3001")]
+    Bind { addr: SocketAddr, source: std::io::Error },
+    #[error("the server stopped: {0}")]
+    Serve(std::io::Error),
+}
+
+/// A started, ready application bound to its address.
+pub struct Application {
+    listener: TcpListener,
+    state: AppState,
+}
+
+impl Application {
+    pub async fn build(config: &Config) -> Result<Self, StartupError> {
+        let store = open_and_migrate(config).await?;
+
+        let listener = TcpListener::bind(config.addr)
+            .await
+            .map_err(|source| StartupError::Bind { addr: config.addr, source })?;
+        let addr =
+            listener.local_addr().map_err(|source| StartupError::Bind { addr: config.addr, source })?;
+
+        let site_root = config.site_root.display().to_string();
+        if !Path::new(&site_root).join("pkg").join(format!("{OUTPUT_NAME}_bg.wasm")).is_file() {
+            tracing::warn!(
+                "no client bundle under {site_root}/pkg: pages will render but not react; build it with scripts/build"
+            );
+        }
+        let leptos_options = LeptosOptions::builder()
+            .output_name(OUTPUT_NAME)
+            .site_root(site_root)
+            .site_pkg_dir("pkg")
+            .site_addr(addr)
+            .build();
+        Ok(Self { listener, state: AppState { leptos_options, store } })
+    }
+
+    pub fn local_addr(&self) -> SocketAddr {
+        // The listener is bound; its address was read successfully in `build`.
+        self.state.leptos_options.site_addr
+    }
+
+    /// Serves until Ctrl-C or SIGTERM, then finishes in-flight requests.
+    pub async fn run(self) -> Result<(), StartupError> {
+        let router = web::router(self.state);
+        axum::serve(self.listener, router)
+            .with_graceful_shutdown(shutdown_signal())
+            .await
+            .map_err(StartupError::Serve)
+    }
+}
+
+/// `warren serve`.
+pub async fn serve(config: Config) -> Result<(), StartupError> {
+    let app = Application::build(&config).await?;
+    let addr = app.local_addr();
+    tracing::info!(%addr, database = %format!("{:?}", app.state.store.backend()).to_lowercase(), "ready");
+    println!("Warren is running at http://{addr}/");
+    app.run().await
+}
+
+/// `warren migrate`.
+pub async fn migrate_only(config: &Config) -> Result<(), StartupError> {
+    open_and_migrate(config).await?;
+    println!("Database is up to date.");
+    Ok(())
+}
+
+async fn open_and_migrate(config: &Config) -> Result<Store, StartupError> {
+    let store = Store::open(&config.database_url).await?;
+    store.migrate().await?;
+    let failed: Vec<String> = store
+        .readiness()
+        .await
+        .into_iter()
+        .filter(|c| !c.ok)
+        .map(|c| format!("{}: {}", c.name, c.detail))
+        .collect();
+    if !failed.is_empty() {
+        return Err(StartupError::NotReady(failed.join("; ")));
+    }
+    Ok(store)
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        if let Err(err) = tokio::signal::ctrl_c().await {
+            tracing::warn!("cannot listen for Ctrl-C: {err}");
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(err) => {
+                tracing::warn!("cannot listen for SIGTERM: {err}");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
+    tracing::info!("shutting down");
+}

@@ -1,0 +1,203 @@
+//! Opening the database, migrations and readiness checks.
+
+use std::path::Path;
+
+use serde::Serialize;
+use sqlx::any::{AnyPoolOptions, install_default_drivers};
+use sqlx::migrate::{Migrate, Migrator};
+use sqlx::{AnyPool, Executor};
+
+static MIGRATOR: Migrator = sqlx::migrate!("./migrations");
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+#[derive(Clone, Debug)]
+pub struct Store {
+    pool: AnyPool,
+    backend: Backend,
+}
+
+/// Start-up failures, each worded as one sentence an operator can act on.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error(
+        "DATABASE_URL must start with sqlite:// or postgres:// (it is '{0}'); \
+         for example sqlite://data/warren.db"
+    )]
+    UnsupportedUrl(String),
+    #[error(
+        "cannot create the database directory '{dir}' ({source}); set DATABASE_URL to a \
+         writable location such as sqlite://data/warren.db"
+    )]
+    CreateDir { dir: String, source: std::io::Error },
+    #[error(
+        "cannot open the database at {url} ({source}); check DATABASE_URL and that the database is reachable"
+    )]
+    Connect { url: String, source: sqlx::Error },
+    #[error(
+        "cannot apply database migrations ({0}); the database may be from a newer Warren or \
+         was changed by hand: restore a backup or point DATABASE_URL at a fresh database"
+    )]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    #[error("database error: {0}")]
+    Query(#[from] sqlx::Error),
+}
+
+/// One line of `/readyz`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Check {
+    pub name: &'static str,
+    pub ok: bool,
+    pub detail: String,
+}
+
+impl Store {
+    /// Opens (and for SQLite creates) the database. Does not migrate.
+    pub async fn open(url: &str) -> Result<Self, StoreError> {
+        install_default_drivers();
+        let (backend, url) = normalise_url(url)?;
+        let pool = AnyPoolOptions::new()
+            .max_connections(match backend {
+                // One writer at a time is SQLite's model; a few readers share the file in WAL.
+                Backend::Sqlite => 4,
+                Backend::Postgres => 10,
+            })
+            .after_connect(move |conn, _meta| {
+                Box::pin(async move {
+                    if backend == Backend::Sqlite {
+                        // WAL lets readers proceed during a write; NORMAL is durable with WAL.
+                        conn.execute("PRAGMA journal_mode = WAL").await?;
+                        conn.execute("PRAGMA synchronous = NORMAL").await?;
+                        conn.execute("PRAGMA foreign_keys = ON").await?;
+                        conn.execute("PRAGMA busy_timeout = 5000").await?;
+                    }
+                    Ok(())
+                })
+            })
+            .connect(&url)
+            .await
+            .map_err(|source| StoreError::Connect { url: redact(&url), source })?;
+        Ok(Self { pool, backend })
+    }
+
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    pub async fn migrate(&self) -> Result<(), StoreError> {
+        MIGRATOR.run(&self.pool).await?;
+        Ok(())
+    }
+
+    /// The readiness checks: the database answers, and every known migration is applied.
+    pub async fn readiness(&self) -> Vec<Check> {
+        let database = match sqlx::query("SELECT 1").execute(&self.pool).await {
+            Ok(_) => Check {
+                name: "database",
+                ok: true,
+                detail: format!("{:?} reachable", self.backend).to_lowercase(),
+            },
+            Err(err) => Check { name: "database", ok: false, detail: err.to_string() },
+        };
+        let migrations = match self.pending_migrations().await {
+            Ok(0) => Check {
+                name: "migrations",
+                ok: true,
+                detail: format!("{} applied, none pending", MIGRATOR.iter().count()),
+            },
+            Ok(n) => {
+                Check { name: "migrations", ok: false, detail: format!("{n} pending; run `warren migrate`") }
+            }
+            Err(err) => Check { name: "migrations", ok: false, detail: err.to_string() },
+        };
+        vec![database, migrations]
+    }
+
+    async fn pending_migrations(&self) -> Result<usize, StoreError> {
+        let mut conn = self.pool.acquire().await?;
+        let applied = conn.list_applied_migrations(&MIGRATOR.table_name).await?;
+        Ok(MIGRATOR
+            .iter()
+            .filter(|m| !m.migration_type.is_down_migration())
+            .filter(|m| !applied.iter().any(|a| a.version == m.version))
+            .count())
+    }
+}
+
+/// Recognises the backend and, for SQLite, creates the parent directory and asks for the file
+/// to be created if missing.
+fn normalise_url(url: &str) -> Result<(Backend, String), StoreError> {
+    let url = url.trim();
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        return Ok((Backend::Postgres, url.to_string()));
+    }
+    let Some(rest) = url.strip_prefix("sqlite://").or_else(|| url.strip_prefix("sqlite:")) else {
+        return Err(StoreError::UnsupportedUrl(redact(url)));
+    };
+    let (path, query) = rest.split_once('?').unwrap_or((rest, ""));
+    if path.is_empty() || path == ":memory:" {
+        return Err(StoreError::UnsupportedUrl(url.to_string()));
+    }
+    if let Some(dir) = Path::new(path).parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|source| StoreError::CreateDir { dir: dir.display().to_string(), source })?;
+    }
+    let mut params: Vec<&str> = query.split('&').filter(|p| !p.is_empty()).collect();
+    if !params.iter().any(|p| p.starts_with("mode=")) {
+        params.push("mode=rwc");
+    }
+    Ok((Backend::Sqlite, format!("sqlite://{path}?{}", params.join("&"))))
+}
+
+/// Hides a password in a connection URL before it goes into a message.
+fn redact(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    match rest.split_once('@') {
+        Some((userinfo, host)) => {
+            let user = userinfo.split(':').next().unwrap_or_default();
+            format!("{scheme}://{user}:***@{host}")
+        }
+        None => url.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sqlite_urls_get_create_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}/sub/w.db", dir.path().display());
+        let (backend, normalised) = normalise_url(&url).unwrap();
+        assert_eq!(backend, Backend::Sqlite);
+        assert!(normalised.ends_with("/sub/w.db?mode=rwc"), "{normalised}");
+        assert!(dir.path().join("sub").is_dir());
+    }
+
+    #[test]
+    fn explicit_mode_is_kept() {
+        let (_, u) = normalise_url("sqlite://w.db?mode=ro").unwrap();
+        assert_eq!(u, "sqlite://w.db?mode=ro");
+    }
+
+    #[test]
+    fn other_schemes_are_refused_without_leaking_passwords() {
+        let err = normalise_url("mysql://root:hunter2@db/x").unwrap_err().to_string();
+        assert!(err.contains("sqlite://"), "{err}");
+        assert!(!err.contains("hunter2"), "{err}");
+    }
+
+    #[test]
+    fn redact_hides_password() {
+        assert_eq!(redact("postgres://u:secret@h:5432/d"), "postgres://u:***@h:5432/d");
+        assert_eq!(redact("postgres://h/d"), "postgres://h/d");
+    }
+}

@@ -1,0 +1,86 @@
+//! Start-up, health and readiness, against the real app and the real binary.
+
+mod common;
+
+use std::process::Command;
+
+use common::TestApp;
+
+#[tokio::test]
+async fn readyz_reports_each_check() {
+    let app = TestApp::spawn().await;
+    let res = app.http.get(app.url("/readyz")).send().await.unwrap();
+    assert_eq!(res.status(), 200);
+    let body: serde_json::Value = res.json().await.unwrap();
+    assert_eq!(body["ready"], true, "{body}");
+    let checks = body["checks"].as_array().unwrap();
+    let names: Vec<&str> = checks.iter().map(|c| c["name"].as_str().unwrap()).collect();
+    assert!(names.contains(&"database") && names.contains(&"migrations"), "{body}");
+    assert!(checks.iter().all(|c| c["ok"] == true), "{body}");
+}
+
+#[tokio::test]
+async fn healthz_and_server_rendered_pages() {
+    let app = TestApp::spawn().await;
+    let res = app.http.get(app.url("/healthz")).send().await.unwrap();
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.text().await.unwrap(), "ok");
+
+    let html = app.http.get(app.url("/")).send().await.unwrap().text().await.unwrap();
+    assert!(html.contains("<h1>Dashboard</h1>"), "{html}");
+    assert!(html.contains("/pkg/warren.js"), "hydration script missing: {html}");
+
+    let res = app.http.get(app.url("/nowhere")).send().await.unwrap();
+    assert_eq!(res.status(), 404);
+}
+
+#[test]
+fn an_unusable_database_url_stops_start_up_with_one_clear_line() {
+    let dir = tempfile::tempdir().unwrap();
+    // A regular file where the database directory should be: it cannot be created.
+    let blocker = dir.path().join("not-a-dir");
+    std::fs::write(&blocker, b"").unwrap();
+    let url = format!("sqlite://{}/db/warren.db", blocker.display());
+
+    let out = Command::new(env!("CARGO_BIN_EXE_warren"))
+        .args(["serve", "--addr", "127.0.0.1:0"])
+        .env("DATABASE_URL", &url)
+        .env("RUST_BACKTRACE", "1")
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "expected one line, got: {stderr}");
+    assert!(lines[0].contains("cannot create the database directory"), "{stderr}");
+    assert!(lines[0].contains("DATABASE_URL"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn an_unknown_database_scheme_is_explained() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_warren"))
+        .arg("migrate")
+        .env("DATABASE_URL", "mysql://localhost/warren")
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("must start with sqlite:// or postgres://"), "{stderr}");
+}
+
+#[test]
+fn migrate_creates_the_database_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_warren"))
+        .arg("migrate")
+        .env("DATABASE_URL", "sqlite://data/nested/warren.db")
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(dir.path().join("data/nested/warren.db").is_file());
+}
