@@ -4,7 +4,9 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::llm::{anthropic, openai};
 
 #[derive(Parser, Debug)]
 #[command(name = "warren", version, about = "Warren: a conversational active-recall tutor")]
@@ -41,6 +43,77 @@ pub struct Config {
     /// Directory holding the built client (`pkg/`) and public assets.
     #[arg(long, env = "WARREN_SITE_ROOT", default_value = "target/site", global = true)]
     pub site_root: PathBuf,
+
+    #[command(flatten)]
+    pub llm: LlmConfig,
+
+    /// Learner messages after a declined rabbit hole before another may be offered.
+    #[arg(long, env = "WARREN_RABBITHOLE_COOLDOWN", default_value_t = 3, global = true)]
+    pub rabbithole_cooldown: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ProviderChoice {
+    /// Anthropic if ANTHROPIC_API_KEY is set, else OpenAI-compatible if OPENAI_API_KEY or
+    /// WARREN_OPENAI_BASE_URL is set, else the built-in offline tutor.
+    Auto,
+    Offline,
+    Anthropic,
+    Openai,
+}
+
+/// Which language model answers, and how to reach it.
+#[derive(Args, Debug, Clone)]
+pub struct LlmConfig {
+    /// Language model provider.
+    #[arg(long = "llm", env = "WARREN_LLM", value_enum, default_value = "auto", global = true)]
+    pub provider: ProviderChoice,
+
+    /// Anthropic API key (prefer the environment variable to the flag).
+    #[arg(long, env = "ANTHROPIC_API_KEY", hide_env_values = true, global = true)]
+    pub anthropic_api_key: Option<String>,
+    #[arg(long, env = "WARREN_ANTHROPIC_BASE_URL", default_value = anthropic::DEFAULT_BASE_URL, global = true)]
+    pub anthropic_base_url: String,
+    /// Model for conversation (tutor, explorer).
+    #[arg(long, env = "WARREN_ANTHROPIC_MODEL", default_value = anthropic::DEFAULT_MODEL, global = true)]
+    pub anthropic_model: String,
+    /// Model for quick structured checks (evaluator, detector).
+    #[arg(long, env = "WARREN_ANTHROPIC_FAST_MODEL", default_value = anthropic::DEFAULT_FAST_MODEL, global = true)]
+    pub anthropic_fast_model: String,
+
+    /// OpenAI API key; local servers (Ollama, llama.cpp, vLLM) need none.
+    #[arg(long, env = "OPENAI_API_KEY", hide_env_values = true, global = true)]
+    pub openai_api_key: Option<String>,
+    /// Base URL of an OpenAI-compatible API, e.g. http://localhost:11434/v1 for Ollama.
+    #[arg(long, env = "WARREN_OPENAI_BASE_URL", global = true)]
+    pub openai_base_url: Option<String>,
+    #[arg(long, env = "WARREN_OPENAI_MODEL", default_value = openai::DEFAULT_MODEL, global = true)]
+    pub openai_model: String,
+    /// Model for quick structured checks; defaults to WARREN_OPENAI_MODEL.
+    #[arg(long, env = "WARREN_OPENAI_FAST_MODEL", global = true)]
+    pub openai_fast_model: Option<String>,
+
+    /// Pause between the offline tutor's streamed pieces, in milliseconds.
+    #[arg(long, env = "WARREN_OFFLINE_DELAY_MS", default_value_t = 25, global = true)]
+    pub offline_delay_ms: u64,
+}
+
+impl LlmConfig {
+    /// The offline provider with no streaming delay: what tests use.
+    pub fn offline() -> Self {
+        Self {
+            provider: ProviderChoice::Offline,
+            anthropic_api_key: None,
+            anthropic_base_url: anthropic::DEFAULT_BASE_URL.into(),
+            anthropic_model: anthropic::DEFAULT_MODEL.into(),
+            anthropic_fast_model: anthropic::DEFAULT_FAST_MODEL.into(),
+            openai_api_key: None,
+            openai_base_url: None,
+            openai_model: openai::DEFAULT_MODEL.into(),
+            openai_fast_model: None,
+            offline_delay_ms: 0,
+        }
+    }
 }
 
 impl Config {
@@ -51,6 +124,8 @@ impl Config {
             database_url: database_url.into(),
             log: "warn".into(),
             site_root: PathBuf::from("target/site"),
+            llm: LlmConfig::offline(),
+            rabbithole_cooldown: 3,
         }
     }
 }

@@ -2,6 +2,8 @@
 //! The binary (`main.rs`) is a thin CLI over [`startup`]; tests start the same [`startup::Application`].
 
 pub mod config;
+pub mod engine;
+pub mod llm;
 pub mod startup;
 pub mod store;
 pub mod telemetry;

@@ -3,13 +3,20 @@
 
 use std::net::SocketAddr;
 use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
 
 use leptos::config::LeptosOptions;
 use tokio::net::TcpListener;
 
 use crate::config::Config;
-use crate::store::{Store, StoreError};
+use crate::engine::{Engine, EngineConfig, demo};
+use crate::llm::select::{self, ProviderConfigError};
+use crate::store::{LOCAL_USER_ID, Store, StoreError};
 use crate::web::{self, AppState};
+
+/// How long start-up waits for the language model to answer its check.
+const PROVIDER_CHECK_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The name of the client bundle: `pkg/warren.js`, `pkg/warren_bg.wasm`, `pkg/warren.css`.
 pub const OUTPUT_NAME: &str = "warren";
@@ -18,6 +25,8 @@ pub const OUTPUT_NAME: &str = "warren";
 pub enum StartupError {
     #[error(transparent)]
     Store(#[from] StoreError),
+    #[error(transparent)]
+    Provider(#[from] ProviderConfigError),
     #[error("the database is not ready: {0}")]
     NotReady(String),
     #[error("cannot listen on {addr} ({source}); set WARREN_ADDR to a free address, e.g. 127.0.0.1:3001")]
@@ -35,6 +44,25 @@ pub struct Application {
 impl Application {
     pub async fn build(config: &Config) -> Result<Self, StartupError> {
         let store = open_and_migrate(config).await?;
+        let provider = select::build(&config.llm)?;
+        // A provider that fails its check does not stop Warren: the operator sees why here and
+        // on /readyz, and learners see a notice; the offline tutor needs no check.
+        let provider_status = select::check(&provider, PROVIDER_CHECK_TIMEOUT).await;
+        if provider_status.ok {
+            tracing::info!(provider = %provider_status.detail, "language model ready");
+        } else {
+            tracing::error!("language model unavailable: {}", provider_status.detail);
+            eprintln!("warning: the language model did not answer its check: {}", provider_status.detail);
+        }
+        if store.ensure_local_user().await? {
+            let added = demo::ensure_demo_sets(&store, LOCAL_USER_ID).await?;
+            tracing::info!(added, "welcome: demo recall sets added");
+        }
+        let engine = Engine::new(
+            store.clone(),
+            provider,
+            EngineConfig { decline_cooldown: config.rabbithole_cooldown, ..EngineConfig::default() },
+        );
 
         let listener = TcpListener::bind(config.addr)
             .await
@@ -54,7 +82,8 @@ impl Application {
             .site_pkg_dir("pkg")
             .site_addr(addr)
             .build();
-        Ok(Self { listener, state: AppState { leptos_options, store } })
+        let state = AppState { leptos_options, store, engine, provider_status: Arc::new(provider_status) };
+        Ok(Self { listener, state })
     }
 
     pub fn local_addr(&self) -> SocketAddr {

@@ -6,6 +6,7 @@
 mod app;
 mod components;
 mod pages;
+pub mod protocol;
 
 pub use app::{App, shell};
 

@@ -46,6 +46,8 @@ pub enum StoreError {
     Migrate(#[from] sqlx::migrate::MigrateError),
     #[error("database error: {0}")]
     Query(#[from] sqlx::Error),
+    #[error("stored data is not what Warren wrote: {0}")]
+    Corrupt(String),
 }
 
 /// One line of `/readyz`.
@@ -87,6 +89,10 @@ impl Store {
 
     pub fn backend(&self) -> Backend {
         self.backend
+    }
+
+    pub(crate) fn pool(&self) -> &AnyPool {
+        &self.pool
     }
 
     pub async fn migrate(&self) -> Result<(), StoreError> {

@@ -1,7 +1,28 @@
 //! All SQL lives here. One code path serves SQLite and PostgreSQL through sqlx's `Any` driver:
-//! queries use `$n` placeholders (both engines accept them), ids are text, timestamps are
-//! integer milliseconds since the Unix epoch and integers are `BIGINT`/`i64`.
+//! queries use `$n` placeholders (both engines accept them), ids are text (UUID v7, so they sort
+//! by creation), timestamps are integer milliseconds since the Unix epoch, integers are
+//! `BIGINT`/`i64`, and JSON is stored as text. Every query on learner data is scoped by owner.
 
 mod db;
+mod entries;
+mod rabbitholes;
+mod sessions;
+mod sets;
+mod users;
 
 pub use db::{Backend, Check, Store, StoreError};
+pub use entries::{Entry, EntryKind, NewEntry, path_to};
+pub use rabbitholes::{RabbitholeRow, RabbitholeStatus};
+pub use sessions::{NewOutcome, OutcomeRow, SessionRow, SessionState};
+pub use sets::{FsrsCard, NewPoint, NewResource, NewSet, Point, RecallSet, Resource, SetSummary};
+pub use users::{LOCAL_USER_ID, User};
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}
+
+/// A new, time-ordered id.
+pub fn new_id() -> String {
+    uuid::Uuid::now_v7().to_string()
+}

@@ -5,6 +5,9 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use serde::Serialize;
 
+use std::sync::Arc;
+
+use crate::llm::select::ProviderStatus;
 use crate::store::{Check, Store};
 
 pub async fn healthz() -> &'static str {
@@ -17,9 +20,15 @@ pub struct Readiness {
     checks: Vec<Check>,
 }
 
-pub async fn readyz(State(store): State<Store>) -> (StatusCode, Json<Readiness>) {
-    let checks = store.readiness().await;
+/// Ready when the database is; the language model's check is listed but not required (a
+/// learner can still read history, and the offline tutor always works).
+pub async fn readyz(
+    State(store): State<Store>,
+    State(provider): State<Arc<ProviderStatus>>,
+) -> (StatusCode, Json<Readiness>) {
+    let mut checks = store.readiness().await;
     let ready = checks.iter().all(|c| c.ok);
+    checks.push(Check { name: "llm", ok: provider.ok, detail: provider.detail.clone() });
     let status = if ready { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
     (status, Json(Readiness { ready, checks }))
 }

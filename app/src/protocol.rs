@@ -1,0 +1,615 @@
+//! The live-session protocol: the single definition of every engine event and every frame on
+//! `/ws/sessions/{id}`, shared by the engine, the socket and the browser client.
+//!
+//! Wire format: JSON objects internally tagged by `"type"` in snake_case; fields camelCase.
+//! Every `match` on [`ClientMessage`], [`ServerMessage`] or [`SessionEvent`] names every variant,
+//! so adding one breaks the build until engine, socket and client all handle it.
+//!
+//! Event flows, origin to screen:
+//!
+//! Normal recall: learner sends `user_message` → engine stores it → evaluator and rabbit-hole
+//! detector run together → `recall_point_recalled` per point checked off (client fills a circle
+//! and chimes) and `recall_point_near_miss` where close → tutor reply streams as
+//! `assistant_chunk`… then `assistant_complete`.
+//!
+//! Rabbit hole: detector fires → `rabbithole_detected` → client shows an inline prompt → learner
+//! picks Explore → `enter_rabbithole` → `rabbithole_entered` + the explorer's opening streamed →
+//! messages go to the explorer, the evaluator keeps checking silently (recalls reach the client,
+//! which buffers their animation) → learner picks Return → `exit_rabbithole` →
+//! `rabbithole_exited { pointsRecalledDuring, completionPending }` → client shows progress again
+//! and plays the buffered recalls.
+//!
+//! Auto-end: last point recalled → `session_complete_overlay` (deferred until exit while in a
+//! rabbit hole) → Continue sends `dismiss_overlay`, Done sends `leave_session` →
+//! `session_complete`. Leaving with points left gives `session_paused`.
+
+use serde::{Deserialize, Serialize};
+
+/// Largest text frame the server reads, in bytes. Larger frames get `FRAME_TOO_LARGE`.
+pub const MAX_FRAME_BYTES: usize = 16 * 1024;
+/// Longest learner message, in characters (about three pages of prose).
+pub const MAX_MESSAGE_CHARS: usize = 8_000;
+/// Longest id or topic echoed back by the client, in characters.
+pub const MAX_FIELD_CHARS: usize = 500;
+
+// ---------------------------------------------------------------------------------------------
+// Client → server
+// ---------------------------------------------------------------------------------------------
+
+/// Every frame the browser may send.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]
+pub enum ClientMessage {
+    /// A learner's answer or question. `clientMessageId` (optional) makes resending after a
+    /// dropped connection safe: the server stores a given id once.
+    UserMessage {
+        content: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        client_message_id: Option<String>,
+    },
+    /// Leave the session: paused if points remain, completed if not. No confirmation.
+    LeaveSession,
+    /// Accept a detected rabbit hole; both fields are echoed from `rabbithole_detected`.
+    EnterRabbithole {
+        rabbithole_event_id: String,
+        topic: String,
+    },
+    /// Return from the rabbit hole to the recall session.
+    ExitRabbithole,
+    /// Decline a detected rabbit hole ("Stay on track").
+    DeclineRabbithole,
+    /// Dismiss the completion overlay and keep talking.
+    DismissOverlay,
+    Ping,
+}
+
+/// The `type` of every [`ClientMessage`], in declaration order.
+pub const CLIENT_MESSAGE_TYPES: [&str; 7] = [
+    "user_message",
+    "leave_session",
+    "enter_rabbithole",
+    "exit_rabbithole",
+    "decline_rabbithole",
+    "dismiss_overlay",
+    "ping",
+];
+
+impl ClientMessage {
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            ClientMessage::UserMessage { .. } => "user_message",
+            ClientMessage::LeaveSession => "leave_session",
+            ClientMessage::EnterRabbithole { .. } => "enter_rabbithole",
+            ClientMessage::ExitRabbithole => "exit_rabbithole",
+            ClientMessage::DeclineRabbithole => "decline_rabbithole",
+            ClientMessage::DismissOverlay => "dismiss_overlay",
+            ClientMessage::Ping => "ping",
+        }
+    }
+}
+
+/// Parses and validates one text frame. A frame that fails gets an `error` frame with the
+/// returned code; the session is left as it was and the socket stays open.
+pub fn parse_client_message(frame: &str) -> Result<ClientMessage, ProtocolError> {
+    if frame.len() > MAX_FRAME_BYTES {
+        return Err(ProtocolError::new(
+            ErrorCode::FrameTooLarge,
+            format!("frames are limited to {MAX_FRAME_BYTES} bytes; this one has {}", frame.len()),
+        ));
+    }
+    let value: serde_json::Value = serde_json::from_str(frame)
+        .map_err(|e| ProtocolError::new(ErrorCode::MalformedJson, format!("not valid JSON: {e}")))?;
+    let Some(object) = value.as_object() else {
+        return Err(ProtocolError::new(ErrorCode::InvalidPayload, "a frame must be a JSON object"));
+    };
+    let kind = match object.get("type") {
+        Some(serde_json::Value::String(kind)) => kind.as_str(),
+        Some(_) => return Err(ProtocolError::new(ErrorCode::InvalidPayload, "`type` must be a string")),
+        None => return Err(ProtocolError::new(ErrorCode::InvalidPayload, "missing `type`")),
+    };
+    let Some(kind) = CLIENT_MESSAGE_TYPES.iter().find(|known| **known == kind) else {
+        let shown: String = kind.chars().take(40).collect();
+        return Err(ProtocolError::new(
+            ErrorCode::UnknownMessageType,
+            format!("unknown message type '{shown}'"),
+        ));
+    };
+    let message: ClientMessage = serde_json::from_value(value)
+        .map_err(|e| ProtocolError::new(ErrorCode::InvalidPayload, format!("invalid {kind}: {e}")))?;
+    validate(&message)?;
+    Ok(message)
+}
+
+fn validate(message: &ClientMessage) -> Result<(), ProtocolError> {
+    let invalid = |text: String| Err(ProtocolError::new(ErrorCode::InvalidPayload, text));
+    match message {
+        ClientMessage::UserMessage { content, client_message_id } => {
+            if content.trim().is_empty() {
+                return invalid("the message is empty".into());
+            }
+            let chars = content.chars().count();
+            if chars > MAX_MESSAGE_CHARS {
+                return Err(ProtocolError::new(
+                    ErrorCode::MessageTooLong,
+                    format!("messages are limited to {MAX_MESSAGE_CHARS} characters; this one has {chars}"),
+                ));
+            }
+            if let Some(id) = client_message_id
+                && (id.is_empty() || id.chars().count() > 100)
+            {
+                return invalid("clientMessageId must have 1 to 100 characters".into());
+            }
+            Ok(())
+        }
+        ClientMessage::EnterRabbithole { rabbithole_event_id, topic } => {
+            if rabbithole_event_id.is_empty() || topic.trim().is_empty() {
+                return invalid("rabbitholeEventId and topic must not be empty".into());
+            }
+            if rabbithole_event_id.chars().count() > MAX_FIELD_CHARS
+                || topic.chars().count() > MAX_FIELD_CHARS
+            {
+                return invalid(format!(
+                    "rabbitholeEventId and topic are limited to {MAX_FIELD_CHARS} characters"
+                ));
+            }
+            Ok(())
+        }
+        ClientMessage::LeaveSession
+        | ClientMessage::ExitRabbithole
+        | ClientMessage::DeclineRabbithole
+        | ClientMessage::DismissOverlay
+        | ClientMessage::Ping => Ok(()),
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProtocolError {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl ProtocolError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self { code, message: message.into() }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Server → client
+// ---------------------------------------------------------------------------------------------
+
+/// Every frame the server sends.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerMessage {
+    SessionStarted(SessionStarted),
+    AssistantChunk(AssistantChunk),
+    AssistantComplete(AssistantComplete),
+    RecallPointRecalled(RecallPointRecalled),
+    RecallPointNearMiss(RecallPointNearMiss),
+    RabbitholeDetected(RabbitholeDetected),
+    RabbitholeEntered(RabbitholeEntered),
+    RabbitholeExited(RabbitholeExited),
+    SessionCompleteOverlay(SessionCompleteOverlay),
+    SessionPaused(SessionPaused),
+    ShowImage(ShowImage),
+    ShowResource(ShowResource),
+    SessionComplete(SessionComplete),
+    Error(ErrorPayload),
+    Pong(Pong),
+}
+
+/// Sent when a socket attaches: the whole state the view needs, so a reconnect rebuilds the
+/// screen from the server alone.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionStarted {
+    pub session_id: String,
+    pub recall_set_name: String,
+    /// The agent's current text: a fresh opening, a recap on resume, or the last reply on
+    /// reconnect. Empty when the opening is about to stream as `assistant_chunk`s.
+    pub opening_message: String,
+    pub total_points: u32,
+    pub recalled_count: u32,
+    pub status: SessionStatus,
+    pub provider: ProviderInfo,
+    pub mode: SessionMode,
+    /// The rabbit hole being explored, when `mode` is `rabbithole`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rabbithole: Option<RabbitholeEntered>,
+    /// Labels of the rabbit holes explored so far in this session, in order.
+    #[serde(default)]
+    pub rabbithole_labels: Vec<String>,
+    /// A detected rabbit hole still waiting for the learner's answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending_rabbithole: Option<RabbitholeDetected>,
+    /// Set when every point is recalled and the overlay has not been dismissed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overlay: Option<SessionCompleteOverlay>,
+    /// Active study time so far, for the timer.
+    pub elapsed_ms: u64,
+    /// Text of a reply still streaming when the socket attached; further chunks follow.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streaming_reply: Option<String>,
+    /// The `clientMessageId` of the last learner message stored, so a reconnecting client knows
+    /// which of its unsent messages to send again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_client_message_id: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AssistantChunk {
+    pub content: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AssistantComplete {
+    pub full_content: String,
+    pub total_chunks: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecallPointRecalled {
+    pub point_id: String,
+    /// Display order of this recall (0, 1, 2, …): circles fill left to right by count.
+    pub point_index: u32,
+    pub recalled_count: u32,
+    pub total_points: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecallPointNearMiss {
+    pub point_id: String,
+    pub feedback: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RabbitholeDetected {
+    pub rabbithole_event_id: String,
+    pub topic: String,
+    /// Two to four words, for pills.
+    pub label: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RabbitholeEntered {
+    pub rabbithole_event_id: String,
+    pub topic: String,
+    pub label: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RabbitholeExited {
+    pub label: String,
+    pub points_recalled_during: u32,
+    /// Every point was recalled inside the rabbit hole: the overlay follows.
+    pub completion_pending: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionCompleteOverlay {
+    pub message: String,
+    pub recalled_count: u32,
+    pub total_points: u32,
+    pub duration_ms: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionPaused {
+    pub session_id: String,
+    pub recalled_count: u32,
+    pub total_points: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShowImage {
+    pub resource_id: String,
+    pub url: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caption: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShowResource {
+    pub resource_id: String,
+    pub title: String,
+    /// A short excerpt (about 200 characters).
+    pub snippet: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionComplete {
+    pub summary: SessionCompletionSummary,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionCompletionSummary {
+    pub session_id: String,
+    pub recalled_count: u32,
+    pub total_points: u32,
+    pub duration_ms: u64,
+    pub rabbithole_count: u32,
+    pub recalled_point_ids: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ErrorPayload {
+    pub code: ErrorCode,
+    pub message: String,
+    /// False when the socket is about to close (e.g. the session does not exist).
+    pub recoverable: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Pong {
+    /// Server time, milliseconds since the Unix epoch.
+    pub timestamp: i64,
+}
+
+/// Stable error codes carried by `error` frames.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ErrorCode {
+    /// The frame is not JSON.
+    MalformedJson,
+    /// The `type` is not one of [`CLIENT_MESSAGE_TYPES`] (retired types included).
+    UnknownMessageType,
+    /// Missing or wrongly typed fields, or values out of range.
+    InvalidPayload,
+    /// The frame exceeds [`MAX_FRAME_BYTES`].
+    FrameTooLarge,
+    /// A learner message exceeds [`MAX_MESSAGE_CHARS`].
+    MessageTooLong,
+    /// Too many messages too quickly; wait a moment.
+    RateLimited,
+    /// Messages are queued faster than replies can be written.
+    Busy,
+    /// No such session (or not the learner's own).
+    SessionNotFound,
+    /// The session has ended; start a new one.
+    SessionEnded,
+    /// The message does not fit the session's state (e.g. `exit_rabbithole` outside one).
+    InvalidState,
+    /// The language model failed or was cut off; the learner's message is kept.
+    ProviderError,
+    /// Something went wrong on the server; nothing the learner wrote was lost.
+    Internal,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared state types
+// ---------------------------------------------------------------------------------------------
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionStatus {
+    InProgress,
+    Paused,
+    Completed,
+    Abandoned,
+}
+
+impl SessionStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SessionStatus::InProgress => "in_progress",
+            SessionStatus::Paused => "paused",
+            SessionStatus::Completed => "completed",
+            SessionStatus::Abandoned => "abandoned",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "in_progress" => Some(SessionStatus::InProgress),
+            "paused" => Some(SessionStatus::Paused),
+            "completed" => Some(SessionStatus::Completed),
+            "abandoned" => Some(SessionStatus::Abandoned),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionMode {
+    Recall,
+    Rabbithole,
+}
+
+/// Which language model answers, shown to the learner (the offline one is labelled as such).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderInfo {
+    /// `offline`, `anthropic` or `openai`.
+    pub kind: String,
+    pub model: String,
+    pub offline: bool,
+    /// What the learner sees, e.g. "Offline tutor (built in, no network)".
+    pub label: String,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Engine events
+// ---------------------------------------------------------------------------------------------
+
+/// Everything the session engine reports. The socket turns these into [`ServerMessage`]s with
+/// [`SessionEvent::into_server_message`]; other listeners (metrics, logs) may use them too.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SessionEvent {
+    // Session lifecycle
+    SessionStarted(SessionStarted),
+    SessionPaused(SessionPaused),
+    SessionCompleteOverlay(SessionCompleteOverlay),
+    SessionCompleted(SessionCompletionSummary),
+    // Recall points
+    RecallPointRecalled(RecallPointRecalled),
+    RecallPointNearMiss(RecallPointNearMiss),
+    // Rabbit holes
+    RabbitholeDetected(RabbitholeDetected),
+    RabbitholeEntered(RabbitholeEntered),
+    RabbitholeExited(RabbitholeExited),
+    RabbitholeDeclined { rabbithole_event_id: String, topic: String },
+    // Resources
+    ShowImage(ShowImage),
+    ShowResource(ShowResource),
+    // Messages
+    UserMessage { content: String },
+    AssistantMessage { content: String },
+    AssistantStreamingStart,
+    AssistantStreamingEnd { full_content: String, total_chunks: u32 },
+}
+
+impl SessionEvent {
+    /// The frame a learner's socket receives for this event, if any. Streamed text itself
+    /// travels as `assistant_chunk`, outside the event catalogue.
+    pub fn into_server_message(self) -> Option<ServerMessage> {
+        match self {
+            SessionEvent::SessionStarted(p) => Some(ServerMessage::SessionStarted(p)),
+            SessionEvent::SessionPaused(p) => Some(ServerMessage::SessionPaused(p)),
+            SessionEvent::SessionCompleteOverlay(p) => Some(ServerMessage::SessionCompleteOverlay(p)),
+            SessionEvent::SessionCompleted(summary) => {
+                Some(ServerMessage::SessionComplete(SessionComplete { summary }))
+            }
+            SessionEvent::RecallPointRecalled(p) => Some(ServerMessage::RecallPointRecalled(p)),
+            SessionEvent::RecallPointNearMiss(p) => Some(ServerMessage::RecallPointNearMiss(p)),
+            SessionEvent::RabbitholeDetected(p) => Some(ServerMessage::RabbitholeDetected(p)),
+            SessionEvent::RabbitholeEntered(p) => Some(ServerMessage::RabbitholeEntered(p)),
+            SessionEvent::RabbitholeExited(p) => Some(ServerMessage::RabbitholeExited(p)),
+            // The client already hid its prompt; the engine only starts its cooldown.
+            SessionEvent::RabbitholeDeclined { .. } => None,
+            SessionEvent::ShowImage(p) => Some(ServerMessage::ShowImage(p)),
+            SessionEvent::ShowResource(p) => Some(ServerMessage::ShowResource(p)),
+            // The learner's own text is already on their screen.
+            SessionEvent::UserMessage { .. } => None,
+            // Delivered as the streamed chunks and `assistant_complete`.
+            SessionEvent::AssistantMessage { .. } => None,
+            // The first `assistant_chunk` signals the start.
+            SessionEvent::AssistantStreamingStart => None,
+            SessionEvent::AssistantStreamingEnd { full_content, total_chunks } => {
+                Some(ServerMessage::AssistantComplete(AssistantComplete { full_content, total_chunks }))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one_of_each_client_message() -> Vec<ClientMessage> {
+        vec![
+            ClientMessage::UserMessage { content: "x".into(), client_message_id: None },
+            ClientMessage::LeaveSession,
+            ClientMessage::EnterRabbithole { rabbithole_event_id: "r".into(), topic: "t".into() },
+            ClientMessage::ExitRabbithole,
+            ClientMessage::DeclineRabbithole,
+            ClientMessage::DismissOverlay,
+            ClientMessage::Ping,
+        ]
+    }
+
+    #[test]
+    fn every_client_message_round_trips_under_its_listed_type() {
+        let all = one_of_each_client_message();
+        assert_eq!(all.len(), CLIENT_MESSAGE_TYPES.len());
+        for (message, expected) in all.iter().zip(CLIENT_MESSAGE_TYPES) {
+            let json = serde_json::to_string(message).unwrap();
+            let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+            assert_eq!(value["type"], expected);
+            assert_eq!(message.type_name(), expected);
+            assert_eq!(&parse_client_message(&json).unwrap(), message);
+        }
+    }
+
+    #[test]
+    fn wire_names_are_snake_case_types_and_camel_case_fields() {
+        let m =
+            parse_client_message(r#"{"type":"enter_rabbithole","rabbitholeEventId":"e1","topic":"tides"}"#)
+                .unwrap();
+        assert_eq!(
+            m,
+            ClientMessage::EnterRabbithole { rabbithole_event_id: "e1".into(), topic: "tides".into() }
+        );
+
+        let s = ServerMessage::RabbitholeExited(RabbitholeExited {
+            label: "Tides".into(),
+            points_recalled_during: 2,
+            completion_pending: true,
+        });
+        assert_eq!(
+            serde_json::to_value(&s).unwrap(),
+            serde_json::json!({"type":"rabbithole_exited","label":"Tides","pointsRecalledDuring":2,"completionPending":true})
+        );
+        let e = ServerMessage::Error(ErrorPayload {
+            code: ErrorCode::UnknownMessageType,
+            message: "m".into(),
+            recoverable: true,
+        });
+        assert_eq!(serde_json::to_value(&e).unwrap()["code"], "UNKNOWN_MESSAGE_TYPE");
+    }
+
+    #[test]
+    fn bad_frames_get_their_codes() {
+        let code = |frame: &str| parse_client_message(frame).unwrap_err().code;
+        assert_eq!(code("{not json"), ErrorCode::MalformedJson);
+        assert_eq!(code("[1,2]"), ErrorCode::InvalidPayload);
+        assert_eq!(code(r#"{"content":"hi"}"#), ErrorCode::InvalidPayload);
+        assert_eq!(code(r#"{"type":5}"#), ErrorCode::InvalidPayload);
+        assert_eq!(code(r#"{"type":"trigger_eval"}"#), ErrorCode::UnknownMessageType);
+        assert_eq!(code(r#"{"type":"end_session"}"#), ErrorCode::UnknownMessageType);
+        assert_eq!(code(r#"{"type":"user_message"}"#), ErrorCode::InvalidPayload);
+        assert_eq!(code(r#"{"type":"user_message","content":42}"#), ErrorCode::InvalidPayload);
+        assert_eq!(code(r#"{"type":"user_message","content":"   "}"#), ErrorCode::InvalidPayload);
+        assert_eq!(code(r#"{"type":"enter_rabbithole","topic":"x"}"#), ErrorCode::InvalidPayload);
+        assert_eq!(
+            code(r#"{"type":"enter_rabbithole","rabbitholeEventId":1,"topic":"x"}"#),
+            ErrorCode::InvalidPayload
+        );
+        let long = format!(r#"{{"type":"user_message","content":"{}"}}"#, "é".repeat(MAX_MESSAGE_CHARS + 1));
+        assert_eq!(code(&long), ErrorCode::MessageTooLong);
+        let huge = format!(r#"{{"type":"user_message","content":"{}"}}"#, "a".repeat(MAX_FRAME_BYTES));
+        assert_eq!(code(&huge), ErrorCode::FrameTooLarge);
+    }
+
+    #[test]
+    fn every_event_maps_to_the_expected_frame() {
+        let frame = |e: SessionEvent| {
+            e.into_server_message().map(|m| serde_json::to_value(m).unwrap()["type"].clone())
+        };
+        assert_eq!(frame(SessionEvent::AssistantStreamingStart), None);
+        assert_eq!(
+            frame(SessionEvent::AssistantStreamingEnd { full_content: "a".into(), total_chunks: 1 }),
+            Some("assistant_complete".into())
+        );
+        assert_eq!(
+            frame(SessionEvent::SessionCompleted(SessionCompletionSummary {
+                session_id: "s".into(),
+                recalled_count: 1,
+                total_points: 1,
+                duration_ms: 5,
+                rabbithole_count: 0,
+                recalled_point_ids: vec!["p".into()],
+            })),
+            Some("session_complete".into())
+        );
+        assert_eq!(frame(SessionEvent::UserMessage { content: "x".into() }), None);
+    }
+}

@@ -1,0 +1,133 @@
+//! The rabbit-hole detector: notices when the learner's curiosity leaves the recall points.
+//! Detection only; what happens next is the learner's choice.
+
+use serde::{Deserialize, Serialize};
+
+use super::json_object;
+use crate::llm::brief::DetectorBrief;
+use crate::llm::{Format, Message, Provider, Purpose, Request, Tier, complete};
+
+/// Below this the detector stays quiet.
+pub const MIN_CONFIDENCE: f64 = 0.6;
+
+/// The detector's answer, as the model gives it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Detection {
+    pub is_rabbithole: bool,
+    #[serde(default)]
+    pub topic: String,
+    #[serde(default)]
+    pub depth: u8,
+    #[serde(default)]
+    pub related_to_current_point: bool,
+    #[serde(default)]
+    pub related_recall_point_ids: Vec<String>,
+    #[serde(default)]
+    pub confidence: f64,
+    #[serde(default)]
+    pub reasoning: String,
+}
+
+pub fn request(brief: DetectorBrief, recent: &[Message]) -> Request {
+    let mut system = format!(
+        "You watch a recall session on \"{}\" for tangents. A tangent is the learner showing genuine \
+         curiosity about something outside the points below: a question or musing that would lead the \
+         conversation away from recalling them. Answer attempts, requests for hints, \"I don't know\", \
+         and questions about the points themselves are not tangents.\n\nPoints:\n",
+        brief.set_name
+    );
+    for p in &brief.points {
+        system.push_str(&format!("- id \"{}\": {}\n", p.id, p.content.trim()));
+    }
+    system.push_str(
+        "\nAnswer with JSON only, in this shape:\n\
+         {\"isRabbithole\":false,\"topic\":\"a short noun phrase, at most six words\",\"depth\":1,\
+         \"relatedToCurrentPoint\":false,\"relatedRecallPointIds\":[],\"confidence\":0.0,\
+         \"reasoning\":\"one sentence\"}",
+    );
+    let user = format!(
+        "Recent conversation:\n{}\nLatest learner message:\n{}",
+        super::transcript(recent, "Tutor"),
+        brief.learner_message.trim()
+    );
+    Request {
+        system,
+        messages: vec![Message::user(user)],
+        max_tokens: 300,
+        temperature: 0.0,
+        format: Format::Json,
+        tier: Tier::Fast,
+        purpose: Purpose::Detector(brief),
+    }
+}
+
+/// A detection worth offering to the learner, or `None`.
+pub fn parse(text: &str) -> Option<Option<Detection>> {
+    let mut detection: Detection = serde_json::from_str(json_object(text)?).ok()?;
+    detection.topic = detection.topic.trim().chars().take(120).collect();
+    let fires = detection.is_rabbithole
+        && detection.confidence.is_finite()
+        && detection.confidence >= MIN_CONFIDENCE
+        && !detection.topic.is_empty();
+    Some(fires.then_some(detection))
+}
+
+/// Asks, retries once on a malformed answer, and otherwise stays quiet.
+pub async fn detect(provider: &dyn Provider, brief: DetectorBrief, recent: &[Message]) -> Option<Detection> {
+    let request = request(brief, recent);
+    for attempt in 1..=2 {
+        match complete(provider, &request).await {
+            Ok(text) => match parse(&text) {
+                Some(found) => return found,
+                None => tracing::warn!(attempt, "detector answer was not the expected JSON"),
+            },
+            Err(err) => {
+                tracing::warn!("rabbit-hole detector unavailable: {err}");
+                return None;
+            }
+        }
+    }
+    None
+}
+
+/// Two to four words for pills and banners, taken from the topic.
+pub fn label_for(topic: &str) -> String {
+    let words: Vec<&str> = topic
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '-' && c != '\''))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let skip = words.first().is_some_and(|w| matches!(w.to_lowercase().as_str(), "the" | "a" | "an"))
+        && words.len() > 2;
+    let words = &words[usize::from(skip)..];
+    let mut label = words.iter().take(4).copied().collect::<Vec<_>>().join(" ");
+    if let Some(first) = label.get(..1) {
+        label = first.to_uppercase() + &label[1..];
+    }
+    label
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fires_only_when_confident_with_a_topic() {
+        let yes = r#"{"isRabbithole":true,"topic":"tidal locking","depth":2,"relatedToCurrentPoint":false,
+                      "relatedRecallPointIds":[],"confidence":0.8,"reasoning":"asks why"}"#;
+        assert_eq!(parse(yes).unwrap().unwrap().topic, "tidal locking");
+        let unsure = yes.replace("0.8", "0.3");
+        assert_eq!(parse(&unsure), Some(None));
+        let no_topic = yes.replace("tidal locking", " ");
+        assert_eq!(parse(&no_topic), Some(None));
+        assert_eq!(parse("nope"), None);
+    }
+
+    #[test]
+    fn labels_are_short() {
+        assert_eq!(label_for("the history of the printing press in Europe"), "History of the printing");
+        assert_eq!(label_for("tides"), "Tides");
+        assert_eq!(label_for("  "), "");
+    }
+}

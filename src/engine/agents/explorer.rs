@@ -1,0 +1,59 @@
+//! The rabbit-hole explorer: a different personality with its own history, sharing freely and
+//! following the learner's curiosity. It never sees the tutor's context or the evaluator.
+
+use crate::llm::brief::ExplorerBrief;
+use crate::llm::{Format, Message, Purpose, Request, Tier};
+
+pub fn system_prompt(brief: &ExplorerBrief, description: &str) -> String {
+    let topic = &brief.topic;
+    let set = &brief.set_name;
+    let mut prompt = format!(
+        "The user is exploring a tangent about \"{topic}\" that came up during a recall session on \"{set}\".\n\n"
+    );
+    if !description.trim().is_empty() {
+        prompt.push_str(description.trim());
+        prompt.push_str("\n\n");
+    }
+    prompt.push_str(&format!(
+        "Be exploratory and conversational. Follow their curiosity. Go deep on whatever interests them.\n\
+         You are NOT a Socratic tutor here — you're a curious conversation partner who knows about this topic.\n\n\
+         Feel free to:\n\
+         - Share interesting facts and connections\n\
+         - Ask follow-up questions about what interests them\n\
+         - Reference the broader context of {set} when relevant\n\
+         - Make connections between {topic} and related ideas\n\n\
+         Keep responses concise but information-dense. No bullet lists. Conversational tone.\n\
+         Short paragraphs. If they ask a direct question, answer it directly — don't turn it into a Socratic exercise."
+    ));
+    if !brief.resources.is_empty() {
+        prompt.push_str("\n\nNotes from the learner's own materials, if useful:\n");
+        for r in &brief.resources {
+            prompt.push_str(&format!("- {}: {}\n", r.title, r.body.trim()));
+        }
+    }
+    prompt
+}
+
+/// The first words when the learner opts in, or the answer to their latest message.
+pub fn request(brief: ExplorerBrief, description: &str) -> Request {
+    let system = system_prompt(&brief, description);
+    let mut messages = brief.history.clone();
+    match &brief.learner_message {
+        Some(message) => messages.push(Message::user(message.clone())),
+        None => messages.push(Message::user(opening_prompt(&brief.topic))),
+    }
+    Request {
+        system,
+        messages,
+        max_tokens: 700,
+        temperature: 0.8,
+        format: Format::Text,
+        tier: Tier::Main,
+        purpose: Purpose::Explorer(brief),
+    }
+}
+
+/// What the learner is taken to have said on opting in.
+pub fn opening_prompt(topic: &str) -> String {
+    format!("I'm curious about {topic}. Tell me more.")
+}

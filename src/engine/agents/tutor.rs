@@ -1,0 +1,170 @@
+//! The recall facilitator: asks, never tells; narrows hints; no praise (the UI reinforces).
+
+use crate::llm::brief::{PointBrief, TutorBrief, TutorMoment};
+use crate::llm::{Format, Message, Purpose, Request, Tier};
+
+/// Appended last to the tutor's prompt: what the UI says through events, the tutor must not.
+pub const UI_HANDLED_CONTENT: &str = "## CRITICAL: UI-Handled Content — Do NOT Generate
+
+The following types of content are handled by the application's UI through structured events.
+You must NEVER include any of this in your text responses:
+
+- Progress updates: \"You've recalled 3 out of 5 points!\" or \"Great progress!\" or \"Almost there!\"
+- Congratulatory text: \"Great job!\", \"Well done!\", \"Excellent!\", \"Perfect!\", \"Correct!\"
+- Praise or encouragement: \"That's exactly right!\", \"You nailed it!\", \"Brilliant answer!\"
+- Meta-commentary about the session: \"Let's move to the next point\", \"We've covered X, now let's discuss Y\"
+- Numbered lists summarizing what's been covered vs what remains
+- Explicit point transitions: \"Now let's talk about [next topic]\"
+
+Your text should ONLY contain:
+- Questions probing recall (\"What happens when...\" / \"Can you explain how...\" / \"Why does...\")
+- Hints when the user is stuck (\"Think about what happens at the cellular level...\")
+- Brief, neutral acknowledgments before moving on (\"Right.\" / \"Yes.\" / \"Mm-hmm.\")
+- Explanations or clarifications when the user asks for them
+- Conversational responses during rabbit holes
+
+The system will handle all feedback, progress tracking, praise, and transitions through visual and audio UI elements.";
+
+const ROLE: &str = "You are a recall facilitator. The learner has already learned this material; \
+this session is retrieval practice, not teaching. Your job is to help them bring each point back \
+from their own memory.
+
+How you work:
+- Ask, don't tell. Start broad and narrow only as needed. Follow the learner's lead: if they bring \
+up a point out of order, go with it.
+- Once a point has been recalled, move on; do not explain it again.
+- When the learner is stuck, give hints that narrow step by step: first a different angle on the \
+question, then a more specific cue, then part of the structure. Give a partial answer only after \
+three or four failed tries.
+- \"I don't remember\" is a valid answer. Meet it with a narrower cue, never with talk about the \
+session, the learner's performance or your own role.
+- If the learner asks you something directly, answer briefly, then return to recall.
+- Be direct and warm. One to three sentences. No exclamation marks. No lists. No praise.";
+
+pub fn request(brief: TutorBrief, guidelines: &str, context: Vec<Message>) -> Request {
+    let mut system = format!("{ROLE}\n\nRecall set: \"{}\".\n\n", brief.set_name);
+    if brief.pending.is_empty() {
+        system.push_str(
+            "Every point has been recalled. The learner chose to keep talking: discuss, connect \
+             and deepen what they said, still briefly, still without lecturing.\n\n",
+        );
+    } else {
+        system.push_str(
+            "Points not yet recalled. Work towards the first unless the learner leads elsewhere. \
+             Never read them out or quote them; the cue after each is a way to ask without \
+             giving it away.\n",
+        );
+        for (i, p) in brief.pending.iter().enumerate() {
+            system.push_str(&point_line(i, p));
+        }
+        system.push('\n');
+    }
+    match brief.moment {
+        TutorMoment::Opening => system.push_str(
+            "This is the start of the session. Open with one broad question that leads towards the first point.\n\n",
+        ),
+        TutorMoment::Resume => system.push_str(
+            "The learner is back after a pause. In one sentence, pick up where you left off, then ask the next question.\n\n",
+        ),
+        TutorMoment::Reply => {
+            if !brief.just_recalled.is_empty() {
+                system.push_str("The learner's latest message recalled a point; acknowledge it neutrally at most, then move on.\n");
+            }
+            if brief.failed_attempts >= 2 {
+                system.push_str(&format!(
+                    "The learner has tried {} times without recalling the point you are working towards: narrow your hint{}.\n",
+                    brief.failed_attempts,
+                    if brief.failed_attempts >= 4 { " and give a partial answer" } else { "" }
+                ));
+            }
+            if let Some(observation) = brief.observation.as_deref().filter(|o| !o.trim().is_empty()) {
+                system.push_str(&format!(
+                    "Observation about the latest message, for this reply only (do not quote or mention it): {}\n",
+                    observation.trim()
+                ));
+            }
+            system.push('\n');
+        }
+    }
+    if !guidelines.trim().is_empty() {
+        system.push_str(&format!("Guidelines for this recall set:\n{}\n\n", guidelines.trim()));
+    }
+    system.push_str(UI_HANDLED_CONTENT);
+
+    let mut messages = context;
+    match brief.moment {
+        TutorMoment::Opening if messages.is_empty() => {
+            messages.push(Message::user("(The learner opens the session.)"))
+        }
+        TutorMoment::Resume => messages.push(Message::user("(The learner is back.)")),
+        TutorMoment::Opening | TutorMoment::Reply => {}
+    }
+    Request {
+        system,
+        messages,
+        max_tokens: 400,
+        temperature: 0.6,
+        format: Format::Text,
+        tier: Tier::Main,
+        purpose: Purpose::Tutor(brief),
+    }
+}
+
+fn point_line(index: usize, p: &PointBrief) -> String {
+    if p.context.trim().is_empty() {
+        format!("{}. {}\n", index + 1, p.content.trim())
+    } else {
+        format!("{}. {} (cue: {})\n", index + 1, p.content.trim(), p.context.trim())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn brief(moment: TutorMoment) -> TutorBrief {
+        TutorBrief {
+            set_name: "Cells".into(),
+            moment,
+            pending: vec![PointBrief {
+                id: "p1".into(),
+                content: "Mitochondria make ATP".into(),
+                context: "Energy?".into(),
+            }],
+            just_recalled: vec![],
+            failed_attempts: 0,
+            observation: Some("They named the organelle but not the molecule.".into()),
+            learner_message: Some("mitochondria".into()),
+        }
+    }
+
+    #[test]
+    fn safety_instruction_comes_last_after_guidelines() {
+        let r =
+            request(brief(TutorMoment::Reply), "Use British spelling.", vec![Message::user("mitochondria")]);
+        let guidelines = r.system.find("Use British spelling.").unwrap();
+        let safety = r.system.find("## CRITICAL: UI-Handled Content").unwrap();
+        assert!(guidelines < safety);
+        assert!(r.system.trim_end().ends_with("through visual and audio UI elements."));
+        for banned in
+            ["Great job!", "Well done!", "Excellent!", "Perfect!", "Correct!", "Let's move to the next point"]
+        {
+            assert!(r.system.contains(banned), "the instruction must name {banned}");
+        }
+    }
+
+    #[test]
+    fn observation_is_for_this_reply_only() {
+        let r = request(brief(TutorMoment::Reply), "", vec![Message::user("mitochondria")]);
+        assert!(r.system.contains("not the molecule"));
+        // It is in the system prompt of this one request, never in the conversation.
+        assert!(r.messages.iter().all(|m| !m.content.contains("not the molecule")));
+    }
+
+    #[test]
+    fn opening_without_context_starts_with_a_user_turn() {
+        let r = request(brief(TutorMoment::Opening), "", vec![]);
+        assert_eq!(r.messages.len(), 1);
+        assert_eq!(r.messages[0].role, crate::llm::Role::User);
+    }
+}

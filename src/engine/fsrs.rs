@@ -1,0 +1,126 @@
+//! Spaced repetition: a recall becomes an FSRS review (rs-fsrs), rated from how it went.
+
+use chrono::{DateTime, TimeZone, Utc};
+use rs_fsrs::{Card, FSRS, Rating, State};
+
+use crate::store::FsrsCard;
+
+/// How a recall went, from the evaluator's confidence and the failed tries before it.
+/// Four failed tries means the tutor gave part of the answer away: that is a lapse.
+pub fn rating(confidence: f64, failed_attempts: u32) -> Rating {
+    if failed_attempts >= 4 {
+        Rating::Again
+    } else if failed_attempts >= 2 || confidence < 0.7 {
+        Rating::Hard
+    } else if failed_attempts == 0 && confidence >= 0.95 {
+        Rating::Easy
+    } else {
+        Rating::Good
+    }
+}
+
+pub fn rating_name(rating: Rating) -> &'static str {
+    match rating {
+        Rating::Again => "again",
+        Rating::Hard => "hard",
+        Rating::Good => "good",
+        Rating::Easy => "easy",
+    }
+}
+
+/// The card after a review at `now_ms`.
+pub fn review(card: &FsrsCard, rating: Rating, now_ms: i64) -> FsrsCard {
+    let now = at(now_ms);
+    let before = Card {
+        due: at(card.due_at),
+        stability: card.stability,
+        difficulty: card.difficulty,
+        elapsed_days: card.elapsed_days,
+        scheduled_days: card.scheduled_days,
+        reps: i32::try_from(card.reps).unwrap_or(i32::MAX),
+        lapses: i32::try_from(card.lapses).unwrap_or(i32::MAX),
+        state: state_from(&card.state),
+        last_review: card.last_review_at.map_or(now, at),
+    };
+    let after = FSRS::default().next(before, now, rating).card;
+    FsrsCard {
+        state: state_name(after.state).into(),
+        due_at: after.due.timestamp_millis(),
+        stability: after.stability,
+        difficulty: after.difficulty,
+        elapsed_days: after.elapsed_days,
+        scheduled_days: after.scheduled_days,
+        reps: i64::from(after.reps),
+        lapses: i64::from(after.lapses),
+        last_review_at: Some(now_ms),
+    }
+}
+
+fn at(ms: i64) -> DateTime<Utc> {
+    Utc.timestamp_millis_opt(ms).single().unwrap_or_else(Utc::now)
+}
+
+fn state_from(name: &str) -> State {
+    match name {
+        "learning" => State::Learning,
+        "review" => State::Review,
+        "relearning" => State::Relearning,
+        _ => State::New,
+    }
+}
+
+fn state_name(state: State) -> &'static str {
+    match state {
+        State::New => "new",
+        State::Learning => "learning",
+        State::Review => "review",
+        State::Relearning => "relearning",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn new_card(now: i64) -> FsrsCard {
+        FsrsCard {
+            state: "new".into(),
+            due_at: now,
+            stability: 0.0,
+            difficulty: 0.0,
+            elapsed_days: 0,
+            scheduled_days: 0,
+            reps: 0,
+            lapses: 0,
+            last_review_at: None,
+        }
+    }
+
+    #[test]
+    fn ratings_follow_confidence_and_struggle() {
+        assert_eq!(rating(1.0, 0), Rating::Easy);
+        assert_eq!(rating(0.8, 0), Rating::Good);
+        assert_eq!(rating(0.8, 1), Rating::Good);
+        assert_eq!(rating(0.6, 0), Rating::Hard);
+        assert_eq!(rating(1.0, 2), Rating::Hard);
+        assert_eq!(rating(1.0, 4), Rating::Again);
+    }
+
+    #[test]
+    fn a_good_review_schedules_into_the_future_and_easier_is_later() {
+        let now = 1_700_000_000_000;
+        let good = review(&new_card(now), Rating::Good, now);
+        let easy = review(&new_card(now), Rating::Easy, now);
+        let again = review(&new_card(now), Rating::Again, now);
+        assert!(good.due_at > now);
+        assert!(easy.due_at > good.due_at, "easy {} good {}", easy.due_at, good.due_at);
+        assert!(again.due_at <= good.due_at);
+        assert_eq!(good.reps, 1);
+        assert_eq!(good.last_review_at, Some(now));
+        assert_ne!(good.state, "new");
+        // A second good review a day later pushes the next one further out.
+        let later = now + 86_400_000;
+        let second = review(&good, Rating::Good, later);
+        assert!(second.due_at - later > good.due_at - now);
+    }
+}

@@ -1,0 +1,201 @@
+//! The session engine: one actor per live session (see `actor`), agents that each own their
+//! prompt (`agents`), turns of model work (`turn`), FSRS scheduling (`fsrs`) and the demo sets
+//! every learner starts with (`demo`).
+
+mod actor;
+pub mod agents;
+pub mod demo;
+pub mod fsrs;
+pub mod rate;
+mod session;
+mod turn;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::{mpsc, oneshot};
+use warren_app::protocol::{ClientMessage, ProviderInfo, ServerMessage};
+
+use crate::llm::SharedProvider;
+use crate::store::{SessionRow, Store, StoreError, now_ms};
+use actor::{Actor, Command};
+use session::LiveSession;
+
+#[derive(Clone, Debug)]
+pub struct EngineConfig {
+    /// Learner messages after a declined rabbit hole before the detector may fire again.
+    pub decline_cooldown: u32,
+    /// Learner messages at the start of a session during which the detector stays quiet.
+    pub quiet_exchanges: usize,
+    /// How long a session actor with no socket lingers before it stops (state is durable).
+    pub idle_shutdown: Duration,
+    /// Client messages that may wait behind a reply in progress.
+    pub max_queued: usize,
+    /// Learner messages per session: a burst, then one per interval.
+    pub message_burst: u32,
+    pub message_interval: Duration,
+    /// Frames buffered per socket before a slow one is dropped (it reconnects and resyncs).
+    pub socket_buffer: usize,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        Self {
+            decline_cooldown: 3,
+            quiet_exchanges: 2,
+            idle_shutdown: Duration::from_secs(600),
+            max_queued: 8,
+            message_burst: 6,
+            message_interval: Duration::from_secs(2),
+            socket_buffer: 512,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// No such session or set, or not this learner's: the two are never told apart.
+    #[error("not found")]
+    NotFound,
+    #[error("this recall set has no points to recall")]
+    EmptySet,
+    #[error("the session stopped; reconnect")]
+    Gone,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+pub(crate) struct Shared {
+    pub store: Store,
+    pub provider: SharedProvider,
+    pub config: EngineConfig,
+}
+
+#[derive(Clone)]
+pub struct Engine {
+    shared: Arc<Shared>,
+    live: Arc<Mutex<HashMap<String, mpsc::Sender<Command>>>>,
+}
+
+/// A socket's connection to a session actor. Dropping it detaches.
+pub struct Attachment {
+    id: u64,
+    commands: mpsc::Sender<Command>,
+    pub messages: mpsc::Receiver<ServerMessage>,
+}
+
+impl Attachment {
+    /// Hands a validated client message to the session, in order.
+    pub async fn send(&self, message: ClientMessage) -> Result<(), EngineError> {
+        self.commands.send(Command::Client { from: self.id, message }).await.map_err(|_| EngineError::Gone)
+    }
+}
+
+impl Drop for Attachment {
+    fn drop(&mut self) {
+        let detach = Command::Detach(self.id);
+        if let Err(mpsc::error::TrySendError::Full(detach)) = self.commands.try_send(detach) {
+            let commands = self.commands.clone();
+            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                runtime.spawn(async move {
+                    let _ = commands.send(detach).await;
+                });
+            }
+        }
+    }
+}
+
+impl Engine {
+    pub fn new(store: Store, provider: SharedProvider, config: EngineConfig) -> Self {
+        Self { shared: Arc::new(Shared { store, provider, config }), live: Arc::default() }
+    }
+
+    pub fn provider_info(&self) -> ProviderInfo {
+        self.shared.provider.info()
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.shared.store
+    }
+
+    /// Starts a session on a set: the points due now (all of them for a new set, or when none
+    /// is due). Open sessions of that set are abandoned: one set, one session under way.
+    pub async fn start_session(&self, owner: &str, set_id: &str) -> Result<SessionRow, EngineError> {
+        let store = &self.shared.store;
+        store.set(owner, set_id).await?.ok_or(EngineError::NotFound)?;
+        let points = store.points(owner, set_id).await?;
+        if points.is_empty() {
+            return Err(EngineError::EmptySet);
+        }
+        let now = now_ms();
+        let due: Vec<String> = points.iter().filter(|p| p.card.due_at <= now).map(|p| p.id.clone()).collect();
+        let targets = if due.is_empty() { points.iter().map(|p| p.id.clone()).collect() } else { due };
+        store.abandon_open_sessions(owner, set_id).await?;
+        Ok(store.create_session(owner, set_id, &targets).await?)
+    }
+
+    /// Connects a socket to a session, starting its actor if it is not running.
+    pub async fn attach(&self, owner: &str, session_id: &str) -> Result<Attachment, EngineError> {
+        // A stopping actor may refuse the first try; a fresh one is started for the second.
+        for _ in 0..2 {
+            let commands = self.actor(owner, session_id).await?;
+            let (tx, messages) = mpsc::channel(self.shared.config.socket_buffer);
+            let (reply, answer) = oneshot::channel();
+            if commands.send(Command::Attach { owner: owner.to_string(), tx, reply }).await.is_err() {
+                self.forget(session_id, &commands);
+                continue;
+            }
+            match answer.await {
+                Ok(Ok(id)) => return Ok(Attachment { id, commands, messages }),
+                Ok(Err(err)) => return Err(err),
+                Err(_) => self.forget(session_id, &commands),
+            }
+        }
+        Err(EngineError::Gone)
+    }
+
+    async fn actor(&self, owner: &str, session_id: &str) -> Result<mpsc::Sender<Command>, EngineError> {
+        if let Some(running) = self.running(session_id) {
+            return Ok(running);
+        }
+        let session =
+            LiveSession::load(&self.shared.store, owner, session_id).await?.ok_or(EngineError::NotFound)?;
+        let (commands, inbox) = mpsc::channel(64);
+        // Another socket may have started it while this one loaded: use theirs.
+        let chosen = {
+            let mut live = self.live.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            match live.get(session_id).filter(|c| !c.is_closed()) {
+                Some(existing) => return Ok(existing.clone()),
+                None => {
+                    live.insert(session_id.to_string(), commands.clone());
+                    commands
+                }
+            }
+        };
+        let actor = Actor::new(self.shared.clone(), session);
+        let live = self.live.clone();
+        let id = session_id.to_string();
+        let mine = chosen.clone();
+        tokio::spawn(async move {
+            actor.run(inbox).await;
+            let mut live = live.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            if live.get(&id).is_some_and(|c| c.same_channel(&mine)) {
+                live.remove(&id);
+            }
+        });
+        Ok(chosen)
+    }
+
+    fn running(&self, session_id: &str) -> Option<mpsc::Sender<Command>> {
+        let live = self.live.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        live.get(session_id).filter(|c| !c.is_closed()).cloned()
+    }
+
+    fn forget(&self, session_id: &str, commands: &mpsc::Sender<Command>) {
+        let mut live = self.live.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if live.get(session_id).is_some_and(|c| c.same_channel(commands)) {
+            live.remove(session_id);
+        }
+    }
+}

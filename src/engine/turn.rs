@@ -1,0 +1,215 @@
+//! One turn of language-model work, run as its own task so the session actor stays free to
+//! attach sockets and queue messages while a reply streams. The task only talks to models;
+//! every write happens in the actor, in the order of the events it sends back.
+
+use futures_util::StreamExt;
+use tokio::sync::mpsc;
+
+use crate::engine::agents::detector::{self, Detection};
+use crate::engine::agents::evaluator::{self, Evaluation};
+use crate::engine::agents::{explorer, tutor};
+use crate::llm::brief::{
+    DetectorBrief, EvalMode, EvaluatorBrief, ExplorerBrief, PointBrief, ResourceBrief, TutorBrief,
+    TutorMoment,
+};
+use crate::llm::{LlmError, Message, Provider, Request, SharedProvider};
+
+/// What a turn reports, in order: at most one `Assessed`, then chunks, then exactly one of
+/// `Finished`, `Silent` or `Failed`.
+#[derive(Debug)]
+pub enum TurnEvent {
+    Assessed {
+        evaluation: Evaluation,
+        detection: Option<Detection>,
+    },
+    Chunk(String),
+    Finished {
+        text: String,
+        chunks: u32,
+    },
+    /// No reply is due (every point has just been recalled: the overlay speaks instead).
+    Silent,
+    Failed(LlmError),
+}
+
+/// Which agent answers, and what it answers to.
+pub enum TurnKind {
+    Opening,
+    Resume,
+    /// A learner message in recall mode.
+    Recall {
+        message: String,
+        run_detector: bool,
+    },
+    /// In a rabbit hole: the explorer's opening (`None`) or its answer to a learner message,
+    /// with the evaluator checking silently.
+    Explore {
+        message: Option<String>,
+    },
+}
+
+/// A snapshot of what the agents need, taken by the actor when the turn starts.
+pub struct TurnInput {
+    pub kind: TurnKind,
+    pub set_name: String,
+    pub set_description: String,
+    pub guidelines: String,
+    pub pending: Vec<PointBrief>,
+    pub all_points: Vec<PointBrief>,
+    pub failed_attempts: u32,
+    /// Whether the learner chose to keep talking after the completion overlay.
+    pub overlay_dismissed: bool,
+    pub tutor_context: Vec<Message>,
+    pub judge_context: Vec<Message>,
+    pub rabbithole_topic: String,
+    pub explorer_history: Vec<Message>,
+    pub resources: Vec<ResourceBrief>,
+}
+
+pub fn spawn(provider: SharedProvider, input: TurnInput) -> mpsc::Receiver<TurnEvent> {
+    let (tx, rx) = mpsc::channel(64);
+    tokio::spawn(async move {
+        run(provider, input, tx).await;
+    });
+    rx
+}
+
+async fn run(provider: SharedProvider, input: TurnInput, tx: mpsc::Sender<TurnEvent>) {
+    let provider = &*provider;
+    let done = match &input.kind {
+        TurnKind::Opening => {
+            let request =
+                tutor_request(&input, TutorMoment::Opening, input.pending.clone(), Vec::new(), None, None);
+            stream_reply(provider, request, &tx).await
+        }
+        TurnKind::Resume => {
+            let request =
+                tutor_request(&input, TutorMoment::Resume, input.pending.clone(), Vec::new(), None, None);
+            stream_reply(provider, request, &tx).await
+        }
+        TurnKind::Recall { message, run_detector } => {
+            let evaluate = evaluator::evaluate(
+                provider,
+                EvaluatorBrief {
+                    unchecked: input.pending.clone(),
+                    learner_message: message.clone(),
+                    mode: EvalMode::Recall,
+                },
+                &input.judge_context,
+            );
+            let detect = async {
+                if !*run_detector {
+                    return None;
+                }
+                let brief = DetectorBrief {
+                    set_name: input.set_name.clone(),
+                    points: input.all_points.clone(),
+                    learner_message: message.clone(),
+                };
+                detector::detect(provider, brief, &input.judge_context).await
+            };
+            // Independent checks run together: the first tutor token waits for one round trip
+            // of them, not one per point.
+            let (evaluation, detection) = tokio::join!(evaluate, detect);
+            let recalled = |p: &PointBrief| evaluation.recalled.iter().any(|(id, _)| *id == p.id);
+            let just: Vec<PointBrief> = input.pending.iter().filter(|p| recalled(p)).cloned().collect();
+            let pending_after: Vec<PointBrief> =
+                input.pending.iter().filter(|p| !recalled(p)).cloned().collect();
+            let observation = evaluation.observation.clone();
+            let completes_now = pending_after.is_empty() && !just.is_empty() && !input.overlay_dismissed;
+            if tx.send(TurnEvent::Assessed { evaluation, detection }).await.is_err() {
+                return;
+            }
+            if completes_now {
+                TurnEvent::Silent
+            } else {
+                let request = tutor_request(
+                    &input,
+                    TutorMoment::Reply,
+                    pending_after,
+                    just,
+                    observation,
+                    Some(message.clone()),
+                );
+                stream_reply(provider, request, &tx).await
+            }
+        }
+        TurnKind::Explore { message } => {
+            let brief = ExplorerBrief {
+                set_name: input.set_name.clone(),
+                topic: input.rabbithole_topic.clone(),
+                resources: input.resources.clone(),
+                learner_message: message.clone(),
+                history: input.explorer_history.clone(),
+            };
+            let reply = stream_reply(provider, explorer::request(brief, &input.set_description), &tx);
+            match message {
+                // The evaluator runs silently beside the explorer and never steers it.
+                Some(message) => {
+                    let silent_check = async {
+                        let brief = EvaluatorBrief {
+                            unchecked: input.pending.clone(),
+                            learner_message: message.clone(),
+                            mode: EvalMode::Rabbithole,
+                        };
+                        let evaluation = evaluator::evaluate(provider, brief, &input.judge_context).await;
+                        let _ = tx.send(TurnEvent::Assessed { evaluation, detection: None }).await;
+                    };
+                    tokio::join!(silent_check, reply).1
+                }
+                None => reply.await,
+            }
+        }
+    };
+    let _ = tx.send(done).await;
+}
+
+/// Streams a reply as `Chunk`s and returns the event that ends it (not yet sent).
+async fn stream_reply(provider: &dyn Provider, request: Request, tx: &mpsc::Sender<TurnEvent>) -> TurnEvent {
+    let mut stream = match provider.stream(&request).await {
+        Ok(stream) => stream,
+        Err(err) => return TurnEvent::Failed(err),
+    };
+    let mut text = String::new();
+    let mut chunks = 0u32;
+    while let Some(piece) = stream.next().await {
+        match piece {
+            Ok(piece) => {
+                text.push_str(&piece);
+                chunks += 1;
+                if tx.send(TurnEvent::Chunk(piece)).await.is_err() {
+                    return TurnEvent::Failed(LlmError::Interrupted("the session stopped listening".into()));
+                }
+            }
+            Err(err) => return TurnEvent::Failed(err),
+        }
+    }
+    if text.trim().is_empty() {
+        return TurnEvent::Failed(LlmError::Protocol("the reply was empty".into()));
+    }
+    TurnEvent::Finished { text, chunks }
+}
+
+fn tutor_request(
+    input: &TurnInput,
+    moment: TutorMoment,
+    pending: Vec<PointBrief>,
+    just_recalled: Vec<PointBrief>,
+    observation: Option<String>,
+    learner_message: Option<String>,
+) -> Request {
+    let failed_attempts = match moment {
+        TutorMoment::Reply if just_recalled.is_empty() => input.failed_attempts + 1,
+        TutorMoment::Opening | TutorMoment::Resume | TutorMoment::Reply => 0,
+    };
+    let brief = TutorBrief {
+        set_name: input.set_name.clone(),
+        moment,
+        pending,
+        just_recalled,
+        failed_attempts,
+        observation,
+        learner_message,
+    };
+    tutor::request(brief, &input.guidelines, input.tutor_context.clone())
+}

@@ -1,0 +1,147 @@
+//! Language-model providers behind one trait.
+//!
+//! A request carries its own system prompt and messages: no provider holds a prompt, so one
+//! agent can never overwrite another's. Each request also names its [`Purpose`] with the
+//! structured facts behind the prompt; network providers ignore it, and the built-in
+//! [`offline`] provider answers from it without a network.
+
+pub mod anthropic;
+pub mod brief;
+mod http;
+pub mod offline;
+pub mod openai;
+pub mod select;
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use futures_util::{Stream, StreamExt};
+use warren_app::protocol::ProviderInfo;
+
+pub use brief::Purpose;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    User,
+    Assistant,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Message {
+    pub role: Role,
+    pub content: String,
+}
+
+impl Message {
+    pub fn user(content: impl Into<String>) -> Self {
+        Self { role: Role::User, content: content.into() }
+    }
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Self { role: Role::Assistant, content: content.into() }
+    }
+}
+
+/// Which model tier answers: the main one for conversation, a fast one for structured checks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tier {
+    Main,
+    Fast,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    /// A single JSON object; the caller validates it into a Rust type.
+    Json,
+}
+
+#[derive(Clone, Debug)]
+pub struct Request {
+    pub system: String,
+    pub messages: Vec<Message>,
+    pub max_tokens: u32,
+    pub temperature: f32,
+    pub format: Format,
+    pub tier: Tier,
+    pub purpose: Purpose,
+}
+
+#[derive(Debug, Clone, thiserror::Error, PartialEq)]
+pub enum LlmError {
+    #[error("the language model could not be reached: {0}")]
+    Unreachable(String),
+    #[error("the language model refused the request ({status}): {message}")]
+    Rejected { status: u16, message: String },
+    #[error("the language model is busy or failing ({status}) and retries ran out: {message}")]
+    Exhausted { status: u16, message: String },
+    #[error("the language model's reply was cut off: {0}")]
+    Interrupted(String),
+    #[error("the language model did not answer in time")]
+    Timeout,
+    #[error("the language model's reply could not be read: {0}")]
+    Protocol(String),
+}
+
+pub type TextStream = Pin<Box<dyn Stream<Item = Result<String, LlmError>> + Send>>;
+
+#[async_trait]
+pub trait Provider: Send + Sync {
+    fn info(&self) -> ProviderInfo;
+
+    /// Starts a reply. Connection failures and retryable statuses are retried before this
+    /// returns; once text flows, a failure arrives as an `Err` item and ends the stream.
+    async fn stream(&self, request: &Request) -> Result<TextStream, LlmError>;
+
+    /// A cheap request proving the configuration works (key accepted, server reachable).
+    async fn probe(&self) -> Result<(), LlmError>;
+}
+
+pub type SharedProvider = Arc<dyn Provider>;
+
+/// The whole reply as one string.
+pub async fn complete(provider: &dyn Provider, request: &Request) -> Result<String, LlmError> {
+    let mut stream = provider.stream(request).await?;
+    let mut text = String::new();
+    while let Some(piece) = stream.next().await {
+        text.push_str(&piece?);
+    }
+    Ok(text)
+}
+
+/// Timeouts and retry policy shared by the network providers.
+#[derive(Clone, Debug)]
+pub struct NetPolicy {
+    /// Until the response headers arrive.
+    pub connect_timeout: Duration,
+    pub first_byte_timeout: Duration,
+    /// Longest silence between two pieces of a streamed reply.
+    pub idle_timeout: Duration,
+    pub max_retries: u32,
+    pub base_backoff: Duration,
+    /// Upper bound for any single wait, including a server's `retry-after`.
+    pub max_backoff: Duration,
+}
+
+impl Default for NetPolicy {
+    fn default() -> Self {
+        Self {
+            connect_timeout: Duration::from_secs(10),
+            first_byte_timeout: Duration::from_secs(60),
+            idle_timeout: Duration::from_secs(45),
+            max_retries: 3,
+            base_backoff: Duration::from_millis(500),
+            max_backoff: Duration::from_secs(20),
+        }
+    }
+}

@@ -1,0 +1,74 @@
+//! Choosing and checking the provider at start-up.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::anthropic::Anthropic;
+use super::offline::Offline;
+use super::openai::{self, OpenAi};
+use super::{NetPolicy, SharedProvider};
+use crate::config::{LlmConfig, ProviderChoice};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ProviderConfigError {
+    #[error("WARREN_LLM=anthropic needs ANTHROPIC_API_KEY; set it, or use WARREN_LLM=offline")]
+    MissingAnthropicKey,
+}
+
+/// Whether the provider answered its start-up check; shown on `/readyz` and in the UI.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProviderStatus {
+    pub ok: bool,
+    pub detail: String,
+}
+
+fn present(value: &Option<String>) -> Option<String> {
+    value.as_ref().map(|v| v.trim().to_string()).filter(|v| !v.is_empty())
+}
+
+pub fn build(config: &LlmConfig) -> Result<SharedProvider, ProviderConfigError> {
+    let anthropic_key = present(&config.anthropic_api_key);
+    let openai_key = present(&config.openai_api_key);
+    let openai_base = present(&config.openai_base_url);
+    let choice = match config.provider {
+        ProviderChoice::Auto if anthropic_key.is_some() => ProviderChoice::Anthropic,
+        ProviderChoice::Auto if openai_key.is_some() || openai_base.is_some() => ProviderChoice::Openai,
+        ProviderChoice::Auto => ProviderChoice::Offline,
+        explicit => explicit,
+    };
+    Ok(match choice {
+        ProviderChoice::Anthropic => {
+            let key = anthropic_key.ok_or(ProviderConfigError::MissingAnthropicKey)?;
+            Arc::new(Anthropic::new(
+                &config.anthropic_base_url,
+                key,
+                config.anthropic_model.clone(),
+                config.anthropic_fast_model.clone(),
+                NetPolicy::default(),
+            ))
+        }
+        ProviderChoice::Openai => Arc::new(OpenAi::new(
+            openai_base.as_deref().unwrap_or(openai::DEFAULT_BASE_URL),
+            openai_key,
+            config.openai_model.clone(),
+            present(&config.openai_fast_model).unwrap_or_else(|| config.openai_model.clone()),
+            NetPolicy::default(),
+        )),
+        ProviderChoice::Offline | ProviderChoice::Auto => {
+            Arc::new(Offline::new(Duration::from_millis(config.offline_delay_ms)))
+        }
+    })
+}
+
+/// Asks the provider whether its configuration works, within `timeout`.
+pub async fn check(provider: &SharedProvider, timeout: Duration) -> ProviderStatus {
+    let info = provider.info();
+    match tokio::time::timeout(timeout, provider.probe()).await {
+        Ok(Ok(())) => ProviderStatus { ok: true, detail: info.label },
+        Ok(Err(err)) => ProviderStatus { ok: false, detail: format!("{}: {err}", info.label) },
+        Err(_) => ProviderStatus {
+            ok: false,
+            detail: format!("{}: no answer within {}s", info.label, timeout.as_secs()),
+        },
+    }
+}

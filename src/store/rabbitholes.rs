@@ -1,0 +1,167 @@
+//! Rabbit holes: detected tangents, whether the learner explored them, and what was said.
+
+use sqlx::Row;
+use sqlx::any::AnyRow;
+
+use super::{Store, StoreError, new_id, now_ms};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RabbitholeStatus {
+    /// Offered to the learner, no answer yet.
+    Detected,
+    /// "Stay on track", or the learner carried on without answering.
+    Declined,
+    Entered,
+    /// Explored and back on the main line.
+    Returned,
+}
+
+impl RabbitholeStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RabbitholeStatus::Detected => "detected",
+            RabbitholeStatus::Declined => "declined",
+            RabbitholeStatus::Entered => "entered",
+            RabbitholeStatus::Returned => "returned",
+        }
+    }
+
+    fn parse(text: &str) -> Option<Self> {
+        Some(match text {
+            "detected" => RabbitholeStatus::Detected,
+            "declined" => RabbitholeStatus::Declined,
+            "entered" => RabbitholeStatus::Entered,
+            "returned" => RabbitholeStatus::Returned,
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RabbitholeRow {
+    pub id: String,
+    pub session_id: String,
+    pub topic: String,
+    pub label: String,
+    pub status: RabbitholeStatus,
+    pub trigger_entry_id: Option<String>,
+    pub branch_from_id: Option<String>,
+    pub conversation: Option<serde_json::Value>,
+    pub points_recalled: i64,
+    pub created_at: i64,
+}
+
+fn rabbithole(row: &AnyRow) -> Result<RabbitholeRow, StoreError> {
+    let status: String = row.try_get("status")?;
+    let conversation: Option<String> = row.try_get("conversation")?;
+    Ok(RabbitholeRow {
+        id: row.try_get("id")?,
+        session_id: row.try_get("session_id")?,
+        topic: row.try_get("topic")?,
+        label: row.try_get("label")?,
+        status: RabbitholeStatus::parse(&status)
+            .ok_or_else(|| StoreError::Corrupt(format!("rabbit hole status '{status}'")))?,
+        trigger_entry_id: row.try_get("trigger_entry_id")?,
+        branch_from_id: row.try_get("branch_from_id")?,
+        conversation: conversation
+            .map(|c| serde_json::from_str(&c))
+            .transpose()
+            .map_err(|e| StoreError::Corrupt(format!("rabbit hole conversation: {e}")))?,
+        points_recalled: row.try_get("points_recalled")?,
+        created_at: row.try_get("created_at")?,
+    })
+}
+
+impl Store {
+    pub async fn create_rabbithole(
+        &self,
+        owner: &str,
+        session_id: &str,
+        topic: &str,
+        label: &str,
+        trigger_entry_id: Option<&str>,
+        detection: &serde_json::Value,
+    ) -> Result<String, StoreError> {
+        let id = new_id();
+        let now = now_ms();
+        sqlx::query(
+            "INSERT INTO rabbithole_events (id, session_id, owner_id, topic, label, status, trigger_entry_id,
+                 detection, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, 'detected', $6, $7, $8, $8)",
+        )
+        .bind(&id)
+        .bind(session_id)
+        .bind(owner)
+        .bind(topic)
+        .bind(label)
+        .bind(trigger_entry_id)
+        .bind(detection.to_string())
+        .bind(now)
+        .execute(self.pool())
+        .await?;
+        Ok(id)
+    }
+
+    pub async fn rabbithole(&self, owner: &str, id: &str) -> Result<Option<RabbitholeRow>, StoreError> {
+        let row = sqlx::query("SELECT * FROM rabbithole_events WHERE id = $1 AND owner_id = $2")
+            .bind(id)
+            .bind(owner)
+            .fetch_optional(self.pool())
+            .await?;
+        row.as_ref().map(rabbithole).transpose()
+    }
+
+    pub async fn rabbitholes(&self, owner: &str, session_id: &str) -> Result<Vec<RabbitholeRow>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT * FROM rabbithole_events WHERE session_id = $1 AND owner_id = $2 ORDER BY created_at, id",
+        )
+        .bind(session_id)
+        .bind(owner)
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter().map(rabbithole).collect()
+    }
+
+    pub async fn set_rabbithole_status(
+        &self,
+        owner: &str,
+        id: &str,
+        status: RabbitholeStatus,
+        branch_from_id: Option<&str>,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE rabbithole_events SET status = $1, branch_from_id = COALESCE($2, branch_from_id), updated_at = $3
+             WHERE id = $4 AND owner_id = $5",
+        )
+        .bind(status.as_str())
+        .bind(branch_from_id)
+        .bind(now_ms())
+        .bind(id)
+        .bind(owner)
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    /// Stores the explorer's conversation when the learner returns.
+    pub async fn finish_rabbithole(
+        &self,
+        owner: &str,
+        id: &str,
+        conversation: &serde_json::Value,
+        points_recalled: i64,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE rabbithole_events SET status = 'returned', conversation = $1, points_recalled = $2, updated_at = $3
+             WHERE id = $4 AND owner_id = $5",
+        )
+        .bind(conversation.to_string())
+        .bind(points_recalled)
+        .bind(now_ms())
+        .bind(id)
+        .bind(owner)
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+}

@@ -1,0 +1,244 @@
+//! Sessions and the recall outcomes they record.
+
+use sqlx::Row;
+use sqlx::any::AnyRow;
+use warren_app::protocol::{SessionMode, SessionStatus};
+
+use super::sets::{FsrsCard, write_card};
+use super::{Store, StoreError, new_id, now_ms};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionRow {
+    pub id: String,
+    pub owner_id: String,
+    pub set_id: String,
+    pub target_point_ids: Vec<String>,
+    pub leaf_id: Option<String>,
+    pub started_at: i64,
+    pub updated_at: i64,
+    pub state: SessionState,
+}
+
+/// The parts of a session the engine changes as it goes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionState {
+    pub status: SessionStatus,
+    pub mode: SessionMode,
+    pub active_rabbithole_id: Option<String>,
+    pub decline_cooldown: i64,
+    pub overlay_dismissed: bool,
+    /// Study time of finished stretches.
+    pub active_ms: i64,
+    /// Start of the current stretch, while a learner is attached.
+    pub resumed_at: Option<i64>,
+    pub ended_at: Option<i64>,
+}
+
+#[derive(Clone, Debug)]
+pub struct NewOutcome {
+    pub session_id: String,
+    pub point_id: String,
+    pub rating: &'static str,
+    pub confidence: f64,
+    pub entry_id: Option<String>,
+    pub in_rabbithole: bool,
+    pub card: FsrsCard,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct OutcomeRow {
+    pub point_id: String,
+    pub rating: String,
+    pub in_rabbithole: bool,
+    pub recalled_at: i64,
+}
+
+macro_rules! session_columns {
+    () => {
+        "id, owner_id, set_id, status, target_point_ids, leaf_id, mode, active_rabbithole_id, \
+     decline_cooldown, overlay_dismissed, active_ms, resumed_at, started_at, updated_at, ended_at"
+    };
+}
+
+fn session(row: &AnyRow) -> Result<SessionRow, StoreError> {
+    let status: String = row.try_get("status")?;
+    let mode: String = row.try_get("mode")?;
+    let targets: String = row.try_get("target_point_ids")?;
+    let corrupt = |what: &str| StoreError::Corrupt(format!("session {what}"));
+    Ok(SessionRow {
+        id: row.try_get("id")?,
+        owner_id: row.try_get("owner_id")?,
+        set_id: row.try_get("set_id")?,
+        target_point_ids: serde_json::from_str(&targets).map_err(|_| corrupt("target_point_ids"))?,
+        leaf_id: row.try_get("leaf_id")?,
+        started_at: row.try_get("started_at")?,
+        updated_at: row.try_get("updated_at")?,
+        state: SessionState {
+            status: SessionStatus::parse(&status).ok_or_else(|| corrupt("status"))?,
+            mode: match mode.as_str() {
+                "recall" => SessionMode::Recall,
+                "rabbithole" => SessionMode::Rabbithole,
+                _ => return Err(corrupt("mode")),
+            },
+            active_rabbithole_id: row.try_get("active_rabbithole_id")?,
+            decline_cooldown: row.try_get("decline_cooldown")?,
+            overlay_dismissed: row.try_get::<i64, _>("overlay_dismissed")? != 0,
+            active_ms: row.try_get("active_ms")?,
+            resumed_at: row.try_get("resumed_at")?,
+            ended_at: row.try_get("ended_at")?,
+        },
+    })
+}
+
+pub(super) fn mode_str(mode: SessionMode) -> &'static str {
+    match mode {
+        SessionMode::Recall => "recall",
+        SessionMode::Rabbithole => "rabbithole",
+    }
+}
+
+impl Store {
+    pub async fn create_session(
+        &self,
+        owner: &str,
+        set_id: &str,
+        target_point_ids: &[String],
+    ) -> Result<SessionRow, StoreError> {
+        let id = new_id();
+        let now = now_ms();
+        let targets =
+            serde_json::to_string(target_point_ids).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        sqlx::query(
+            "INSERT INTO sessions (id, owner_id, set_id, status, target_point_ids, started_at, updated_at)
+             VALUES ($1, $2, $3, 'in_progress', $4, $5, $5)",
+        )
+        .bind(&id)
+        .bind(owner)
+        .bind(set_id)
+        .bind(&targets)
+        .bind(now)
+        .execute(self.pool())
+        .await?;
+        self.session(owner, &id).await?.ok_or_else(|| StoreError::Corrupt("session vanished".into()))
+    }
+
+    pub async fn session(&self, owner: &str, id: &str) -> Result<Option<SessionRow>, StoreError> {
+        let row = sqlx::query(concat!(
+            "SELECT ",
+            session_columns!(),
+            " FROM sessions WHERE id = $1 AND owner_id = $2"
+        ))
+        .bind(id)
+        .bind(owner)
+        .fetch_optional(self.pool())
+        .await?;
+        row.as_ref().map(session).transpose()
+    }
+
+    /// The learner's sessions, most recently active first.
+    pub async fn sessions(&self, owner: &str) -> Result<Vec<SessionRow>, StoreError> {
+        let rows = sqlx::query(concat!(
+            "SELECT ",
+            session_columns!(),
+            " FROM sessions WHERE owner_id = $1 ORDER BY updated_at DESC, id DESC"
+        ))
+        .bind(owner)
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter().map(session).collect()
+    }
+
+    pub async fn save_session_state(
+        &self,
+        owner: &str,
+        id: &str,
+        state: &SessionState,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE sessions SET status = $1, mode = $2, active_rabbithole_id = $3, decline_cooldown = $4,
+                 overlay_dismissed = $5, active_ms = $6, resumed_at = $7, ended_at = $8, updated_at = $9
+             WHERE id = $10 AND owner_id = $11",
+        )
+        .bind(state.status.as_str())
+        .bind(mode_str(state.mode))
+        .bind(&state.active_rabbithole_id)
+        .bind(state.decline_cooldown)
+        .bind(i64::from(state.overlay_dismissed))
+        .bind(state.active_ms)
+        .bind(state.resumed_at)
+        .bind(state.ended_at)
+        .bind(now_ms())
+        .bind(id)
+        .bind(owner)
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    /// Records a recall and its FSRS review together. Recalling a point twice in one session
+    /// changes nothing the second time; returns whether this call recorded it.
+    pub async fn record_recall(&self, owner: &str, outcome: &NewOutcome) -> Result<bool, StoreError> {
+        let mut tx = self.pool().begin().await?;
+        let inserted = sqlx::query(
+            "INSERT INTO recall_outcomes (id, session_id, point_id, owner_id, rating, confidence, entry_id,
+                 in_rabbithole, recalled_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+             ON CONFLICT (session_id, point_id) DO NOTHING",
+        )
+        .bind(new_id())
+        .bind(&outcome.session_id)
+        .bind(&outcome.point_id)
+        .bind(owner)
+        .bind(outcome.rating)
+        .bind(outcome.confidence)
+        .bind(&outcome.entry_id)
+        .bind(i64::from(outcome.in_rabbithole))
+        .bind(now_ms())
+        .execute(&mut *tx)
+        .await?
+        .rows_affected()
+            == 1;
+        if inserted {
+            write_card(&mut tx, owner, &outcome.point_id, &outcome.card).await?;
+        }
+        tx.commit().await?;
+        Ok(inserted)
+    }
+
+    /// The points recalled in a session, in the order they were recalled.
+    pub async fn outcomes(&self, owner: &str, session_id: &str) -> Result<Vec<OutcomeRow>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT point_id, rating, in_rabbithole, recalled_at FROM recall_outcomes
+             WHERE session_id = $1 AND owner_id = $2 ORDER BY recalled_at, id",
+        )
+        .bind(session_id)
+        .bind(owner)
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(OutcomeRow {
+                    point_id: r.try_get("point_id")?,
+                    rating: r.try_get("rating")?,
+                    in_rabbithole: r.try_get::<i64, _>("in_rabbithole")? != 0,
+                    recalled_at: r.try_get("recalled_at")?,
+                })
+            })
+            .collect()
+    }
+
+    /// Marks a learner's other open sessions of a set as abandoned (a new one replaces them).
+    pub async fn abandon_open_sessions(&self, owner: &str, set_id: &str) -> Result<u64, StoreError> {
+        let now = now_ms();
+        let done = sqlx::query(
+            "UPDATE sessions SET status = 'abandoned', ended_at = $1, updated_at = $1, resumed_at = NULL
+             WHERE owner_id = $2 AND set_id = $3 AND status IN ('in_progress', 'paused')",
+        )
+        .bind(now)
+        .bind(owner)
+        .bind(set_id)
+        .execute(self.pool())
+        .await?;
+        Ok(done.rows_affected())
+    }
+}

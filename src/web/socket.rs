@@ -1,0 +1,121 @@
+//! `/ws/sessions/{id}`: a learner's socket on a live session. Every frame is parsed and
+//! validated here; a bad one gets an `error` frame with a code and changes nothing. Valid
+//! messages go to the session's actor, whose frames come back through the attachment.
+
+use std::time::Duration;
+
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::extract::{Path, State};
+use axum::response::Response;
+use futures_util::{SinkExt, StreamExt};
+use warren_app::protocol::{
+    ClientMessage, ErrorCode, ErrorPayload, MAX_FRAME_BYTES, Pong, ServerMessage, parse_client_message,
+};
+
+use super::viewer::Viewer;
+use crate::engine::rate::TokenBucket;
+use crate::engine::{Engine, EngineError};
+use crate::store::now_ms;
+
+/// Close code for a session that does not exist or is not the learner's (like HTTP 404).
+pub const CLOSE_NOT_FOUND: u16 = 4404;
+/// Frames beyond this size close the connection outright (a 1009 close); frames between
+/// [`MAX_FRAME_BYTES`] and this get a `FRAME_TOO_LARGE` error and the socket stays open.
+const HARD_FRAME_LIMIT: usize = 4 * MAX_FRAME_BYTES;
+/// Frames of any kind per socket: a burst, then one per interval.
+const FRAME_BURST: u32 = 30;
+const FRAME_INTERVAL: Duration = Duration::from_millis(100);
+
+pub async fn upgrade(
+    ws: WebSocketUpgrade,
+    Path(session_id): Path<String>,
+    State(engine): State<Engine>,
+    viewer: Viewer,
+) -> Response {
+    ws.max_message_size(HARD_FRAME_LIMIT)
+        .max_frame_size(HARD_FRAME_LIMIT)
+        .on_upgrade(move |socket| serve(socket, engine, viewer, session_id))
+}
+
+async fn serve(mut socket: WebSocket, engine: Engine, viewer: Viewer, session_id: String) {
+    let mut attachment = match engine.attach(&viewer.user_id, &session_id).await {
+        Ok(attachment) => attachment,
+        Err(err) => {
+            let (code, message, close) = match err {
+                EngineError::NotFound => {
+                    (ErrorCode::SessionNotFound, "There is no such session.".to_string(), CLOSE_NOT_FOUND)
+                }
+                EngineError::EmptySet | EngineError::Gone | EngineError::Store(_) => {
+                    tracing::error!(session = session_id, "cannot attach: {err}");
+                    (ErrorCode::Internal, "The session could not be opened; try again.".to_string(), 1011)
+                }
+            };
+            let frame =
+                ServerMessage::Error(ErrorPayload { code, message: message.clone(), recoverable: false });
+            let _ = send(&mut socket, &frame).await;
+            let reason: String = message.chars().take(100).collect();
+            let _ =
+                socket.send(Message::Close(Some(CloseFrame { code: close, reason: reason.into() }))).await;
+            return;
+        }
+    };
+
+    let (mut sink, mut stream) = socket.split();
+    let mut frames = TokenBucket::new(FRAME_BURST, FRAME_INTERVAL);
+    loop {
+        tokio::select! {
+            outgoing = attachment.messages.recv() => {
+                let Some(frame) = outgoing else { break };
+                let Ok(text) = serde_json::to_string(&frame) else { continue };
+                if sink.send(Message::Text(text.into())).await.is_err() {
+                    break;
+                }
+            }
+            incoming = stream.next() => {
+                let reply = match incoming {
+                    Some(Ok(Message::Text(text))) => {
+                        if frames.try_take() {
+                            handle(&text, &attachment).await
+                        } else {
+                            Some(error(ErrorCode::RateLimited, "Too many frames; slow down."))
+                        }
+                    }
+                    Some(Ok(Message::Binary(_))) => {
+                        Some(error(ErrorCode::InvalidPayload, "Frames must be JSON text, not binary."))
+                    }
+                    // The WebSocket layer answers pings itself.
+                    Some(Ok(Message::Ping(_) | Message::Pong(_))) => None,
+                    Some(Ok(Message::Close(_)) | Err(_)) | None => break,
+                };
+                if let Some(reply) = reply
+                    && let Ok(text) = serde_json::to_string(&reply)
+                    && sink.send(Message::Text(text.into())).await.is_err()
+                {
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/// Parses one frame and hands it on; returns a frame to send straight back, if any.
+async fn handle(text: &Utf8Bytes, attachment: &crate::engine::Attachment) -> Option<ServerMessage> {
+    match parse_client_message(text.as_str()) {
+        Err(err) => Some(error(err.code, &err.message)),
+        // Answered here so a heartbeat never waits behind a reply in progress.
+        Ok(ClientMessage::Ping) => Some(ServerMessage::Pong(Pong { timestamp: now_ms() })),
+        Ok(message) => match attachment.send(message).await {
+            Ok(()) => None,
+            Err(_) => Some(error(ErrorCode::Internal, "The session stopped; reconnect to go on.")),
+        },
+    }
+}
+
+fn error(code: ErrorCode, message: &str) -> ServerMessage {
+    ServerMessage::Error(ErrorPayload { code, message: message.to_string(), recoverable: true })
+}
+
+async fn send(socket: &mut WebSocket, frame: &ServerMessage) -> Result<(), axum::Error> {
+    let text = serde_json::to_string(frame).unwrap_or_default();
+    socket.send(Message::Text(text.into())).await
+}
