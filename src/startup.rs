@@ -86,6 +86,11 @@ impl Application {
         Ok(Self { listener, state })
     }
 
+    /// The engine, for tools and tests that drive sessions without a socket.
+    pub fn engine(&self) -> Engine {
+        self.state.engine.clone()
+    }
+
     pub fn local_addr(&self) -> SocketAddr {
         // The listener is bound; its address was read successfully in `build`.
         self.state.leptos_options.site_addr

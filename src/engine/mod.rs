@@ -46,8 +46,8 @@ impl Default for EngineConfig {
             quiet_exchanges: 2,
             idle_shutdown: Duration::from_secs(600),
             max_queued: 8,
-            message_burst: 6,
-            message_interval: Duration::from_secs(2),
+            message_burst: 12,
+            message_interval: Duration::from_secs(1),
             socket_buffer: 512,
         }
     }

@@ -1,31 +1,162 @@
-//! Starts the real application on a random port against a fresh SQLite file.
+//! Starts the real application on a random port against a fresh SQLite file, and speaks to it
+//! over HTTP and WebSocket like a browser would.
 
 #![allow(dead_code)]
 
 use std::net::SocketAddr;
+use std::time::Duration;
 
+use futures_util::{SinkExt, StreamExt};
 use tempfile::TempDir;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 use warren::config::Config;
+use warren::engine::Engine;
 use warren::startup::Application;
+use warren::store::{LOCAL_USER_ID, Point, Store};
+use warren_app::protocol::ServerMessage;
 
 pub struct TestApp {
     pub addr: SocketAddr,
     pub database_url: String,
     pub http: reqwest::Client,
+    pub engine: Engine,
     _dir: TempDir,
 }
 
 impl TestApp {
     pub async fn spawn() -> Self {
+        Self::spawn_with(|_| {}).await
+    }
+
+    pub async fn spawn_with(adjust: impl FnOnce(&mut Config)) -> Self {
         let dir = tempfile::tempdir().expect("temp dir");
         let database_url = format!("sqlite://{}/warren.db", dir.path().display());
-        let app = Application::build(&Config::for_database(&database_url)).await.expect("app starts");
+        let mut config = Config::for_database(&database_url);
+        adjust(&mut config);
+        let app = Application::build(&config).await.expect("app starts");
         let addr = app.local_addr();
+        let engine = app.engine();
         tokio::spawn(app.run());
-        Self { addr, database_url, http: reqwest::Client::new(), _dir: dir }
+        Self { addr, database_url, http: reqwest::Client::new(), engine, _dir: dir }
     }
 
     pub fn url(&self, path: &str) -> String {
         format!("http://{}{}", self.addr, path)
     }
+
+    pub fn store(&self) -> &Store {
+        self.engine.store()
+    }
+
+    /// A new session on the named demo set, and its target points in order.
+    pub async fn start(&self, set_name: &str) -> (String, Vec<Point>) {
+        let sets = self.store().list_sets(LOCAL_USER_ID, i64::MAX).await.unwrap();
+        let set = sets.iter().find(|s| s.name == set_name).expect("demo set exists");
+        let session = self.engine.start_session(LOCAL_USER_ID, &set.id).await.unwrap();
+        let points = self.store().points(LOCAL_USER_ID, &set.id).await.unwrap();
+        (session.id, points)
+    }
+
+    pub async fn connect(&self, session_id: &str) -> Ws {
+        let url = format!("ws://{}/ws/sessions/{session_id}", self.addr);
+        let (stream, _) = tokio_tungstenite::connect_async(url).await.expect("socket connects");
+        Ws { stream }
+    }
+}
+
+pub struct Ws {
+    pub stream: WebSocketStream<MaybeTlsStream<tokio::net::TcpStream>>,
+}
+
+/// Frames of interest, by their `type`.
+pub fn kind(m: &ServerMessage) -> &'static str {
+    match m {
+        ServerMessage::SessionStarted(_) => "session_started",
+        ServerMessage::AssistantChunk(_) => "assistant_chunk",
+        ServerMessage::AssistantComplete(_) => "assistant_complete",
+        ServerMessage::RecallPointRecalled(_) => "recall_point_recalled",
+        ServerMessage::RecallPointNearMiss(_) => "recall_point_near_miss",
+        ServerMessage::RabbitholeDetected(_) => "rabbithole_detected",
+        ServerMessage::RabbitholeEntered(_) => "rabbithole_entered",
+        ServerMessage::RabbitholeExited(_) => "rabbithole_exited",
+        ServerMessage::SessionCompleteOverlay(_) => "session_complete_overlay",
+        ServerMessage::SessionPaused(_) => "session_paused",
+        ServerMessage::ShowImage(_) => "show_image",
+        ServerMessage::ShowResource(_) => "show_resource",
+        ServerMessage::SessionComplete(_) => "session_complete",
+        ServerMessage::Error(_) => "error",
+        ServerMessage::Pong(_) => "pong",
+    }
+}
+
+impl Ws {
+    pub async fn send_raw(&mut self, text: impl Into<String>) {
+        self.stream.send(Message::Text(text.into().into())).await.expect("send");
+    }
+
+    pub async fn send(&mut self, value: serde_json::Value) {
+        self.send_raw(value.to_string()).await;
+    }
+
+    pub async fn say(&mut self, content: &str) -> Vec<ServerMessage> {
+        self.send(serde_json::json!({"type": "user_message", "content": content})).await;
+        self.until(|m| {
+            matches!(
+                m,
+                ServerMessage::AssistantComplete(_)
+                    | ServerMessage::SessionCompleteOverlay(_)
+                    | ServerMessage::Error(_)
+            )
+        })
+        .await
+    }
+
+    /// The next frame, failing the test after ten seconds of silence.
+    pub async fn next(&mut self) -> ServerMessage {
+        loop {
+            let frame = tokio::time::timeout(Duration::from_secs(10), self.stream.next())
+                .await
+                .expect("a frame within 10 s")
+                .expect("socket open")
+                .expect("frame");
+            match frame {
+                Message::Text(text) => return serde_json::from_str(&text).expect("a protocol frame"),
+                Message::Close(close) => panic!("socket closed: {close:?}"),
+                _ => continue,
+            }
+        }
+    }
+
+    /// Frames up to and including the first that matches.
+    pub async fn until(&mut self, done: impl Fn(&ServerMessage) -> bool) -> Vec<ServerMessage> {
+        let mut seen = Vec::new();
+        loop {
+            let frame = self.next().await;
+            let stop = done(&frame);
+            seen.push(frame);
+            if stop {
+                return seen;
+            }
+        }
+    }
+
+    /// Nothing arrives for a short while.
+    pub async fn quiet(&mut self) -> bool {
+        tokio::time::timeout(Duration::from_millis(300), self.stream.next()).await.is_err()
+    }
+}
+
+pub fn kinds(frames: &[ServerMessage]) -> Vec<&'static str> {
+    frames.iter().map(kind).filter(|k| *k != "assistant_chunk").collect()
+}
+
+pub fn recalled_ids(frames: &[ServerMessage]) -> Vec<String> {
+    frames
+        .iter()
+        .filter_map(|m| match m {
+            ServerMessage::RecallPointRecalled(r) => Some(r.point_id.clone()),
+            _ => None,
+        })
+        .collect()
 }

@@ -1,0 +1,341 @@
+//! A live session driven over the real WebSocket against the real server, with the offline
+//! provider: the protocol as a browser sees it.
+
+mod common;
+
+use common::{TestApp, kinds, recalled_ids};
+use futures_util::StreamExt;
+use serde_json::json;
+use tokio_tungstenite::tungstenite::Message;
+use warren::store::{EntryKind, LOCAL_USER_ID};
+use warren_app::protocol::{ErrorCode, ServerMessage, SessionStatus};
+
+const CELL: &str = "The living cell";
+
+fn started(frame: &ServerMessage) -> &warren_app::protocol::SessionStarted {
+    match frame {
+        ServerMessage::SessionStarted(s) => s,
+        other => panic!("expected session_started, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_full_session_overlay_leave_resume_and_complete() {
+    let app = TestApp::spawn().await;
+    let (session, points) = app.start(CELL).await;
+    let mut ws = app.connect(&session).await;
+
+    // A new session: state first, then the opening streams in.
+    let opening = ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    let s = started(&opening[0]);
+    assert_eq!((s.total_points, s.recalled_count, s.status), (5, 0, SessionStatus::InProgress));
+    assert!(s.provider.offline, "the offline provider is labelled as such");
+    assert_eq!(s.opening_message, "", "the opening streams after session_started");
+    assert!(matches!(opening[1], ServerMessage::AssistantChunk(_)));
+
+    // One point.
+    let frames = ws.say(&points[0].content).await;
+    assert_eq!(recalled_ids(&frames), vec![points[0].id.clone()]);
+    assert_eq!(kinds(&frames)[0], "recall_point_recalled", "{:?}", kinds(&frames));
+
+    // Two points in one message, counted in order.
+    let frames = ws.say(&format!("{} Also, {}", points[1].content, points[2].content)).await;
+    assert_eq!(recalled_ids(&frames), vec![points[1].id.clone(), points[2].id.clone()]);
+    let counts: Vec<u32> = frames
+        .iter()
+        .filter_map(|m| match m {
+            ServerMessage::RecallPointRecalled(r) => Some(r.recalled_count),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(counts, vec![2, 3]);
+
+    // Leave with points left: paused.
+    ws.send(json!({"type": "leave_session"})).await;
+    let frames = ws.until(|m| matches!(m, ServerMessage::SessionPaused(_))).await;
+    let ServerMessage::SessionPaused(paused) = frames.last().unwrap() else { unreachable!() };
+    assert_eq!((paused.recalled_count, paused.total_points), (3, 5));
+    let row = app.store().session(LOCAL_USER_ID, &session).await.unwrap().unwrap();
+    assert_eq!(row.state.status, SessionStatus::Paused);
+    drop(ws);
+
+    // Resume: the checklist survives and a short recap streams.
+    let mut ws = app.connect(&session).await;
+    let frames = ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    let s = started(&frames[0]);
+    assert_eq!((s.recalled_count, s.status), (3, SessionStatus::InProgress));
+    let ServerMessage::AssistantComplete(recap) = frames.last().unwrap() else { unreachable!() };
+    assert!(recap.full_content.starts_with("Back to The living cell"), "{}", recap.full_content);
+
+    // The last two points: the overlay instead of a tutor reply.
+    ws.say(&points[3].content).await;
+    let frames = ws.say(&points[4].content).await;
+    assert_eq!(kinds(&frames).last(), Some(&"session_complete_overlay"), "{:?}", kinds(&frames));
+    assert!(ws.quiet().await, "no tutor reply after the last recall");
+
+    // Continue: dismiss and keep talking.
+    ws.send(json!({"type": "dismiss_overlay"})).await;
+    let frames = ws.say("How does all of that fit together?").await;
+    assert_eq!(kinds(&frames).last(), Some(&"assistant_complete"), "{:?}", kinds(&frames));
+
+    // Done: leave, completed.
+    ws.send(json!({"type": "leave_session"})).await;
+    let frames = ws.until(|m| matches!(m, ServerMessage::SessionComplete(_))).await;
+    let ServerMessage::SessionComplete(done) = frames.last().unwrap() else { unreachable!() };
+    assert_eq!(done.summary.recalled_count, 5);
+    assert_eq!(done.summary.recalled_point_ids.len(), 5);
+    let row = app.store().session(LOCAL_USER_ID, &session).await.unwrap().unwrap();
+    assert_eq!(row.state.status, SessionStatus::Completed);
+
+    // Every recall was an FSRS review that pushed the point into the future.
+    let set_id = row.set_id;
+    for p in app.store().points(LOCAL_USER_ID, &set_id).await.unwrap() {
+        assert_eq!(p.card.reps, 1, "{}", p.content);
+        assert!(p.card.due_at > row.started_at, "{}", p.content);
+    }
+    // And a completed session takes no more messages.
+    let frames = ws.say("one more thing").await;
+    let ServerMessage::Error(e) = frames.last().unwrap() else { panic!("{frames:?}") };
+    assert_eq!(e.code, ErrorCode::SessionEnded);
+}
+
+#[tokio::test]
+async fn a_near_miss_is_reported_and_nothing_is_checked_off() {
+    let app = TestApp::spawn().await;
+    let (session, points) = app.start(CELL).await;
+    let mut ws = app.connect(&session).await;
+    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+
+    let frames = ws.say("mitochondria make ATP").await;
+    assert!(recalled_ids(&frames).is_empty());
+    let near: Vec<_> = frames
+        .iter()
+        .filter_map(|m| match m {
+            ServerMessage::RecallPointNearMiss(n) => Some(n),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(near.len(), 1, "{frames:?}");
+    assert_eq!(near[0].point_id, points[0].id);
+    assert!(!near[0].feedback.is_empty());
+    assert_eq!(kinds(&frames).last(), Some(&"assistant_complete"));
+}
+
+#[tokio::test]
+async fn every_malformed_frame_gets_its_code_and_changes_nothing() {
+    let app = TestApp::spawn().await;
+    let (session, points) = app.start(CELL).await;
+    let mut ws = app.connect(&session).await;
+    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    let before = app.store().entries(LOCAL_USER_ID, &session).await.unwrap().len();
+
+    let oversize = format!(r#"{{"type":"user_message","content":"{}"}}"#, "a".repeat(20_000));
+    let too_long = format!(r#"{{"type":"user_message","content":"{}"}}"#, "é".repeat(8_001));
+    let cases: Vec<(String, ErrorCode)> = vec![
+        ("{not json".into(), ErrorCode::MalformedJson),
+        ("[1,2,3]".into(), ErrorCode::InvalidPayload),
+        (r#"{"content":"no type"}"#.into(), ErrorCode::InvalidPayload),
+        (r#"{"type":"trigger_eval"}"#.into(), ErrorCode::UnknownMessageType),
+        (r#"{"type":"end_session"}"#.into(), ErrorCode::UnknownMessageType),
+        (r#"{"type":"user_message"}"#.into(), ErrorCode::InvalidPayload),
+        (r#"{"type":"user_message","content":42}"#.into(), ErrorCode::InvalidPayload),
+        (r#"{"type":"user_message","content":"   "}"#.into(), ErrorCode::InvalidPayload),
+        (r#"{"type":"enter_rabbithole","topic":"x"}"#.into(), ErrorCode::InvalidPayload),
+        (
+            r#"{"type":"enter_rabbithole","rabbitholeEventId":"nope","topic":"x"}"#.into(),
+            ErrorCode::InvalidState,
+        ),
+        (r#"{"type":"exit_rabbithole"}"#.into(), ErrorCode::InvalidState),
+        (r#"{"type":"decline_rabbithole"}"#.into(), ErrorCode::InvalidState),
+        (r#"{"type":"dismiss_overlay"}"#.into(), ErrorCode::InvalidState),
+        (oversize, ErrorCode::FrameTooLarge),
+        (too_long, ErrorCode::MessageTooLong),
+    ];
+    for (frame, code) in cases {
+        ws.send_raw(frame.clone()).await;
+        match ws.next().await {
+            ServerMessage::Error(e) => {
+                assert_eq!(e.code, code, "for {}", &frame[..frame.len().min(60)]);
+                assert!(e.recoverable);
+                assert!(!e.message.is_empty());
+            }
+            other => panic!("expected an error for {frame:.60}, got {other:?}"),
+        }
+    }
+    ws.stream.send(Message::Binary(vec![1, 2, 3].into())).await.unwrap();
+    let ServerMessage::Error(e) = ws.next().await else { panic!("binary frames get an error") };
+    assert_eq!(e.code, ErrorCode::InvalidPayload);
+
+    // Nothing was stored, and the session still works on the same socket.
+    assert_eq!(app.store().entries(LOCAL_USER_ID, &session).await.unwrap().len(), before);
+    let frames = ws.say(&points[0].content).await;
+    assert_eq!(recalled_ids(&frames), vec![points[0].id.clone()]);
+}
+
+use futures_util::SinkExt;
+
+#[tokio::test]
+async fn an_unknown_session_gets_an_error_and_close_code_4404() {
+    let app = TestApp::spawn().await;
+    let mut ws = app.connect("no-such-session").await;
+    let ServerMessage::Error(e) = ws.next().await else { panic!("expected an error frame") };
+    assert_eq!(e.code, ErrorCode::SessionNotFound);
+    assert!(!e.recoverable);
+    let close = loop {
+        match ws.stream.next().await {
+            Some(Ok(Message::Close(frame))) => break frame,
+            Some(Ok(_)) => continue,
+            other => panic!("expected a close frame, got {other:?}"),
+        }
+    };
+    assert_eq!(u16::from(close.expect("close frame").code), 4404);
+}
+
+#[tokio::test]
+async fn ping_gets_pong() {
+    let app = TestApp::spawn().await;
+    let (session, _) = app.start(CELL).await;
+    let mut ws = app.connect(&session).await;
+    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    ws.send(json!({"type": "ping"})).await;
+    let ServerMessage::Pong(p) = ws.next().await else { panic!("pong") };
+    assert!(p.timestamp > 0);
+}
+
+#[tokio::test]
+async fn a_second_message_waits_for_the_first_reply() {
+    // A small streaming delay so the first reply is still streaming when the second arrives.
+    let app = TestApp::spawn_with(|c| c.llm.offline_delay_ms = 5).await;
+    let (session, points) = app.start(CELL).await;
+    let mut ws = app.connect(&session).await;
+    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+
+    ws.send(json!({"type": "user_message", "content": "no idea"})).await;
+    ws.send(json!({"type": "user_message", "content": points[0].content})).await;
+    let mut frames = ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    assert!(recalled_ids(&frames).is_empty(), "the second message was judged before the first reply ended");
+    frames = ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    assert_eq!(recalled_ids(&frames), vec![points[0].id.clone()]);
+    // The transcript alternates: learner, tutor, learner, tutor.
+    let entries = app.store().entries(LOCAL_USER_ID, &session).await.unwrap();
+    let roles: Vec<&str> = entries.iter().filter_map(|e| e.role.as_deref()).collect();
+    assert_eq!(roles, vec!["assistant", "user", "assistant", "user", "assistant"]);
+}
+
+#[tokio::test]
+async fn a_resent_message_is_stored_once() {
+    let app = TestApp::spawn().await;
+    let (session, _) = app.start(CELL).await;
+    let mut ws = app.connect(&session).await;
+    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    let message = json!({"type": "user_message", "content": "no idea", "clientMessageId": "c-1"});
+    ws.send(message.clone()).await;
+    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    ws.send(message).await;
+    assert!(ws.quiet().await, "a duplicate gets no second answer");
+    let entries = app.store().entries(LOCAL_USER_ID, &session).await.unwrap();
+    assert_eq!(entries.iter().filter(|e| e.role.as_deref() == Some("user")).count(), 1);
+
+    // On reconnect, the server says which message it last stored.
+    drop(ws);
+    let mut ws = app.connect(&session).await;
+    let s = ws.next().await;
+    assert_eq!(started(&s).last_client_message_id.as_deref(), Some("c-1"));
+    assert_eq!(started(&s).opening_message, entries.last().unwrap().content);
+}
+
+#[tokio::test]
+async fn rabbit_holes_are_offered_explored_and_left_with_the_tutor_untouched() {
+    let app = TestApp::spawn().await;
+    let (session, points) = app.start(CELL).await;
+    let mut ws = app.connect(&session).await;
+    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+
+    // Never during the first two exchanges.
+    let tangent = "Where did mitochondria originally come from, endosymbiosis?";
+    let frames = ws.say("How did the printing press change Europe?").await;
+    assert!(!kinds(&frames).contains(&"rabbithole_detected"), "{:?}", kinds(&frames));
+    ws.say("no idea").await;
+
+    // Third message: offered.
+    let frames = ws.say(tangent).await;
+    let detected = frames
+        .iter()
+        .find_map(|m| match m {
+            ServerMessage::RabbitholeDetected(d) => Some(d.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no detection in {:?}", kinds(&frames)));
+    assert!(!detected.label.is_empty() && detected.label.split_whitespace().count() <= 4);
+    let tutor_context_before = app.store().entries(LOCAL_USER_ID, &session).await.unwrap();
+
+    // Explore: the explorer opens from the set's own notes.
+    ws.send(json!({"type": "enter_rabbithole", "rabbitholeEventId": detected.rabbithole_event_id, "topic": detected.topic}))
+        .await;
+    let frames = ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    assert_eq!(kinds(&frames)[0], "rabbithole_entered");
+    let ServerMessage::AssistantComplete(opening) = frames.last().unwrap() else { unreachable!() };
+    assert!(opening.full_content.contains("endosymbiosis"), "{}", opening.full_content);
+
+    // Entering twice is refused; the evaluator still checks silently inside.
+    ws.send(
+        json!({"type": "enter_rabbithole", "rabbitholeEventId": detected.rabbithole_event_id, "topic": "x"}),
+    )
+    .await;
+    let ServerMessage::Error(e) = ws.next().await else { panic!("second enter refused") };
+    assert_eq!(e.code, ErrorCode::InvalidState);
+    let frames = ws.say(&points[1].content).await;
+    assert_eq!(recalled_ids(&frames), vec![points[1].id.clone()]);
+
+    // Return: one point recalled during, no completion pending.
+    ws.send(json!({"type": "exit_rabbithole"})).await;
+    let frames = ws.until(|m| matches!(m, ServerMessage::RabbitholeExited(_))).await;
+    let ServerMessage::RabbitholeExited(exited) = frames.last().unwrap() else { unreachable!() };
+    assert_eq!((exited.points_recalled_during, exited.completion_pending), (1, false));
+    assert_eq!(exited.label, detected.label);
+
+    // Stored: the explorer's conversation, and a branch summary on the main line.
+    let hole = app.store().rabbithole(LOCAL_USER_ID, &detected.rabbithole_event_id).await.unwrap().unwrap();
+    let conversation = hole.conversation.expect("conversation stored on exit");
+    assert_eq!(conversation.as_array().unwrap().len(), 4, "{conversation}");
+    let entries = app.store().entries(LOCAL_USER_ID, &session).await.unwrap();
+    let summary = entries.iter().find(|e| e.kind == EntryKind::BranchSummary).expect("branch summary");
+    let branch_from = tutor_context_before.last().unwrap();
+    assert_eq!(
+        summary.parent_id.as_deref(),
+        Some(branch_from.id.as_str()),
+        "the main line resumes where it left"
+    );
+
+    // Back with the tutor: on reconnect the current text is the tutor's, not the explorer's.
+    drop(ws);
+    let mut ws = app.connect(&session).await;
+    let s = ws.next().await;
+    assert_eq!(started(&s).opening_message, branch_from.content);
+    assert_eq!(started(&s).rabbithole_labels, vec![detected.label.clone()]);
+}
+
+#[tokio::test]
+async fn declining_starts_a_cooldown() {
+    let app = TestApp::spawn().await;
+    let (session, _) = app.start(CELL).await;
+    let mut ws = app.connect(&session).await;
+    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    ws.say("no idea").await;
+    ws.say("still no idea").await;
+    let frames = ws.say("How did the printing press change Europe?").await;
+    assert!(kinds(&frames).contains(&"rabbithole_detected"));
+    ws.send(json!({"type": "decline_rabbithole"})).await;
+    // Three tangents in a row are not offered; the fourth is.
+    for _ in 0..3 {
+        let frames = ws.say("Why do volcanoes erupt in Iceland?").await;
+        assert!(!kinds(&frames).contains(&"rabbithole_detected"), "{:?}", kinds(&frames));
+    }
+    let frames = ws.say("Why do volcanoes erupt in Iceland?").await;
+    assert!(kinds(&frames).contains(&"rabbithole_detected"), "{:?}", kinds(&frames));
+    // Carrying on without answering declines it too.
+    let frames = ws.say("Why do volcanoes erupt in Iceland?").await;
+    assert!(!kinds(&frames).contains(&"rabbithole_detected"));
+    let holes = app.store().rabbitholes(LOCAL_USER_ID, &session).await.unwrap();
+    assert!(holes.iter().all(|h| h.status == warren::store::RabbitholeStatus::Declined), "{holes:?}");
+}
