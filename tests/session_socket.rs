@@ -339,3 +339,41 @@ async fn declining_starts_a_cooldown() {
     let holes = app.store().rabbitholes(LOCAL_USER_ID, &session).await.unwrap();
     assert!(holes.iter().all(|h| h.status == warren::store::RabbitholeStatus::Declined), "{holes:?}");
 }
+
+#[tokio::test]
+async fn a_message_left_unanswered_by_a_restart_is_answered_on_reconnect() {
+    let app = TestApp::spawn().await;
+    let (session, points) = app.start(CELL).await;
+    let mut ws = app.connect(&session).await;
+    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    drop(ws);
+    // What a crash between storing a learner message and answering it leaves behind.
+    let leaf = app.store().session(LOCAL_USER_ID, &session).await.unwrap().unwrap().leaf_id;
+    let new = warren::store::NewEntry {
+        parent_id: leaf,
+        kind: Some(EntryKind::Message),
+        role: Some("user"),
+        content: points[0].content.clone(),
+        ..Default::default()
+    };
+    app.store().append_entry(LOCAL_USER_ID, &session, new, true).await.unwrap();
+    // A fresh actor (as after a restart) loads it from the database and answers it.
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    let app2_engine = warren::engine::Engine::new(
+        app.store().clone(),
+        std::sync::Arc::new(warren::llm::offline::Offline::new(std::time::Duration::ZERO)),
+        warren::engine::EngineConfig::default(),
+    );
+    let mut a = app2_engine.attach(LOCAL_USER_ID, &session).await.unwrap();
+    let mut frames = vec![];
+    while let Ok(Some(m)) = tokio::time::timeout(std::time::Duration::from_secs(5), a.messages.recv()).await {
+        let end = matches!(m, ServerMessage::AssistantComplete(_));
+        frames.push(m);
+        if end {
+            break;
+        }
+    }
+    assert!(matches!(frames[0], ServerMessage::SessionStarted(_)));
+    assert_eq!(recalled_ids(&frames), vec![points[0].id.clone()]);
+    assert!(matches!(frames.last(), Some(ServerMessage::AssistantComplete(_))));
+}

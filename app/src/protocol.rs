@@ -182,7 +182,7 @@ impl ProtocolError {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ServerMessage {
-    SessionStarted(SessionStarted),
+    SessionStarted(Box<SessionStarted>),
     AssistantChunk(AssistantChunk),
     AssistantComplete(AssistantComplete),
     RecallPointRecalled(RecallPointRecalled),
@@ -455,7 +455,7 @@ pub struct ProviderInfo {
 #[derive(Clone, Debug, PartialEq)]
 pub enum SessionEvent {
     // Session lifecycle
-    SessionStarted(SessionStarted),
+    SessionStarted(Box<SessionStarted>),
     SessionPaused(SessionPaused),
     SessionCompleteOverlay(SessionCompleteOverlay),
     SessionCompleted(SessionCompletionSummary),

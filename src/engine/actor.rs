@@ -195,7 +195,7 @@ impl Actor {
         };
         let streaming = self.turn.as_ref().map(|t| t.streamed.clone()).filter(|s| !s.is_empty());
         let started = self.session.started_payload(self.shared.provider.info(), opening, streaming, now);
-        self.emit(SessionEvent::SessionStarted(started), Audience::One(subscriber));
+        self.emit(SessionEvent::SessionStarted(Box::new(started)), Audience::One(subscriber));
         if let Some((kind, agent)) = next {
             self.start_turn(kind, agent);
         }

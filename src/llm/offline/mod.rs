@@ -272,7 +272,7 @@ fn explorer(brief: &ExplorerBrief) -> String {
         .map(|s| (terms(&s).iter().filter(|t| wanted.contains(t)).count(), s))
         .filter(|(score, _)| *score > 0)
         .collect();
-    scored.sort_by(|a, b| b.0.cmp(&a.0));
+    scored.sort_by_key(|(score, _)| std::cmp::Reverse(*score));
     let found: Vec<String> = scored.into_iter().take(2).map(|(_, s)| s).collect();
     match (&brief.learner_message, found.is_empty()) {
         (None, false) => {

@@ -1,0 +1,187 @@
+//! A local HTTP server speaking the Anthropic Messages and OpenAI Chat Completions streaming
+//! formats, answering from a script, and recording what it was sent.
+
+#![allow(dead_code)]
+
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use axum::routing::{get, post};
+
+/// One scripted answer.
+#[derive(Clone, Debug)]
+pub enum Reply {
+    /// A complete streamed reply, in these pieces.
+    Text(Vec<&'static str>),
+    /// An error status with headers and a JSON body.
+    Status { status: u16, headers: Vec<(&'static str, &'static str)>, body: &'static str },
+    /// Some pieces, then the body ends without the provider's end marker.
+    EndsEarly(Vec<&'static str>),
+    /// Some pieces, then the connection breaks mid-body.
+    Breaks(Vec<&'static str>),
+    /// Anthropic only: an `error` event mid-stream (e.g. overloaded).
+    ErrorEvent(Vec<&'static str>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wire {
+    Anthropic,
+    OpenAi,
+}
+
+#[derive(Clone, Debug)]
+pub struct Received {
+    pub headers: HeaderMap,
+    pub body: serde_json::Value,
+}
+
+/// Answers a request by looking at it, once the script has run out.
+pub type Answerer = Arc<dyn Fn(&serde_json::Value) -> Reply + Send + Sync>;
+
+#[derive(Clone)]
+struct Shared {
+    wire: Wire,
+    script: Arc<Mutex<VecDeque<Reply>>>,
+    /// Used when the script runs out; `None` answers 500.
+    fallback: Option<Answerer>,
+    received: Arc<Mutex<Vec<Received>>>,
+}
+
+pub struct FakeLlm {
+    pub addr: SocketAddr,
+    shared: Shared,
+}
+
+impl FakeLlm {
+    pub async fn start(wire: Wire, script: Vec<Reply>) -> Self {
+        Self::start_with(wire, script, None).await
+    }
+
+    /// With a fallback that answers by looking at each request (for whole sessions).
+    pub async fn start_with(wire: Wire, script: Vec<Reply>, fallback: Option<Answerer>) -> Self {
+        let shared =
+            Shared { wire, script: Arc::new(Mutex::new(script.into())), fallback, received: Arc::default() };
+        let app = Router::new()
+            .route("/v1/messages", post(answer))
+            .route("/v1/chat/completions", post(answer))
+            .route("/v1/models", get(|| async { "{\"data\":[]}" }))
+            .route("/models", get(|| async { "{\"data\":[]}" }))
+            .with_state(shared.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        Self { addr, shared }
+    }
+
+    /// The Anthropic base URL (`…` + `/v1/messages`) or the OpenAI one (`…/v1`).
+    pub fn base_url(&self) -> String {
+        match self.shared.wire {
+            Wire::Anthropic => format!("http://{}", self.addr),
+            Wire::OpenAi => format!("http://{}/v1", self.addr),
+        }
+    }
+
+    pub fn received(&self) -> Vec<Received> {
+        self.shared.received.lock().unwrap().clone()
+    }
+}
+
+async fn answer(State(shared): State<Shared>, headers: HeaderMap, body: Bytes) -> Response {
+    let body: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+    shared.received.lock().unwrap().push(Received { headers, body: body.clone() });
+    let next = shared.script.lock().unwrap().pop_front();
+    let reply = match (next, &shared.fallback) {
+        (Some(reply), _) => reply,
+        (None, Some(fallback)) => fallback(&body),
+        (None, None) => {
+            Reply::Status { status: 500, headers: vec![], body: r#"{"error":{"message":"script ran out"}}"# }
+        }
+    };
+    match reply {
+        Reply::Status { status, headers, body } => {
+            let mut response = Response::builder().status(StatusCode::from_u16(status).unwrap());
+            for (k, v) in headers {
+                response = response.header(k, v);
+            }
+            response.header("content-type", "application/json").body(Body::from(body)).unwrap()
+        }
+        Reply::Text(pieces) => sse(events(shared.wire, &pieces, End::Complete), false),
+        Reply::EndsEarly(pieces) => sse(events(shared.wire, &pieces, End::None), false),
+        Reply::Breaks(pieces) => sse(events(shared.wire, &pieces, End::None), true),
+        Reply::ErrorEvent(pieces) => sse(events(shared.wire, &pieces, End::Error), false),
+    }
+}
+
+enum End {
+    Complete,
+    None,
+    Error,
+}
+
+fn events(wire: Wire, pieces: &[&str], end: End) -> Vec<String> {
+    let mut out = Vec::new();
+    match wire {
+        Wire::Anthropic => {
+            out.push("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"fake\",\"stop_reason\":null,\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}\n\n".to_string());
+            out.push("event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n".to_string());
+            out.push("event: ping\ndata: {\"type\": \"ping\"}\n\n".to_string());
+            for p in pieces {
+                let data = serde_json::json!({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":p}});
+                out.push(format!("event: content_block_delta\ndata: {data}\n\n"));
+            }
+            match end {
+                End::Complete => {
+                    out.push("event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n".to_string());
+                    out.push("event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":15}}\n\n".to_string());
+                    out.push("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n".to_string());
+                }
+                End::Error => out.push("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n".to_string()),
+                End::None => {}
+            }
+        }
+        Wire::OpenAi => {
+            out.push("data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"fake\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}\n\n".to_string());
+            for p in pieces {
+                let data = serde_json::json!({"id":"c1","object":"chat.completion.chunk","created":1,"model":"fake","choices":[{"index":0,"delta":{"content":p},"finish_reason":null}]});
+                out.push(format!("data: {data}\n\n"));
+            }
+            match end {
+                End::Complete => {
+                    out.push("data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"fake\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n".to_string());
+                    out.push("data: [DONE]\n\n".to_string());
+                }
+                End::Error => {
+                    out.push("data: {\"error\":{\"message\":\"server had an error\"}}\n\n".to_string())
+                }
+                End::None => {}
+            }
+        }
+    }
+    out
+}
+
+/// A `text/event-stream` body, sent one event at a time; `breaks` ends it with an I/O error.
+fn sse(events: Vec<String>, breaks: bool) -> Response {
+    let items: Vec<Result<Bytes, std::io::Error>> = events
+        .into_iter()
+        .map(|e| Ok(Bytes::from(e)))
+        .chain(breaks.then(|| Err(std::io::Error::other("connection lost"))))
+        .collect();
+    let stream = futures_util::stream::iter(items).then(|item| async move {
+        tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+        item
+    });
+    Response::builder()
+        .header("content-type", "text/event-stream")
+        .header("cache-control", "no-cache")
+        .body(Body::from_stream(stream))
+        .unwrap()
+}
+
+use futures_util::StreamExt;

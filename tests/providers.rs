@@ -1,0 +1,209 @@
+//! The network providers against a local server speaking each wire format.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::fake_llm::{FakeLlm, Reply, Wire};
+use futures_util::StreamExt;
+use warren::llm::anthropic::Anthropic;
+use warren::llm::openai::OpenAi;
+use warren::llm::{Format, LlmError, Message, NetPolicy, Provider, Purpose, Request, Tier};
+
+fn quick_policy() -> NetPolicy {
+    NetPolicy {
+        connect_timeout: Duration::from_secs(2),
+        first_byte_timeout: Duration::from_secs(5),
+        idle_timeout: Duration::from_secs(5),
+        max_retries: 3,
+        base_backoff: Duration::from_millis(10),
+        max_backoff: Duration::from_secs(2),
+    }
+}
+
+fn provider(wire: Wire, fake: &FakeLlm) -> Box<dyn Provider> {
+    match wire {
+        Wire::Anthropic => Box::new(Anthropic::new(
+            &fake.base_url(),
+            "sk-test".into(),
+            "main-model".into(),
+            "fast-model".into(),
+            quick_policy(),
+        )),
+        Wire::OpenAi => Box::new(OpenAi::new(
+            &fake.base_url(),
+            Some("sk-test".into()),
+            "main-model".into(),
+            "fast-model".into(),
+            quick_policy(),
+        )),
+    }
+}
+
+fn request(format: Format, tier: Tier) -> Request {
+    Request {
+        system: "You are terse.".into(),
+        messages: vec![Message::user("Hello?")],
+        max_tokens: 50,
+        temperature: 0.0,
+        format,
+        tier,
+        purpose: Purpose::Probe,
+    }
+}
+
+/// Every piece of a reply, or the error that ended it.
+async fn collect(p: &dyn Provider, r: &Request) -> (Vec<String>, Option<LlmError>) {
+    let mut stream = match p.stream(r).await {
+        Ok(s) => s,
+        Err(e) => return (vec![], Some(e)),
+    };
+    let mut pieces = vec![];
+    while let Some(item) = stream.next().await {
+        match item {
+            Ok(piece) => pieces.push(piece),
+            Err(e) => return (pieces, Some(e)),
+        }
+    }
+    (pieces, None)
+}
+
+const WIRES: [Wire; 2] = [Wire::Anthropic, Wire::OpenAi];
+
+#[tokio::test]
+async fn streamed_text_arrives_in_order_with_the_right_request() {
+    for wire in WIRES {
+        let fake = FakeLlm::start(wire, vec![Reply::Text(vec!["Hel", "lo, ", "wor", "ld."])]).await;
+        let (pieces, err) = collect(&*provider(wire, &fake), &request(Format::Text, Tier::Main)).await;
+        assert_eq!(err, None, "{wire:?}");
+        assert_eq!(pieces, vec!["Hel", "lo, ", "wor", "ld."], "{wire:?}");
+
+        let sent = &fake.received()[0];
+        assert_eq!(sent.body["stream"], true);
+        assert_eq!(sent.body["model"], "main-model");
+        match wire {
+            Wire::Anthropic => {
+                assert_eq!(sent.headers["x-api-key"], "sk-test");
+                assert_eq!(sent.headers["anthropic-version"], "2023-06-01");
+                assert_eq!(sent.body["system"], "You are terse.");
+                assert_eq!(sent.body["messages"][0]["role"], "user");
+            }
+            Wire::OpenAi => {
+                assert_eq!(sent.headers["authorization"], "Bearer sk-test");
+                assert_eq!(sent.body["messages"][0]["role"], "system");
+                assert_eq!(sent.body["messages"][1]["content"], "Hello?");
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn structured_requests_use_the_fast_model_and_ask_for_json() {
+    for wire in WIRES {
+        let fake = FakeLlm::start(wire, vec![Reply::Text(vec!["{\"ok\":", "true}"])]).await;
+        let (pieces, _) = collect(&*provider(wire, &fake), &request(Format::Json, Tier::Fast)).await;
+        assert_eq!(pieces.concat(), "{\"ok\":true}");
+        let sent = &fake.received()[0];
+        assert_eq!(sent.body["model"], "fast-model");
+        match wire {
+            Wire::Anthropic => assert!(sent.body["system"].as_str().unwrap().contains("JSON")),
+            Wire::OpenAi => assert_eq!(sent.body["response_format"]["type"], "json_object"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn rate_limits_are_retried_after_the_time_the_server_asks_for() {
+    for wire in WIRES {
+        let fake = FakeLlm::start(
+            wire,
+            vec![
+                Reply::Status {
+                    status: 429,
+                    headers: vec![("retry-after", "1")],
+                    body: r#"{"error":{"type":"rate_limit_error","message":"slow down"}}"#,
+                },
+                Reply::Text(vec!["fine"]),
+            ],
+        )
+        .await;
+        let started = Instant::now();
+        let (pieces, err) = collect(&*provider(wire, &fake), &request(Format::Text, Tier::Main)).await;
+        assert_eq!((pieces, err), (vec!["fine".to_string()], None), "{wire:?}");
+        assert_eq!(fake.received().len(), 2);
+        // The server asked for a second; the backoff alone would have been 10 ms.
+        assert!(started.elapsed() >= Duration::from_millis(950), "{:?}", started.elapsed());
+    }
+}
+
+#[tokio::test]
+async fn server_errors_then_success_recover() {
+    for (wire, status) in [(Wire::Anthropic, 500), (Wire::Anthropic, 529), (Wire::OpenAi, 503)] {
+        let fake = FakeLlm::start(
+            wire,
+            vec![
+                Reply::Status { status, headers: vec![], body: r#"{"error":{"message":"try later"}}"# },
+                Reply::Text(vec!["recovered"]),
+            ],
+        )
+        .await;
+        let (pieces, err) = collect(&*provider(wire, &fake), &request(Format::Text, Tier::Main)).await;
+        assert_eq!((pieces, err), (vec!["recovered".to_string()], None), "{wire:?} {status}");
+        assert_eq!(fake.received().len(), 2);
+    }
+}
+
+#[tokio::test]
+async fn client_errors_are_not_retried_and_retries_run_out() {
+    for wire in WIRES {
+        let fake = FakeLlm::start(
+            wire,
+            vec![Reply::Status {
+                status: 401,
+                headers: vec![],
+                body: r#"{"error":{"message":"invalid x-api-key"}}"#,
+            }],
+        )
+        .await;
+        let (_, err) = collect(&*provider(wire, &fake), &request(Format::Text, Tier::Main)).await;
+        assert_eq!(err, Some(LlmError::Rejected { status: 401, message: "invalid x-api-key".into() }));
+        assert_eq!(fake.received().len(), 1, "a 401 is not retried");
+
+        let always_busy = (0..10)
+            .map(|_| Reply::Status { status: 503, headers: vec![], body: r#"{"error":{"message":"busy"}}"# })
+            .collect();
+        let fake = FakeLlm::start(wire, always_busy).await;
+        let (_, err) = collect(&*provider(wire, &fake), &request(Format::Text, Tier::Main)).await;
+        assert_eq!(err, Some(LlmError::Exhausted { status: 503, message: "busy".into() }));
+        assert_eq!(fake.received().len(), 4, "one try and three retries");
+    }
+}
+
+#[tokio::test]
+async fn a_stream_cut_midway_is_an_interruption_after_the_text_so_far() {
+    for wire in WIRES {
+        for reply in [
+            Reply::EndsEarly(vec!["Half ", "a "]),
+            Reply::Breaks(vec!["Half ", "a "]),
+            Reply::ErrorEvent(vec!["Half ", "a "]),
+        ] {
+            let fake = FakeLlm::start(wire, vec![reply.clone()]).await;
+            let (pieces, err) = collect(&*provider(wire, &fake), &request(Format::Text, Tier::Main)).await;
+            assert_eq!(pieces, vec!["Half ", "a "], "{wire:?} {reply:?}");
+            assert!(matches!(err, Some(LlmError::Interrupted(_))), "{wire:?} {reply:?}: {err:?}");
+            assert_eq!(fake.received().len(), 1, "text already shown is never retried");
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_unreachable_server_is_reported() {
+    // Bind and drop: a port nothing listens on.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut policy = quick_policy();
+    policy.max_retries = 1;
+    let p = OpenAi::new(&format!("http://127.0.0.1:{port}/v1"), None, "m".into(), "m".into(), policy);
+    let (_, err) = collect(&p, &request(Format::Text, Tier::Main)).await;
+    assert!(matches!(err, Some(LlmError::Unreachable(_))), "{err:?}");
+    assert!(p.probe().await.is_err());
+}
