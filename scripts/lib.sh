@@ -104,3 +104,31 @@ build_server() {
 server_bin() {
   if [ "${1:-dev}" = release ]; then echo "$TARGET_DIR/release/warren"; else echo "$TARGET_DIR/debug/warren"; fi
 }
+
+free_port() {
+  node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
+}
+
+# start_postgres DIR PORT: a throwaway PostgreSQL cluster for the tests (fsync off, trust auth on
+# 127.0.0.1 only); prints its URL. stop_postgres DIR stops it.
+pg_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
+as_postgres() {
+  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+start_postgres() {
+  local dir=$1 port=$2 bin
+  bin=$(pg_bin)
+  if [ -z "$bin" ]; then
+    apt_install postgresql
+    bin=$(pg_bin)
+  fi
+  mkdir -p "$dir"
+  [ "$(id -u)" = 0 ] && chown postgres "$dir"
+  as_postgres "$bin/initdb" -D "$dir/data" -A trust -U warren >/dev/null
+  as_postgres "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w \
+    -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300" start >/dev/null
+  echo "postgres://warren@127.0.0.1:$port/postgres"
+}
+stop_postgres() {
+  as_postgres "$(pg_bin)/pg_ctl" -D "$1/data" -m immediate stop >/dev/null 2>&1 || true
+}

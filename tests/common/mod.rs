@@ -33,7 +33,10 @@ impl TestApp {
 
     pub async fn spawn_with(adjust: impl FnOnce(&mut Config)) -> Self {
         let dir = tempfile::tempdir().expect("temp dir");
-        let database_url = format!("sqlite://{}/warren.db", dir.path().display());
+        let database_url = match std::env::var("WARREN_TEST_POSTGRES_URL") {
+            Ok(server) => fresh_postgres_database(&server).await,
+            Err(_) => format!("sqlite://{}/warren.db", dir.path().display()),
+        };
         let mut config = Config::for_database(&database_url);
         adjust(&mut config);
         let app = Application::build(&config).await.expect("app starts");
@@ -65,6 +68,20 @@ impl TestApp {
         let (stream, _) = tokio_tungstenite::connect_async(url).await.expect("socket connects");
         Ws { stream }
     }
+}
+
+/// With `WARREN_TEST_POSTGRES_URL` set (scripts/test sets it), every test app gets its own new
+/// database on that PostgreSQL server instead of a SQLite file.
+async fn fresh_postgres_database(server: &str) -> String {
+    use sqlx::Connection;
+    let name = format!("warren_test_{}", uuid::Uuid::now_v7().simple());
+    let mut admin = sqlx::PgConnection::connect(server).await.expect("PostgreSQL reachable");
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+        .execute(&mut admin)
+        .await
+        .expect("create database");
+    let (base, _) = server.rsplit_once('/').expect("a database URL");
+    format!("{base}/{name}")
 }
 
 pub struct Ws {
