@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use warren::engine::{Engine, EngineConfig, demo};
 use warren::llm::{LlmError, Provider, Purpose, Request, TextStream};
-use warren::store::{LOCAL_USER_ID, Store};
+use warren::store::Store;
 use warren_app::protocol::{ClientMessage, ProviderInfo, ServerMessage};
 
 const LATENCY: Duration = Duration::from_millis(100);
@@ -63,14 +63,14 @@ async fn run() {
     let dir = tempfile::tempdir().expect("temp dir");
     let store = Store::open(&format!("sqlite://{}/bench.db", dir.path().display())).await.expect("db");
     store.migrate().await.expect("migrate");
-    store.ensure_local_user().await.expect("user");
-    demo::ensure_demo_sets(&store, LOCAL_USER_ID).await.expect("demo");
+    let owner = store.create_account("bench", "not-a-real-hash").await.expect("account").expect("new");
+    demo::ensure_demo_sets(&store, &owner).await.expect("demo");
     let model = Arc::new(SlowModel::default());
     let engine = Engine::new(store.clone(), model.clone(), EngineConfig::default());
-    let set = store.list_sets(LOCAL_USER_ID, 0).await.expect("sets").remove(0);
-    let session = engine.start_session(LOCAL_USER_ID, &set.id).await.expect("session");
+    let set = store.list_sets(&owner, 0).await.expect("sets").remove(0);
+    let session = engine.start_session(&owner, &set.id).await.expect("session");
     let unchecked = session.target_point_ids.len();
-    let mut a = engine.attach(LOCAL_USER_ID, &session.id).await.expect("attach");
+    let mut a = engine.attach(&owner, &session.id).await.expect("attach");
     let complete = |m: &ServerMessage| matches!(m, ServerMessage::AssistantComplete(_));
     while let Some(m) = a.messages.recv().await {
         if complete(&m) {

@@ -44,6 +44,11 @@ pub struct Config {
     #[arg(long, env = "WARREN_SITE_ROOT", default_value = "target/site", global = true)]
     pub site_root: PathBuf,
 
+    /// The address learners use, e.g. https://warren.example.org; sign-in cookies are marked
+    /// Secure when it is https.
+    #[arg(long, env = "WARREN_PUBLIC_URL", global = true)]
+    pub public_url: Option<String>,
+
     #[command(flatten)]
     pub llm: LlmConfig,
 
@@ -124,6 +129,7 @@ impl Config {
             database_url: database_url.into(),
             log: "warn".into(),
             site_root: PathBuf::from("target/site"),
+            public_url: None,
             llm: LlmConfig::offline(),
             rabbithole_cooldown: 3,
         }

@@ -10,10 +10,10 @@ use leptos::config::LeptosOptions;
 use tokio::net::TcpListener;
 
 use crate::config::Config;
-use crate::engine::{Engine, EngineConfig, demo};
+use crate::engine::{Engine, EngineConfig};
 use crate::llm::select::{self, ProviderConfigError};
-use crate::store::{LOCAL_USER_ID, Store, StoreError};
-use crate::web::{self, AppState};
+use crate::store::{Store, StoreError};
+use crate::web::{self, AppState, Throttle};
 
 /// How long start-up waits for the language model to answer its check.
 const PROVIDER_CHECK_TIMEOUT: Duration = Duration::from_secs(10);
@@ -54,10 +54,6 @@ impl Application {
             tracing::error!("language model unavailable: {}", provider_status.detail);
             eprintln!("warning: the language model did not answer its check: {}", provider_status.detail);
         }
-        if store.ensure_local_user().await? {
-            let added = demo::ensure_demo_sets(&store, LOCAL_USER_ID).await?;
-            tracing::info!(added, "welcome: demo recall sets added");
-        }
         let engine = Engine::new(
             store.clone(),
             provider,
@@ -82,7 +78,15 @@ impl Application {
             .site_pkg_dir("pkg")
             .site_addr(addr)
             .build();
-        let state = AppState { leptos_options, store, engine, provider_status: Arc::new(provider_status) };
+        let secure_cookies = config.public_url.as_deref().is_some_and(|u| u.starts_with("https://"));
+        let state = AppState {
+            leptos_options,
+            store,
+            engine,
+            provider_status: Arc::new(provider_status),
+            throttle: Arc::new(Throttle::default()),
+            secure_cookies,
+        };
         Ok(Self { listener, state })
     }
 
@@ -98,8 +102,9 @@ impl Application {
 
     /// Serves until Ctrl-C or SIGTERM, then finishes in-flight requests.
     pub async fn run(self) -> Result<(), StartupError> {
+        tokio::spawn(sweep_expired_sign_ins(self.state.store.clone()));
         let router = web::router(self.state);
-        axum::serve(self.listener, router)
+        axum::serve(self.listener, router.into_make_service_with_connect_info::<SocketAddr>())
             .with_graceful_shutdown(shutdown_signal())
             .await
             .map_err(StartupError::Serve)
@@ -136,6 +141,17 @@ async fn open_and_migrate(config: &Config) -> Result<Store, StartupError> {
         return Err(StartupError::NotReady(failed.join("; ")));
     }
     Ok(store)
+}
+
+/// Expired sign-ins are never loaded; this only keeps the table small.
+async fn sweep_expired_sign_ins(store: Store) {
+    let mut every_hour = tokio::time::interval(Duration::from_secs(3600));
+    loop {
+        every_hour.tick().await;
+        if let Err(err) = store.delete_expired_auth_sessions().await {
+            tracing::warn!("cannot sweep expired sign-ins: {err}");
+        }
+    }
 }
 
 async fn shutdown_signal() {

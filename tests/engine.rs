@@ -8,7 +8,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use warren::engine::{Attachment, Engine, EngineConfig, demo};
 use warren::llm::{LlmError, Provider, Purpose, Request, TextStream};
-use warren::store::{LOCAL_USER_ID, Store};
+use warren::store::Store;
 use warren_app::protocol::{ClientMessage, ProviderInfo, ServerMessage, SessionStatus};
 
 #[derive(Default)]
@@ -54,6 +54,7 @@ impl Provider for Scripted {
 }
 
 struct Fixture {
+    owner: String,
     engine: Engine,
     store: Store,
     provider: Arc<Scripted>,
@@ -66,14 +67,14 @@ async fn fixture() -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(&format!("sqlite://{}/e.db", dir.path().display())).await.unwrap();
     store.migrate().await.unwrap();
-    store.ensure_local_user().await.unwrap();
-    demo::ensure_demo_sets(&store, LOCAL_USER_ID).await.unwrap();
+    let owner = store.create_account("learner", "not-a-real-hash").await.unwrap().unwrap();
+    demo::ensure_demo_sets(&store, &owner).await.unwrap();
     let provider = Arc::new(Scripted::default());
     let engine = Engine::new(store.clone(), provider.clone(), EngineConfig::default());
-    let set = store.list_sets(LOCAL_USER_ID, 0).await.unwrap().remove(0);
-    let session = engine.start_session(LOCAL_USER_ID, &set.id).await.unwrap().id;
-    let points = store.points(LOCAL_USER_ID, &set.id).await.unwrap().into_iter().map(|p| p.id).collect();
-    Fixture { engine, store, provider, session, points, _dir: dir }
+    let set = store.list_sets(&owner, 0).await.unwrap().remove(0);
+    let session = engine.start_session(&owner, &set.id).await.unwrap().id;
+    let points = store.points(&owner, &set.id).await.unwrap().into_iter().map(|p| p.id).collect();
+    Fixture { engine, store, provider, owner, session, points, _dir: dir }
 }
 
 async fn next(a: &mut Attachment) -> ServerMessage {
@@ -125,7 +126,7 @@ fn recall_json(ids: &[&str]) -> String {
 #[tokio::test]
 async fn the_checklist_is_idempotent_and_ignores_unknown_or_unsure_points() {
     let f = fixture().await;
-    let mut a = f.engine.attach(LOCAL_USER_ID, &f.session).await.unwrap();
+    let mut a = f.engine.attach(&f.owner, &f.session).await.unwrap();
     until(&mut a, turn_end).await;
     let (p0, p1) = (f.points[0].clone(), f.points[1].clone());
     f.provider.evaluator_says(&[
@@ -137,14 +138,14 @@ async fn the_checklist_is_idempotent_and_ignores_unknown_or_unsure_points() {
     ]);
     assert_eq!(recalled(&say(&mut a, "first").await), vec![p0.clone()]);
     assert_eq!(recalled(&say(&mut a, "second").await), Vec::<String>::new());
-    let outcomes = f.store.outcomes(LOCAL_USER_ID, &f.session).await.unwrap();
+    let outcomes = f.store.outcomes(&f.owner, &f.session).await.unwrap();
     assert_eq!(outcomes.len(), 1);
 }
 
 #[tokio::test]
 async fn a_malformed_evaluation_is_retried_once_then_degrades_to_nothing() {
     let f = fixture().await;
-    let mut a = f.engine.attach(LOCAL_USER_ID, &f.session).await.unwrap();
+    let mut a = f.engine.attach(&f.owner, &f.session).await.unwrap();
     until(&mut a, turn_end).await;
     let p0 = f.points[0].clone();
     f.provider.evaluator_says(&["Sure! They recalled it.", &recall_json(&[&p0])]);
@@ -161,7 +162,7 @@ async fn a_malformed_evaluation_is_retried_once_then_degrades_to_nothing() {
 #[tokio::test]
 async fn ratings_reflect_struggle_and_schedule_the_next_review() {
     let f = fixture().await;
-    let mut a = f.engine.attach(LOCAL_USER_ID, &f.session).await.unwrap();
+    let mut a = f.engine.attach(&f.owner, &f.session).await.unwrap();
     until(&mut a, turn_end).await;
     let (p0, p1) = (f.points[0].clone(), f.points[1].clone());
     // Two misses on the first point, then it comes: hard. The next, straight away: good.
@@ -170,12 +171,12 @@ async fn ratings_reflect_struggle_and_schedule_the_next_review() {
     f.provider.evaluator_says(&[&recall_json(&[&p0]), &recall_json(&[&p1])]);
     say(&mut a, "got it").await;
     say(&mut a, "and this").await;
-    let outcomes = f.store.outcomes(LOCAL_USER_ID, &f.session).await.unwrap();
+    let outcomes = f.store.outcomes(&f.owner, &f.session).await.unwrap();
     let rating = |id: &str| outcomes.iter().find(|o| o.point_id == id).unwrap().rating.clone();
     assert_eq!(rating(&p0), "hard");
     assert_eq!(rating(&p1), "good");
-    let row = f.store.session(LOCAL_USER_ID, &f.session).await.unwrap().unwrap();
-    let points = f.store.points(LOCAL_USER_ID, &row.set_id).await.unwrap();
+    let row = f.store.session(&f.owner, &f.session).await.unwrap().unwrap();
+    let points = f.store.points(&f.owner, &row.set_id).await.unwrap();
     let card = |id: &str| points.iter().find(|p| p.id == id).unwrap().card.clone();
     assert!(card(&p1).due_at > card(&p0).due_at, "a good recall is due later than a hard one");
     assert_eq!(card(&f.points[2]).reps, 0, "points not recalled are untouched");
@@ -184,7 +185,7 @@ async fn ratings_reflect_struggle_and_schedule_the_next_review() {
 #[tokio::test]
 async fn overlay_then_pause_and_resume_keep_the_checklist() {
     let f = fixture().await;
-    let mut a = f.engine.attach(LOCAL_USER_ID, &f.session).await.unwrap();
+    let mut a = f.engine.attach(&f.owner, &f.session).await.unwrap();
     until(&mut a, turn_end).await;
     let ids: Vec<&str> = f.points.iter().map(String::as_str).collect();
     f.provider.evaluator_says(&[&recall_json(&ids[..2])]);
@@ -195,7 +196,7 @@ async fn overlay_then_pause_and_resume_keep_the_checklist() {
     assert!(matches!(frames.last(), Some(ServerMessage::SessionPaused(p)) if p.recalled_count == 2));
     drop(a);
 
-    let mut a = f.engine.attach(LOCAL_USER_ID, &f.session).await.unwrap();
+    let mut a = f.engine.attach(&f.owner, &f.session).await.unwrap();
     let ServerMessage::SessionStarted(s) = next(&mut a).await else { panic!("session_started first") };
     assert_eq!((s.recalled_count, s.total_points, s.status), (2, 5, SessionStatus::InProgress));
     until(&mut a, turn_end).await;
@@ -208,7 +209,7 @@ async fn overlay_then_pause_and_resume_keep_the_checklist() {
 
     // Reconnecting while the overlay shows brings it back.
     drop(a);
-    let mut a = f.engine.attach(LOCAL_USER_ID, &f.session).await.unwrap();
+    let mut a = f.engine.attach(&f.owner, &f.session).await.unwrap();
     let ServerMessage::SessionStarted(s) = next(&mut a).await else { panic!() };
     assert!(s.overlay.is_some());
 }
@@ -218,6 +219,6 @@ async fn another_learners_session_is_not_found() {
     let f = fixture().await;
     let err = f.engine.attach("someone-else", &f.session).await.err().expect("refused");
     assert!(matches!(err, warren::engine::EngineError::NotFound));
-    let err = f.engine.attach(LOCAL_USER_ID, "missing").await.err().expect("refused");
+    let err = f.engine.attach(&f.owner, "missing").await.err().expect("refused");
     assert!(matches!(err, warren::engine::EngineError::NotFound));
 }

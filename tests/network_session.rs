@@ -9,7 +9,6 @@ use common::TestApp;
 use common::fake_llm::{FakeLlm, Reply, Wire};
 use serde_json::json;
 use warren::config::ProviderChoice;
-use warren::store::LOCAL_USER_ID;
 use warren_app::protocol::{ErrorCode, ServerMessage};
 
 /// Judges answer "nothing recalled, no tangent"; the tutor answers briefly, except that a
@@ -59,7 +58,7 @@ async fn a_reply_cut_midway_is_an_error_frame_and_the_message_is_kept() {
     assert!(e.message.contains("Your message is saved"), "{}", e.message);
     assert!(!frames.iter().any(|m| matches!(m, ServerMessage::AssistantComplete(_))));
 
-    let entries = app.store().entries(LOCAL_USER_ID, &session).await.unwrap();
+    let entries = app.store().entries(app.owner(), &session).await.unwrap();
     let last = entries.last().unwrap();
     assert_eq!(
         (last.role.as_deref(), last.content.as_str()),

@@ -7,7 +7,7 @@ use common::{TestApp, kinds, recalled_ids};
 use futures_util::StreamExt;
 use serde_json::json;
 use tokio_tungstenite::tungstenite::Message;
-use warren::store::{EntryKind, LOCAL_USER_ID};
+use warren::store::EntryKind;
 use warren_app::protocol::{ErrorCode, ServerMessage, SessionStatus};
 
 const CELL: &str = "The living cell";
@@ -55,7 +55,7 @@ async fn a_full_session_overlay_leave_resume_and_complete() {
     let frames = ws.until(|m| matches!(m, ServerMessage::SessionPaused(_))).await;
     let ServerMessage::SessionPaused(paused) = frames.last().unwrap() else { unreachable!() };
     assert_eq!((paused.recalled_count, paused.total_points), (3, 5));
-    let row = app.store().session(LOCAL_USER_ID, &session).await.unwrap().unwrap();
+    let row = app.store().session(app.owner(), &session).await.unwrap().unwrap();
     assert_eq!(row.state.status, SessionStatus::Paused);
     drop(ws);
 
@@ -84,12 +84,12 @@ async fn a_full_session_overlay_leave_resume_and_complete() {
     let ServerMessage::SessionComplete(done) = frames.last().unwrap() else { unreachable!() };
     assert_eq!(done.summary.recalled_count, 5);
     assert_eq!(done.summary.recalled_point_ids.len(), 5);
-    let row = app.store().session(LOCAL_USER_ID, &session).await.unwrap().unwrap();
+    let row = app.store().session(app.owner(), &session).await.unwrap().unwrap();
     assert_eq!(row.state.status, SessionStatus::Completed);
 
     // Every recall was an FSRS review that pushed the point into the future.
     let set_id = row.set_id;
-    for p in app.store().points(LOCAL_USER_ID, &set_id).await.unwrap() {
+    for p in app.store().points(app.owner(), &set_id).await.unwrap() {
         assert_eq!(p.card.reps, 1, "{}", p.content);
         assert!(p.card.due_at > row.started_at, "{}", p.content);
     }
@@ -127,7 +127,7 @@ async fn every_malformed_frame_gets_its_code_and_changes_nothing() {
     let (session, points) = app.start(CELL).await;
     let mut ws = app.connect(&session).await;
     ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
-    let before = app.store().entries(LOCAL_USER_ID, &session).await.unwrap().len();
+    let before = app.store().entries(app.owner(), &session).await.unwrap().len();
 
     let oversize = format!(r#"{{"type":"user_message","content":"{}"}}"#, "a".repeat(20_000));
     let too_long = format!(r#"{{"type":"user_message","content":"{}"}}"#, "é".repeat(8_001));
@@ -167,7 +167,7 @@ async fn every_malformed_frame_gets_its_code_and_changes_nothing() {
     assert_eq!(e.code, ErrorCode::InvalidPayload);
 
     // Nothing was stored, and the session still works on the same socket.
-    assert_eq!(app.store().entries(LOCAL_USER_ID, &session).await.unwrap().len(), before);
+    assert_eq!(app.store().entries(app.owner(), &session).await.unwrap().len(), before);
     let frames = ws.say(&points[0].content).await;
     assert_eq!(recalled_ids(&frames), vec![points[0].id.clone()]);
 }
@@ -217,7 +217,7 @@ async fn a_second_message_waits_for_the_first_reply() {
     frames = ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
     assert_eq!(recalled_ids(&frames), vec![points[0].id.clone()]);
     // The transcript alternates: learner, tutor, learner, tutor.
-    let entries = app.store().entries(LOCAL_USER_ID, &session).await.unwrap();
+    let entries = app.store().entries(app.owner(), &session).await.unwrap();
     let roles: Vec<&str> = entries.iter().filter_map(|e| e.role.as_deref()).collect();
     assert_eq!(roles, vec!["assistant", "user", "assistant", "user", "assistant"]);
 }
@@ -233,7 +233,7 @@ async fn a_resent_message_is_stored_once() {
     ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
     ws.send(message).await;
     assert!(ws.quiet().await, "a duplicate gets no second answer");
-    let entries = app.store().entries(LOCAL_USER_ID, &session).await.unwrap();
+    let entries = app.store().entries(app.owner(), &session).await.unwrap();
     assert_eq!(entries.iter().filter(|e| e.role.as_deref() == Some("user")).count(), 1);
 
     // On reconnect, the server says which message it last stored.
@@ -267,7 +267,7 @@ async fn rabbit_holes_are_offered_explored_and_left_with_the_tutor_untouched() {
         })
         .unwrap_or_else(|| panic!("no detection in {:?}", kinds(&frames)));
     assert!(!detected.label.is_empty() && detected.label.split_whitespace().count() <= 4);
-    let tutor_context_before = app.store().entries(LOCAL_USER_ID, &session).await.unwrap();
+    let tutor_context_before = app.store().entries(app.owner(), &session).await.unwrap();
 
     // Explore: the explorer opens from the set's own notes.
     ws.send(json!({"type": "enter_rabbithole", "rabbitholeEventId": detected.rabbithole_event_id, "topic": detected.topic}))
@@ -295,10 +295,10 @@ async fn rabbit_holes_are_offered_explored_and_left_with_the_tutor_untouched() {
     assert_eq!(exited.label, detected.label);
 
     // Stored: the explorer's conversation, and a branch summary on the main line.
-    let hole = app.store().rabbithole(LOCAL_USER_ID, &detected.rabbithole_event_id).await.unwrap().unwrap();
+    let hole = app.store().rabbithole(app.owner(), &detected.rabbithole_event_id).await.unwrap().unwrap();
     let conversation = hole.conversation.expect("conversation stored on exit");
     assert_eq!(conversation.as_array().unwrap().len(), 4, "{conversation}");
-    let entries = app.store().entries(LOCAL_USER_ID, &session).await.unwrap();
+    let entries = app.store().entries(app.owner(), &session).await.unwrap();
     let summary = entries.iter().find(|e| e.kind == EntryKind::BranchSummary).expect("branch summary");
     let branch_from = tutor_context_before.last().unwrap();
     assert_eq!(
@@ -336,7 +336,7 @@ async fn declining_starts_a_cooldown() {
     // Carrying on without answering declines it too.
     let frames = ws.say("Why do volcanoes erupt in Iceland?").await;
     assert!(!kinds(&frames).contains(&"rabbithole_detected"));
-    let holes = app.store().rabbitholes(LOCAL_USER_ID, &session).await.unwrap();
+    let holes = app.store().rabbitholes(app.owner(), &session).await.unwrap();
     assert!(holes.iter().all(|h| h.status == warren::store::RabbitholeStatus::Declined), "{holes:?}");
 }
 
@@ -348,7 +348,7 @@ async fn a_message_left_unanswered_by_a_restart_is_answered_on_reconnect() {
     ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
     drop(ws);
     // What a crash between storing a learner message and answering it leaves behind.
-    let leaf = app.store().session(LOCAL_USER_ID, &session).await.unwrap().unwrap().leaf_id;
+    let leaf = app.store().session(app.owner(), &session).await.unwrap().unwrap().leaf_id;
     let new = warren::store::NewEntry {
         parent_id: leaf,
         kind: Some(EntryKind::Message),
@@ -356,7 +356,7 @@ async fn a_message_left_unanswered_by_a_restart_is_answered_on_reconnect() {
         content: points[0].content.clone(),
         ..Default::default()
     };
-    app.store().append_entry(LOCAL_USER_ID, &session, new, true).await.unwrap();
+    app.store().append_entry(app.owner(), &session, new, true).await.unwrap();
     // A fresh actor (as after a restart) loads it from the database and answers it.
     tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     let app2_engine = warren::engine::Engine::new(
@@ -364,7 +364,7 @@ async fn a_message_left_unanswered_by_a_restart_is_answered_on_reconnect() {
         std::sync::Arc::new(warren::llm::offline::Offline::new(std::time::Duration::ZERO)),
         warren::engine::EngineConfig::default(),
     );
-    let mut a = app2_engine.attach(LOCAL_USER_ID, &session).await.unwrap();
+    let mut a = app2_engine.attach(app.owner(), &session).await.unwrap();
     let mut frames = vec![];
     while let Ok(Some(m)) = tokio::time::timeout(std::time::Duration::from_secs(5), a.messages.recv()).await {
         let end = matches!(m, ServerMessage::AssistantComplete(_));

@@ -26,11 +26,29 @@ async fn healthz_and_server_rendered_pages() {
     assert_eq!(res.status(), 200);
     assert_eq!(res.text().await.unwrap(), "ok");
 
-    let html = app.http.get(app.url("/")).send().await.unwrap().text().await.unwrap();
+    // Not signed in: pages send the visitor to sign in.
+    let res = app.http.get(app.url("/sets")).send().await.unwrap();
+    assert_eq!(res.status(), 303);
+    assert_eq!(res.headers()["location"], "/signin?next=/sets");
+    let sign_in = app.http.get(app.url("/signin")).send().await.unwrap().text().await.unwrap();
+    assert!(sign_in.contains(r#"action="/auth/signin""#), "{sign_in}");
+
+    // Signed in: rendered on the server, with the hydration script.
+    let html = app
+        .http
+        .get(app.url("/"))
+        .header("cookie", &app.learner.cookie)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
     assert!(html.contains("<h1>Dashboard</h1>"), "{html}");
+    assert!(html.contains("The living cell"), "the learner's demo sets: {html}");
     assert!(html.contains("/pkg/warren.js"), "hydration script missing: {html}");
 
-    let res = app.http.get(app.url("/nowhere")).send().await.unwrap();
+    let res = app.http.get(app.url("/nowhere")).header("cookie", &app.learner.cookie).send().await.unwrap();
     assert_eq!(res.status(), 404);
 }
 

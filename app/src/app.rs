@@ -1,12 +1,21 @@
 use leptos::prelude::*;
 use leptos_meta::{Link, Meta, MetaTags, Stylesheet, Title, provide_meta_context};
 use leptos_router::{
+    SsrMode,
     components::{A, Route, Router, Routes},
     path,
 };
 
+use crate::api::{Viewer, get_viewer};
 use crate::components::theme::{THEME_BOOT_SCRIPT, ThemeToggle};
-use crate::pages::{dashboard::Dashboard, history::History, not_found::NotFound, sets::Sets};
+use crate::pages::{
+    auth::{SignIn, SignUp},
+    dashboard::Dashboard,
+    history::{History, TranscriptPage},
+    live::LivePage,
+    not_found::NotFound,
+    sets::{SetPage, Sets},
+};
 
 /// The HTML document around the app; rendered on the server only.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
@@ -33,6 +42,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
+    let viewer = Resource::new(|| (), |_| get_viewer());
     view! {
         <Stylesheet id="warren-css" href="/pkg/warren.css" />
         <Link rel="icon" href="/favicon.ico" />
@@ -41,25 +51,50 @@ pub fn App() -> impl IntoView {
             if page.is_empty() { "Warren".to_string() } else { format!("{page} · Warren") }
         } />
         <Router>
+            <a class="skip-link" href="#main">"Skip to content"</a>
             <header class="topbar">
                 <A href="/" attr:class="brand">
                     <span class="brand-mark" aria-hidden="true">"◐"</span>
                     "Warren"
                 </A>
-                <nav aria-label="Main">
-                    <A href="/" exact=true>"Dashboard"</A>
-                    <A href="/sets">"Recall sets"</A>
-                    <A href="/history">"History"</A>
-                </nav>
+                <Suspense fallback=|| ()>
+                    {move || Suspend::new(async move {
+                        let viewer = viewer.await.ok().flatten();
+                        view! { <TopNav viewer /> }
+                    })}
+                </Suspense>
                 <ThemeToggle />
             </header>
             <main id="main">
                 <Routes fallback=NotFound>
-                    <Route path=path!("/") view=Dashboard />
-                    <Route path=path!("/sets") view=Sets />
-                    <Route path=path!("/history") view=History />
+                    <Route path=path!("/") view=Dashboard ssr=SsrMode::Async />
+                    <Route path=path!("/sets") view=Sets ssr=SsrMode::Async />
+                    <Route path=path!("/sets/:id") view=SetPage ssr=SsrMode::Async />
+                    <Route path=path!("/sessions/:id") view=LivePage ssr=SsrMode::Async />
+                    <Route path=path!("/history") view=History ssr=SsrMode::Async />
+                    <Route path=path!("/history/:id") view=TranscriptPage ssr=SsrMode::Async />
+                    <Route path=path!("/signin") view=SignIn />
+                    <Route path=path!("/signup") view=SignUp />
                 </Routes>
             </main>
         </Router>
     }
+}
+
+/// Navigation and the sign-out button for a signed-in learner; nothing otherwise.
+#[component]
+fn TopNav(viewer: Option<Viewer>) -> impl IntoView {
+    viewer.map(|viewer| {
+        view! {
+            <nav aria-label="Main">
+                <A href="/" exact=true>"Dashboard"</A>
+                <A href="/sets">"Recall sets"</A>
+                <A href="/history">"History"</A>
+            </nav>
+            <form class="signout" method="post" action="/auth/signout">
+                <span class="who" data-testid="username">{viewer.username}</span>
+                <button type="submit" class="link-button">"Sign out"</button>
+            </form>
+        }
+    })
 }

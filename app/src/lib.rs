@@ -3,6 +3,7 @@
 //! Everything here compiles for both targets unless it sits behind `#[cfg(feature = "ssr")]`.
 //! Types that cross the wire (socket protocol, server function payloads) are defined once, here.
 
+pub mod api;
 mod app;
 mod components;
 mod pages;

@@ -381,6 +381,8 @@ pub enum ErrorCode {
     RateLimited,
     /// Messages are queued faster than replies can be written.
     Busy,
+    /// Not signed in.
+    Unauthorized,
     /// No such session (or not the learner's own).
     SessionNotFound,
     /// The session has ended; start a new one.

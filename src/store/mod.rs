@@ -3,6 +3,7 @@
 //! by creation), timestamps are integer milliseconds since the Unix epoch, integers are
 //! `BIGINT`/`i64`, and JSON is stored as text. Every query on learner data is scoped by owner.
 
+mod accounts;
 mod db;
 mod entries;
 mod rabbitholes;
@@ -10,12 +11,13 @@ mod sessions;
 mod sets;
 mod users;
 
+pub use accounts::Account;
 pub use db::{Backend, Check, Store, StoreError};
 pub use entries::{Entry, EntryKind, NewEntry, path_to};
 pub use rabbitholes::{RabbitholeRow, RabbitholeStatus};
 pub use sessions::{NewOutcome, OutcomeRow, SessionRow, SessionState};
 pub use sets::{FsrsCard, NewPoint, NewResource, NewSet, Point, RecallSet, Resource, SetSummary};
-pub use users::{LOCAL_USER_ID, User};
+pub use users::User;
 
 /// Milliseconds since the Unix epoch.
 pub fn now_ms() -> i64 {

@@ -12,13 +12,15 @@ use warren_app::protocol::{
     ClientMessage, ErrorCode, ErrorPayload, MAX_FRAME_BYTES, Pong, ServerMessage, parse_client_message,
 };
 
-use super::viewer::Viewer;
+use super::viewer::CurrentViewer;
 use crate::engine::rate::TokenBucket;
 use crate::engine::{Engine, EngineError};
 use crate::store::now_ms;
 
 /// Close code for a session that does not exist or is not the learner's (like HTTP 404).
 pub const CLOSE_NOT_FOUND: u16 = 4404;
+/// Close code for a socket without a signed-in learner (like HTTP 401).
+pub const CLOSE_UNAUTHORIZED: u16 = 4401;
 /// Frames beyond this size close the connection outright (a 1009 close); frames between
 /// [`MAX_FRAME_BYTES`] and this get a `FRAME_TOO_LARGE` error and the socket stays open.
 const HARD_FRAME_LIMIT: usize = 4 * MAX_FRAME_BYTES;
@@ -30,15 +32,19 @@ pub async fn upgrade(
     ws: WebSocketUpgrade,
     Path(session_id): Path<String>,
     State(engine): State<Engine>,
-    viewer: Viewer,
+    CurrentViewer(viewer): CurrentViewer,
 ) -> Response {
     ws.max_message_size(HARD_FRAME_LIMIT)
         .max_frame_size(HARD_FRAME_LIMIT)
-        .on_upgrade(move |socket| serve(socket, engine, viewer, session_id))
+        .on_upgrade(move |socket| serve(socket, engine, viewer.map(|v| v.user_id), session_id))
 }
 
-async fn serve(mut socket: WebSocket, engine: Engine, viewer: Viewer, session_id: String) {
-    let mut attachment = match engine.attach(&viewer.user_id, &session_id).await {
+async fn serve(mut socket: WebSocket, engine: Engine, user_id: Option<String>, session_id: String) {
+    let Some(user_id) = user_id else {
+        refuse(&mut socket, ErrorCode::Unauthorized, "Sign in to open a session.", CLOSE_UNAUTHORIZED).await;
+        return;
+    };
+    let mut attachment = match engine.attach(&user_id, &session_id).await {
         Ok(attachment) => attachment,
         Err(err) => {
             let (code, message, close) = match err {
@@ -50,12 +56,7 @@ async fn serve(mut socket: WebSocket, engine: Engine, viewer: Viewer, session_id
                     (ErrorCode::Internal, "The session could not be opened; try again.".to_string(), 1011)
                 }
             };
-            let frame =
-                ServerMessage::Error(ErrorPayload { code, message: message.clone(), recoverable: false });
-            let _ = send(&mut socket, &frame).await;
-            let reason: String = message.chars().take(100).collect();
-            let _ =
-                socket.send(Message::Close(Some(CloseFrame { code: close, reason: reason.into() }))).await;
+            refuse(&mut socket, code, &message, close).await;
             return;
         }
     };
@@ -115,7 +116,12 @@ fn error(code: ErrorCode, message: &str) -> ServerMessage {
     ServerMessage::Error(ErrorPayload { code, message: message.to_string(), recoverable: true })
 }
 
-async fn send(socket: &mut WebSocket, frame: &ServerMessage) -> Result<(), axum::Error> {
-    let text = serde_json::to_string(frame).unwrap_or_default();
-    socket.send(Message::Text(text.into())).await
+/// Sends a final `error` frame and closes with `close`.
+async fn refuse(socket: &mut WebSocket, code: ErrorCode, message: &str, close: u16) {
+    let frame = ServerMessage::Error(ErrorPayload { code, message: message.to_string(), recoverable: false });
+    if let Ok(text) = serde_json::to_string(&frame) {
+        let _ = socket.send(Message::Text(text.into())).await;
+    }
+    let reason: String = message.chars().take(100).collect();
+    let _ = socket.send(Message::Close(Some(CloseFrame { code: close, reason: reason.into() }))).await;
 }

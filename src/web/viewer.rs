@@ -1,21 +1,129 @@
-//! Who is asking. Until accounts exist, every request comes from the local learner.
+//! Who is asking. A middleware reads the sign-in session once per request and puts the
+//! learner (`warren_app::api::Viewer`) into the request, where pages, server functions and the
+//! socket find it. Pages need a signed-in learner; other paths decide for themselves.
 
-use std::convert::Infallible;
-
-use axum::extract::FromRequestParts;
+use axum::extract::{FromRequestParts, Request, State};
 use axum::http::request::Parts;
+use axum::http::{HeaderMap, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Redirect, Response};
+use tower_sessions::Session;
+use warren_app::api::Viewer;
 
-use crate::store::LOCAL_USER_ID;
+use super::auth::USER_KEY;
+use crate::store::Store;
 
-#[derive(Clone, Debug)]
-pub struct Viewer {
-    pub user_id: String,
+/// Paths that never need a learner: the sign-in pages, static files, health checks, and the
+/// server functions and socket, which answer 401 themselves.
+fn is_public(path: &str) -> bool {
+    const PREFIXES: [&str; 7] = ["/pkg/", "/auth/", "/api/", "/ws/", "/demo/", "/signin", "/signup"];
+    const EXACT: [&str; 3] = ["/healthz", "/readyz", "/favicon.ico"];
+    EXACT.contains(&path) || PREFIXES.iter().any(|p| path.starts_with(p))
 }
 
-impl<S: Send + Sync> FromRequestParts<S> for Viewer {
-    type Rejection = Infallible;
+pub async fn resolve(
+    State(store): State<Store>,
+    session: Session,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    let path = request.uri().path();
+    if !path.starts_with("/pkg/") && !path.starts_with("/demo/") {
+        if let Some(viewer) = lookup(&store, &session).await {
+            request.extensions_mut().insert(viewer);
+        }
+    }
+    next.run(request).await
+}
 
-    async fn from_request_parts(_parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
-        Ok(Viewer { user_id: LOCAL_USER_ID.to_string() })
+async fn lookup(store: &Store, session: &Session) -> Option<Viewer> {
+    let user_id = session.get::<String>(USER_KEY).await.ok().flatten()?;
+    match store.user(&user_id).await {
+        Ok(Some(user)) => Some(Viewer { user_id: user.id, username: user.username }),
+        Ok(None) => None,
+        Err(err) => {
+            tracing::error!("cannot load the signed-in learner: {err}");
+            None
+        }
+    }
+}
+
+/// Pages without a learner go to sign-in (or to sign-up while nobody has an account).
+pub async fn require_for_pages(State(store): State<Store>, request: Request, next: Next) -> Response {
+    let path = request.uri().path();
+    if request.extensions().get::<Viewer>().is_some() || is_public(path) || request.method() != Method::GET {
+        return next.run(request).await;
+    }
+    let page = match store.account_count().await {
+        Ok(0) => "/signup",
+        _ => "/signin",
+    };
+    let target = request.uri().path_and_query().map(|p| p.as_str()).unwrap_or("/");
+    if target == "/" {
+        Redirect::to(page).into_response()
+    } else {
+        Redirect::to(&format!("{page}?next={}", encode_component(target))).into_response()
+    }
+}
+
+/// Refuses state-changing requests (and socket upgrades) sent from another site. Session
+/// cookies are SameSite=Lax already; this is the second lock.
+pub async fn same_origin(request: Request, next: Next) -> Response {
+    let upgrade = request.headers().contains_key(header::UPGRADE);
+    let unsafe_method = !matches!(*request.method(), Method::GET | Method::HEAD | Method::OPTIONS);
+    if (upgrade || unsafe_method) && !origin_matches(request.headers()) {
+        return (StatusCode::FORBIDDEN, "Cross-site request refused.").into_response();
+    }
+    next.run(request).await
+}
+
+fn origin_matches(headers: &HeaderMap) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
+        // Non-browser clients send no Origin; browsers always do on these requests.
+        return true;
+    };
+    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or_default();
+    origin.split_once("://").is_some_and(|(_, rest)| rest == host)
+}
+
+fn encode_component(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'/' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// The signed-in learner, if any, for handlers that answer "not signed in" their own way.
+pub struct CurrentViewer(pub Option<Viewer>);
+
+impl<S: Send + Sync> FromRequestParts<S> for CurrentViewer {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        Ok(CurrentViewer(parts.extensions.get::<Viewer>().cloned()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origins_must_match_the_host() {
+        let mut h = HeaderMap::new();
+        assert!(origin_matches(&h), "no Origin: not a browser");
+        h.insert(header::HOST, "127.0.0.1:3000".parse().unwrap());
+        h.insert(header::ORIGIN, "http://127.0.0.1:3000".parse().unwrap());
+        assert!(origin_matches(&h));
+        h.insert(header::ORIGIN, "http://evil.example".parse().unwrap());
+        assert!(!origin_matches(&h));
+    }
+
+    #[test]
+    fn public_paths() {
+        assert!(is_public("/pkg/warren.js") && is_public("/signin") && is_public("/api/get_viewer"));
+        assert!(!is_public("/") && !is_public("/sets") && !is_public("/sessions/abc"));
     }
 }

@@ -11,11 +11,12 @@ use std::time::Duration;
 use futures_util::{SinkExt, StreamExt};
 use tempfile::TempDir;
 use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 use warren::config::Config;
 use warren::engine::Engine;
 use warren::startup::Application;
-use warren::store::{LOCAL_USER_ID, Point, Store};
+use warren::store::{Point, Store};
 use warren_app::protocol::ServerMessage;
 
 pub struct TestApp {
@@ -23,8 +24,20 @@ pub struct TestApp {
     pub database_url: String,
     pub http: reqwest::Client,
     pub engine: Engine,
+    /// A learner signed up when the app started; `start` and `connect` act as them.
+    pub learner: Learner,
     _dir: TempDir,
 }
+
+/// A signed-up learner and their sign-in cookie.
+#[derive(Clone, Debug)]
+pub struct Learner {
+    pub id: String,
+    pub username: String,
+    pub cookie: String,
+}
+
+pub const PASSWORD: &str = "correct horse battery";
 
 impl TestApp {
     pub async fn spawn() -> Self {
@@ -43,7 +56,31 @@ impl TestApp {
         let addr = app.local_addr();
         let engine = app.engine();
         tokio::spawn(app.run());
-        Self { addr, database_url, http: reqwest::Client::new(), engine, _dir: dir }
+        let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+        let placeholder = Learner { id: String::new(), username: String::new(), cookie: String::new() };
+        let mut app = Self { addr, database_url, http, engine, learner: placeholder, _dir: dir };
+        app.learner = app.sign_up("learner").await;
+        app
+    }
+
+    /// Signs up through the real form handler; returns the learner with their cookie.
+    pub async fn sign_up(&self, username: &str) -> Learner {
+        let res = self
+            .http
+            .post(self.url("/auth/signup"))
+            .form(&[("username", username), ("password", PASSWORD)])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 303, "sign-up redirects");
+        assert_eq!(res.headers()["location"], "/", "sign-up succeeded");
+        let cookie = session_cookie(&res).expect("a session cookie");
+        let id = self.store().account_by_username(username).await.unwrap().expect("account").id;
+        Learner { id, username: username.to_string(), cookie }
+    }
+
+    pub fn owner(&self) -> &str {
+        &self.learner.id
     }
 
     pub fn url(&self, path: &str) -> String {
@@ -56,18 +93,42 @@ impl TestApp {
 
     /// A new session on the named demo set, and its target points in order.
     pub async fn start(&self, set_name: &str) -> (String, Vec<Point>) {
-        let sets = self.store().list_sets(LOCAL_USER_ID, i64::MAX).await.unwrap();
+        self.start_as(&self.learner, set_name).await
+    }
+
+    pub async fn start_as(&self, learner: &Learner, set_name: &str) -> (String, Vec<Point>) {
+        let sets = self.store().list_sets(&learner.id, i64::MAX).await.unwrap();
         let set = sets.iter().find(|s| s.name == set_name).expect("demo set exists");
-        let session = self.engine.start_session(LOCAL_USER_ID, &set.id).await.unwrap();
-        let points = self.store().points(LOCAL_USER_ID, &set.id).await.unwrap();
+        let session = self.engine.start_session(&learner.id, &set.id).await.unwrap();
+        let points = self.store().points(&learner.id, &set.id).await.unwrap();
         (session.id, points)
     }
 
     pub async fn connect(&self, session_id: &str) -> Ws {
+        self.connect_as(Some(&self.learner.cookie), session_id).await
+    }
+
+    /// Opens the session socket with the given sign-in cookie (or none).
+    pub async fn connect_as(&self, cookie: Option<&str>, session_id: &str) -> Ws {
         let url = format!("ws://{}/ws/sessions/{session_id}", self.addr);
-        let (stream, _) = tokio_tungstenite::connect_async(url).await.expect("socket connects");
+        let mut request = url.into_client_request().unwrap();
+        if let Some(cookie) = cookie {
+            request.headers_mut().insert("cookie", cookie.parse().unwrap());
+        }
+        let (stream, _) = tokio_tungstenite::connect_async(request).await.expect("socket connects");
         Ws { stream }
     }
+}
+
+/// `name=value` of the sign-in cookie a response sets.
+pub fn session_cookie(res: &reqwest::Response) -> Option<String> {
+    res.headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|v| v.starts_with("warren_session="))
+        .and_then(|v| v.split(';').next())
+        .map(str::to_string)
 }
 
 /// With `WARREN_TEST_POSTGRES_URL` set (scripts/test sets it), every test app gets its own new

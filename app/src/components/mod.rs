@@ -1,1 +1,5 @@
+pub mod format;
+pub mod live;
+pub mod markdown;
 pub mod theme;
+pub mod widgets;

@@ -1,13 +1,104 @@
 use leptos::prelude::*;
 use leptos_meta::Title;
 
+use crate::api::{Dashboard as Data, SetCard, StartSession, get_dashboard};
+use crate::components::format::{ago, due, plural};
+use crate::components::widgets::{ErrorView, ProviderBanner, StatusPill};
+
 #[component]
 pub fn Dashboard() -> impl IntoView {
+    let data = Resource::new(|| (), |_| get_dashboard());
     view! {
         <Title text="Dashboard" />
-        <section class="page">
+        <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
+            {move || Suspend::new(async move {
+                match data.await {
+                    Ok(data) => view! { <DashboardView data /> }.into_any(),
+                    Err(error) => view! { <ErrorView error /> }.into_any(),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+#[component]
+fn DashboardView(data: Data) -> impl IntoView {
+    let now = data.now;
+    let due_total: u32 = data.sets.iter().map(|s| s.due_count).sum();
+    let paused: Vec<_> = data.sets.iter().filter_map(|s| s.open_session.clone()).collect();
+    view! {
+        <section class="page dashboard">
             <h1>"Dashboard"</h1>
-            <p class="lede">"Your recall sets and the sessions waiting for you appear here."</p>
+            <ProviderBanner notice=data.provider />
+            <p class="lede">
+                {if due_total == 0 {
+                    "Nothing is due right now. You can still practise any set.".to_string()
+                } else {
+                    format!("{} due for review.", plural(i64::from(due_total), "point"))
+                }}
+            </p>
+            {(!paused.is_empty()).then(|| view! {
+                <h2>"Pick up where you left off"</h2>
+                <ul class="cards">
+                    {paused.into_iter().map(|s| view! {
+                        <li class="card" data-testid="resume-card">
+                            <div>
+                                <strong>{s.set_name.clone()}</strong>" "<StatusPill status=s.status />
+                                <p class="meta">
+                                    {format!("{} of {} recalled · {}", s.recalled_count, s.total_points, ago(now, s.updated_at))}
+                                </p>
+                            </div>
+                            <a class="button primary" href=format!("/sessions/{}", s.id)>"Resume"</a>
+                        </li>
+                    }).collect_view()}
+                </ul>
+            })}
+            <h2>"Your recall sets"</h2>
+            <ul class="cards" data-testid="set-list">
+                {data.sets.into_iter().map(|set| view! { <SetRow set now /> }).collect_view()}
+            </ul>
+            {(!data.recent.is_empty()).then(|| view! {
+                <h2>"Recent sessions"</h2>
+                <ul class="list">
+                    {data.recent.into_iter().map(|s| view! {
+                        <li>
+                            <a href=format!("/history/{}", s.id)>{s.set_name.clone()}</a>" "
+                            <StatusPill status=s.status />
+                            <span class="meta">
+                                {format!(" {} of {} · {}", s.recalled_count, s.total_points, ago(now, s.updated_at))}
+                            </span>
+                        </li>
+                    }).collect_view()}
+                </ul>
+            })}
         </section>
+    }
+}
+
+/// One set: its counts, and Start (or Start over, when a session is open).
+#[component]
+pub fn SetRow(set: SetCard, now: i64) -> impl IntoView {
+    let start = ServerAction::<StartSession>::new();
+    let when = if set.due_count > 0 {
+        format!("{} due", set.due_count)
+    } else {
+        set.next_due_at.map(|at| format!("next {}", due(now, at))).unwrap_or_default()
+    };
+    let label = if set.open_session.is_some() { "Start over" } else { "Start" };
+    view! {
+        <li class="card" data-testid="set-card">
+            <div>
+                <a class="set-name" href=format!("/sets/{}", set.id)>{set.name.clone()}</a>
+                <p class="meta">{format!("{} · {when}", plural(i64::from(set.point_count), "point"))}</p>
+                <p class="description">{set.description.clone()}</p>
+            </div>
+            <ActionForm action=start attr:class="start-form">
+                <input type="hidden" name="set_id" value=set.id.clone() />
+                <button type="submit" class="button" class:primary=set.open_session.is_none()>{label}</button>
+            </ActionForm>
+            {move || start.value().get().and_then(|r| r.err()).map(|e| view! {
+                <p class="form-error" role="alert">{e.to_string()}</p>
+            })}
+        </li>
     }
 }

@@ -1,13 +1,113 @@
+//! Every session, kept in full: a list, and each session's transcript as a tree (rabbit-hole
+//! branches shown where they hang off the main line).
+
 use leptos::prelude::*;
 use leptos_meta::Title;
+use leptos_router::hooks::use_params_map;
+
+use crate::api::{Transcript, TranscriptEntry, get_history, get_transcript};
+use crate::components::format::ago;
+use crate::components::markdown::Markdown;
+use crate::components::widgets::{ErrorView, StatusPill};
 
 #[component]
 pub fn History() -> impl IntoView {
+    let data = Resource::new(|| (), |_| get_history());
     view! {
         <Title text="History" />
-        <section class="page">
-            <h1>"History"</h1>
-            <p class="lede">"Every session you have had, kept in full."</p>
+        <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
+            {move || Suspend::new(async move {
+                match data.await {
+                    Ok(list) => {
+                        let now = list.now;
+                        view! {
+                            <section class="page">
+                                <h1>"History"</h1>
+                                {if list.sessions.is_empty() {
+                                    view! { <p class="lede">"No sessions yet. Start one from the dashboard."</p> }.into_any()
+                                } else {
+                                    view! {
+                                        <ul class="list" data-testid="history-list">
+                                            {list.sessions.into_iter().map(|s| view! {
+                                                <li>
+                                                    <a href=format!("/history/{}", s.id)>{s.set_name.clone()}</a>" "
+                                                    <StatusPill status=s.status />
+                                                    <span class="meta">
+                                                        {format!(" {} of {} recalled · started {}", s.recalled_count, s.total_points, ago(now, s.started_at))}
+                                                    </span>
+                                                </li>
+                                            }).collect_view()}
+                                        </ul>
+                                    }.into_any()
+                                }}
+                            </section>
+                        }.into_any()
+                    }
+                    Err(error) => view! { <ErrorView error /> }.into_any(),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+#[component]
+pub fn TranscriptPage() -> impl IntoView {
+    let params = use_params_map();
+    let data = Resource::new(move || params.with(|p| p.get("id").unwrap_or_default()), get_transcript);
+    view! {
+        <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
+            {move || Suspend::new(async move {
+                match data.await {
+                    Ok(transcript) => view! { <TranscriptView transcript /> }.into_any(),
+                    Err(error) => view! { <ErrorView error /> }.into_any(),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+#[component]
+fn TranscriptView(transcript: Transcript) -> impl IntoView {
+    let card = transcript.card;
+    let now = transcript.now;
+    view! {
+        <Title text=format!("{} · history", card.set_name) />
+        <section class="page transcript">
+            <h1>{card.set_name.clone()}</h1>
+            <p class="meta">
+                <StatusPill status=card.status />
+                {format!(" {} of {} recalled · started {}", card.recalled_count, card.total_points, ago(now, card.started_at))}
+            </p>
+            <ol class="entries" data-testid="transcript">
+                {transcript.entries.into_iter().map(|e| view! { <EntryView entry=e /> }).collect_view()}
+            </ol>
         </section>
+    }
+}
+
+#[component]
+fn EntryView(entry: TranscriptEntry) -> impl IntoView {
+    let class = format!(
+        "entry kind-{} {}{}",
+        entry.kind,
+        entry.speaker.as_deref().map(|s| format!("speaker-{s}")).unwrap_or_default(),
+        if entry.on_main_line { "" } else { " branch" }
+    );
+    let who = match entry.speaker.as_deref() {
+        Some("learner") => "You",
+        Some("tutor") => "Tutor",
+        Some("explorer") => "Explorer",
+        _ => "",
+    };
+    let body = match entry.kind.as_str() {
+        "message" => view! { <Markdown text=entry.content.clone() /> }.into_any(),
+        "mode_change" => view! { <p class="note">"Went down a rabbit hole."</p> }.into_any(),
+        _ => view! { <p class="note">{entry.content.clone()}</p> }.into_any(),
+    };
+    view! {
+        <li class=class id=format!("entry-{}", entry.id)>
+            {(!who.is_empty()).then(|| view! { <span class="speaker">{who}</span> })}
+            {body}
+        </li>
     }
 }

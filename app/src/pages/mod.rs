@@ -1,4 +1,6 @@
+pub mod auth;
 pub mod dashboard;
 pub mod history;
+pub mod live;
 pub mod not_found;
 pub mod sets;

@@ -1,0 +1,239 @@
+//! What pages ask the server for: the view types (shared by both builds) and the server
+//! functions that return them. On the server, each function finds the signed-in learner in the
+//! request and asks the [`Backend`] (implemented by the server crate, which owns the storage);
+//! another learner's ids are answered exactly like ids that do not exist: 404.
+
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::protocol::SessionStatus;
+
+/// The signed-in learner. The server's sign-in middleware puts it into each request.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Viewer {
+    pub user_id: String,
+    pub username: String,
+}
+
+/// Which language model answers, and whether it passed its start-up check.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProviderNotice {
+    pub label: String,
+    pub offline: bool,
+    pub ok: bool,
+    pub detail: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SetCard {
+    pub id: String,
+    pub name: String,
+    pub description: String,
+    pub point_count: u32,
+    pub due_count: u32,
+    pub next_due_at: Option<i64>,
+    /// A paused or in-progress session of this set, to resume.
+    pub open_session: Option<SessionCard>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SessionCard {
+    pub id: String,
+    pub set_id: String,
+    pub set_name: String,
+    pub status: SessionStatus,
+    pub recalled_count: u32,
+    pub total_points: u32,
+    pub started_at: i64,
+    pub updated_at: i64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Dashboard {
+    /// The server's clock when this was made: relative times are computed from it, so the
+    /// server's render and the browser's agree.
+    pub now: i64,
+    pub sets: Vec<SetCard>,
+    pub recent: Vec<SessionCard>,
+    pub provider: ProviderNotice,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PointView {
+    pub content: String,
+    pub context: String,
+    pub due_at: i64,
+    pub reps: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SetDetail {
+    pub now: i64,
+    pub card: SetCard,
+    pub points: Vec<PointView>,
+}
+
+/// What the live-session page renders before its socket connects.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SessionHeader {
+    pub card: SessionCard,
+    pub provider: ProviderNotice,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TranscriptEntry {
+    pub id: String,
+    pub parent_id: Option<String>,
+    /// message | mode_change | branch_summary | compaction | label | custom
+    pub kind: String,
+    /// learner | tutor | explorer, for messages
+    pub speaker: Option<String>,
+    pub content: String,
+    pub created_at: i64,
+    /// On the path from the root to the session's leaf (false inside rabbit-hole branches).
+    pub on_main_line: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Transcript {
+    pub now: i64,
+    pub card: SessionCard,
+    pub entries: Vec<TranscriptEntry>,
+}
+
+/// How a request can fail, as pages show it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HistoryList {
+    pub now: i64,
+    pub sessions: Vec<SessionCard>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ApiError {
+    /// Missing, or another learner's.
+    NotFound,
+    /// Not signed in.
+    Unauthorized,
+    /// The request makes no sense (the text says why).
+    Invalid(String),
+    /// The server failed; the learner's data is intact.
+    Internal,
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ApiError::NotFound => write!(f, "Not found."),
+            ApiError::Unauthorized => write!(f, "Please sign in."),
+            ApiError::Invalid(why) => write!(f, "{why}"),
+            ApiError::Internal => write!(f, "Something went wrong on the server; try again."),
+        }
+    }
+}
+
+impl std::error::Error for ApiError {}
+
+impl leptos::server_fn::error::FromServerFnError for ApiError {
+    type Encoder = leptos::server_fn::codec::JsonEncoding;
+
+    /// Transport failures (offline, a server restarting) reach the page as `Internal`.
+    fn from_server_fn_error(_: leptos::server_fn::error::ServerFnErrorErr) -> Self {
+        ApiError::Internal
+    }
+}
+
+#[server]
+pub async fn get_viewer() -> Result<Option<Viewer>, ApiError> {
+    Ok(backend::viewer())
+}
+
+#[server]
+pub async fn get_dashboard() -> Result<Dashboard, ApiError> {
+    let viewer = backend::require_viewer()?;
+    backend::answer(backend::get()?.dashboard(&viewer).await)
+}
+
+#[server]
+pub async fn get_set(id: String) -> Result<SetDetail, ApiError> {
+    let viewer = backend::require_viewer()?;
+    backend::answer(backend::get()?.recall_set(&viewer, &id).await)
+}
+
+/// Starts a session on a set and goes to it (a plain form post works without JavaScript).
+#[server]
+pub async fn start_session(set_id: String) -> Result<String, ApiError> {
+    let viewer = backend::require_viewer()?;
+    let id = backend::answer(backend::get()?.start_session(&viewer, &set_id).await)?;
+    leptos_axum::redirect(&format!("/sessions/{id}"));
+    Ok(id)
+}
+
+#[server]
+pub async fn get_session_header(id: String) -> Result<SessionHeader, ApiError> {
+    let viewer = backend::require_viewer()?;
+    backend::answer(backend::get()?.session_header(&viewer, &id).await)
+}
+
+#[server]
+pub async fn get_history() -> Result<HistoryList, ApiError> {
+    let viewer = backend::require_viewer()?;
+    backend::answer(backend::get()?.history(&viewer).await)
+}
+
+#[server]
+pub async fn get_transcript(id: String) -> Result<Transcript, ApiError> {
+    let viewer = backend::require_viewer()?;
+    backend::answer(backend::get()?.transcript(&viewer, &id).await)
+}
+
+/// The server's side of the API, implemented where the storage lives.
+#[cfg(feature = "ssr")]
+#[async_trait::async_trait]
+pub trait Backend: Send + Sync + 'static {
+    async fn dashboard(&self, viewer: &Viewer) -> Result<Dashboard, ApiError>;
+    async fn recall_set(&self, viewer: &Viewer, id: &str) -> Result<SetDetail, ApiError>;
+    async fn start_session(&self, viewer: &Viewer, set_id: &str) -> Result<String, ApiError>;
+    async fn session_header(&self, viewer: &Viewer, id: &str) -> Result<SessionHeader, ApiError>;
+    async fn history(&self, viewer: &Viewer) -> Result<HistoryList, ApiError>;
+    async fn transcript(&self, viewer: &Viewer, id: &str) -> Result<Transcript, ApiError>;
+}
+
+#[cfg(feature = "ssr")]
+pub mod backend {
+    //! Server-side helpers for the functions above.
+
+    use std::sync::Arc;
+
+    use leptos::prelude::*;
+
+    use super::{ApiError, Backend, Viewer};
+
+    pub fn get() -> Result<Arc<dyn Backend>, ApiError> {
+        use_context::<Arc<dyn Backend>>().ok_or(ApiError::Internal)
+    }
+
+    pub fn viewer() -> Option<Viewer> {
+        use_context::<http::request::Parts>().and_then(|parts| parts.extensions.get::<Viewer>().cloned())
+    }
+
+    pub fn require_viewer() -> Result<Viewer, ApiError> {
+        viewer().ok_or_else(|| status(ApiError::Unauthorized))
+    }
+
+    /// Passes a result on, giving the response the status that matches an error.
+    pub fn answer<T>(result: Result<T, ApiError>) -> Result<T, ApiError> {
+        result.map_err(status)
+    }
+
+    fn status(err: ApiError) -> ApiError {
+        if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
+            response.set_status(match err {
+                ApiError::NotFound => http::StatusCode::NOT_FOUND,
+                ApiError::Unauthorized => http::StatusCode::UNAUTHORIZED,
+                ApiError::Invalid(_) => http::StatusCode::BAD_REQUEST,
+                ApiError::Internal => http::StatusCode::INTERNAL_SERVER_ERROR,
+            });
+        }
+        err
+    }
+}

@@ -1,0 +1,58 @@
+//! Wording for times and counts. Pure functions of their inputs, so the server's render and
+//! the browser's hydration produce the same text.
+
+const MINUTE: i64 = 60_000;
+const HOUR: i64 = 60 * MINUTE;
+const DAY: i64 = 24 * HOUR;
+
+/// "just now", "5 minutes ago", "3 days ago".
+pub fn ago(now: i64, then: i64) -> String {
+    let d = (now - then).max(0);
+    match d {
+        d if d < MINUTE => "just now".into(),
+        d if d < HOUR => plural(d / MINUTE, "minute") + " ago",
+        d if d < DAY => plural(d / HOUR, "hour") + " ago",
+        d => plural(d / DAY, "day") + " ago",
+    }
+}
+
+/// "due now", "in 5 hours", "in 3 days".
+pub fn due(now: i64, at: i64) -> String {
+    let d = at - now;
+    match d {
+        d if d <= 0 => "due now".into(),
+        d if d < HOUR => format!("in {}", plural((d / MINUTE).max(1), "minute")),
+        d if d < DAY => format!("in {}", plural(d / HOUR, "hour")),
+        d => format!("in {}", plural(d / DAY, "day")),
+    }
+}
+
+pub fn plural(n: i64, word: &str) -> String {
+    if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
+}
+
+/// MM:SS, or H:MM:SS past an hour.
+pub fn clock(ms: u64) -> String {
+    let s = ms / 1000;
+    if s >= 3600 {
+        format!("{}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60)
+    } else {
+        format!("{:02}:{:02}", s / 60, s % 60)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words() {
+        assert_eq!(ago(10 * DAY, 10 * DAY - 30_000), "just now");
+        assert_eq!(ago(10 * DAY, 7 * DAY), "3 days ago");
+        assert_eq!(due(0, 1), "in 1 minute");
+        assert_eq!(due(0, 2 * HOUR), "in 2 hours");
+        assert_eq!(due(5, 0), "due now");
+        assert_eq!(clock(65_000), "01:05");
+        assert_eq!(clock(3_725_000), "1:02:05");
+    }
+}

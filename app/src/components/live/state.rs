@@ -1,0 +1,432 @@
+//! The live view's state, driven by server frames. Pure data: `apply` takes one frame (an
+//! exhaustive match over every `ServerMessage`) and returns what the page must do besides
+//! redrawing (a chime, a resend, leaving). Frames in an unexpected order never panic: each
+//! is applied to whatever state there is.
+
+// The server renders the first state; frames arrive only in the browser.
+#![cfg_attr(not(feature = "hydrate"), allow(dead_code))]
+
+use crate::protocol::{
+    ClientMessage, ErrorPayload, ProviderInfo, RabbitholeDetected, RabbitholeEntered, ServerMessage,
+    SessionCompleteOverlay, SessionMode, SessionStatus, ShowImage, ShowResource,
+};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Connection {
+    Connecting,
+    Open,
+    /// Lost; trying again (attempt number).
+    Reconnecting(u32),
+    /// Will not reconnect (the session is gone or was never ours).
+    Closed(String),
+}
+
+/// Something the page does besides redrawing.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// A point was checked off on screen: chime.
+    Chime,
+    /// Send these again (after a reconnect); the server stores each `clientMessageId` once.
+    Resend(Vec<ClientMessage>),
+    /// Play the recalls made inside a rabbit hole, one by one (call `tick` until it says done).
+    PlayBuffered,
+    /// The session ended (paused or completed): back to the dashboard.
+    Leave,
+}
+
+/// A learner message not yet answered, kept so a dropped connection loses nothing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outgoing {
+    pub client_message_id: String,
+    pub content: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LiveState {
+    pub connection: Option<Connection>,
+    pub started: bool,
+    pub status: Option<SessionStatus>,
+    pub set_name: String,
+    pub provider: Option<ProviderInfo>,
+    /// The agent's current words, shown large.
+    pub agent_text: String,
+    pub streaming: bool,
+    /// A learner message is on its way and nothing has come back yet.
+    pub waiting: bool,
+    pub total: u32,
+    /// Points recalled, as the server counts them.
+    pub recalled: u32,
+    /// Circles filled on screen (lags `recalled` while recalls play after a rabbit hole).
+    pub shown: u32,
+    /// The circle that just filled, for its animation.
+    pub just_filled: Option<u32>,
+    pub mode: Option<SessionMode>,
+    pub rabbithole: Option<RabbitholeEntered>,
+    pub prompt: Option<RabbitholeDetected>,
+    pub labels: Vec<String>,
+    /// The tutor's words from before the rabbit hole, shown again on return.
+    tutor_text: String,
+    pub overlay: Option<SessionCompleteOverlay>,
+    deferred_overlay: Option<SessionCompleteOverlay>,
+    pub images: Vec<ShowImage>,
+    pub resources: Vec<ShowResource>,
+    pub near_miss: Option<String>,
+    pub error: Option<ErrorPayload>,
+    /// Study time at the last `session_started`, and whether the clock runs.
+    pub elapsed_ms: u64,
+    pub outbox: Vec<Outgoing>,
+}
+
+impl LiveState {
+    /// What the page shows before the socket has said anything.
+    pub fn from_card(card: &crate::api::SessionCard) -> Self {
+        Self {
+            connection: Some(Connection::Connecting),
+            status: Some(card.status),
+            set_name: card.set_name.clone(),
+            total: card.total_points,
+            recalled: card.recalled_count,
+            shown: card.recalled_count,
+            ..Self::default()
+        }
+    }
+
+    pub fn in_rabbithole(&self) -> bool {
+        self.mode == Some(SessionMode::Rabbithole)
+    }
+
+    /// The learner sends a message: it goes into the outbox until answered.
+    pub fn send(&mut self, outgoing: Outgoing) -> ClientMessage {
+        // Carrying on without answering a rabbit-hole prompt declines it (the server agrees).
+        self.prompt = None;
+        self.error = None;
+        self.near_miss = None;
+        self.waiting = true;
+        let message = ClientMessage::UserMessage {
+            content: outgoing.content.clone(),
+            client_message_id: Some(outgoing.client_message_id.clone()),
+        };
+        self.outbox.push(outgoing);
+        message
+    }
+
+    pub fn apply(&mut self, message: ServerMessage) -> Vec<Action> {
+        let mut actions = Vec::new();
+        match message {
+            ServerMessage::SessionStarted(started) => {
+                self.started = true;
+                self.connection = Some(Connection::Open);
+                self.status = Some(started.status);
+                self.set_name = started.recall_set_name;
+                self.provider = Some(started.provider);
+                self.total = started.total_points;
+                self.recalled = started.recalled_count;
+                self.shown = started.recalled_count;
+                self.just_filled = None;
+                self.mode = Some(started.mode);
+                self.rabbithole = started.rabbithole;
+                self.prompt = started.pending_rabbithole;
+                self.labels = started.rabbithole_labels;
+                self.overlay = started.overlay;
+                self.deferred_overlay = None;
+                self.elapsed_ms = started.elapsed_ms;
+                self.error = None;
+                match started.streaming_reply {
+                    Some(partial) => {
+                        self.agent_text = partial;
+                        self.streaming = true;
+                    }
+                    None => {
+                        // Empty: an opening or recap is about to stream.
+                        self.streaming = false;
+                        self.waiting = started.opening_message.is_empty();
+                        self.agent_text = started.opening_message;
+                    }
+                }
+                // Messages the server has not answered go again; it ignores ids it has.
+                if !self.outbox.is_empty() {
+                    self.waiting = true;
+                    actions.push(Action::Resend(
+                        self.outbox
+                            .iter()
+                            .map(|o| ClientMessage::UserMessage {
+                                content: o.content.clone(),
+                                client_message_id: Some(o.client_message_id.clone()),
+                            })
+                            .collect(),
+                    ));
+                }
+            }
+            ServerMessage::AssistantChunk(chunk) => {
+                if !self.streaming {
+                    self.agent_text.clear();
+                    self.streaming = true;
+                }
+                self.waiting = false;
+                self.agent_text.push_str(&chunk.content);
+            }
+            ServerMessage::AssistantComplete(done) => {
+                self.agent_text = done.full_content;
+                self.streaming = false;
+                self.waiting = false;
+                self.answered();
+            }
+            ServerMessage::RecallPointRecalled(recalled) => {
+                self.recalled = self.recalled.max(recalled.recalled_count);
+                // Inside a rabbit hole progress is hidden: the recall plays on return.
+                if !self.in_rabbithole() && self.shown < self.recalled {
+                    self.shown = self.recalled;
+                    self.just_filled = Some(self.shown - 1);
+                    actions.push(Action::Chime);
+                }
+            }
+            ServerMessage::RecallPointNearMiss(near) => self.near_miss = Some(near.feedback),
+            ServerMessage::RabbitholeDetected(detected) => {
+                if !self.in_rabbithole() {
+                    self.prompt = Some(detected);
+                }
+            }
+            ServerMessage::RabbitholeEntered(entered) => {
+                if !self.in_rabbithole() {
+                    self.tutor_text = std::mem::take(&mut self.agent_text);
+                }
+                self.mode = Some(SessionMode::Rabbithole);
+                self.rabbithole = Some(entered);
+                self.prompt = None;
+                self.streaming = false;
+                self.waiting = true;
+            }
+            ServerMessage::RabbitholeExited(exited) => {
+                let was_inside = self.in_rabbithole();
+                self.mode = Some(SessionMode::Recall);
+                self.rabbithole = None;
+                self.labels.push(exited.label);
+                if was_inside {
+                    self.agent_text = std::mem::take(&mut self.tutor_text);
+                }
+                self.streaming = false;
+                self.waiting = false;
+                if self.shown < self.recalled || self.deferred_overlay.is_some() {
+                    actions.push(Action::PlayBuffered);
+                }
+            }
+            ServerMessage::SessionCompleteOverlay(overlay) => {
+                if self.in_rabbithole() || self.shown < self.recalled {
+                    self.deferred_overlay = Some(overlay);
+                } else {
+                    self.overlay = Some(overlay);
+                }
+                self.waiting = false;
+                self.answered();
+            }
+            ServerMessage::SessionPaused(_) => {
+                self.status = Some(SessionStatus::Paused);
+                actions.push(Action::Leave);
+            }
+            ServerMessage::ShowImage(image) => {
+                if !self.images.iter().any(|i| i.resource_id == image.resource_id) {
+                    self.images.push(image);
+                }
+            }
+            ServerMessage::ShowResource(resource) => {
+                if !self.resources.iter().any(|r| r.resource_id == resource.resource_id) {
+                    self.resources.push(resource);
+                }
+            }
+            ServerMessage::SessionComplete(_) => {
+                self.status = Some(SessionStatus::Completed);
+                self.overlay = None;
+                actions.push(Action::Leave);
+            }
+            ServerMessage::Error(error) => {
+                self.waiting = false;
+                self.streaming = false;
+                if !error.recoverable {
+                    self.connection = Some(Connection::Closed(error.message.clone()));
+                    self.outbox.clear();
+                }
+                // A reply that failed: its message is stored; do not send it again.
+                self.answered();
+                self.error = Some(error);
+            }
+            ServerMessage::Pong(_) => {}
+        }
+        actions
+    }
+
+    /// The oldest unanswered message got its answer.
+    fn answered(&mut self) {
+        if !self.outbox.is_empty() {
+            self.outbox.remove(0);
+        }
+    }
+
+    /// One step of playing buffered recalls; true while there is more to play.
+    pub fn tick(&mut self) -> (bool, Vec<Action>) {
+        if self.shown < self.recalled {
+            self.shown += 1;
+            self.just_filled = Some(self.shown - 1);
+            return (true, vec![Action::Chime]);
+        }
+        if let Some(overlay) = self.deferred_overlay.take() {
+            self.overlay = Some(overlay);
+        }
+        (false, vec![])
+    }
+
+    pub fn dismiss_overlay(&mut self) {
+        self.overlay = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::*;
+
+    fn started(recalled: u32) -> ServerMessage {
+        ServerMessage::SessionStarted(Box::new(SessionStarted {
+            session_id: "s".into(),
+            recall_set_name: "Set".into(),
+            opening_message: "Hello".into(),
+            total_points: 3,
+            recalled_count: recalled,
+            status: SessionStatus::InProgress,
+            provider: ProviderInfo {
+                kind: "offline".into(),
+                model: "m".into(),
+                offline: true,
+                label: "l".into(),
+            },
+            mode: SessionMode::Recall,
+            rabbithole: None,
+            rabbithole_labels: vec![],
+            pending_rabbithole: None,
+            overlay: None,
+            elapsed_ms: 0,
+            streaming_reply: None,
+            last_client_message_id: None,
+        }))
+    }
+
+    fn recalled(n: u32) -> ServerMessage {
+        ServerMessage::RecallPointRecalled(RecallPointRecalled {
+            point_id: format!("p{n}"),
+            point_index: n - 1,
+            recalled_count: n,
+            total_points: 3,
+        })
+    }
+
+    fn entered() -> ServerMessage {
+        ServerMessage::RabbitholeEntered(RabbitholeEntered {
+            rabbithole_event_id: "r".into(),
+            topic: "tides".into(),
+            label: "Tides".into(),
+        })
+    }
+
+    fn exited(pending: bool) -> ServerMessage {
+        ServerMessage::RabbitholeExited(RabbitholeExited {
+            label: "Tides".into(),
+            points_recalled_during: 1,
+            completion_pending: pending,
+        })
+    }
+
+    fn overlay() -> ServerMessage {
+        ServerMessage::SessionCompleteOverlay(SessionCompleteOverlay {
+            message: "done".into(),
+            recalled_count: 3,
+            total_points: 3,
+            duration_ms: 1,
+        })
+    }
+
+    #[test]
+    fn streaming_replaces_the_agent_text_and_completes() {
+        let mut s = LiveState::default();
+        s.apply(started(0));
+        s.send(Outgoing { client_message_id: "c1".into(), content: "hi".into() });
+        assert!(s.waiting);
+        s.apply(ServerMessage::AssistantChunk(AssistantChunk { content: "Wh".into() }));
+        s.apply(ServerMessage::AssistantChunk(AssistantChunk { content: "at?".into() }));
+        assert_eq!((s.agent_text.as_str(), s.streaming, s.waiting), ("What?", true, false));
+        s.apply(ServerMessage::AssistantComplete(AssistantComplete {
+            full_content: "What?".into(),
+            total_chunks: 2,
+        }));
+        assert!(!s.streaming && s.outbox.is_empty());
+    }
+
+    #[test]
+    fn recalls_inside_a_rabbit_hole_play_on_return_then_the_overlay() {
+        let mut s = LiveState::default();
+        s.apply(started(2));
+        s.apply(entered());
+        assert_eq!(s.apply(recalled(3)), vec![], "no chime inside");
+        s.apply(overlay());
+        assert!(s.overlay.is_none(), "the overlay waits for the exit");
+        assert_eq!(s.apply(exited(true)), vec![Action::PlayBuffered]);
+        assert_eq!(s.agent_text, "Hello", "the tutor's words are back");
+        assert_eq!(s.tick(), (true, vec![Action::Chime]));
+        assert_eq!(s.shown, 3);
+        assert!(s.overlay.is_none());
+        assert_eq!(s.tick(), (false, vec![]));
+        assert!(s.overlay.is_some());
+    }
+
+    #[test]
+    fn frames_out_of_order_do_not_break_anything() {
+        let mut s = LiveState::default();
+        // Before any session_started, and an exit before an entry.
+        s.apply(exited(false));
+        s.apply(recalled(1));
+        s.apply(ServerMessage::AssistantComplete(AssistantComplete {
+            full_content: "x".into(),
+            total_chunks: 0,
+        }));
+        assert_eq!(s.mode, Some(SessionMode::Recall));
+        s.apply(started(1));
+        s.apply(entered());
+        s.apply(entered());
+        s.apply(exited(false));
+        assert_eq!(s.agent_text, "Hello");
+        // A recall reported twice counts once.
+        s.apply(recalled(2));
+        s.apply(recalled(2));
+        assert_eq!((s.recalled, s.shown), (2, 2));
+    }
+
+    #[test]
+    fn unanswered_messages_are_resent_after_a_reconnect() {
+        let mut s = LiveState::default();
+        s.apply(started(0));
+        s.send(Outgoing { client_message_id: "c1".into(), content: "first".into() });
+        s.connection = Some(Connection::Reconnecting(1));
+        let actions = s.apply(started(0));
+        let Action::Resend(again) = &actions[0] else { panic!("{actions:?}") };
+        assert_eq!(again.len(), 1);
+        assert!(s.waiting);
+    }
+
+    #[test]
+    fn ending_and_fatal_errors() {
+        let mut s = LiveState::default();
+        s.apply(started(0));
+        assert_eq!(
+            s.apply(ServerMessage::SessionPaused(SessionPaused {
+                session_id: "s".into(),
+                recalled_count: 0,
+                total_points: 3
+            })),
+            vec![Action::Leave]
+        );
+        s.apply(ServerMessage::Error(ErrorPayload {
+            code: ErrorCode::SessionNotFound,
+            message: "gone".into(),
+            recoverable: false,
+        }));
+        assert_eq!(s.connection, Some(Connection::Closed("gone".into())));
+    }
+}

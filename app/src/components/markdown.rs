@@ -1,0 +1,278 @@
+//! Agent text as safe Markdown: pulldown-cmark's events become Leptos views, never HTML
+//! strings. Raw HTML in the text is shown as text; links are kept only for http, https and
+//! mailto; images become links. Math (`$…$`, `$$…$$`) is typeset by KaTeX in the browser,
+//! loaded the first time a page has math, with the TeX source shown until then.
+
+use leptos::prelude::*;
+use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+
+enum Node {
+    Element(&'static str, Vec<Node>),
+    Link(String, Vec<Node>),
+    Text(String),
+    Code(String),
+    CodeBlock(String),
+    Math { tex: String, display: bool },
+    Break,
+}
+
+fn element(tag: &Tag) -> &'static str {
+    match tag {
+        Tag::Paragraph => "p",
+        Tag::Heading { .. } => "h4",
+        Tag::BlockQuote(_) => "blockquote",
+        Tag::List(Some(_)) => "ol",
+        Tag::List(None) => "ul",
+        Tag::Item => "li",
+        Tag::Emphasis => "em",
+        Tag::Strong => "strong",
+        Tag::Strikethrough => "del",
+        // Tables, footnotes and the like: keep their text, drop their structure.
+        _ => "span",
+    }
+}
+
+fn safe_href(url: &str) -> Option<String> {
+    let lower = url.trim().to_ascii_lowercase();
+    (lower.starts_with("https://") || lower.starts_with("http://") || lower.starts_with("mailto:"))
+        .then(|| url.trim().to_string())
+}
+
+fn parse(text: &str) -> Vec<Node> {
+    let options = Options::ENABLE_MATH | Options::ENABLE_STRIKETHROUGH;
+    // Each open element: its kind (None for a code block), a link target, and its children.
+    let mut stack: Vec<(Option<&'static str>, Option<String>, Vec<Node>)> =
+        vec![(Some("root"), None, vec![])];
+    let push = |stack: &mut Vec<(Option<&'static str>, Option<String>, Vec<Node>)>, node: Node| {
+        if let Some(top) = stack.last_mut() {
+            top.2.push(node);
+        }
+    };
+    for event in Parser::new_ext(text, options) {
+        match event {
+            Event::Start(Tag::CodeBlock(_)) => stack.push((None, None, vec![])),
+            Event::Start(Tag::Link { dest_url, .. }) | Event::Start(Tag::Image { dest_url, .. }) => {
+                stack.push((Some("a"), safe_href(&dest_url), vec![]))
+            }
+            Event::Start(tag) => stack.push((Some(element(&tag)), None, vec![])),
+            Event::End(end) => {
+                if stack.len() < 2 {
+                    continue;
+                }
+                let Some((kind, href, children)) = stack.pop() else { continue };
+                let node = match (kind, end) {
+                    (None, TagEnd::CodeBlock) | (None, _) => {
+                        let code = children
+                            .into_iter()
+                            .map(|c| match c {
+                                Node::Text(t) => t,
+                                _ => String::new(),
+                            })
+                            .collect();
+                        Node::CodeBlock(code)
+                    }
+                    (Some("a"), _) => match href {
+                        Some(href) => Node::Link(href, children),
+                        None => Node::Element("span", children),
+                    },
+                    (Some(kind), _) => Node::Element(kind, children),
+                };
+                push(&mut stack, node);
+            }
+            Event::Text(t) | Event::Html(t) | Event::InlineHtml(t) => {
+                push(&mut stack, Node::Text(t.into_string()))
+            }
+            Event::Code(c) => push(&mut stack, Node::Code(c.into_string())),
+            Event::InlineMath(m) => push(&mut stack, Node::Math { tex: m.into_string(), display: false }),
+            Event::DisplayMath(m) => push(&mut stack, Node::Math { tex: m.into_string(), display: true }),
+            Event::SoftBreak => push(&mut stack, Node::Text(" ".into())),
+            Event::HardBreak => push(&mut stack, Node::Break),
+            Event::Rule => push(&mut stack, Node::Element("hr", vec![])),
+            Event::TaskListMarker(done) => {
+                push(&mut stack, Node::Text(if done { "☑ " } else { "☐ " }.into()))
+            }
+            Event::FootnoteReference(r) => push(&mut stack, Node::Text(format!("[{r}]"))),
+        }
+    }
+    // Unclosed elements (a reply still streaming) fold into their parents.
+    while stack.len() > 1 {
+        if let Some((kind, _, children)) = stack.pop() {
+            let node = match kind {
+                None => Node::CodeBlock(
+                    children
+                        .into_iter()
+                        .map(|c| match c {
+                            Node::Text(t) => t,
+                            _ => String::new(),
+                        })
+                        .collect(),
+                ),
+                Some(kind) => Node::Element(kind, children),
+            };
+            push(&mut stack, node);
+        }
+    }
+    stack.pop().map(|(_, _, children)| children).unwrap_or_default()
+}
+
+fn render(node: Node) -> AnyView {
+    match node {
+        Node::Element(tag, children) => {
+            let kids = children.into_iter().map(render).collect_view();
+            match tag {
+                "p" => view! { <p>{kids}</p> }.into_any(),
+                "h4" => view! { <h4>{kids}</h4> }.into_any(),
+                "blockquote" => view! { <blockquote>{kids}</blockquote> }.into_any(),
+                "ol" => view! { <ol>{kids}</ol> }.into_any(),
+                "ul" => view! { <ul>{kids}</ul> }.into_any(),
+                "li" => view! { <li>{kids}</li> }.into_any(),
+                "em" => view! { <em>{kids}</em> }.into_any(),
+                "strong" => view! { <strong>{kids}</strong> }.into_any(),
+                "del" => view! { <del>{kids}</del> }.into_any(),
+                "hr" => view! { <hr /> }.into_any(),
+                _ => view! { <span>{kids}</span> }.into_any(),
+            }
+        }
+        Node::Link(href, children) => {
+            let kids = children.into_iter().map(render).collect_view();
+            view! { <a href=href rel="noopener noreferrer nofollow" target="_blank">{kids}</a> }.into_any()
+        }
+        Node::Text(text) => text.into_any(),
+        Node::Code(code) => view! { <code>{code}</code> }.into_any(),
+        Node::CodeBlock(code) => view! { <pre><code>{code}</code></pre> }.into_any(),
+        Node::Math { tex, display } => view! { <Math tex display /> }.into_any(),
+        Node::Break => view! { <br /> }.into_any(),
+    }
+}
+
+/// Renders `text` (which may still be streaming) as Markdown.
+#[component]
+pub fn Markdown(#[prop(into)] text: Signal<String>) -> impl IntoView {
+    view! { <div class="md">{move || parse(&text.get()).into_iter().map(render).collect_view()}</div> }
+}
+
+#[component]
+fn Math(tex: String, display: bool) -> impl IntoView {
+    let node = NodeRef::<leptos::html::Span>::new();
+    #[cfg(feature = "hydrate")]
+    {
+        let tex = tex.clone();
+        Effect::new(move |_| {
+            if let Some(element) = node.get() {
+                katex::typeset(element, tex.clone(), display);
+            }
+        });
+    }
+    view! {
+        <span node_ref=node class=if display { "math display" } else { "math" }>{tex}</span>
+    }
+}
+
+#[cfg(feature = "hydrate")]
+mod katex {
+    //! KaTeX from `/katex/` (copied from npm at build time), loaded once, on first use.
+
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen::prelude::*;
+
+    const SCRIPT_ID: &str = "katex-script";
+
+    #[wasm_bindgen]
+    extern "C" {
+        #[wasm_bindgen(js_namespace = katex, js_name = render, catch)]
+        fn render(tex: &str, element: &web_sys::HtmlElement, options: &JsValue) -> Result<(), JsValue>;
+    }
+
+    fn options(display: bool) -> JsValue {
+        let options = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&options, &"displayMode".into(), &display.into());
+        let _ = js_sys::Reflect::set(&options, &"throwOnError".into(), &false.into());
+        // No \href, \url or HTML extensions from text we did not write.
+        let _ = js_sys::Reflect::set(&options, &"trust".into(), &false.into());
+        options.into()
+    }
+
+    fn loaded() -> bool {
+        web_sys::window()
+            .and_then(|w| js_sys::Reflect::get(&w, &"katex".into()).ok())
+            .is_some_and(|k| !k.is_undefined())
+    }
+
+    pub fn typeset(element: web_sys::HtmlSpanElement, tex: String, display: bool) {
+        if loaded() {
+            let _ = render(&tex, &element, &options(display));
+            return;
+        }
+        let Some(document) = web_sys::window().and_then(|w| w.document()) else { return };
+        let script = match document.get_element_by_id(SCRIPT_ID) {
+            Some(existing) => existing,
+            None => {
+                let Some(head) = document.head() else { return };
+                if let Ok(link) = document.create_element("link") {
+                    let _ = link.set_attribute("rel", "stylesheet");
+                    let _ = link.set_attribute("href", "/katex/katex.min.css");
+                    let _ = head.append_child(&link);
+                }
+                let Ok(script) = document.create_element("script") else { return };
+                let _ = script.set_attribute("id", SCRIPT_ID);
+                let _ = script.set_attribute("src", "/katex/katex.min.js");
+                let _ = head.append_child(&script);
+                script
+            }
+        };
+        let on_load = Closure::once_into_js(move || {
+            let _ = render(&tex, &element, &options(display));
+        });
+        let _ = script.add_event_listener_with_callback("load", on_load.unchecked_ref());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(nodes: &[Node]) -> String {
+        nodes
+            .iter()
+            .map(|n| match n {
+                Node::Element(t, c) => format!("<{t}>{}</{t}>", shape(c)),
+                Node::Link(h, c) => format!("<a {h}>{}</a>", shape(c)),
+                Node::Text(t) => t.clone(),
+                Node::Code(c) => format!("`{c}`"),
+                Node::CodeBlock(c) => format!("```{c}```"),
+                Node::Math { tex, display } => {
+                    format!("{}{tex}{}", if *display { "$$" } else { "$" }, if *display { "$$" } else { "$" })
+                }
+                Node::Break => "<br>".into(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn markdown_with_code_and_math() {
+        assert_eq!(
+            shape(&parse("Is it *O(n)* or `O(log n)`? Think $n \\log n$.")),
+            "<p>Is it <em>O(n)</em> or `O(log n)`? Think $n \\log n$.</p>"
+        );
+        assert_eq!(shape(&parse("$$E = mc^2$$")), "<p>$$E = mc^2$$</p>");
+    }
+
+    #[test]
+    fn html_stays_text_and_bad_links_lose_their_target() {
+        // An HTML block stays text: the page shows the characters, the browser never parses them.
+        assert_eq!(shape(&parse("<script>alert(1)</script>")), "<span><script>alert(1)</script></span>");
+        let inline = parse("<b>x</b>");
+        assert!(
+            matches!(&inline[0], Node::Element("p", kids) if kids.iter().all(|k| matches!(k, Node::Text(_))))
+        );
+        assert_eq!(shape(&parse("[x](javascript:alert(1))")), "<p><span>x</span></p>");
+        assert_eq!(shape(&parse("[x](https://example.org)")), "<p><a https://example.org>x</a></p>");
+        assert_eq!(shape(&parse("![cat](https://e.org/c.png)")), "<p><a https://e.org/c.png>cat</a></p>");
+    }
+
+    #[test]
+    fn a_half_streamed_reply_still_renders() {
+        assert_eq!(shape(&parse("Think **about")), "<p>Think **about</p>");
+        assert_eq!(shape(&parse("```\nlet x")), "```let x```");
+    }
+}

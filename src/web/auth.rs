@@ -1,0 +1,256 @@
+//! Sign-up, sign-in and sign-out: plain HTML form posts that answer with a redirect, so they
+//! work before (and without) the WebAssembly client. Failures go back to the form with an
+//! error code in the query string; the page words it.
+
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{LazyLock, Mutex};
+use std::time::Duration;
+
+use argon2::Argon2;
+use argon2::password_hash::rand_core::OsRng;
+use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use axum::Form;
+use axum::extract::{ConnectInfo, State};
+use axum::response::Redirect;
+use serde::Deserialize;
+use tower_sessions::Session;
+
+use super::AppState;
+use crate::engine::demo;
+use crate::engine::rate::TokenBucket;
+
+/// The key under which a sign-in session holds the learner's id.
+pub const USER_KEY: &str = "user_id";
+pub const MIN_PASSWORD: usize = 10;
+pub const MAX_PASSWORD: usize = 200;
+
+#[derive(Deserialize)]
+pub struct Credentials {
+    username: String,
+    password: String,
+    #[serde(default)]
+    next: Option<String>,
+}
+
+/// Sign-in attempts allowed per account and per address: a burst, then one per interval.
+pub struct Throttle {
+    accounts: Mutex<HashMap<String, TokenBucket>>,
+    addresses: Mutex<HashMap<IpAddr, TokenBucket>>,
+}
+
+const ACCOUNT_BURST: u32 = 10;
+const ADDRESS_BURST: u32 = 30;
+const REFILL: Duration = Duration::from_secs(60);
+/// Past this many tracked keys, full (idle) buckets are forgotten.
+const MAX_TRACKED: usize = 10_000;
+
+impl Default for Throttle {
+    fn default() -> Self {
+        Self { accounts: Mutex::default(), addresses: Mutex::default() }
+    }
+}
+
+impl Throttle {
+    /// Takes one attempt from both the account's and the address's allowance.
+    fn allow(&self, username: &str, address: IpAddr) -> bool {
+        let account_ok = take(&self.accounts, username.to_string(), ACCOUNT_BURST);
+        let address_ok = take(&self.addresses, address, ADDRESS_BURST);
+        account_ok && address_ok
+    }
+}
+
+fn take<K: std::hash::Hash + Eq>(map: &Mutex<HashMap<K, TokenBucket>>, key: K, burst: u32) -> bool {
+    let mut map = map.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if map.len() > MAX_TRACKED {
+        map.retain(|_, bucket| !bucket.is_full());
+    }
+    map.entry(key).or_insert_with(|| TokenBucket::new(burst, REFILL)).try_take()
+}
+
+/// Lower-cased; 3 to 32 letters, digits, dots, dashes or underscores.
+fn normalise_username(raw: &str) -> Option<String> {
+    let name = raw.trim().to_lowercase();
+    let ok = (3..=32).contains(&name.chars().count())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'));
+    ok.then_some(name)
+}
+
+/// Only paths on this site: `/x`, never `//host` or `https://…`.
+fn safe_next(next: Option<&str>) -> &str {
+    match next {
+        Some(path) if path.starts_with('/') && !path.starts_with("//") && !path.contains('\\') => path,
+        _ => "/",
+    }
+}
+
+fn back_to(page: &str, error: &str, username: &str, next: Option<&str>) -> Redirect {
+    let mut url = format!("{page}?error={error}&username={}", encode(username));
+    if let Some(next) = next.filter(|n| *n != "/") {
+        url.push_str(&format!("&next={}", encode(next)));
+    }
+    Redirect::to(&url)
+}
+
+fn encode(text: &str) -> String {
+    text.bytes()
+        .take(200)
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'/' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+async fn hash(password: String) -> Option<String> {
+    tokio::task::spawn_blocking(move || {
+        let salt = SaltString::generate(&mut OsRng);
+        Argon2::default().hash_password(password.as_bytes(), &salt).ok().map(|h| h.to_string())
+    })
+    .await
+    .ok()
+    .flatten()
+}
+
+/// A real hash of nothing anyone knows: unknown usernames are checked against it, so a wrong
+/// username takes as long to refuse as a wrong password.
+static DECOY_HASH: LazyLock<String> = LazyLock::new(|| {
+    let salt = SaltString::generate(&mut OsRng);
+    Argon2::default()
+        .hash_password(uuid::Uuid::now_v7().to_string().as_bytes(), &salt)
+        .map(|h| h.to_string())
+        .unwrap_or_default()
+});
+
+async fn verify(password: String, stored: Option<String>) -> bool {
+    let known = stored.is_some();
+    tokio::task::spawn_blocking(move || {
+        let stored = stored.unwrap_or_else(|| DECOY_HASH.clone());
+        let Ok(parsed) = PasswordHash::new(&stored) else { return false };
+        Argon2::default().verify_password(password.as_bytes(), &parsed).is_ok() && known
+    })
+    .await
+    .unwrap_or(false)
+}
+
+/// Binds the browser's session to the learner under a new session id (no fixation).
+async fn sign_in_as(session: &Session, user_id: &str) -> bool {
+    session.cycle_id().await.is_ok() && session.insert(USER_KEY, user_id).await.is_ok()
+}
+
+pub async fn sign_up(
+    State(state): State<AppState>,
+    session: Session,
+    Form(form): Form<Credentials>,
+) -> Redirect {
+    let next = form.next.as_deref();
+    let Some(username) = normalise_username(&form.username) else {
+        return back_to("/signup", "username", &form.username, next);
+    };
+    let length = form.password.chars().count();
+    if length < MIN_PASSWORD {
+        return back_to("/signup", "short", &username, next);
+    }
+    if length > MAX_PASSWORD {
+        return back_to("/signup", "long", &username, next);
+    }
+    let Some(password_hash) = hash(form.password).await else {
+        return back_to("/signup", "server", &username, next);
+    };
+    let user_id = match state.store.create_account(&username, &password_hash).await {
+        Ok(Some(id)) => id,
+        Ok(None) => return back_to("/signup", "taken", &username, next),
+        Err(err) => {
+            tracing::error!("cannot create account: {err}");
+            return back_to("/signup", "server", &username, next);
+        }
+    };
+    if let Err(err) = demo::ensure_demo_sets(&state.store, &user_id).await {
+        tracing::error!("cannot add demo sets for a new account: {err}");
+    }
+    if !sign_in_as(&session, &user_id).await {
+        return back_to("/signin", "server", &username, next);
+    }
+    tracing::info!(username, "account created");
+    Redirect::to(safe_next(next))
+}
+
+pub async fn sign_in(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    session: Session,
+    Form(form): Form<Credentials>,
+) -> Redirect {
+    let next = form.next.as_deref();
+    let username = form.username.trim().to_lowercase();
+    if !state.throttle.allow(&username, peer.ip()) {
+        return back_to("/signin", "throttled", &username, next);
+    }
+    let account = match state.store.account_by_username(&username).await {
+        Ok(account) => account,
+        Err(err) => {
+            tracing::error!("cannot look up account: {err}");
+            return back_to("/signin", "server", &username, next);
+        }
+    };
+    let user_id = account.as_ref().map(|a| a.id.clone());
+    // One answer for an unknown name and a wrong password, after the same amount of work.
+    if !verify(form.password, account.map(|a| a.password_hash)).await {
+        return back_to("/signin", "invalid", &username, next);
+    }
+    let Some(user_id) = user_id else { return back_to("/signin", "invalid", &username, next) };
+    if !sign_in_as(&session, &user_id).await {
+        return back_to("/signin", "server", &username, next);
+    }
+    Redirect::to(safe_next(next))
+}
+
+pub async fn sign_out(session: Session) -> Redirect {
+    if let Err(err) = session.delete().await {
+        tracing::warn!("cannot delete sign-in session: {err}");
+    }
+    Redirect::to("/signin")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usernames_are_normalised_and_checked() {
+        assert_eq!(normalise_username("  Ada.L "), Some("ada.l".into()));
+        assert_eq!(normalise_username("ab"), None);
+        assert_eq!(normalise_username("no spaces"), None);
+        assert_eq!(normalise_username("ünïcode"), None);
+        assert_eq!(normalise_username(&"a".repeat(33)), None);
+    }
+
+    #[test]
+    fn only_local_paths_are_followed() {
+        assert_eq!(safe_next(Some("/sets")), "/sets");
+        assert_eq!(safe_next(Some("//evil.example")), "/");
+        assert_eq!(safe_next(Some("https://evil.example")), "/");
+        assert_eq!(safe_next(Some("/\\evil")), "/");
+        assert_eq!(safe_next(None), "/");
+    }
+
+    #[tokio::test]
+    async fn hashes_verify_and_decoys_never_do() {
+        let stored = hash("correct horse battery".into()).await.unwrap();
+        assert!(stored.starts_with("$argon2id$"));
+        assert!(verify("correct horse battery".into(), Some(stored.clone())).await);
+        assert!(!verify("wrong".into(), Some(stored)).await);
+        assert!(!verify("anything".into(), None).await);
+    }
+
+    #[test]
+    fn the_throttle_limits_per_account_and_per_address() {
+        let t = Throttle::default();
+        let ip: IpAddr = [10, 0, 0, 1].into();
+        for _ in 0..ACCOUNT_BURST {
+            assert!(t.allow("ada", ip));
+        }
+        assert!(!t.allow("ada", ip), "the account's allowance is spent");
+        assert!(t.allow("bob", ip), "another account from the same address still may");
+    }
+}

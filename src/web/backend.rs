@@ -1,0 +1,193 @@
+//! The server's answers to the app's server functions (`warren_app::api::Backend`): every
+//! query scoped by the learner, every missing-or-foreign id a `NotFound`.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use warren_app::api::{
+    ApiError, Backend, Dashboard, HistoryList, PointView, ProviderNotice, SessionCard, SessionHeader,
+    SetCard, SetDetail, Transcript, TranscriptEntry, Viewer,
+};
+use warren_app::protocol::SessionStatus;
+
+use crate::engine::{Engine, EngineError};
+use crate::llm::select::ProviderStatus;
+use crate::store::{EntryKind, SessionRow, SetSummary, Store, StoreError, now_ms, path_to};
+
+/// How many recent sessions the dashboard lists.
+const RECENT: usize = 8;
+
+pub struct ServerBackend {
+    pub store: Store,
+    pub engine: Engine,
+    pub provider_status: Arc<ProviderStatus>,
+}
+
+fn internal(err: StoreError) -> ApiError {
+    tracing::error!("storage failed: {err}");
+    ApiError::Internal
+}
+
+fn count(n: impl TryInto<u32>) -> u32 {
+    n.try_into().unwrap_or(u32::MAX)
+}
+
+impl ServerBackend {
+    fn provider(&self) -> ProviderNotice {
+        let info = self.engine.provider_info();
+        ProviderNotice {
+            label: info.label,
+            offline: info.offline,
+            ok: self.provider_status.ok,
+            detail: self.provider_status.detail.clone(),
+        }
+    }
+
+    async fn card(&self, owner: &str, row: &SessionRow, set_name: &str) -> Result<SessionCard, ApiError> {
+        let outcomes = self.store.outcomes(owner, &row.id).await.map_err(internal)?;
+        let recalled =
+            row.target_point_ids.iter().filter(|id| outcomes.iter().any(|o| &o.point_id == *id)).count();
+        Ok(SessionCard {
+            id: row.id.clone(),
+            set_id: row.set_id.clone(),
+            set_name: set_name.to_string(),
+            status: row.state.status,
+            recalled_count: count(recalled),
+            total_points: count(row.target_point_ids.len()),
+            started_at: row.started_at,
+            updated_at: row.updated_at,
+        })
+    }
+
+    async fn set_name(&self, owner: &str, set_id: &str) -> Result<String, ApiError> {
+        Ok(self.store.set(owner, set_id).await.map_err(internal)?.map(|s| s.name).unwrap_or_default())
+    }
+
+    async fn set_card(
+        &self,
+        owner: &str,
+        summary: SetSummary,
+        sessions: &[SessionRow],
+    ) -> Result<SetCard, ApiError> {
+        let open = sessions.iter().find(|s| {
+            s.set_id == summary.id
+                && matches!(s.state.status, SessionStatus::InProgress | SessionStatus::Paused)
+        });
+        let open_session = match open {
+            Some(row) => Some(self.card(owner, row, &summary.name).await?),
+            None => None,
+        };
+        Ok(SetCard {
+            id: summary.id,
+            name: summary.name,
+            description: summary.description,
+            point_count: count(summary.point_count),
+            due_count: count(summary.due_count),
+            next_due_at: summary.next_due_at,
+            open_session,
+        })
+    }
+
+    async fn owned_session(&self, owner: &str, id: &str) -> Result<SessionRow, ApiError> {
+        self.store.session(owner, id).await.map_err(internal)?.ok_or(ApiError::NotFound)
+    }
+}
+
+#[async_trait]
+impl Backend for ServerBackend {
+    async fn dashboard(&self, viewer: &Viewer) -> Result<Dashboard, ApiError> {
+        let owner = &viewer.user_id;
+        let sets = self.store.list_sets(owner, now_ms()).await.map_err(internal)?;
+        let sessions = self.store.sessions(owner).await.map_err(internal)?;
+        let mut cards = Vec::with_capacity(sets.len());
+        for summary in sets.iter().cloned() {
+            cards.push(self.set_card(owner, summary, &sessions).await?);
+        }
+        let mut recent = Vec::new();
+        for row in sessions.iter().take(RECENT) {
+            let name = sets.iter().find(|s| s.id == row.set_id).map(|s| s.name.clone()).unwrap_or_default();
+            recent.push(self.card(owner, row, &name).await?);
+        }
+        Ok(Dashboard { now: now_ms(), sets: cards, recent, provider: self.provider() })
+    }
+
+    async fn recall_set(&self, viewer: &Viewer, id: &str) -> Result<SetDetail, ApiError> {
+        let owner = &viewer.user_id;
+        let summary = self
+            .store
+            .list_sets(owner, now_ms())
+            .await
+            .map_err(internal)?
+            .into_iter()
+            .find(|s| s.id == id)
+            .ok_or(ApiError::NotFound)?;
+        let sessions = self.store.sessions(owner).await.map_err(internal)?;
+        let points = self.store.points(owner, id).await.map_err(internal)?;
+        Ok(SetDetail {
+            now: now_ms(),
+            card: self.set_card(owner, summary, &sessions).await?,
+            points: points
+                .into_iter()
+                .map(|p| PointView {
+                    content: p.content,
+                    context: p.context,
+                    due_at: p.card.due_at,
+                    reps: count(p.card.reps),
+                })
+                .collect(),
+        })
+    }
+
+    async fn start_session(&self, viewer: &Viewer, set_id: &str) -> Result<String, ApiError> {
+        match self.engine.start_session(&viewer.user_id, set_id).await {
+            Ok(row) => Ok(row.id),
+            Err(EngineError::NotFound) => Err(ApiError::NotFound),
+            Err(EngineError::EmptySet) => Err(ApiError::Invalid("This recall set has no points yet.".into())),
+            Err(EngineError::Gone) => Err(ApiError::Internal),
+            Err(EngineError::Store(err)) => Err(internal(err)),
+        }
+    }
+
+    async fn session_header(&self, viewer: &Viewer, id: &str) -> Result<SessionHeader, ApiError> {
+        let row = self.owned_session(&viewer.user_id, id).await?;
+        let name = self.set_name(&viewer.user_id, &row.set_id).await?;
+        Ok(SessionHeader { card: self.card(&viewer.user_id, &row, &name).await?, provider: self.provider() })
+    }
+
+    async fn history(&self, viewer: &Viewer) -> Result<HistoryList, ApiError> {
+        let owner = &viewer.user_id;
+        let sets = self.store.list_sets(owner, now_ms()).await.map_err(internal)?;
+        let mut cards = Vec::new();
+        for row in self.store.sessions(owner).await.map_err(internal)? {
+            let name = sets.iter().find(|s| s.id == row.set_id).map(|s| s.name.clone()).unwrap_or_default();
+            cards.push(self.card(owner, &row, &name).await?);
+        }
+        Ok(HistoryList { now: now_ms(), sessions: cards })
+    }
+
+    async fn transcript(&self, viewer: &Viewer, id: &str) -> Result<Transcript, ApiError> {
+        let owner = &viewer.user_id;
+        let row = self.owned_session(owner, id).await?;
+        let name = self.set_name(owner, &row.set_id).await?;
+        let entries = self.store.entries(owner, id).await.map_err(internal)?;
+        let main_line: Vec<String> =
+            path_to(&entries, row.leaf_id.as_deref()).iter().map(|e| e.id.clone()).collect();
+        let entries = entries
+            .iter()
+            .map(|e| TranscriptEntry {
+                id: e.id.clone(),
+                parent_id: e.parent_id.clone(),
+                kind: e.kind.as_str().to_string(),
+                speaker: match (e.kind, e.role.as_deref(), e.agent.as_deref()) {
+                    (EntryKind::Message, Some("user"), _) => Some("learner".into()),
+                    (EntryKind::Message, _, Some(agent)) => Some(agent.to_string()),
+                    _ => None,
+                },
+                content: e.content.clone(),
+                created_at: e.created_at,
+                on_main_line: main_line.contains(&e.id),
+            })
+            .collect();
+        Ok(Transcript { now: now_ms(), card: self.card(owner, &row, &name).await?, entries })
+    }
+}
