@@ -69,8 +69,19 @@ ensure_e2e_deps() {
   fi
 }
 
-# build_client dev|release: the hydrate build, post-processed into $SITE/pkg with the CSS and
-# public assets beside it.
+# Front-end files served as they are (KaTeX for math), from npm at the versions locked in
+# scripts/npm/package-lock.json.
+ensure_npm_assets() {
+  command -v npm >/dev/null || apt_install nodejs npm
+  if [ ! -f "$ROOT/scripts/npm/node_modules/katex/dist/katex.min.js" ] \
+    || [ "$ROOT/scripts/npm/package-lock.json" -nt "$ROOT/scripts/npm/node_modules/.package-lock.json" ]; then
+    say "installing KaTeX (npm)"
+    (cd "$ROOT/scripts/npm" && npm ci --silent --no-audit --no-fund >/dev/null)
+  fi
+}
+
+# build_client dev|release: the hydrate build, post-processed into $SITE/pkg with the CSS,
+# public assets and KaTeX beside it.
 build_client() {
   local mode="${1:-dev}" profile dir
   if [ "$mode" = release ]; then profile=wasm-release; dir=wasm-release; else profile=dev; dir=debug; fi
@@ -90,6 +101,10 @@ build_client() {
   fi
   cp "$ROOT/style/main.css" "$SITE/pkg/warren.css"
   cp -R "$ROOT/public/." "$SITE/"
+  ensure_npm_assets
+  mkdir -p "$SITE/katex"
+  cp "$ROOT/scripts/npm/node_modules/katex/dist/katex.min.js" "$ROOT/scripts/npm/node_modules/katex/dist/katex.min.css" "$SITE/katex/"
+  cp -R "$ROOT/scripts/npm/node_modules/katex/dist/fonts" "$SITE/katex/"
 }
 
 # build_server dev|release

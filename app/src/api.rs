@@ -142,25 +142,25 @@ impl leptos::server_fn::error::FromServerFnError for ApiError {
     }
 }
 
-#[server]
+#[server(endpoint = "get_viewer")]
 pub async fn get_viewer() -> Result<Option<Viewer>, ApiError> {
     Ok(backend::viewer())
 }
 
-#[server]
+#[server(endpoint = "get_dashboard")]
 pub async fn get_dashboard() -> Result<Dashboard, ApiError> {
     let viewer = backend::require_viewer()?;
     backend::answer(backend::get()?.dashboard(&viewer).await)
 }
 
-#[server]
+#[server(endpoint = "get_set")]
 pub async fn get_set(id: String) -> Result<SetDetail, ApiError> {
     let viewer = backend::require_viewer()?;
     backend::answer(backend::get()?.recall_set(&viewer, &id).await)
 }
 
 /// Starts a session on a set and goes to it (a plain form post works without JavaScript).
-#[server]
+#[server(endpoint = "start_session")]
 pub async fn start_session(set_id: String) -> Result<String, ApiError> {
     let viewer = backend::require_viewer()?;
     let id = backend::answer(backend::get()?.start_session(&viewer, &set_id).await)?;
@@ -168,19 +168,19 @@ pub async fn start_session(set_id: String) -> Result<String, ApiError> {
     Ok(id)
 }
 
-#[server]
+#[server(endpoint = "get_session_header")]
 pub async fn get_session_header(id: String) -> Result<SessionHeader, ApiError> {
     let viewer = backend::require_viewer()?;
     backend::answer(backend::get()?.session_header(&viewer, &id).await)
 }
 
-#[server]
+#[server(endpoint = "get_history")]
 pub async fn get_history() -> Result<HistoryList, ApiError> {
     let viewer = backend::require_viewer()?;
     backend::answer(backend::get()?.history(&viewer).await)
 }
 
-#[server]
+#[server(endpoint = "get_transcript")]
 pub async fn get_transcript(id: String) -> Result<Transcript, ApiError> {
     let viewer = backend::require_viewer()?;
     backend::answer(backend::get()?.transcript(&viewer, &id).await)

@@ -16,7 +16,8 @@ use crate::store::Store;
 /// Paths that never need a learner: the sign-in pages, static files, health checks, and the
 /// server functions and socket, which answer 401 themselves.
 fn is_public(path: &str) -> bool {
-    const PREFIXES: [&str; 7] = ["/pkg/", "/auth/", "/api/", "/ws/", "/demo/", "/signin", "/signup"];
+    const PREFIXES: [&str; 8] =
+        ["/pkg/", "/katex/", "/auth/", "/api/", "/ws/", "/demo/", "/signin", "/signup"];
     const EXACT: [&str; 3] = ["/healthz", "/readyz", "/favicon.ico"];
     EXACT.contains(&path) || PREFIXES.iter().any(|p| path.starts_with(p))
 }
@@ -28,7 +29,8 @@ pub async fn resolve(
     next: Next,
 ) -> Response {
     let path = request.uri().path();
-    if !path.starts_with("/pkg/") && !path.starts_with("/demo/") {
+    let static_file = ["/pkg/", "/katex/", "/demo/"].iter().any(|p| path.starts_with(p));
+    if !static_file {
         if let Some(viewer) = lookup(&store, &session).await {
             request.extensions_mut().insert(viewer);
         }

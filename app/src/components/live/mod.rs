@@ -148,7 +148,17 @@ pub fn LiveSession(header: SessionHeader) -> impl IntoView {
     let ended = matches!(card.status, SessionStatus::Completed | SessionStatus::Abandoned);
     let in_rabbithole = Memo::new(move |_| state.with(LiveState::in_rabbithole));
     view! {
-        <div class="live" class:rabbithole=in_rabbithole data-testid="live">
+        <div
+            class="live"
+            class:rabbithole=in_rabbithole
+            data-testid="live"
+            data-turns=move || state.with(|s| s.turns).to_string()
+            data-connection=move || state.with(|s| match s.connection {
+                Some(Connection::Open) => "open",
+                Some(Connection::Closed(_)) => "closed",
+                Some(Connection::Connecting | Connection::Reconnecting(_)) | None => "connecting",
+            })
+        >
             <div class="live-bar">
                 <ConnectionBadge state />
                 <Timer state />
@@ -260,7 +270,14 @@ fn MuteToggle(muted: RwSignal<bool>) -> impl IntoView {
             aria-label=move || if muted.get() { "Sound off. Turn the chime on." } else { "Sound on. Mute the chime." }
             on:click=toggle
         >
-            {move || if muted.get() { "🔇" } else { "🔔" }}
+            <svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round">
+                <path d="M11 5 6 9H3v6h3l5 4V5z" />
+                {move || if muted.get() {
+                    view! { <path d="m22 9-6 6M16 9l6 6" /> }.into_any()
+                } else {
+                    view! { <path d="M15.5 8.5a5 5 0 0 1 0 7M18.5 5.5a9 9 0 0 1 0 13" /> }.into_any()
+                }}
+            </svg>
         </button>
     }
 }

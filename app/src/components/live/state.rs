@@ -75,6 +75,8 @@ pub struct LiveState {
     /// Study time at the last `session_started`, and whether the clock runs.
     pub elapsed_ms: u64,
     pub outbox: Vec<Outgoing>,
+    /// Replies finished (or refused) so far on this page: a turn has ended when this grows.
+    pub turns: u32,
 }
 
 impl LiveState {
@@ -256,6 +258,7 @@ impl LiveState {
 
     /// The oldest unanswered message got its answer.
     fn answered(&mut self) {
+        self.turns += 1;
         if !self.outbox.is_empty() {
             self.outbox.remove(0);
         }

@@ -1,0 +1,134 @@
+import { expect, type Page } from '@playwright/test';
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+export const PASSWORD = 'correct horse battery';
+
+let counter = 0;
+/** A username no other test uses. */
+export function uniqueName(prefix = 'learner'): string {
+  counter += 1;
+  return `${prefix}${Date.now().toString(36)}${counter}`;
+}
+
+/** Signs up through the form; ends on the dashboard. */
+export async function signUp(page: Page, username = uniqueName(), base = ''): Promise<string> {
+  await page.goto(`${base}/signup`);
+  await page.getByLabel('Username').fill(username);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Dashboard' })).toBeVisible();
+  return username;
+}
+
+/** The points of a set, as its page lists them (the learner's own notes). */
+export async function pointsOf(page: Page, setName: string, base = ''): Promise<string[]> {
+  await page.goto(`${base}/sets`);
+  await page.getByRole('link', { name: setName }).click();
+  await expect(page.getByRole('heading', { level: 1, name: setName })).toBeVisible();
+  return page.locator('ol.points > li > p:first-child').allInnerTexts();
+}
+
+/** Starts (or starts over) a session from the dashboard; ends on the live page, connected. */
+export async function startSession(page: Page, setName: string, base = ''): Promise<void> {
+  await page.goto(`${base}/`);
+  const card = page.getByTestId('set-card').filter({ hasText: setName });
+  await expect(async () => {
+    await card.getByRole('button', { name: /Start/ }).click();
+    await expect(page).toHaveURL(/\/sessions\//, { timeout: 2000 });
+  }).toPass();
+  await waitForTurn(page, 0);
+}
+
+export async function turns(page: Page): Promise<number> {
+  return Number(await page.getByTestId('live').getAttribute('data-turns'));
+}
+
+/** Waits until more than `after` replies have finished on this page. */
+export async function waitForTurn(page: Page, after: number): Promise<void> {
+  await expect(page.getByTestId('live')).toHaveAttribute('data-connection', 'open', { timeout: 15_000 });
+  await expect.poll(() => turns(page), { timeout: 15_000 }).toBeGreaterThan(after);
+}
+
+/** Types an answer, sends it with Enter, and waits for the turn to end. */
+export async function answer(page: Page, text: string): Promise<void> {
+  const before = await turns(page);
+  const box = page.getByTestId('answer');
+  await box.fill(text);
+  await box.press('Enter');
+  await waitForTurn(page, before);
+}
+
+export async function recalled(page: Page): Promise<number> {
+  return Number(await page.getByTestId('progress').getAttribute('data-recalled'));
+}
+
+export function screenshotPath(name: string): string {
+  const dir = path.join(__dirname, '..', '..', 'test-output', 'screenshots');
+  fs.mkdirSync(dir, { recursive: true });
+  return path.join(dir, `${name}.png`);
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const address = s.address();
+      s.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** A server of our own (for tests that stop and restart it), with its own database. */
+export class OwnServer {
+  private child?: ChildProcess;
+  readonly database: string;
+  constructor(readonly port: number) {
+    this.database = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'warren-own-')), 'warren.db');
+  }
+
+  static async create(): Promise<OwnServer> {
+    const server = new OwnServer(await freePort());
+    await server.start();
+    return server;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    const bin = process.env.WARREN_BIN ?? '../target/debug/warren';
+    this.child = spawn(bin, ['serve'], {
+      env: {
+        ...process.env,
+        WARREN_ADDR: `127.0.0.1:${this.port}`,
+        DATABASE_URL: `sqlite://${this.database}`,
+        WARREN_SITE_ROOT: process.env.WARREN_SITE_ROOT ?? '../target/site',
+        WARREN_LOG: 'warn',
+      },
+      stdio: 'ignore',
+    });
+    await expect
+      .poll(async () => {
+        try {
+          return (await fetch(`${this.url}/readyz`)).status;
+        } catch {
+          return 0;
+        }
+      }, { timeout: 30_000 })
+      .toBe(200);
+  }
+
+  /** Kills the process outright, as a crash would. */
+  async kill(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+  }
+}

@@ -1,0 +1,134 @@
+import { expect, test, type Page } from '@playwright/test';
+import { OwnServer, answer, pointsOf, recalled, screenshotPath, signUp, startSession, turns, waitForTurn } from './helpers';
+
+/** Answers each point in turn; `already` points were recalled before. */
+async function answerAll(page: Page, points: string[], already = 0): Promise<void> {
+  for (const [i, point] of points.entries()) {
+    await answer(page, point);
+    await expect.poll(() => recalled(page)).toBe(already + i + 1);
+  }
+}
+
+async function dashboardStatus(page: Page, setName: string): Promise<string> {
+  await page.goto('/');
+  const recent = page.locator('.list li').filter({ hasText: setName }).first();
+  return recent.getByTestId('session-status').innerText();
+}
+
+test('every circle, the overlay, Continue, then leaving completes the session', async ({ page }) => {
+  await signUp(page);
+  const points = await pointsOf(page, 'The living cell');
+  expect(points).toHaveLength(5);
+  await startSession(page, 'The living cell');
+  await expect(page.getByTestId('progress')).toHaveAttribute('aria-label', '0 of 5 points recalled');
+  await expect(page.getByTestId('agent-text')).not.toBeEmpty();
+  await expect(page.getByTestId('provider-notice')).toContainText('Offline tutor');
+
+  await answer(page, points[0]);
+  await expect.poll(() => recalled(page)).toBe(1);
+  // For a person to look at: the live view at desktop and phone widths.
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.screenshot({ path: screenshotPath('live-desktop'), fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: screenshotPath('live-phone'), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 800 });
+
+  await answerAll(page, points.slice(1), 1);
+  await expect(page.getByTestId('overlay')).toBeVisible();
+  await expect(page.getByTestId('overlay')).toContainText("You've covered everything");
+  await page.screenshot({ path: screenshotPath('overlay') });
+
+  await page.getByTestId('overlay-continue').click();
+  await expect(page.getByTestId('overlay')).toHaveCount(0);
+  await answer(page, 'How does all of this fit together?');
+  await page.getByTestId('leave').click();
+  await expect(page).toHaveURL(/\/$/);
+  expect(await dashboardStatus(page, 'The living cell')).toBe('completed');
+});
+
+test('Done on the overlay leaves and completes', async ({ page }) => {
+  await signUp(page);
+  const points = await pointsOf(page, 'Searching and sorting');
+  await startSession(page, 'Searching and sorting');
+  await answer(page, `${points[0]} ${points[1]}`);
+  await expect.poll(() => recalled(page)).toBe(2);
+  for (const point of points.slice(2)) await answer(page, point);
+  await expect(page.getByTestId('overlay')).toBeVisible();
+  await page.getByTestId('overlay-done').click();
+  await expect(page).toHaveURL(/\/$/);
+  expect(await dashboardStatus(page, 'Searching and sorting')).toBe('completed');
+});
+
+test('leave mid-session, then resume with the earlier recalls', async ({ page }) => {
+  await signUp(page);
+  const points = await pointsOf(page, 'Rome: from republic to empire');
+  await startSession(page, 'Rome: from republic to empire');
+  await answerAll(page, points.slice(0, 2));
+  await page.getByTestId('leave').click();
+  await expect(page).toHaveURL(/\/$/);
+  const resume = page.getByTestId('resume-card');
+  await expect(resume).toContainText('paused');
+  await expect(resume).toContainText('2 of 6 recalled');
+
+  await resume.getByRole('link', { name: 'Resume' }).click();
+  await waitForTurn(page, 0);
+  await expect(page.getByTestId('progress')).toHaveAttribute('data-recalled', '2');
+  await expect(page.getByTestId('agent-text')).toContainText('where we left off');
+  // The clock runs while the learner is here, from the time studied before.
+  await expect(page.getByTestId('timer')).not.toHaveText('00:00', { timeout: 5_000 });
+  await answer(page, points[2]);
+  await expect.poll(() => recalled(page)).toBe(3);
+});
+
+test('a rabbit hole: offered, explored with progress hidden, and left', async ({ page }) => {
+  await signUp(page);
+  await startSession(page, 'The living cell');
+  await answer(page, 'no idea');
+  await answer(page, 'still nothing');
+  await answer(page, 'Where did mitochondria originally come from, endosymbiosis?');
+  const prompt = page.getByTestId('rabbithole-prompt');
+  await expect(prompt).toContainText('Want to explore?');
+  const before = await turns(page);
+  await prompt.getByRole('button', { name: 'Explore' }).click();
+  await waitForTurn(page, before);
+  await expect(page.getByTestId('rabbithole-banner')).toContainText('Exploring:');
+  await expect(page.locator('.progress')).toHaveAttribute('aria-hidden', 'true');
+  await expect(page.getByTestId('agent-text')).toContainText('endosymbiosis');
+  await page.getByRole('button', { name: 'Return to session' }).click();
+  await expect(page.getByTestId('rabbithole-banner')).toHaveCount(0);
+  await expect(page.locator('.progress')).toHaveAttribute('aria-hidden', 'false');
+  await expect(page.locator('.pill.amber')).toHaveCount(1);
+});
+
+test('the server restarts mid-session: the page reconnects and nothing is lost', async ({ page }) => {
+  const server = await OwnServer.create();
+  try {
+    await signUp(page, undefined, server.url);
+    const points = await pointsOf(page, 'The living cell', server.url);
+    await startSession(page, 'The living cell', server.url);
+    await answer(page, points[0]);
+    await expect.poll(() => recalled(page)).toBe(1);
+
+    await server.kill();
+    await expect(page.getByTestId('connection')).toContainText('Reconnecting', { timeout: 15_000 });
+    // Typed while the server is down: kept, and sent once it is back.
+    const before = await turns(page);
+    await page.getByTestId('answer').fill(points[1]);
+    await page.getByTestId('answer').press('Enter');
+    await server.start();
+    await waitForTurn(page, before);
+    await expect.poll(() => recalled(page)).toBe(2);
+    await expect(page.getByTestId('connection')).toContainText('Connected');
+
+    // The next message works, and the history has each learner message once.
+    await answer(page, points[2]);
+    await expect.poll(() => recalled(page)).toBe(3);
+    const sessionId = page.url().split('/').pop();
+    await page.goto(`${server.url}/history/${sessionId}`);
+    const learner = page.locator('.entry.speaker-learner');
+    await expect(learner).toHaveCount(3);
+    await expect(learner.nth(1)).toContainText(points[1]);
+  } finally {
+    await server.kill();
+  }
+});

@@ -1,0 +1,268 @@
+//! Accounts and isolation: two learners, and everything learner B can try with learner A's ids.
+
+mod common;
+
+use std::time::Instant;
+
+use common::{Learner, PASSWORD, TestApp, session_cookie};
+use futures_util::StreamExt;
+use serde_json::json;
+use tokio_tungstenite::tungstenite::Message;
+use warren_app::protocol::{ErrorCode, ServerMessage};
+
+/// What learner A owns, counted, so "nothing changed" can be checked.
+async fn snapshot(app: &TestApp, owner: &str) -> String {
+    let store = app.store();
+    let mut out = String::new();
+    for set in store.list_sets(owner, 0).await.unwrap() {
+        out.push_str(&format!("set {} {}\n", set.id, set.name));
+        for p in store.points(owner, &set.id).await.unwrap() {
+            out.push_str(&format!("  point {} reps {} due {}\n", p.id, p.card.reps, p.card.due_at));
+        }
+    }
+    for s in store.sessions(owner).await.unwrap() {
+        let entries = store.entries(owner, &s.id).await.unwrap().len();
+        let outcomes = store.outcomes(owner, &s.id).await.unwrap().len();
+        out.push_str(&format!(
+            "session {} {:?} leaf {:?} entries {entries} outcomes {outcomes} updated {}\n",
+            s.id, s.state.status, s.leaf_id, s.updated_at
+        ));
+    }
+    out
+}
+
+async fn server_fn(app: &TestApp, who: &Learner, name: &str, args: &[(&str, &str)]) -> reqwest::StatusCode {
+    app.http
+        .post(app.url(&format!("/api/{name}")))
+        .header("cookie", &who.cookie)
+        .form(args)
+        .send()
+        .await
+        .unwrap()
+        .status()
+}
+
+#[tokio::test]
+async fn learner_b_gets_404_for_every_one_of_learner_as_ids_and_changes_nothing() {
+    let app = TestApp::spawn().await;
+    let a = app.learner.clone();
+    let b = app.sign_up("bob").await;
+    // A has a session with history: one recall, a paused status.
+    let (session, points) = app.start("The living cell").await;
+    let mut ws = app.connect(&session).await;
+    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    ws.say(&points[0].content).await;
+    ws.send(json!({"type": "leave_session"})).await;
+    ws.until(|m| matches!(m, ServerMessage::SessionPaused(_))).await;
+    drop(ws);
+    let set_id = points[0].set_id.clone();
+    let before = snapshot(&app, &a.id).await;
+
+    // Pages.
+    for path in [format!("/sets/{set_id}"), format!("/sessions/{session}"), format!("/history/{session}")] {
+        let res = app.http.get(app.url(&path)).header("cookie", &b.cookie).send().await.unwrap();
+        assert_eq!(res.status(), 404, "B on {path}");
+        // …exactly as for an id that does not exist.
+        let missing = path.replace(&session, "00000000-0000-7000-8000-000000000000").replace(&set_id, "nope");
+        let res = app.http.get(app.url(&missing)).header("cookie", &b.cookie).send().await.unwrap();
+        assert_eq!(res.status(), 404, "B on {missing}");
+        // A can see them.
+        let res = app.http.get(app.url(&path)).header("cookie", &a.cookie).send().await.unwrap();
+        assert_eq!(res.status(), 200, "A on {path}");
+    }
+
+    // Server functions.
+    assert_eq!(server_fn(&app, &b, "get_set", &[("id", &set_id)]).await, 404);
+    assert_eq!(server_fn(&app, &b, "start_session", &[("set_id", &set_id)]).await, 404);
+    assert_eq!(server_fn(&app, &b, "get_session_header", &[("id", &session)]).await, 404);
+    assert_eq!(server_fn(&app, &b, "get_transcript", &[("id", &session)]).await, 404);
+    assert_eq!(server_fn(&app, &a, "get_set", &[("id", &set_id)]).await, 200);
+    // B's own dashboard and history do not mention A's set or session.
+    for name in ["get_dashboard", "get_history"] {
+        let res =
+            app.http.post(app.url(&format!("/api/{name}"))).header("cookie", &b.cookie).send().await.unwrap();
+        assert_eq!(res.status(), 200);
+        let body = res.text().await.unwrap();
+        assert!(!body.contains(&set_id) && !body.contains(&session), "{name} leaks A's ids: {body}");
+    }
+
+    // The socket: B is told the session does not exist, and it is closed with 4404.
+    let mut ws = app.connect_as(Some(&b.cookie), &session).await;
+    let ServerMessage::Error(e) = ws.next().await else { panic!("an error frame") };
+    assert_eq!(e.code, ErrorCode::SessionNotFound);
+    let close = loop {
+        match ws.stream.next().await {
+            Some(Ok(Message::Close(frame))) => break frame,
+            Some(Ok(_)) => continue,
+            other => panic!("expected a close, got {other:?}"),
+        }
+    };
+    assert_eq!(u16::from(close.unwrap().code), 4404);
+
+    assert_eq!(snapshot(&app, &a.id).await, before, "nothing of A's changed");
+}
+
+#[tokio::test]
+async fn without_a_sign_in_nothing_is_served() {
+    let app = TestApp::spawn().await;
+    let (session, _) = app.start("The living cell").await;
+    let res = app.http.post(app.url("/api/get_dashboard")).send().await.unwrap();
+    assert_eq!(res.status(), 401);
+    let mut ws = app.connect_as(None, &session).await;
+    let ServerMessage::Error(e) = ws.next().await else { panic!("an error frame") };
+    assert_eq!(e.code, ErrorCode::Unauthorized);
+    // A forged cookie is no sign-in.
+    let mut ws = app.connect_as(Some("warren_session=forged"), &session).await;
+    let ServerMessage::Error(e) = ws.next().await else { panic!("an error frame") };
+    assert_eq!(e.code, ErrorCode::Unauthorized);
+}
+
+async fn sign_in(app: &TestApp, username: &str, password: &str) -> reqwest::Response {
+    app.http
+        .post(app.url("/auth/signin"))
+        .form(&[("username", username), ("password", password)])
+        .send()
+        .await
+        .unwrap()
+}
+
+fn location(res: &reqwest::Response) -> String {
+    res.headers()["location"].to_str().unwrap().to_string()
+}
+
+#[tokio::test]
+async fn sign_in_answers_the_same_for_an_unknown_user_and_a_wrong_password() {
+    let app = TestApp::spawn().await;
+    let wrong = sign_in(&app, "learner", "not the password").await;
+    let unknown = sign_in(&app, "nobody-here", "not the password").await;
+    assert_eq!(wrong.status(), 303);
+    assert_eq!(location(&wrong), "/signin?error=invalid&username=learner");
+    assert_eq!(location(&unknown), "/signin?error=invalid&username=nobody-here");
+    assert!(session_cookie(&wrong).is_none() && session_cookie(&unknown).is_none());
+
+    // Both do the same work (one password hash check): neither is several times the other.
+    let mut times = [Vec::new(), Vec::new()];
+    for round in 0..5 {
+        for (i, name) in ["learner", "nobody-else"].iter().enumerate() {
+            let started = Instant::now();
+            sign_in(&app, name, &format!("wrong {round}")).await;
+            times[i].push(started.elapsed().as_secs_f64());
+        }
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (known, unknown) = (median(&mut times[0]), median(&mut times[1]));
+    let ratio = known / unknown;
+    assert!((0.33..3.0).contains(&ratio), "known {known:.4}s vs unknown {unknown:.4}s");
+
+    // The right password works, case-insensitively for the name, with a fresh session id.
+    let ok = sign_in(&app, "LEARNER", PASSWORD).await;
+    assert_eq!(location(&ok), "/");
+    let cookie = session_cookie(&ok).unwrap();
+    assert_ne!(cookie, app.learner.cookie, "the session id is new on sign-in");
+}
+
+#[tokio::test]
+async fn sign_up_refuses_duplicates_bad_names_and_short_passwords() {
+    let app = TestApp::spawn().await;
+    let up = |username: &'static str, password: &'static str| {
+        let app = &app;
+        async move {
+            app.http
+                .post(app.url("/auth/signup"))
+                .form(&[("username", username), ("password", password)])
+                .send()
+                .await
+                .unwrap()
+        }
+    };
+    assert_eq!(location(&up("learner", PASSWORD).await), "/signup?error=taken&username=learner");
+    assert_eq!(location(&up("Learner", PASSWORD).await), "/signup?error=taken&username=learner");
+    assert_eq!(location(&up("x", PASSWORD).await), "/signup?error=username&username=x");
+    assert_eq!(location(&up("newcomer", "short").await), "/signup?error=short&username=newcomer");
+    assert_eq!(app.store().account_count().await.unwrap(), 1, "no account was made");
+    // The cookie is HTTP-only and SameSite=Lax (not Secure over plain HTTP).
+    let res = up("newcomer", PASSWORD).await;
+    let set_cookie = res.headers()["set-cookie"].to_str().unwrap().to_string();
+    assert!(set_cookie.contains("HttpOnly") && set_cookie.contains("SameSite=Lax"), "{set_cookie}");
+    assert!(!set_cookie.contains("Secure"), "{set_cookie}");
+}
+
+#[tokio::test]
+async fn https_deployments_get_secure_cookies() {
+    let app = TestApp::spawn_with(|c| c.public_url = Some("https://warren.example.org".into())).await;
+    let res = sign_in(&app, "learner", PASSWORD).await;
+    let set_cookie = res.headers()["set-cookie"].to_str().unwrap().to_string();
+    assert!(set_cookie.contains("Secure"), "{set_cookie}");
+}
+
+#[tokio::test]
+async fn sign_in_attempts_are_throttled_per_account() {
+    let app = TestApp::spawn().await;
+    let mut last = String::new();
+    for i in 0..12 {
+        last = location(&sign_in(&app, "learner", &format!("guess {i}")).await);
+    }
+    assert_eq!(last, "/signin?error=throttled&username=learner");
+    // Even the right password waits now.
+    assert!(location(&sign_in(&app, "learner", PASSWORD).await).contains("throttled"));
+}
+
+#[tokio::test]
+async fn oversize_bodies_and_cross_site_posts_are_refused() {
+    let app = TestApp::spawn().await;
+    let huge = "a".repeat(100 * 1024);
+    let res = app
+        .http
+        .post(app.url("/auth/signin"))
+        .form(&[("username", "learner"), ("password", huge.as_str())])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 413);
+    let res = app
+        .http
+        .post(app.url("/auth/signout"))
+        .header("origin", "https://evil.example")
+        .header("cookie", &app.learner.cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 403);
+    // Still signed in.
+    let res = app.http.get(app.url("/")).header("cookie", &app.learner.cookie).send().await.unwrap();
+    assert_eq!(res.status(), 200);
+}
+
+#[tokio::test]
+async fn learner_messages_are_rate_limited_per_session() {
+    let app = TestApp::spawn().await;
+    let (session, _) = app.start("The living cell").await;
+    let mut ws = app.connect(&session).await;
+    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    for i in 0..20 {
+        ws.send(json!({"type": "user_message", "content": format!("guess {i}")})).await;
+    }
+    let frames = ws
+        .until(|m| matches!(m, ServerMessage::Error(e) if e.code == ErrorCode::RateLimited || e.code == ErrorCode::Busy))
+        .await;
+    assert!(!frames.is_empty());
+}
+
+#[tokio::test]
+async fn sign_out_ends_the_sign_in() {
+    let app = TestApp::spawn().await;
+    let res =
+        app.http.post(app.url("/auth/signout")).header("cookie", &app.learner.cookie).send().await.unwrap();
+    assert_eq!(location(&res), "/signin");
+    let res = app
+        .http
+        .post(app.url("/api/get_dashboard"))
+        .header("cookie", &app.learner.cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 401, "the old cookie no longer signs in");
+}
