@@ -34,6 +34,7 @@ pub struct Credentials {
 }
 
 /// Sign-in attempts allowed per account and per address: a burst, then one per interval.
+#[derive(Default)]
 pub struct Throttle {
     accounts: Mutex<HashMap<String, TokenBucket>>,
     addresses: Mutex<HashMap<IpAddr, TokenBucket>>,
@@ -44,12 +45,6 @@ const ADDRESS_BURST: u32 = 30;
 const REFILL: Duration = Duration::from_secs(60);
 /// Past this many tracked keys, full (idle) buckets are forgotten.
 const MAX_TRACKED: usize = 10_000;
-
-impl Default for Throttle {
-    fn default() -> Self {
-        Self { accounts: Mutex::default(), addresses: Mutex::default() }
-    }
-}
 
 impl Throttle {
     /// Takes one attempt from both the account's and the address's allowance.

@@ -30,10 +30,8 @@ pub async fn resolve(
 ) -> Response {
     let path = request.uri().path();
     let static_file = ["/pkg/", "/katex/", "/demo/"].iter().any(|p| path.starts_with(p));
-    if !static_file {
-        if let Some(viewer) = lookup(&store, &session).await {
-            request.extensions_mut().insert(viewer);
-        }
+    if !static_file && let Some(viewer) = lookup(&store, &session).await {
+        request.extensions_mut().insert(viewer);
     }
     next.run(request).await
 }
