@@ -266,3 +266,35 @@ async fn sign_out_ends_the_sign_in() {
         .unwrap();
     assert_eq!(res.status(), 401, "the old cookie no longer signs in");
 }
+
+#[tokio::test]
+async fn signing_in_replaces_the_session_id_the_browser_had() {
+    let app = TestApp::spawn().await;
+    let old = app.learner.cookie.clone();
+    // A sign-in that arrives carrying an existing session (fixation attempt, or a second tab).
+    let res = app
+        .http
+        .post(app.url("/auth/signin"))
+        .header("cookie", &old)
+        .form(&[("username", "learner"), ("password", PASSWORD)])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(location(&res), "/");
+    let new = session_cookie(&res).expect("a new cookie");
+    assert_ne!(new, old);
+    let status = |cookie: String| {
+        let app = &app;
+        async move {
+            app.http
+                .post(app.url("/api/get_dashboard"))
+                .header("cookie", cookie)
+                .send()
+                .await
+                .unwrap()
+                .status()
+        }
+    };
+    assert_eq!(status(new).await, 200);
+    assert_eq!(status(old).await, 401, "the old id is gone");
+}

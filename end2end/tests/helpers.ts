@@ -47,6 +47,10 @@ export async function turns(page: Page): Promise<number> {
   return Number(await page.getByTestId('live').getAttribute('data-turns'));
 }
 
+export async function waitForConnected(page: Page): Promise<void> {
+  await expect(page.getByTestId('live')).toHaveAttribute('data-connection', 'open', { timeout: 15_000 });
+}
+
 /** Waits until more than `after` replies have finished on this page. */
 export async function waitForTurn(page: Page, after: number): Promise<void> {
   await expect(page.getByTestId('live')).toHaveAttribute('data-connection', 'open', { timeout: 15_000 });

@@ -1,5 +1,16 @@
 import { expect, test, type Page } from '@playwright/test';
-import { OwnServer, answer, pointsOf, recalled, screenshotPath, signUp, startSession, turns, waitForTurn } from './helpers';
+import {
+  OwnServer,
+  answer,
+  pointsOf,
+  recalled,
+  screenshotPath,
+  signUp,
+  startSession,
+  turns,
+  waitForConnected,
+  waitForTurn,
+} from './helpers';
 
 /** Answers each point in turn; `already` points were recalled before. */
 async function answerAll(page: Page, points: string[], already = 0): Promise<void> {
@@ -131,4 +142,42 @@ test('the server restarts mid-session: the page reconnects and nothing is lost',
   } finally {
     await server.kill();
   }
+});
+
+test('learner text stays text, math is typeset, Shift+Enter is a new line, mute is remembered', async ({ page }) => {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('dialog', (d) => {
+    errors.push(`dialog: ${d.message()}`);
+    void d.dismiss();
+  });
+  await signUp(page);
+  await startSession(page, 'The living cell');
+
+  // Shift+Enter adds a line; Enter sends.
+  const box = page.getByTestId('answer');
+  await box.fill('first line');
+  await box.press('Shift+Enter');
+  await box.type('second line with $E = mc^2$ and `code` <img src=x onerror=alert(1)>');
+  await expect(box).toHaveValue(/first line\nsecond line/);
+  const before = await turns(page);
+  await box.press('Enter');
+  await waitForTurn(page, before);
+
+  // Mute, and the choice survives a reload.
+  await page.getByTestId('mute').click();
+  await expect(page.getByTestId('mute')).toHaveAttribute('aria-pressed', 'true');
+  await page.reload();
+  await waitForConnected(page);
+  await expect(page.getByTestId('mute')).toHaveAttribute('aria-pressed', 'true');
+
+  // The history shows the message as Markdown: code as code, math typeset, HTML as text.
+  const sessionId = page.url().split('/').pop();
+  await page.goto(`/history/${sessionId}`);
+  const mine = page.locator('.entry.speaker-learner').first();
+  await expect(mine.locator('code')).toHaveText('code');
+  await expect(mine.locator('.katex')).toHaveCount(1, { timeout: 10_000 });
+  await expect(mine).toContainText('<img src=x onerror=alert(1)>');
+  await expect(mine.locator('img')).toHaveCount(0);
+  expect(errors).toEqual([]);
 });

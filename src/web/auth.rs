@@ -247,5 +247,17 @@ mod tests {
         }
         assert!(!t.allow("ada", ip), "the account's allowance is spent");
         assert!(t.allow("bob", ip), "another account from the same address still may");
+        assert!(!t.allow("ada", [10, 0, 0, 2].into()), "the account stays limited from elsewhere");
+    }
+
+    #[test]
+    fn the_throttle_limits_one_address_across_accounts() {
+        let t = Throttle::default();
+        let ip: IpAddr = [10, 0, 0, 9].into();
+        for i in 0..ADDRESS_BURST {
+            assert!(t.allow(&format!("user{i}"), ip), "attempt {i}");
+        }
+        assert!(!t.allow("yet-another", ip), "the address's allowance is spent");
+        assert!(t.allow("yet-another", [10, 0, 0, 10].into()), "other addresses are unaffected");
     }
 }
