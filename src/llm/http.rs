@@ -9,6 +9,11 @@ use reqwest::{RequestBuilder, Response, StatusCode};
 
 use super::{LlmError, NetPolicy, TextStream};
 
+/// The HTTP client a provider keeps for its lifetime (connection pool, connect timeout).
+pub(crate) fn client(policy: &NetPolicy) -> reqwest::Client {
+    reqwest::Client::builder().connect_timeout(policy.connect_timeout).build().unwrap_or_default()
+}
+
 /// Sends a request, retrying connection failures and retryable statuses (429, 5xx, 529
 /// "overloaded") with exponential backoff, or after the server's `retry-after` when it gives
 /// one. Returns the first successful response; its body has not been read yet.

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::json;
 use warren_app::protocol::ProviderInfo;
 
-use super::http::{Piece, decode_text, send_with_retries, sse_events};
+use super::http::{Piece, client, decode_text, send_with_retries, sse_events};
 use super::{Format, LlmError, NetPolicy, Provider, Request, TextStream, Tier};
 
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
@@ -30,8 +30,7 @@ impl OpenAi {
         fast_model: String,
         policy: NetPolicy,
     ) -> Self {
-        let client =
-            reqwest::Client::builder().connect_timeout(policy.connect_timeout).build().unwrap_or_default();
+        let client = client(&policy);
         Self {
             client,
             base_url: base_url.trim_end_matches('/').to_string(),

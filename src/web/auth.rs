@@ -16,7 +16,7 @@ use axum::response::Redirect;
 use serde::Deserialize;
 use tower_sessions::Session;
 
-use super::AppState;
+use super::{AppState, query_value};
 use crate::engine::demo;
 use crate::engine::rate::TokenBucket;
 
@@ -80,21 +80,11 @@ fn safe_next(next: Option<&str>) -> &str {
 }
 
 fn back_to(page: &str, error: &str, username: &str, next: Option<&str>) -> Redirect {
-    let mut url = format!("{page}?error={error}&username={}", encode(username));
+    let mut url = format!("{page}?error={error}&username={}", query_value(username));
     if let Some(next) = next.filter(|n| *n != "/") {
-        url.push_str(&format!("&next={}", encode(next)));
+        url.push_str(&format!("&next={}", query_value(next)));
     }
     Redirect::to(&url)
-}
-
-fn encode(text: &str) -> String {
-    text.bytes()
-        .take(200)
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'/' => (b as char).to_string(),
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }
 
 async fn hash(password: String) -> Option<String> {

@@ -42,6 +42,17 @@ pub struct AppState {
     pub secure_cookies: bool,
 }
 
+/// Percent-encodes a query-string value, leaving `/` readable (for `next=/sets`).
+pub(crate) fn query_value(text: &str) -> String {
+    text.bytes()
+        .take(400)
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'/' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
 pub fn router(state: AppState) -> Router {
     let routes = generate_route_list(App);
     let options = state.leptos_options.clone();

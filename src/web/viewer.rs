@@ -11,6 +11,7 @@ use tower_sessions::Session;
 use warren_app::api::Viewer;
 
 use super::auth::USER_KEY;
+use super::query_value;
 use crate::store::Store;
 
 /// Paths that never need a learner: the sign-in pages, static files, health checks, and the
@@ -62,7 +63,7 @@ pub async fn require_for_pages(State(store): State<Store>, request: Request, nex
     if target == "/" {
         Redirect::to(page).into_response()
     } else {
-        Redirect::to(&format!("{page}?next={}", encode_component(target))).into_response()
+        Redirect::to(&format!("{page}?next={}", query_value(target))).into_response()
     }
 }
 
@@ -84,15 +85,6 @@ fn origin_matches(headers: &HeaderMap) -> bool {
     };
     let host = headers.get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or_default();
     origin.split_once("://").is_some_and(|(_, rest)| rest == host)
-}
-
-fn encode_component(text: &str) -> String {
-    text.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'/' => (b as char).to_string(),
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }
 
 /// The signed-in learner, if any, for handlers that answer "not signed in" their own way.
