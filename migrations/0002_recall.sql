@@ -55,6 +55,7 @@ CREATE INDEX resources_set ON resources (set_id);
 CREATE TABLE point_resources (
     point_id    TEXT NOT NULL REFERENCES recall_points(id) ON DELETE CASCADE,
     resource_id TEXT NOT NULL REFERENCES resources(id) ON DELETE CASCADE,
+    owner_id    TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
     relevance   DOUBLE PRECISION NOT NULL DEFAULT 1,
     PRIMARY KEY (point_id, resource_id)
 );

@@ -224,6 +224,15 @@ async fn oversize_bodies_and_cross_site_posts_are_refused() {
     assert_eq!(res.status(), 413);
     let res = app
         .http
+        .post(app.url("/api/get_set"))
+        .header("cookie", &app.learner.cookie)
+        .form(&[("id", huge.as_str())])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 413, "server functions are bounded too");
+    let res = app
+        .http
         .post(app.url("/auth/signout"))
         .header("origin", "https://evil.example")
         .header("cookie", &app.learner.cookie)

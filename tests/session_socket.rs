@@ -72,6 +72,12 @@ async fn a_full_session_overlay_leave_resume_and_complete() {
     let frames = ws.say(&points[4].content).await;
     assert_eq!(kinds(&frames).last(), Some(&"session_complete_overlay"), "{:?}", kinds(&frames));
     assert!(ws.quiet().await, "no tutor reply after the last recall");
+    // A reconnect (page reload) shows the overlay again and invents no reply either.
+    drop(ws);
+    let mut ws = app.connect(&session).await;
+    let s = ws.next().await;
+    assert!(started(&s).overlay.is_some());
+    assert!(ws.quiet().await, "the overlay answered the last recall");
 
     // Continue: dismiss and keep talking.
     ws.send(json!({"type": "dismiss_overlay"})).await;
@@ -376,4 +382,34 @@ async fn a_message_left_unanswered_by_a_restart_is_answered_on_reconnect() {
     assert!(matches!(frames[0], ServerMessage::SessionStarted(_)));
     assert_eq!(recalled_ids(&frames), vec![points[0].id.clone()]);
     assert!(matches!(frames.last(), Some(ServerMessage::AssistantComplete(_))));
+}
+
+#[tokio::test]
+async fn starting_over_ends_the_open_session_for_good() {
+    let app = TestApp::spawn().await;
+    let (old, points) = app.start(CELL).await;
+    let mut ws = app.connect(&old).await;
+    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    ws.say(&points[0].content).await;
+
+    // Start over on the same set while the old one is open in a tab.
+    let (new, _) = app.start(CELL).await;
+    let ServerMessage::Error(e) = ws.next().await else { panic!("the old tab is told") };
+    assert_eq!(e.code, ErrorCode::SessionEnded);
+    assert!(!e.recoverable);
+    drop(ws);
+
+    // Reopening the old one does not bring it back to life.
+    let mut ws = app.connect(&old).await;
+    let s = ws.next().await;
+    assert_eq!(started(&s).status, SessionStatus::Abandoned);
+    let frames = ws.say("still there?").await;
+    let ServerMessage::Error(e) = frames.last().unwrap() else { panic!("{frames:?}") };
+    assert_eq!(e.code, ErrorCode::SessionEnded);
+    let row = app.store().session(app.owner(), &old).await.unwrap().unwrap();
+    assert_eq!(row.state.status, SessionStatus::Abandoned);
+    let sessions = app.store().sessions(app.owner()).await.unwrap();
+    let open: Vec<_> = sessions.iter().filter(|s| s.state.status == SessionStatus::InProgress).collect();
+    assert_eq!(open.len(), 1);
+    assert_eq!(open[0].id, new);
 }

@@ -33,6 +33,8 @@ pub enum Command {
         from: u64,
         message: ClientMessage,
     },
+    /// A newer session of the same set replaced this one (already written to the database).
+    Abandoned,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -147,6 +149,18 @@ impl Actor {
                     tracing::error!(session = self.session.id(), "cannot save study time: {err}");
                 }
             }
+            Command::Abandoned => {
+                let state = &mut self.session.row.state;
+                state.status = SessionStatus::Abandoned;
+                state.resumed_at = None;
+                self.queue.clear();
+                let frame = ServerMessage::Error(ErrorPayload {
+                    code: ErrorCode::SessionEnded,
+                    message: "A newer session of this set replaced this one.".into(),
+                    recoverable: false,
+                });
+                self.send(Audience::All, frame);
+            }
             Command::Client { from, message } => {
                 if self.queue.len() >= self.shared.config.max_queued {
                     self.send(Audience::One(from), busy());
@@ -161,6 +175,7 @@ impl Actor {
     /// unanswered by a restart; then tell this socket everything it needs to draw the view.
     async fn on_attach(&mut self, subscriber: u64) -> Result<(), StoreError> {
         let now = now_ms();
+        let before = self.session.row.state.clone();
         let mut next = None;
         match self.session.status() {
             SessionStatus::Paused => {
@@ -170,7 +185,10 @@ impl Actor {
             SessionStatus::InProgress if self.turn.is_none() => {
                 if self.session.entries.is_empty() {
                     next = Some((TurnKind::Opening, Agent::Tutor));
-                } else if let Some(waiting) = self.session.unanswered_message() {
+                } else if let Some(waiting) = self.session.unanswered_message()
+                    // A last recall is answered by the overlay, not by the tutor.
+                    && self.session.overlay(now).is_none()
+                {
                     let message = waiting.content.clone();
                     next = Some(match self.session.mode() {
                         SessionMode::Recall => {
@@ -187,7 +205,9 @@ impl Actor {
         if self.session.status() == SessionStatus::InProgress && self.session.row.state.resumed_at.is_none() {
             self.session.row.state.resumed_at = Some(now);
         }
-        self.save().await?;
+        if self.session.row.state != before {
+            self.save().await?;
+        }
 
         let opening = match &next {
             Some((TurnKind::Opening | TurnKind::Resume, _)) => String::new(),
@@ -558,7 +578,13 @@ impl Actor {
                     ..NewEntry::default()
                 };
                 if let Err(err) = self.append(new).await {
+                    // Shown only once stored: a reply that cannot be kept is not given.
                     tracing::error!(session = self.session.id(), "cannot store reply: {err}");
+                    self.broadcast_error(
+                        ErrorCode::Internal,
+                        "The reply could not be saved. Your message is kept; reconnect to get the reply again.",
+                    );
+                    return;
                 }
                 self.emit(
                     SessionEvent::AssistantStreamingEnd { full_content: text.clone(), total_chunks: chunks },

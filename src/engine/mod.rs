@@ -131,7 +131,12 @@ impl Engine {
         let now = now_ms();
         let due: Vec<String> = points.iter().filter(|p| p.card.due_at <= now).map(|p| p.id.clone()).collect();
         let targets = if due.is_empty() { points.iter().map(|p| p.id.clone()).collect() } else { due };
-        store.abandon_open_sessions(owner, set_id).await?;
+        for replaced in store.abandon_open_sessions(owner, set_id).await? {
+            if let Some(actor) = self.running(&replaced) {
+                // Its sockets learn it has ended; the database says so already.
+                let _ = actor.send(Command::Abandoned).await;
+            }
+        }
         Ok(store.create_session(owner, set_id, &targets).await?)
     }
 

@@ -40,7 +40,12 @@ pub struct LiveSession {
 
 impl LiveSession {
     pub async fn load(store: &Store, owner: &str, id: &str) -> Result<Option<Self>, StoreError> {
-        let Some(row) = store.session(owner, id).await? else { return Ok(None) };
+        let Some(mut row) = store.session(owner, id).await? else { return Ok(None) };
+        // A clock still running here was left by a process that stopped without its sockets
+        // detaching: count study time up to the last change, not up to now.
+        if let Some(start) = row.state.resumed_at.take() {
+            row.state.active_ms += (row.updated_at - start).max(0);
+        }
         let Some(set) = store.set(owner, &row.set_id).await? else { return Ok(None) };
         let all_points = store.points(owner, &row.set_id).await?;
         // Points deleted since the session began simply drop out of it.

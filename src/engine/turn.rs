@@ -14,8 +14,9 @@ use crate::llm::brief::{
 };
 use crate::llm::{LlmError, Message, Provider, Request, SharedProvider};
 
-/// What a turn reports, in order: at most one `Assessed`, then chunks, then exactly one of
-/// `Finished`, `Silent` or `Failed`.
+/// What a turn reports: at most one `Assessed` and any number of `Chunk`s, then exactly one
+/// of `Finished`, `Silent` or `Failed`. A recall turn assesses before its first chunk; in a
+/// rabbit hole the silent evaluation may land between chunks.
 #[derive(Debug)]
 pub enum TurnEvent {
     Assessed {

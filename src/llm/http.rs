@@ -81,12 +81,15 @@ fn backoff(policy: &NetPolicy, attempt: u32) -> Duration {
 /// `retry-after-ms` (milliseconds), or `retry-after` as seconds or an HTTP date.
 fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
+    // `try_from`: a server may send `inf` or `1e30`; such a wait is capped by the caller.
+    let seconds =
+        |secs: f64| Duration::try_from_secs_f64(secs).ok().or((secs > 0.0).then_some(Duration::MAX));
     if let Some(ms) = text("retry-after-ms").and_then(|v| v.parse::<f64>().ok()).filter(|v| *v >= 0.0) {
-        return Some(Duration::from_secs_f64(ms / 1000.0));
+        return seconds(ms / 1000.0);
     }
     let value = text("retry-after")?;
     if let Ok(secs) = value.parse::<f64>() {
-        return (secs >= 0.0 && secs.is_finite()).then(|| Duration::from_secs_f64(secs));
+        return if secs >= 0.0 { seconds(secs) } else { None };
     }
     let when = httpdate::parse_http_date(value).ok()?;
     Some(when.duration_since(SystemTime::now()).unwrap_or(Duration::ZERO))
@@ -185,6 +188,13 @@ mod tests {
         assert_eq!(retry_after(&h), Some(Duration::ZERO));
         h.insert("retry-after", HeaderValue::from_static("soon"));
         assert_eq!(retry_after(&h), None);
+        // Absurd values do not panic; the caller caps them.
+        h.insert("retry-after", HeaderValue::from_static("1e30"));
+        assert_eq!(retry_after(&h), Some(Duration::MAX));
+        h.insert("retry-after-ms", HeaderValue::from_static("inf"));
+        assert_eq!(retry_after(&h), Some(Duration::MAX));
+        h.insert("retry-after-ms", HeaderValue::from_static("NaN"));
+        assert_eq!(retry_after(&h), Some(Duration::MAX), "NaN ms falls back to retry-after");
     }
 
     #[test]

@@ -1,5 +1,7 @@
 //! Sessions and the recall outcomes they record.
 
+use std::collections::HashMap;
+
 use sqlx::Row;
 use sqlx::any::AnyRow;
 use warren_app::protocol::{SessionMode, SessionStatus};
@@ -148,6 +150,8 @@ impl Store {
         rows.iter().map(session).collect()
     }
 
+    /// Writes what the engine changed. A session that has ended (completed, or abandoned for a
+    /// newer one) is never written back to life by a stale copy.
     pub async fn save_session_state(
         &self,
         owner: &str,
@@ -157,7 +161,7 @@ impl Store {
         sqlx::query(
             "UPDATE sessions SET status = $1, mode = $2, active_rabbithole_id = $3, decline_cooldown = $4,
                  overlay_dismissed = $5, active_ms = $6, resumed_at = $7, ended_at = $8, updated_at = $9
-             WHERE id = $10 AND owner_id = $11",
+             WHERE id = $10 AND owner_id = $11 AND status NOT IN ('completed', 'abandoned')",
         )
         .bind(state.status.as_str())
         .bind(mode_str(state.mode))
@@ -227,18 +231,42 @@ impl Store {
             .collect()
     }
 
-    /// Marks a learner's other open sessions of a set as abandoned (a new one replaces them).
-    pub async fn abandon_open_sessions(&self, owner: &str, set_id: &str) -> Result<u64, StoreError> {
+    /// How many points each of the learner's sessions has recalled.
+    pub async fn recalled_counts(&self, owner: &str) -> Result<HashMap<String, i64>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT session_id, COUNT(*) AS n FROM recall_outcomes WHERE owner_id = $1 GROUP BY session_id",
+        )
+        .bind(owner)
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter().map(|r| Ok((r.try_get("session_id")?, r.try_get("n")?))).collect()
+    }
+
+    /// Marks a learner's open sessions of a set as abandoned (a new one replaces them), adding
+    /// any stretch under way to their study time. Returns their ids.
+    pub async fn abandon_open_sessions(&self, owner: &str, set_id: &str) -> Result<Vec<String>, StoreError> {
         let now = now_ms();
-        let done = sqlx::query(
-            "UPDATE sessions SET status = 'abandoned', ended_at = $1, updated_at = $1, resumed_at = NULL
+        let mut tx = self.pool().begin().await?;
+        let rows = sqlx::query(
+            "SELECT id FROM sessions WHERE owner_id = $1 AND set_id = $2 AND status IN ('in_progress', 'paused')",
+        )
+        .bind(owner)
+        .bind(set_id)
+        .fetch_all(&mut *tx)
+        .await?;
+        let ids = rows.iter().map(|r| r.try_get::<String, _>("id")).collect::<Result<Vec<_>, _>>()?;
+        sqlx::query(
+            "UPDATE sessions SET status = 'abandoned', ended_at = $1, updated_at = $1,
+                 active_ms = active_ms + CASE WHEN resumed_at IS NULL THEN 0 ELSE $1 - resumed_at END,
+                 resumed_at = NULL
              WHERE owner_id = $2 AND set_id = $3 AND status IN ('in_progress', 'paused')",
         )
         .bind(now)
         .bind(owner)
         .bind(set_id)
-        .execute(self.pool())
+        .execute(&mut *tx)
         .await?;
-        Ok(done.rows_affected())
+        tx.commit().await?;
+        Ok(ids)
     }
 }

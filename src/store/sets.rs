@@ -173,10 +173,11 @@ impl Store {
             for (index, relevance) in &r.points {
                 let Some(point_id) = point_ids.get(*index) else { continue };
                 sqlx::query(
-                    "INSERT INTO point_resources (point_id, resource_id, relevance) VALUES ($1, $2, $3)",
+                    "INSERT INTO point_resources (point_id, resource_id, owner_id, relevance) VALUES ($1, $2, $3, $4)",
                 )
                 .bind(point_id)
                 .bind(&id)
+                .bind(owner)
                 .bind(*relevance)
                 .execute(&mut *tx)
                 .await?;
@@ -269,7 +270,8 @@ impl Store {
         .await?;
         let links = sqlx::query(
             "SELECT pr.point_id, pr.resource_id, pr.relevance FROM point_resources pr
-             JOIN resources r ON r.id = pr.resource_id WHERE r.set_id = $1 AND r.owner_id = $2",
+             JOIN resources r ON r.id = pr.resource_id
+             WHERE r.set_id = $1 AND r.owner_id = $2 AND pr.owner_id = $2",
         )
         .bind(set_id)
         .bind(owner)

@@ -47,18 +47,31 @@ const REFILL: Duration = Duration::from_secs(60);
 const MAX_TRACKED: usize = 10_000;
 
 impl Throttle {
-    /// Takes one attempt from both the account's and the address's allowance.
+    /// Takes one attempt from the address's allowance, then from the account's. An address
+    /// over its allowance touches no account, so it cannot fill the table with names.
     fn allow(&self, username: &str, address: IpAddr) -> bool {
-        let account_ok = take(&self.accounts, username.to_string(), ACCOUNT_BURST);
-        let address_ok = take(&self.addresses, address, ADDRESS_BURST);
-        account_ok && address_ok
+        if !take(&self.addresses, address, ADDRESS_BURST) {
+            return false;
+        }
+        // Longer names cannot be accounts; keep keys short all the same.
+        let key: String = username.chars().take(32).collect();
+        take(&self.accounts, key, ACCOUNT_BURST)
+    }
+
+    /// Sign-ups are limited per address only (each costs a password hash).
+    fn allow_sign_up(&self, address: IpAddr) -> bool {
+        take(&self.addresses, address, ADDRESS_BURST)
     }
 }
 
 fn take<K: std::hash::Hash + Eq>(map: &Mutex<HashMap<K, TokenBucket>>, key: K, burst: u32) -> bool {
     let mut map = map.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    if map.len() > MAX_TRACKED {
+    if map.len() >= MAX_TRACKED {
         map.retain(|_, bucket| !bucket.is_full());
+        // Still full of live entries: refuse newcomers rather than grow without bound.
+        if map.len() >= MAX_TRACKED && !map.contains_key(&key) {
+            return false;
+        }
     }
     map.entry(key).or_insert_with(|| TokenBucket::new(burst, REFILL)).try_take()
 }
@@ -71,10 +84,12 @@ fn normalise_username(raw: &str) -> Option<String> {
     ok.then_some(name)
 }
 
-/// Only paths on this site: `/x`, never `//host` or `https://…`.
+/// Only paths on this site, in plain characters: `/sets?x=1`, never `//host`, `/\\host`, or a
+/// path with whitespace or control characters that a browser might strip into `//host`.
 fn safe_next(next: Option<&str>) -> &str {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "/-_.~?=&%".contains(c);
     match next {
-        Some(path) if path.starts_with('/') && !path.starts_with("//") && !path.contains('\\') => path,
+        Some(path) if path.starts_with('/') && !path.starts_with("//") && path.chars().all(plain) => path,
         _ => "/",
     }
 }
@@ -125,10 +140,14 @@ async fn sign_in_as(session: &Session, user_id: &str) -> bool {
 
 pub async fn sign_up(
     State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     session: Session,
     Form(form): Form<Credentials>,
 ) -> Redirect {
     let next = form.next.as_deref();
+    if !state.throttle.allow_sign_up(peer.ip()) {
+        return back_to("/signup", "throttled", &form.username, next);
+    }
     let Some(username) = normalise_username(&form.username) else {
         return back_to("/signup", "username", &form.username, next);
     };
@@ -216,6 +235,9 @@ mod tests {
         assert_eq!(safe_next(Some("//evil.example")), "/");
         assert_eq!(safe_next(Some("https://evil.example")), "/");
         assert_eq!(safe_next(Some("/\\evil")), "/");
+        assert_eq!(safe_next(Some("/\t/evil.example")), "/");
+        assert_eq!(safe_next(Some("/ /evil.example")), "/");
+        assert_eq!(safe_next(Some("/sets?tab=due")), "/sets?tab=due");
         assert_eq!(safe_next(None), "/");
     }
 
@@ -249,5 +271,10 @@ mod tests {
         }
         assert!(!t.allow("yet-another", ip), "the address's allowance is spent");
         assert!(t.allow("yet-another", [10, 0, 0, 10].into()), "other addresses are unaffected");
+        assert_eq!(
+            t.accounts.lock().unwrap().len(),
+            ADDRESS_BURST as usize + 1,
+            "refused attempts add no names"
+        );
     }
 }

@@ -1,6 +1,7 @@
 //! The server's answers to the app's server functions (`warren_app::api::Backend`): every
 //! query scoped by the learner, every missing-or-foreign id a `NotFound`.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -32,6 +33,19 @@ fn count(n: impl TryInto<u32>) -> u32 {
     n.try_into().unwrap_or(u32::MAX)
 }
 
+fn card(row: &SessionRow, set_name: &str, counts: &HashMap<String, i64>) -> SessionCard {
+    SessionCard {
+        id: row.id.clone(),
+        set_id: row.set_id.clone(),
+        set_name: set_name.to_string(),
+        status: row.state.status,
+        recalled_count: count(counts.get(&row.id).copied().unwrap_or(0)),
+        total_points: count(row.target_point_ids.len()),
+        started_at: row.started_at,
+        updated_at: row.updated_at,
+    }
+}
+
 impl ServerBackend {
     fn provider(&self) -> ProviderNotice {
         let info = self.engine.provider_info();
@@ -43,49 +57,29 @@ impl ServerBackend {
         }
     }
 
-    async fn card(&self, owner: &str, row: &SessionRow, set_name: &str) -> Result<SessionCard, ApiError> {
-        let outcomes = self.store.outcomes(owner, &row.id).await.map_err(internal)?;
-        let recalled =
-            row.target_point_ids.iter().filter(|id| outcomes.iter().any(|o| &o.point_id == *id)).count();
-        Ok(SessionCard {
-            id: row.id.clone(),
-            set_id: row.set_id.clone(),
-            set_name: set_name.to_string(),
-            status: row.state.status,
-            recalled_count: count(recalled),
-            total_points: count(row.target_point_ids.len()),
-            started_at: row.started_at,
-            updated_at: row.updated_at,
-        })
+    /// Recalled points per session, in one query.
+    async fn counts(&self, owner: &str) -> Result<HashMap<String, i64>, ApiError> {
+        self.store.recalled_counts(owner).await.map_err(internal)
     }
 
     async fn set_name(&self, owner: &str, set_id: &str) -> Result<String, ApiError> {
         Ok(self.store.set(owner, set_id).await.map_err(internal)?.map(|s| s.name).unwrap_or_default())
     }
 
-    async fn set_card(
-        &self,
-        owner: &str,
-        summary: SetSummary,
-        sessions: &[SessionRow],
-    ) -> Result<SetCard, ApiError> {
+    fn set_card(summary: SetSummary, sessions: &[SessionRow], counts: &HashMap<String, i64>) -> SetCard {
         let open = sessions.iter().find(|s| {
             s.set_id == summary.id
                 && matches!(s.state.status, SessionStatus::InProgress | SessionStatus::Paused)
         });
-        let open_session = match open {
-            Some(row) => Some(self.card(owner, row, &summary.name).await?),
-            None => None,
-        };
-        Ok(SetCard {
+        SetCard {
+            open_session: open.map(|row| card(row, &summary.name, counts)),
             id: summary.id,
             name: summary.name,
             description: summary.description,
             point_count: count(summary.point_count),
             due_count: count(summary.due_count),
             next_due_at: summary.next_due_at,
-            open_session,
-        })
+        }
     }
 
     async fn owned_session(&self, owner: &str, id: &str) -> Result<SessionRow, ApiError> {
@@ -99,15 +93,17 @@ impl Backend for ServerBackend {
         let owner = &viewer.user_id;
         let sets = self.store.list_sets(owner, now_ms()).await.map_err(internal)?;
         let sessions = self.store.sessions(owner).await.map_err(internal)?;
-        let mut cards = Vec::with_capacity(sets.len());
-        for summary in sets.iter().cloned() {
-            cards.push(self.set_card(owner, summary, &sessions).await?);
-        }
-        let mut recent = Vec::new();
-        for row in sessions.iter().take(RECENT) {
-            let name = sets.iter().find(|s| s.id == row.set_id).map(|s| s.name.clone()).unwrap_or_default();
-            recent.push(self.card(owner, row, &name).await?);
-        }
+        let counts = self.counts(owner).await?;
+        let cards = sets.iter().cloned().map(|summary| Self::set_card(summary, &sessions, &counts)).collect();
+        let recent = sessions
+            .iter()
+            .take(RECENT)
+            .map(|row| {
+                let name =
+                    sets.iter().find(|s| s.id == row.set_id).map(|s| s.name.as_str()).unwrap_or_default();
+                card(row, name, &counts)
+            })
+            .collect();
         Ok(Dashboard { now: now_ms(), sets: cards, recent, provider: self.provider() })
     }
 
@@ -122,10 +118,11 @@ impl Backend for ServerBackend {
             .find(|s| s.id == id)
             .ok_or(ApiError::NotFound)?;
         let sessions = self.store.sessions(owner).await.map_err(internal)?;
+        let counts = self.counts(owner).await?;
         let points = self.store.points(owner, id).await.map_err(internal)?;
         Ok(SetDetail {
             now: now_ms(),
-            card: self.set_card(owner, summary, &sessions).await?,
+            card: Self::set_card(summary, &sessions, &counts),
             points: points
                 .into_iter()
                 .map(|p| PointView {
@@ -151,17 +148,23 @@ impl Backend for ServerBackend {
     async fn session_header(&self, viewer: &Viewer, id: &str) -> Result<SessionHeader, ApiError> {
         let row = self.owned_session(&viewer.user_id, id).await?;
         let name = self.set_name(&viewer.user_id, &row.set_id).await?;
-        Ok(SessionHeader { card: self.card(&viewer.user_id, &row, &name).await?, provider: self.provider() })
+        let counts = self.counts(&viewer.user_id).await?;
+        Ok(SessionHeader { card: card(&row, &name, &counts), provider: self.provider() })
     }
 
     async fn history(&self, viewer: &Viewer) -> Result<HistoryList, ApiError> {
         let owner = &viewer.user_id;
         let sets = self.store.list_sets(owner, now_ms()).await.map_err(internal)?;
-        let mut cards = Vec::new();
-        for row in self.store.sessions(owner).await.map_err(internal)? {
-            let name = sets.iter().find(|s| s.id == row.set_id).map(|s| s.name.clone()).unwrap_or_default();
-            cards.push(self.card(owner, &row, &name).await?);
-        }
+        let counts = self.counts(owner).await?;
+        let sessions = self.store.sessions(owner).await.map_err(internal)?;
+        let cards = sessions
+            .iter()
+            .map(|row| {
+                let name =
+                    sets.iter().find(|s| s.id == row.set_id).map(|s| s.name.as_str()).unwrap_or_default();
+                card(row, name, &counts)
+            })
+            .collect();
         Ok(HistoryList { now: now_ms(), sessions: cards })
     }
 
@@ -188,6 +191,7 @@ impl Backend for ServerBackend {
                 on_main_line: main_line.contains(&e.id),
             })
             .collect();
-        Ok(Transcript { now: now_ms(), card: self.card(owner, &row, &name).await?, entries })
+        let counts = self.counts(owner).await?;
+        Ok(Transcript { now: now_ms(), card: card(&row, &name, &counts), entries })
     }
 }

@@ -10,12 +10,13 @@ pub mod viewer;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::{DefaultBodyLimit, FromRef};
+use axum::extract::FromRef;
 use axum::middleware;
 use axum::routing::{get, post};
 use leptos::config::LeptosOptions;
 use leptos::prelude::provide_context;
 use leptos_axum::{LeptosRoutes, generate_route_list};
+use tower_http::limit::RequestBodyLimitLayer;
 use tower_sessions::cookie::SameSite;
 use tower_sessions::{Expiry, SessionManagerLayer};
 use warren_app::api::Backend;
@@ -85,6 +86,6 @@ pub fn router(state: AppState) -> Router {
         .layer(middleware::from_fn_with_state(state.store.clone(), viewer::resolve))
         .layer(sessions)
         .layer(middleware::from_fn(viewer::same_origin))
-        .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(RequestBodyLimitLayer::new(MAX_BODY))
         .with_state(state)
 }

@@ -4,7 +4,7 @@
 //! loaded the first time a page has math, with the TeX source shown until then.
 
 use leptos::prelude::*;
-use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{Event, Options, Parser, Tag};
 
 enum Node {
     Element(&'static str, Vec<Node>),
@@ -38,12 +38,33 @@ fn safe_href(url: &str) -> Option<String> {
         .then(|| url.trim().to_string())
 }
 
+/// An element being built: its kind (`None` for a code block), a link target, its children.
+type Open = (Option<&'static str>, Option<String>, Vec<Node>);
+
+/// The node an element becomes once closed (or cut off by the end of a streaming text).
+fn close((kind, href, children): Open) -> Node {
+    match kind {
+        None => Node::CodeBlock(
+            children
+                .into_iter()
+                .map(|c| match c {
+                    Node::Text(t) => t,
+                    _ => String::new(),
+                })
+                .collect(),
+        ),
+        Some("a") => match href {
+            Some(href) => Node::Link(href, children),
+            None => Node::Element("span", children),
+        },
+        Some(kind) => Node::Element(kind, children),
+    }
+}
+
 fn parse(text: &str) -> Vec<Node> {
     let options = Options::ENABLE_MATH | Options::ENABLE_STRIKETHROUGH;
-    // Each open element: its kind (None for a code block), a link target, and its children.
-    let mut stack: Vec<(Option<&'static str>, Option<String>, Vec<Node>)> =
-        vec![(Some("root"), None, vec![])];
-    let push = |stack: &mut Vec<(Option<&'static str>, Option<String>, Vec<Node>)>, node: Node| {
+    let mut stack: Vec<Open> = vec![(Some("root"), None, vec![])];
+    let push = |stack: &mut Vec<Open>, node: Node| {
         if let Some(top) = stack.last_mut() {
             top.2.push(node);
         }
@@ -55,29 +76,12 @@ fn parse(text: &str) -> Vec<Node> {
                 stack.push((Some("a"), safe_href(&dest_url), vec![]))
             }
             Event::Start(tag) => stack.push((Some(element(&tag)), None, vec![])),
-            Event::End(end) => {
-                if stack.len() < 2 {
-                    continue;
+            Event::End(_) => {
+                if stack.len() > 1
+                    && let Some(open) = stack.pop()
+                {
+                    push(&mut stack, close(open));
                 }
-                let Some((kind, href, children)) = stack.pop() else { continue };
-                let node = match (kind, end) {
-                    (None, TagEnd::CodeBlock) | (None, _) => {
-                        let code = children
-                            .into_iter()
-                            .map(|c| match c {
-                                Node::Text(t) => t,
-                                _ => String::new(),
-                            })
-                            .collect();
-                        Node::CodeBlock(code)
-                    }
-                    (Some("a"), _) => match href {
-                        Some(href) => Node::Link(href, children),
-                        None => Node::Element("span", children),
-                    },
-                    (Some(kind), _) => Node::Element(kind, children),
-                };
-                push(&mut stack, node);
             }
             Event::Text(t) | Event::Html(t) | Event::InlineHtml(t) => {
                 push(&mut stack, Node::Text(t.into_string()))
@@ -96,20 +100,8 @@ fn parse(text: &str) -> Vec<Node> {
     }
     // Unclosed elements (a reply still streaming) fold into their parents.
     while stack.len() > 1 {
-        if let Some((kind, _, children)) = stack.pop() {
-            let node = match kind {
-                None => Node::CodeBlock(
-                    children
-                        .into_iter()
-                        .map(|c| match c {
-                            Node::Text(t) => t,
-                            _ => String::new(),
-                        })
-                        .collect(),
-                ),
-                Some(kind) => Node::Element(kind, children),
-            };
-            push(&mut stack, node);
+        if let Some(open) = stack.pop() {
+            push(&mut stack, close(open));
         }
     }
     stack.pop().map(|(_, _, children)| children).unwrap_or_default()

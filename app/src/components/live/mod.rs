@@ -399,9 +399,19 @@ fn InputBar(state: RwSignal<LiveState>, channel: Channel) -> impl IntoView {
                 || matches!(s.status, Some(SessionStatus::Completed | SessionStatus::Abandoned))
         })
     });
+    // A refused message comes back into the box, so nothing typed is lost.
+    Effect::new(move |_| {
+        if let Some(text) = state.with(|s| s.restore.clone()) {
+            draft.set(text);
+            state.update(|s| s.restore = None);
+        }
+    });
     let submit = move || {
         let text = draft.get_untracked();
         if text.trim().is_empty() || closed.get_untracked() {
+            return;
+        }
+        if !state.try_update(|s| s.check(&text)).unwrap_or(false) {
             return;
         }
         draft.set(String::new());

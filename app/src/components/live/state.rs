@@ -7,8 +7,9 @@
 #![cfg_attr(not(feature = "hydrate"), allow(dead_code))]
 
 use crate::protocol::{
-    ClientMessage, ErrorPayload, ProviderInfo, RabbitholeDetected, RabbitholeEntered, ServerMessage,
-    SessionCompleteOverlay, SessionMode, SessionStatus, ShowImage, ShowResource,
+    ClientMessage, ErrorCode, ErrorPayload, MAX_FRAME_BYTES, MAX_MESSAGE_CHARS, ProviderInfo,
+    RabbitholeDetected, RabbitholeEntered, ServerMessage, SessionCompleteOverlay, SessionMode, SessionStatus,
+    ShowImage, ShowResource,
 };
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -77,6 +78,8 @@ pub struct LiveState {
     pub outbox: Vec<Outgoing>,
     /// Replies finished (or refused) so far on this page: a turn has ended when this grows.
     pub turns: u32,
+    /// A message the server refused, to put back in the input box.
+    pub restore: Option<String>,
 }
 
 impl LiveState {
@@ -95,6 +98,34 @@ impl LiveState {
 
     pub fn in_rabbithole(&self) -> bool {
         self.mode == Some(SessionMode::Rabbithole)
+    }
+
+    /// Whether a message can be sent at all; the reason is shown in place if not (and the
+    /// text stays in the box).
+    pub fn check(&mut self, content: &str) -> bool {
+        let chars = content.chars().count();
+        let frame = serde_json::to_string(&ClientMessage::UserMessage {
+            content: content.to_string(),
+            client_message_id: Some("0".repeat(20)),
+        })
+        .map_or(usize::MAX, |f| f.len());
+        let problem = if chars > MAX_MESSAGE_CHARS {
+            Some(format!(
+                "That is {chars} characters; a message can have {MAX_MESSAGE_CHARS}. Split it in two."
+            ))
+        } else if frame > MAX_FRAME_BYTES {
+            Some("That message is too large to send; split it in two.".to_string())
+        } else {
+            None
+        };
+        match problem {
+            Some(message) => {
+                self.error =
+                    Some(ErrorPayload { code: ErrorCode::MessageTooLong, message, recoverable: true });
+                false
+            }
+            None => true,
+        }
     }
 
     /// The learner sends a message: it goes into the outbox until answered.
@@ -145,7 +176,13 @@ impl LiveState {
                         self.agent_text = started.opening_message;
                     }
                 }
-                // Messages the server has not answered go again; it ignores ids it has.
+                // The server has everything up to its last stored message; the rest goes again
+                // (it would ignore an id it has, so a resend is always safe).
+                if let Some(stored) = &started.last_client_message_id
+                    && let Some(at) = self.outbox.iter().position(|o| &o.client_message_id == stored)
+                {
+                    self.outbox.drain(..=at);
+                }
                 if !self.outbox.is_empty() {
                     self.waiting = true;
                     actions.push(Action::Resend(
@@ -172,6 +209,7 @@ impl LiveState {
                 self.streaming = false;
                 self.waiting = false;
                 self.answered();
+                self.turns += 1;
             }
             ServerMessage::RecallPointRecalled(recalled) => {
                 self.recalled = self.recalled.max(recalled.recalled_count);
@@ -218,8 +256,12 @@ impl LiveState {
                 } else {
                     self.overlay = Some(overlay);
                 }
+                // It answers the last recall, when one was waiting.
+                if self.waiting {
+                    self.answered();
+                }
                 self.waiting = false;
-                self.answered();
+                self.turns += 1;
             }
             ServerMessage::SessionPaused(_) => {
                 self.status = Some(SessionStatus::Paused);
@@ -243,12 +285,36 @@ impl LiveState {
             ServerMessage::Error(error) => {
                 self.waiting = false;
                 self.streaming = false;
+                self.turns += 1;
+                match error.code {
+                    // The message is stored; only its reply failed: do not send it again.
+                    ErrorCode::ProviderError => self.answered(),
+                    // The latest message was refused: give it back to the learner to send again.
+                    ErrorCode::RateLimited
+                    | ErrorCode::Busy
+                    | ErrorCode::MessageTooLong
+                    | ErrorCode::FrameTooLarge
+                    | ErrorCode::InvalidPayload
+                    | ErrorCode::MalformedJson => {
+                        if let Some(refused) = self.outbox.pop() {
+                            self.restore = Some(refused.content);
+                        }
+                    }
+                    // About the session, not one message.
+                    ErrorCode::UnknownMessageType
+                    | ErrorCode::Unauthorized
+                    | ErrorCode::SessionNotFound
+                    | ErrorCode::SessionEnded
+                    | ErrorCode::InvalidState
+                    | ErrorCode::Internal => {}
+                }
                 if !error.recoverable {
                     self.connection = Some(Connection::Closed(error.message.clone()));
+                    if let Some(unsent) = self.outbox.pop() {
+                        self.restore = Some(unsent.content);
+                    }
                     self.outbox.clear();
                 }
-                // A reply that failed: its message is stored; do not send it again.
-                self.answered();
                 self.error = Some(error);
             }
             ServerMessage::Pong(_) => {}
@@ -258,7 +324,6 @@ impl LiveState {
 
     /// The oldest unanswered message got its answer.
     fn answered(&mut self) {
-        self.turns += 1;
         if !self.outbox.is_empty() {
             self.outbox.remove(0);
         }
@@ -399,6 +464,69 @@ mod tests {
         s.apply(recalled(2));
         s.apply(recalled(2));
         assert_eq!((s.recalled, s.shown), (2, 2));
+    }
+
+    fn started_after(last: &str) -> ServerMessage {
+        let ServerMessage::SessionStarted(mut s) = started(0) else { unreachable!() };
+        s.last_client_message_id = Some(last.into());
+        ServerMessage::SessionStarted(s)
+    }
+
+    #[test]
+    fn only_messages_the_server_does_not_have_are_resent() {
+        let mut s = LiveState::default();
+        s.apply(started(0));
+        s.send(Outgoing { client_message_id: "c1".into(), content: "first".into() });
+        s.send(Outgoing { client_message_id: "c2".into(), content: "second".into() });
+        let actions = s.apply(started_after("c1"));
+        let Action::Resend(again) = &actions[0] else { panic!("{actions:?}") };
+        assert_eq!(again.len(), 1);
+        assert!(matches!(&again[0], ClientMessage::UserMessage { content, .. } if content == "second"));
+        // Everything stored: nothing to resend, nothing to wait for.
+        let mut s = LiveState::default();
+        s.apply(started(0));
+        s.send(Outgoing { client_message_id: "c1".into(), content: "first".into() });
+        assert!(s.apply(started_after("c1")).is_empty());
+        assert!(s.outbox.is_empty());
+    }
+
+    #[test]
+    fn a_refused_message_goes_back_to_the_learner() {
+        let mut s = LiveState::default();
+        s.apply(started(0));
+        s.send(Outgoing { client_message_id: "c1".into(), content: "too fast".into() });
+        s.apply(ServerMessage::Error(ErrorPayload {
+            code: ErrorCode::RateLimited,
+            message: "slow".into(),
+            recoverable: true,
+        }));
+        assert_eq!(s.restore.as_deref(), Some("too fast"));
+        assert!(s.outbox.is_empty());
+        // A session-wide error leaves unanswered messages alone.
+        s.send(Outgoing { client_message_id: "c2".into(), content: "kept".into() });
+        s.apply(ServerMessage::Error(ErrorPayload {
+            code: ErrorCode::InvalidState,
+            message: "x".into(),
+            recoverable: true,
+        }));
+        assert_eq!(s.outbox.len(), 1);
+        // A failed reply: the message is stored, so it is not resent.
+        s.apply(ServerMessage::Error(ErrorPayload {
+            code: ErrorCode::ProviderError,
+            message: "x".into(),
+            recoverable: true,
+        }));
+        assert!(s.outbox.is_empty());
+    }
+
+    #[test]
+    fn overlong_messages_are_stopped_before_sending() {
+        let mut s = LiveState::default();
+        assert!(s.check("fine"));
+        assert!(!s.check(&"a".repeat(MAX_MESSAGE_CHARS + 1)));
+        assert_eq!(s.error.as_ref().map(|e| e.code), Some(ErrorCode::MessageTooLong));
+        // Within the character limit but too large once escaped for the wire.
+        assert!(!s.check(&"\u{1}".repeat(MAX_MESSAGE_CHARS / 2)));
     }
 
     #[test]
