@@ -42,6 +42,11 @@ test('every circle, the overlay, Continue, then leaving completes the session', 
   await page.screenshot({ path: screenshotPath('live-desktop'), fullPage: true });
   await page.setViewportSize({ width: 390, height: 844 });
   await page.screenshot({ path: screenshotPath('live-phone'), fullPage: true });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  // Let the panel's colour transition finish: this picture is for a person to judge.
+  await page.waitForTimeout(600);
+  await page.screenshot({ path: screenshotPath('live-phone-dark'), fullPage: true });
+  await page.emulateMedia({ colorScheme: 'light' });
   await page.setViewportSize({ width: 1280, height: 800 });
 
   await answerAll(page, points.slice(1), 1);
