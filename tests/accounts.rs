@@ -266,6 +266,9 @@ async fn sign_out_ends_the_sign_in() {
     let res =
         app.http.post(app.url("/auth/signout")).header("cookie", &app.learner.cookie).send().await.unwrap();
     assert_eq!(location(&res), "/signin");
+    // The browser is told to drop the cookie.
+    let removal = res.headers()["set-cookie"].to_str().unwrap().to_string();
+    assert!(removal.starts_with("warren_session=;") && removal.contains("Max-Age=0"), "{removal}");
     let res = app
         .http
         .post(app.url("/api/get_dashboard"))

@@ -210,7 +210,9 @@ pub async fn sign_in(
 }
 
 pub async fn sign_out(session: Session) -> Redirect {
-    if let Err(err) = session.delete().await {
+    // `flush` (not `delete`): the record goes, and the emptied session makes the browser drop
+    // its cookie too.
+    if let Err(err) = session.flush().await {
         tracing::warn!("cannot delete sign-in session: {err}");
     }
     Redirect::to("/signin")
