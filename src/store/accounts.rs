@@ -69,6 +69,10 @@ fn backend(err: impl std::fmt::Display) -> session_store::Error {
     session_store::Error::Backend(err.to_string())
 }
 
+fn encoded(record: &Record) -> session_store::Result<String> {
+    serde_json::to_string(&record.data).map_err(|e| session_store::Error::Encode(e.to_string()))
+}
+
 fn expiry_ms(record: &Record) -> i64 {
     i64::try_from(record.expiry_date.unix_timestamp_nanos() / 1_000_000).unwrap_or(i64::MAX)
 }
@@ -77,8 +81,7 @@ fn expiry_ms(record: &Record) -> i64 {
 #[async_trait]
 impl SessionStore for Store {
     async fn create(&self, record: &mut Record) -> session_store::Result<()> {
-        let data =
-            serde_json::to_string(&record.data).map_err(|e| session_store::Error::Encode(e.to_string()))?;
+        let data = encoded(record)?;
         // Ids are random; on the rare collision, draw another.
         loop {
             let done = sqlx::query(
@@ -98,8 +101,7 @@ impl SessionStore for Store {
     }
 
     async fn save(&self, record: &Record) -> session_store::Result<()> {
-        let data =
-            serde_json::to_string(&record.data).map_err(|e| session_store::Error::Encode(e.to_string()))?;
+        let data = encoded(record)?;
         sqlx::query(
             "INSERT INTO auth_sessions (id, data, expires_at) VALUES ($1, $2, $3)
              ON CONFLICT (id) DO UPDATE SET data = excluded.data, expires_at = excluded.expires_at",
