@@ -95,6 +95,19 @@ impl Store {
         &self.pool
     }
 
+    /// A transaction that will write. On SQLite it takes the write lock up front
+    /// (`BEGIN IMMEDIATE`): a deferred transaction that reads and then writes fails at once
+    /// with "database is locked" when another connection wrote in between, and no busy
+    /// timeout helps. PostgreSQL needs nothing special.
+    pub(crate) async fn write_transaction(
+        &self,
+    ) -> Result<sqlx::Transaction<'static, sqlx::Any>, sqlx::Error> {
+        match self.backend {
+            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await,
+            Backend::Postgres => self.pool.begin().await,
+        }
+    }
+
     pub async fn migrate(&self) -> Result<(), StoreError> {
         MIGRATOR.run(&self.pool).await?;
         Ok(())

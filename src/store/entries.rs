@@ -114,7 +114,7 @@ impl Store {
         new: NewEntry,
         advance_leaf: bool,
     ) -> Result<(Entry, bool), StoreError> {
-        let mut tx = self.pool().begin().await?;
+        let mut tx = self.write_transaction().await?;
         if let Some(client_id) = &new.client_message_id {
             let existing = sqlx::query(concat!(
                 "SELECT ",

@@ -182,7 +182,7 @@ impl Store {
     /// Records a recall and its FSRS review together. Recalling a point twice in one session
     /// changes nothing the second time; returns whether this call recorded it.
     pub async fn record_recall(&self, owner: &str, outcome: &NewOutcome) -> Result<bool, StoreError> {
-        let mut tx = self.pool().begin().await?;
+        let mut tx = self.write_transaction().await?;
         let inserted = sqlx::query(
             "INSERT INTO recall_outcomes (id, session_id, point_id, owner_id, rating, confidence, entry_id,
                  in_rabbithole, recalled_at)
@@ -246,7 +246,7 @@ impl Store {
     /// any stretch under way to their study time. Returns their ids.
     pub async fn abandon_open_sessions(&self, owner: &str, set_id: &str) -> Result<Vec<String>, StoreError> {
         let now = now_ms();
-        let mut tx = self.pool().begin().await?;
+        let mut tx = self.write_transaction().await?;
         let rows = sqlx::query(
             "SELECT id FROM sessions WHERE owner_id = $1 AND set_id = $2 AND status IN ('in_progress', 'paused')",
         )

@@ -121,7 +121,7 @@ impl Store {
     pub async fn create_set(&self, owner: &str, set: &NewSet) -> Result<String, StoreError> {
         let now = now_ms();
         let set_id = new_id();
-        let mut tx = self.pool().begin().await?;
+        let mut tx = self.write_transaction().await?;
         sqlx::query(
             "INSERT INTO recall_sets (id, owner_id, name, description, guidelines, created_at, updated_at)
              VALUES ($1, $2, $3, $4, $5, $6, $6)",
