@@ -3,6 +3,9 @@
 //! together, then the tutor starts: two round trips per learner message, whatever the number
 //! of points. Run with `cargo bench --bench first_token`.
 
+// A measuring harness: a failure to set up should stop it loudly, like a test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};

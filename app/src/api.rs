@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::protocol::SessionStatus;
+use crate::tree::{EntryKind, Speaker};
 
 /// The signed-in learner. The server's sign-in middleware puts it into each request.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -84,10 +85,9 @@ pub struct SessionHeader {
 pub struct TranscriptEntry {
     pub id: String,
     pub parent_id: Option<String>,
-    /// message | mode_change | branch_summary | compaction | label | custom
-    pub kind: String,
-    /// learner | tutor | explorer, for messages
-    pub speaker: Option<String>,
+    pub kind: EntryKind,
+    /// Who wrote it, for messages.
+    pub speaker: Option<Speaker>,
     pub content: String,
     pub created_at: i64,
     /// On the path from the root to the session's leaf (false inside rabbit-hole branches).

@@ -6,8 +6,10 @@
 pub mod api;
 mod app;
 mod components;
+pub mod names;
 mod pages;
 pub mod protocol;
+pub mod tree;
 
 pub use app::{App, shell};
 

@@ -363,77 +363,60 @@ pub struct Pong {
     pub timestamp: i64,
 }
 
-/// Stable error codes carried by `error` frames.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum ErrorCode {
-    /// The frame is not JSON.
-    MalformedJson,
-    /// The `type` is not one of [`CLIENT_MESSAGE_TYPES`] (retired types included).
-    UnknownMessageType,
-    /// Missing or wrongly typed fields, or values out of range.
-    InvalidPayload,
-    /// The frame exceeds [`MAX_FRAME_BYTES`].
-    FrameTooLarge,
-    /// A learner message exceeds [`MAX_MESSAGE_CHARS`].
-    MessageTooLong,
-    /// Too many messages too quickly; wait a moment.
-    RateLimited,
-    /// Messages are queued faster than replies can be written.
-    Busy,
-    /// Not signed in.
-    Unauthorized,
-    /// No such session (or not the learner's own).
-    SessionNotFound,
-    /// The session has ended; start a new one.
-    SessionEnded,
-    /// The message does not fit the session's state (e.g. `exit_rabbithole` outside one).
-    InvalidState,
-    /// The language model failed or was cut off; the learner's message is kept.
-    ProviderError,
-    /// Something went wrong on the server; nothing the learner wrote was lost.
-    Internal,
+crate::named_enum! {
+    /// Stable error codes carried by `error` frames.
+    pub enum ErrorCode {
+        /// The frame is not JSON.
+        MalformedJson = "MALFORMED_JSON",
+        /// The `type` is not one of [`CLIENT_MESSAGE_TYPES`] (retired types included).
+        UnknownMessageType = "UNKNOWN_MESSAGE_TYPE",
+        /// Missing or wrongly typed fields, or values out of range.
+        InvalidPayload = "INVALID_PAYLOAD",
+        /// The frame exceeds [`MAX_FRAME_BYTES`].
+        FrameTooLarge = "FRAME_TOO_LARGE",
+        /// A learner message exceeds [`MAX_MESSAGE_CHARS`].
+        MessageTooLong = "MESSAGE_TOO_LONG",
+        /// Too many messages too quickly; wait a moment.
+        RateLimited = "RATE_LIMITED",
+        /// Messages are queued faster than replies can be written.
+        Busy = "BUSY",
+        /// Not signed in.
+        Unauthorized = "UNAUTHORIZED",
+        /// No such session (or not the learner's own).
+        SessionNotFound = "SESSION_NOT_FOUND",
+        /// The session has ended; start a new one.
+        SessionEnded = "SESSION_ENDED",
+        /// The message does not fit the session's state (e.g. `exit_rabbithole` outside one).
+        InvalidState = "INVALID_STATE",
+        /// The language model failed or was cut off; the learner's message is kept.
+        ProviderError = "PROVIDER_ERROR",
+        /// Something went wrong on the server; nothing the learner wrote was lost.
+        Internal = "INTERNAL",
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Shared state types
 // ---------------------------------------------------------------------------------------------
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SessionStatus {
-    InProgress,
-    Paused,
-    Completed,
-    Abandoned,
-}
-
-impl SessionStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SessionStatus::InProgress => "in_progress",
-            SessionStatus::Paused => "paused",
-            SessionStatus::Completed => "completed",
-            SessionStatus::Abandoned => "abandoned",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Self> {
-        match text {
-            "in_progress" => Some(SessionStatus::InProgress),
-            "paused" => Some(SessionStatus::Paused),
-            "completed" => Some(SessionStatus::Completed),
-            "abandoned" => Some(SessionStatus::Abandoned),
-            _ => None,
-        }
+crate::named_enum! {
+    /// Where a session stands.
+    pub enum SessionStatus {
+        InProgress = "in_progress",
+        /// Left with points to go; opening it again resumes it.
+        Paused = "paused",
+        Completed = "completed",
+        /// Replaced by a newer session of the same set.
+        Abandoned = "abandoned",
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SessionMode {
-    Recall,
-    Rabbithole,
+crate::named_enum! {
+    /// Whether the learner talks to the tutor or explores a rabbit hole.
+    pub enum SessionMode {
+        Recall = "recall",
+        Rabbithole = "rabbithole",
+    }
 }
 
 /// Which language model answers, shown to the learner (the offline one is labelled as such).

@@ -1,11 +1,12 @@
 //! The session engine: one actor per live session (see `actor`), agents that each own their
-//! prompt (`agents`), turns of model work (`turn`), FSRS scheduling (`fsrs`) and the demo sets
-//! every learner starts with (`demo`).
+//! prompt (`agents`), turns of model work (`turn`), FSRS scheduling (`fsrs`), counters of what
+//! happened (`metrics`) and the demo sets every learner starts with (`demo`).
 
 mod actor;
 pub mod agents;
 pub mod demo;
 pub mod fsrs;
+pub mod metrics;
 pub mod rate;
 mod session;
 mod turn;
@@ -15,11 +16,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::sync::{mpsc, oneshot};
+use tracing::Instrument;
 use warren_app::protocol::{ClientMessage, ProviderInfo, ServerMessage};
 
 use crate::llm::SharedProvider;
 use crate::store::{SessionRow, Store, StoreError, now_ms};
 use actor::{Actor, Command};
+use metrics::Metrics;
 use session::LiveSession;
 
 #[derive(Clone, Debug)]
@@ -70,6 +73,7 @@ pub(crate) struct Shared {
     pub store: Store,
     pub provider: SharedProvider,
     pub config: EngineConfig,
+    pub metrics: Metrics,
 }
 
 #[derive(Clone)]
@@ -108,7 +112,13 @@ impl Drop for Attachment {
 
 impl Engine {
     pub fn new(store: Store, provider: SharedProvider, config: EngineConfig) -> Self {
-        Self { shared: Arc::new(Shared { store, provider, config }), live: Arc::default() }
+        let shared = Shared { store, provider, config, metrics: Metrics::default() };
+        Self { shared: Arc::new(shared), live: Arc::default() }
+    }
+
+    /// What the engine has counted since start-up.
+    pub fn metrics(&self) -> &Metrics {
+        &self.shared.metrics
     }
 
     pub fn provider_info(&self) -> ProviderInfo {
@@ -182,8 +192,9 @@ impl Engine {
         let live = self.live.clone();
         let id = session_id.to_string();
         let mine = chosen.clone();
+        let span = tracing::info_span!("session", id = session_id);
         tokio::spawn(async move {
-            actor.run(inbox).await;
+            actor.run(inbox).instrument(span).await;
             let mut live = live.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
             if live.get(&id).is_some_and(|c| c.same_channel(&mine)) {
                 live.remove(&id);

@@ -34,7 +34,7 @@ pub fn build(config: &LlmConfig) -> Result<SharedProvider, ProviderConfigError> 
         ProviderChoice::Auto if anthropic_key.is_some() => ProviderChoice::Anthropic,
         ProviderChoice::Auto if openai_key.is_some() || openai_base.is_some() => ProviderChoice::Openai,
         ProviderChoice::Auto => ProviderChoice::Offline,
-        explicit => explicit,
+        explicit @ (ProviderChoice::Offline | ProviderChoice::Anthropic | ProviderChoice::Openai) => explicit,
     };
     Ok(match choice {
         ProviderChoice::Anthropic => {

@@ -1,13 +1,12 @@
 //! Accounts and sign-in sessions. Passwords arrive here already hashed (see `web::auth`).
 
 use async_trait::async_trait;
-use sqlx::Row;
 use tower_sessions::session::{Id, Record};
 use tower_sessions::session_store::{self, SessionStore};
 
 use super::{Store, StoreError, new_id, now_ms};
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct Account {
     pub id: String,
     pub username: String,
@@ -36,23 +35,17 @@ impl Store {
     }
 
     pub async fn account_by_username(&self, username: &str) -> Result<Option<Account>, StoreError> {
-        let row = sqlx::query("SELECT id, username, password_hash FROM users WHERE username = $1")
-            .bind(username)
-            .fetch_optional(self.pool())
-            .await?;
-        row.map(|r| {
-            Ok(Account {
-                id: r.try_get("id")?,
-                username: r.try_get("username")?,
-                password_hash: r.try_get::<Option<String>, _>("password_hash")?.unwrap_or_default(),
-            })
-        })
-        .transpose()
+        // An account without a password (none exist yet) gets an empty hash, which never verifies.
+        Ok(sqlx::query_as(
+            "SELECT id, username, COALESCE(password_hash, '') AS password_hash FROM users WHERE username = $1",
+        )
+        .bind(username)
+        .fetch_optional(self.pool())
+        .await?)
     }
 
     pub async fn account_count(&self) -> Result<i64, StoreError> {
-        let row = sqlx::query("SELECT COUNT(*) AS n FROM users").fetch_one(self.pool()).await?;
-        Ok(row.try_get("n")?)
+        Ok(sqlx::query_scalar("SELECT COUNT(*) FROM users").fetch_one(self.pool()).await?)
     }
 
     /// Removes expired sign-in sessions; returns how many.
@@ -116,15 +109,14 @@ impl SessionStore for Store {
     }
 
     async fn load(&self, id: &Id) -> session_store::Result<Option<Record>> {
-        let row = sqlx::query("SELECT data, expires_at FROM auth_sessions WHERE id = $1 AND expires_at > $2")
-            .bind(id.to_string())
-            .bind(now_ms())
-            .fetch_optional(self.pool())
-            .await
-            .map_err(backend)?;
-        let Some(row) = row else { return Ok(None) };
-        let data: String = row.try_get("data").map_err(backend)?;
-        let expires_at: i64 = row.try_get("expires_at").map_err(backend)?;
+        let row: Option<(String, i64)> =
+            sqlx::query_as("SELECT data, expires_at FROM auth_sessions WHERE id = $1 AND expires_at > $2")
+                .bind(id.to_string())
+                .bind(now_ms())
+                .fetch_optional(self.pool())
+                .await
+                .map_err(backend)?;
+        let Some((data, expires_at)) = row else { return Ok(None) };
         let expiry_date = time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(expires_at) * 1_000_000)
             .map_err(|e| session_store::Error::Decode(e.to_string()))?;
         let data = serde_json::from_str(&data).map_err(|e| session_store::Error::Decode(e.to_string()))?;

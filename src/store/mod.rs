@@ -4,6 +4,7 @@
 //! `BIGINT`/`i64`, and JSON is stored as text. Every query on learner data is scoped by owner.
 
 mod accounts;
+mod columns;
 mod db;
 mod entries;
 mod rabbitholes;
@@ -13,11 +14,12 @@ mod users;
 
 pub use accounts::Account;
 pub use db::{Backend, Check, Store, StoreError};
-pub use entries::{Entry, EntryKind, NewEntry, path_to};
+pub use entries::{Entry, NewEntry, path_to};
 pub use rabbitholes::{RabbitholeRow, RabbitholeStatus};
 pub use sessions::{NewOutcome, OutcomeRow, SessionRow, SessionState};
 pub use sets::{FsrsCard, NewPoint, NewResource, NewSet, Point, RecallSet, Resource, SetSummary};
 pub use users::User;
+pub use warren_app::tree::{EntryKind, Speaker};
 
 /// Milliseconds since the Unix epoch.
 pub fn now_ms() -> i64 {

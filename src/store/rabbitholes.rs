@@ -1,75 +1,46 @@
 //! Rabbit holes: detected tangents, whether the learner explored them, and what was said.
 
-use sqlx::Row;
-use sqlx::any::AnyRow;
-
+use super::columns::MaybeJson;
 use super::{Store, StoreError, new_id, now_ms};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RabbitholeStatus {
-    /// Offered to the learner, no answer yet.
-    Detected,
-    /// "Stay on track", or the learner carried on without answering.
-    Declined,
-    Entered,
-    /// Explored and back on the main line.
-    Returned,
-}
-
-impl RabbitholeStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RabbitholeStatus::Detected => "detected",
-            RabbitholeStatus::Declined => "declined",
-            RabbitholeStatus::Entered => "entered",
-            RabbitholeStatus::Returned => "returned",
-        }
-    }
-
-    fn parse(text: &str) -> Option<Self> {
-        Some(match text {
-            "detected" => RabbitholeStatus::Detected,
-            "declined" => RabbitholeStatus::Declined,
-            "entered" => RabbitholeStatus::Entered,
-            "returned" => RabbitholeStatus::Returned,
-            _ => return None,
-        })
+warren_app::named_enum! {
+    /// Where a detected tangent stands.
+    pub enum RabbitholeStatus {
+        /// Offered to the learner, no answer yet.
+        Detected = "detected",
+        /// "Stay on track", or the learner carried on without answering.
+        Declined = "declined",
+        Entered = "entered",
+        /// Explored and back on the main line.
+        Returned = "returned",
     }
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct RabbitholeRow {
     pub id: String,
     pub session_id: String,
     pub topic: String,
     pub label: String,
+    #[sqlx(try_from = "String")]
     pub status: RabbitholeStatus,
     pub trigger_entry_id: Option<String>,
     pub branch_from_id: Option<String>,
+    #[sqlx(try_from = "MaybeJson")]
     pub conversation: Option<serde_json::Value>,
     pub points_recalled: i64,
     pub created_at: i64,
 }
 
-fn rabbithole(row: &AnyRow) -> Result<RabbitholeRow, StoreError> {
-    let status: String = row.try_get("status")?;
-    let conversation: Option<String> = row.try_get("conversation")?;
-    Ok(RabbitholeRow {
-        id: row.try_get("id")?,
-        session_id: row.try_get("session_id")?,
-        topic: row.try_get("topic")?,
-        label: row.try_get("label")?,
-        status: RabbitholeStatus::parse(&status)
-            .ok_or_else(|| StoreError::Corrupt(format!("rabbit hole status '{status}'")))?,
-        trigger_entry_id: row.try_get("trigger_entry_id")?,
-        branch_from_id: row.try_get("branch_from_id")?,
-        conversation: conversation
-            .map(|c| serde_json::from_str(&c))
-            .transpose()
-            .map_err(|e| StoreError::Corrupt(format!("rabbit hole conversation: {e}")))?,
-        points_recalled: row.try_get("points_recalled")?,
-        created_at: row.try_get("created_at")?,
-    })
+/// `SELECT … FROM rabbithole_events` followed by the given conditions.
+macro_rules! select_rabbitholes {
+    ($($rest:literal)+) => {
+        concat!(
+            "SELECT id, session_id, topic, label, status, trigger_entry_id, branch_from_id, conversation, ",
+            "points_recalled, created_at FROM rabbithole_events ",
+            $($rest),+
+        )
+    };
 }
 
 impl Store {
@@ -103,23 +74,21 @@ impl Store {
     }
 
     pub async fn rabbithole(&self, owner: &str, id: &str) -> Result<Option<RabbitholeRow>, StoreError> {
-        let row = sqlx::query("SELECT * FROM rabbithole_events WHERE id = $1 AND owner_id = $2")
+        Ok(sqlx::query_as(select_rabbitholes!("WHERE id = $1 AND owner_id = $2"))
             .bind(id)
             .bind(owner)
             .fetch_optional(self.pool())
-            .await?;
-        row.as_ref().map(rabbithole).transpose()
+            .await?)
     }
 
     pub async fn rabbitholes(&self, owner: &str, session_id: &str) -> Result<Vec<RabbitholeRow>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT * FROM rabbithole_events WHERE session_id = $1 AND owner_id = $2 ORDER BY created_at, id",
-        )
+        Ok(sqlx::query_as(select_rabbitholes!(
+            "WHERE session_id = $1 AND owner_id = $2 ORDER BY created_at, id"
+        ))
         .bind(session_id)
         .bind(owner)
         .fetch_all(self.pool())
-        .await?;
-        rows.iter().map(rabbithole).collect()
+        .await?)
     }
 
     pub async fn set_rabbithole_status(

@@ -2,32 +2,36 @@
 
 use std::collections::HashMap;
 
-use sqlx::Row;
-use sqlx::any::AnyRow;
 use warren_app::protocol::{SessionMode, SessionStatus};
 
+use super::columns::{Flag, JsonText, json_text};
 use super::sets::{FsrsCard, write_card};
 use super::{Store, StoreError, new_id, now_ms};
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct SessionRow {
     pub id: String,
     pub owner_id: String,
     pub set_id: String,
+    #[sqlx(try_from = "JsonText")]
     pub target_point_ids: Vec<String>,
     pub leaf_id: Option<String>,
     pub started_at: i64,
     pub updated_at: i64,
+    #[sqlx(flatten)]
     pub state: SessionState,
 }
 
 /// The parts of a session the engine changes as it goes.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct SessionState {
+    #[sqlx(try_from = "String")]
     pub status: SessionStatus,
+    #[sqlx(try_from = "String")]
     pub mode: SessionMode,
     pub active_rabbithole_id: Option<String>,
     pub decline_cooldown: i64,
+    #[sqlx(try_from = "Flag")]
     pub overlay_dismissed: bool,
     /// Study time of finished stretches.
     pub active_ms: i64,
@@ -47,56 +51,25 @@ pub struct NewOutcome {
     pub card: FsrsCard,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct OutcomeRow {
     pub point_id: String,
     pub rating: String,
+    #[sqlx(try_from = "Flag")]
     pub in_rabbithole: bool,
     pub recalled_at: i64,
 }
 
-macro_rules! session_columns {
-    () => {
-        "id, owner_id, set_id, status, target_point_ids, leaf_id, mode, active_rabbithole_id, \
-     decline_cooldown, overlay_dismissed, active_ms, resumed_at, started_at, updated_at, ended_at"
+/// `SELECT … FROM sessions` followed by the given conditions.
+macro_rules! select_sessions {
+    ($($rest:literal)+) => {
+        concat!(
+            "SELECT id, owner_id, set_id, status, target_point_ids, leaf_id, mode, active_rabbithole_id, ",
+            "decline_cooldown, overlay_dismissed, active_ms, resumed_at, started_at, updated_at, ended_at ",
+            "FROM sessions ",
+            $($rest),+
+        )
     };
-}
-
-fn session(row: &AnyRow) -> Result<SessionRow, StoreError> {
-    let status: String = row.try_get("status")?;
-    let mode: String = row.try_get("mode")?;
-    let targets: String = row.try_get("target_point_ids")?;
-    let corrupt = |what: &str| StoreError::Corrupt(format!("session {what}"));
-    Ok(SessionRow {
-        id: row.try_get("id")?,
-        owner_id: row.try_get("owner_id")?,
-        set_id: row.try_get("set_id")?,
-        target_point_ids: serde_json::from_str(&targets).map_err(|_| corrupt("target_point_ids"))?,
-        leaf_id: row.try_get("leaf_id")?,
-        started_at: row.try_get("started_at")?,
-        updated_at: row.try_get("updated_at")?,
-        state: SessionState {
-            status: SessionStatus::parse(&status).ok_or_else(|| corrupt("status"))?,
-            mode: match mode.as_str() {
-                "recall" => SessionMode::Recall,
-                "rabbithole" => SessionMode::Rabbithole,
-                _ => return Err(corrupt("mode")),
-            },
-            active_rabbithole_id: row.try_get("active_rabbithole_id")?,
-            decline_cooldown: row.try_get("decline_cooldown")?,
-            overlay_dismissed: row.try_get::<i64, _>("overlay_dismissed")? != 0,
-            active_ms: row.try_get("active_ms")?,
-            resumed_at: row.try_get("resumed_at")?,
-            ended_at: row.try_get("ended_at")?,
-        },
-    })
-}
-
-pub(super) fn mode_str(mode: SessionMode) -> &'static str {
-    match mode {
-        SessionMode::Recall => "recall",
-        SessionMode::Rabbithole => "rabbithole",
-    }
 }
 
 impl Store {
@@ -108,8 +81,7 @@ impl Store {
     ) -> Result<SessionRow, StoreError> {
         let id = new_id();
         let now = now_ms();
-        let targets =
-            serde_json::to_string(target_point_ids).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let targets = json_text(&target_point_ids)?;
         sqlx::query(
             "INSERT INTO sessions (id, owner_id, set_id, status, target_point_ids, started_at, updated_at)
              VALUES ($1, $2, $3, 'in_progress', $4, $5, $5)",
@@ -125,29 +97,19 @@ impl Store {
     }
 
     pub async fn session(&self, owner: &str, id: &str) -> Result<Option<SessionRow>, StoreError> {
-        let row = sqlx::query(concat!(
-            "SELECT ",
-            session_columns!(),
-            " FROM sessions WHERE id = $1 AND owner_id = $2"
-        ))
-        .bind(id)
-        .bind(owner)
-        .fetch_optional(self.pool())
-        .await?;
-        row.as_ref().map(session).transpose()
+        Ok(sqlx::query_as(select_sessions!("WHERE id = $1 AND owner_id = $2"))
+            .bind(id)
+            .bind(owner)
+            .fetch_optional(self.pool())
+            .await?)
     }
 
     /// The learner's sessions, most recently active first.
     pub async fn sessions(&self, owner: &str) -> Result<Vec<SessionRow>, StoreError> {
-        let rows = sqlx::query(concat!(
-            "SELECT ",
-            session_columns!(),
-            " FROM sessions WHERE owner_id = $1 ORDER BY updated_at DESC, id DESC"
-        ))
-        .bind(owner)
-        .fetch_all(self.pool())
-        .await?;
-        rows.iter().map(session).collect()
+        Ok(sqlx::query_as(select_sessions!("WHERE owner_id = $1 ORDER BY updated_at DESC, id DESC"))
+            .bind(owner)
+            .fetch_all(self.pool())
+            .await?)
     }
 
     /// Writes what the engine changed. A session that has ended (completed, or abandoned for a
@@ -164,7 +126,7 @@ impl Store {
              WHERE id = $10 AND owner_id = $11 AND status NOT IN ('completed', 'abandoned')",
         )
         .bind(state.status.as_str())
-        .bind(mode_str(state.mode))
+        .bind(state.mode.as_str())
         .bind(&state.active_rabbithole_id)
         .bind(state.decline_cooldown)
         .bind(i64::from(state.overlay_dismissed))
@@ -211,35 +173,25 @@ impl Store {
 
     /// The points recalled in a session, in the order they were recalled.
     pub async fn outcomes(&self, owner: &str, session_id: &str) -> Result<Vec<OutcomeRow>, StoreError> {
-        let rows = sqlx::query(
+        Ok(sqlx::query_as(
             "SELECT point_id, rating, in_rabbithole, recalled_at FROM recall_outcomes
              WHERE session_id = $1 AND owner_id = $2 ORDER BY recalled_at, id",
         )
         .bind(session_id)
         .bind(owner)
         .fetch_all(self.pool())
-        .await?;
-        rows.iter()
-            .map(|r| {
-                Ok(OutcomeRow {
-                    point_id: r.try_get("point_id")?,
-                    rating: r.try_get("rating")?,
-                    in_rabbithole: r.try_get::<i64, _>("in_rabbithole")? != 0,
-                    recalled_at: r.try_get("recalled_at")?,
-                })
-            })
-            .collect()
+        .await?)
     }
 
     /// How many points each of the learner's sessions has recalled.
     pub async fn recalled_counts(&self, owner: &str) -> Result<HashMap<String, i64>, StoreError> {
-        let rows = sqlx::query(
+        let rows: Vec<(String, i64)> = sqlx::query_as(
             "SELECT session_id, COUNT(*) AS n FROM recall_outcomes WHERE owner_id = $1 GROUP BY session_id",
         )
         .bind(owner)
         .fetch_all(self.pool())
         .await?;
-        rows.iter().map(|r| Ok((r.try_get("session_id")?, r.try_get("n")?))).collect()
+        Ok(rows.into_iter().collect())
     }
 
     /// Marks a learner's open sessions of a set as abandoned (a new one replaces them), adding
@@ -247,14 +199,13 @@ impl Store {
     pub async fn abandon_open_sessions(&self, owner: &str, set_id: &str) -> Result<Vec<String>, StoreError> {
         let now = now_ms();
         let mut tx = self.write_transaction().await?;
-        let rows = sqlx::query(
+        let ids: Vec<String> = sqlx::query_scalar(
             "SELECT id FROM sessions WHERE owner_id = $1 AND set_id = $2 AND status IN ('in_progress', 'paused')",
         )
         .bind(owner)
         .bind(set_id)
         .fetch_all(&mut *tx)
         .await?;
-        let ids = rows.iter().map(|r| r.try_get::<String, _>("id")).collect::<Result<Vec<_>, _>>()?;
         sqlx::query(
             "UPDATE sessions SET status = 'abandoned', ended_at = $1, updated_at = $1,
                  active_ms = active_ms + CASE WHEN resumed_at IS NULL THEN 0 ELSE $1 - resumed_at END,

@@ -1,11 +1,8 @@
 //! Recall sets, their points (with FSRS state) and their resources.
 
-use sqlx::Row;
-use sqlx::any::AnyRow;
-
 use super::{Store, StoreError, new_id, now_ms};
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct RecallSet {
     pub id: String,
     pub owner_id: String,
@@ -15,8 +12,9 @@ pub struct RecallSet {
 }
 
 /// FSRS card state as stored; `state` is new | learning | review | relearning.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct FsrsCard {
+    #[sqlx(rename = "fsrs_state")]
     pub state: String,
     pub due_at: i64,
     pub stability: f64,
@@ -28,17 +26,18 @@ pub struct FsrsCard {
     pub last_review_at: Option<i64>,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct Point {
     pub id: String,
     pub set_id: String,
     pub position: i64,
     pub content: String,
     pub context: String,
+    #[sqlx(flatten)]
     pub card: FsrsCard,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct Resource {
     pub id: String,
     pub kind: String,
@@ -48,10 +47,11 @@ pub struct Resource {
     pub mime_type: Option<String>,
     pub licence: Option<String>,
     /// Points this resource supports, with relevance 0..1.
+    #[sqlx(skip)]
     pub points: Vec<(String, f64)>,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct SetSummary {
     pub id: String,
     pub name: String,
@@ -86,34 +86,6 @@ pub struct NewResource {
     pub licence: Option<String>,
     /// Indexes into `NewSet::points`, with relevance.
     pub points: Vec<(usize, f64)>,
-}
-
-macro_rules! point_columns {
-    () => {
-        "id, set_id, position, content, context, fsrs_state, due_at, stability, difficulty, \
-     elapsed_days, scheduled_days, reps, lapses, last_review_at"
-    };
-}
-
-fn point(row: &AnyRow) -> Result<Point, sqlx::Error> {
-    Ok(Point {
-        id: row.try_get("id")?,
-        set_id: row.try_get("set_id")?,
-        position: row.try_get("position")?,
-        content: row.try_get("content")?,
-        context: row.try_get("context")?,
-        card: FsrsCard {
-            state: row.try_get("fsrs_state")?,
-            due_at: row.try_get("due_at")?,
-            stability: row.try_get("stability")?,
-            difficulty: row.try_get("difficulty")?,
-            elapsed_days: row.try_get("elapsed_days")?,
-            scheduled_days: row.try_get("scheduled_days")?,
-            reps: row.try_get("reps")?,
-            lapses: row.try_get("lapses")?,
-            last_review_at: row.try_get("last_review_at")?,
-        },
-    })
 }
 
 impl Store {
@@ -188,16 +160,15 @@ impl Store {
     }
 
     pub async fn set_count(&self, owner: &str) -> Result<i64, StoreError> {
-        let row = sqlx::query("SELECT COUNT(*) AS n FROM recall_sets WHERE owner_id = $1")
+        Ok(sqlx::query_scalar("SELECT COUNT(*) FROM recall_sets WHERE owner_id = $1")
             .bind(owner)
             .fetch_one(self.pool())
-            .await?;
-        Ok(row.try_get("n")?)
+            .await?)
     }
 
     /// The learner's sets with point and due counts, oldest first.
     pub async fn list_sets(&self, owner: &str, now: i64) -> Result<Vec<SetSummary>, StoreError> {
-        let rows = sqlx::query(
+        Ok(sqlx::query_as(
             "SELECT s.id, s.name, s.description,
                     COUNT(p.id) AS point_count,
                     COALESCE(SUM(CASE WHEN p.due_at <= $2 THEN 1 ELSE 0 END), 0) AS due_count,
@@ -210,57 +181,34 @@ impl Store {
         .bind(owner)
         .bind(now)
         .fetch_all(self.pool())
-        .await?;
-        rows.iter()
-            .map(|r| {
-                Ok(SetSummary {
-                    id: r.try_get("id")?,
-                    name: r.try_get("name")?,
-                    description: r.try_get("description")?,
-                    point_count: r.try_get("point_count")?,
-                    due_count: r.try_get("due_count")?,
-                    next_due_at: r.try_get("next_due_at")?,
-                })
-            })
-            .collect()
+        .await?)
     }
 
     pub async fn set(&self, owner: &str, set_id: &str) -> Result<Option<RecallSet>, StoreError> {
-        let row = sqlx::query(
+        Ok(sqlx::query_as(
             "SELECT id, owner_id, name, description, guidelines FROM recall_sets WHERE id = $1 AND owner_id = $2",
         )
         .bind(set_id)
         .bind(owner)
         .fetch_optional(self.pool())
-        .await?;
-        row.map(|r| {
-            Ok(RecallSet {
-                id: r.try_get("id")?,
-                owner_id: r.try_get("owner_id")?,
-                name: r.try_get("name")?,
-                description: r.try_get("description")?,
-                guidelines: r.try_get("guidelines")?,
-            })
-        })
-        .transpose()
+        .await?)
     }
 
     /// A set's points in their order.
     pub async fn points(&self, owner: &str, set_id: &str) -> Result<Vec<Point>, StoreError> {
-        let rows = sqlx::query(concat!(
-            "SELECT ",
-            point_columns!(),
-            " FROM recall_points WHERE set_id = $1 AND owner_id = $2 ORDER BY position, id"
-        ))
+        Ok(sqlx::query_as(
+            "SELECT id, set_id, position, content, context, fsrs_state, due_at, stability, difficulty,
+                 elapsed_days, scheduled_days, reps, lapses, last_review_at
+             FROM recall_points WHERE set_id = $1 AND owner_id = $2 ORDER BY position, id",
+        )
         .bind(set_id)
         .bind(owner)
         .fetch_all(self.pool())
-        .await?;
-        Ok(rows.iter().map(point).collect::<Result<_, _>>()?)
+        .await?)
     }
 
     pub async fn resources(&self, owner: &str, set_id: &str) -> Result<Vec<Resource>, StoreError> {
-        let rows = sqlx::query(
+        let mut resources: Vec<Resource> = sqlx::query_as(
             "SELECT id, kind, title, body, url, mime_type, licence FROM resources
              WHERE set_id = $1 AND owner_id = $2 ORDER BY created_at, id",
         )
@@ -268,8 +216,8 @@ impl Store {
         .bind(owner)
         .fetch_all(self.pool())
         .await?;
-        let links = sqlx::query(
-            "SELECT pr.point_id, pr.resource_id, pr.relevance FROM point_resources pr
+        let links: Vec<(String, String, f64)> = sqlx::query_as(
+            "SELECT pr.resource_id, pr.point_id, pr.relevance FROM point_resources pr
              JOIN resources r ON r.id = pr.resource_id
              WHERE r.set_id = $1 AND r.owner_id = $2 AND pr.owner_id = $2",
         )
@@ -277,25 +225,9 @@ impl Store {
         .bind(owner)
         .fetch_all(self.pool())
         .await?;
-        let mut resources = rows
-            .iter()
-            .map(|r| {
-                Ok(Resource {
-                    id: r.try_get("id")?,
-                    kind: r.try_get("kind")?,
-                    title: r.try_get("title")?,
-                    body: r.try_get("body")?,
-                    url: r.try_get("url")?,
-                    mime_type: r.try_get("mime_type")?,
-                    licence: r.try_get("licence")?,
-                    points: Vec::new(),
-                })
-            })
-            .collect::<Result<Vec<_>, sqlx::Error>>()?;
-        for link in &links {
-            let resource_id: String = link.try_get("resource_id")?;
+        for (resource_id, point_id, relevance) in links {
             if let Some(r) = resources.iter_mut().find(|r| r.id == resource_id) {
-                r.points.push((link.try_get("point_id")?, link.try_get("relevance")?));
+                r.points.push((point_id, relevance));
             }
         }
         Ok(resources)

@@ -1,10 +1,8 @@
 //! Learners.
 
-use sqlx::Row;
-
 use super::{Store, StoreError};
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct User {
     pub id: String,
     pub username: String,
@@ -12,10 +10,9 @@ pub struct User {
 
 impl Store {
     pub async fn user(&self, id: &str) -> Result<Option<User>, StoreError> {
-        let row = sqlx::query("SELECT id, username FROM users WHERE id = $1")
+        Ok(sqlx::query_as("SELECT id, username FROM users WHERE id = $1")
             .bind(id)
             .fetch_optional(self.pool())
-            .await?;
-        row.map(|r| Ok(User { id: r.try_get("id")?, username: r.try_get("username")? })).transpose()
+            .await?)
     }
 }

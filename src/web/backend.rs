@@ -13,7 +13,7 @@ use warren_app::protocol::SessionStatus;
 
 use crate::engine::{Engine, EngineError};
 use crate::llm::select::ProviderStatus;
-use crate::store::{EntryKind, SessionRow, SetSummary, Store, StoreError, now_ms, path_to};
+use crate::store::{SessionRow, SetSummary, Store, StoreError, now_ms, path_to};
 
 /// How many recent sessions the dashboard lists.
 const RECENT: usize = 8;
@@ -180,12 +180,8 @@ impl Backend for ServerBackend {
             .map(|e| TranscriptEntry {
                 id: e.id.clone(),
                 parent_id: e.parent_id.clone(),
-                kind: e.kind.as_str().to_string(),
-                speaker: match (e.kind, e.role.as_deref(), e.agent.as_deref()) {
-                    (EntryKind::Message, Some("user"), _) => Some("learner".into()),
-                    (EntryKind::Message, _, Some(agent)) => Some(agent.to_string()),
-                    _ => None,
-                },
+                kind: e.kind,
+                speaker: e.speaker,
                 content: e.content.clone(),
                 created_at: e.created_at,
                 on_main_line: main_line.contains(&e.id),

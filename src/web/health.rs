@@ -1,4 +1,5 @@
 //! `/healthz`: the process is up. `/readyz`: it can do its job (database, migrations).
+//! `/metrics`: the engine's counters, in Prometheus's text format.
 
 use axum::Json;
 use axum::extract::State;
@@ -7,6 +8,7 @@ use serde::Serialize;
 
 use std::sync::Arc;
 
+use crate::engine::Engine;
 use crate::llm::select::ProviderStatus;
 use crate::store::{Check, Store};
 
@@ -31,4 +33,8 @@ pub async fn readyz(
     checks.push(Check { name: "llm", ok: provider.ok, detail: provider.detail.clone() });
     let status = if ready { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
     (status, Json(Readiness { ready, checks }))
+}
+
+pub async fn metrics(State(engine): State<Engine>) -> ([(axum::http::HeaderName, &'static str); 1], String) {
+    ([(axum::http::header::CONTENT_TYPE, "text/plain; version=0.0.4")], engine.metrics().render())
 }

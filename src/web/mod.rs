@@ -71,6 +71,7 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
+        .route("/metrics", get(health::metrics))
         .route("/ws/sessions/{id}", get(socket::upgrade))
         .route("/auth/signup", post(auth::sign_up))
         .route("/auth/signin", post(auth::sign_in))

@@ -88,6 +88,9 @@ async fn serve(mut socket: WebSocket, engine: Engine, user_id: Option<String>, s
                     Some(Ok(Message::Ping(_) | Message::Pong(_))) => None,
                     Some(Ok(Message::Close(_)) | Err(_)) | None => break,
                 };
+                if let Some(ServerMessage::Error(error)) = &reply {
+                    engine.metrics().error(error.code);
+                }
                 if let Some(reply) = reply
                     && let Ok(text) = serde_json::to_string(&reply)
                     && sink.send(Message::Text(text.into())).await.is_err()

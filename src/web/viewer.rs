@@ -19,7 +19,7 @@ use crate::store::Store;
 fn is_public(path: &str) -> bool {
     const PREFIXES: [&str; 8] =
         ["/pkg/", "/katex/", "/auth/", "/api/", "/ws/", "/demo/", "/signin", "/signup"];
-    const EXACT: [&str; 3] = ["/healthz", "/readyz", "/favicon.ico"];
+    const EXACT: [&str; 4] = ["/healthz", "/readyz", "/metrics", "/favicon.ico"];
     EXACT.contains(&path) || PREFIXES.iter().any(|p| path.starts_with(p))
 }
 

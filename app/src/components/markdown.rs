@@ -27,8 +27,23 @@ fn element(tag: &Tag) -> &'static str {
         Tag::Emphasis => "em",
         Tag::Strong => "strong",
         Tag::Strikethrough => "del",
-        // Tables, footnotes and the like: keep their text, drop their structure.
-        _ => "span",
+        // Tables, footnotes and the like: keep their text, drop their structure. (Code blocks,
+        // links and images are opened elsewhere.)
+        Tag::CodeBlock(_)
+        | Tag::HtmlBlock
+        | Tag::FootnoteDefinition(_)
+        | Tag::DefinitionList
+        | Tag::DefinitionListTitle
+        | Tag::DefinitionListDefinition
+        | Tag::Table(_)
+        | Tag::TableHead
+        | Tag::TableRow
+        | Tag::TableCell
+        | Tag::Superscript
+        | Tag::Subscript
+        | Tag::Link { .. }
+        | Tag::Image { .. }
+        | Tag::MetadataBlock(_) => "span",
     }
 }
 
@@ -47,9 +62,14 @@ fn close((kind, href, children): Open) -> Node {
         None => Node::CodeBlock(
             children
                 .into_iter()
-                .map(|c| match c {
-                    Node::Text(t) => t,
-                    _ => String::new(),
+                .filter_map(|c| match c {
+                    Node::Text(t) => Some(t),
+                    Node::Element(..)
+                    | Node::Link(..)
+                    | Node::Code(_)
+                    | Node::CodeBlock(_)
+                    | Node::Math { .. }
+                    | Node::Break => None,
                 })
                 .collect(),
         ),

@@ -18,7 +18,7 @@ pub fn ErrorView(error: ApiError) -> impl IntoView {
             </section>
         }
         .into_any(),
-        other => view! {
+        other @ (ApiError::Invalid(_) | ApiError::Internal) => view! {
             <section class="page">
                 <h1>"Something went wrong"</h1>
                 <p role="alert">{other.to_string()}</p>

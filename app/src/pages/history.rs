@@ -9,6 +9,7 @@ use crate::api::{Transcript, TranscriptEntry, get_history, get_transcript};
 use crate::components::format::ago;
 use crate::components::markdown::Markdown;
 use crate::components::widgets::{ErrorView, StatusPill};
+use crate::tree::{EntryKind, Speaker};
 
 #[component]
 pub fn History() -> impl IntoView {
@@ -90,23 +91,24 @@ fn EntryView(entry: TranscriptEntry) -> impl IntoView {
     let class = format!(
         "entry kind-{} {}{}",
         entry.kind,
-        entry.speaker.as_deref().map(|s| format!("speaker-{s}")).unwrap_or_default(),
+        entry.speaker.map(|s| format!("speaker-{s}")).unwrap_or_default(),
         if entry.on_main_line { "" } else { " branch" }
     );
-    let who = match entry.speaker.as_deref() {
-        Some("learner") => "You",
-        Some("tutor") => "Tutor",
-        Some("explorer") => "Explorer",
-        _ => "",
-    };
-    let body = match entry.kind.as_str() {
-        "message" => view! { <Markdown text=entry.content.clone() /> }.into_any(),
-        "mode_change" => view! { <p class="note">"Went down a rabbit hole."</p> }.into_any(),
-        _ => view! { <p class="note">{entry.content.clone()}</p> }.into_any(),
+    let who = entry.speaker.map(|speaker| match speaker {
+        Speaker::Learner => "You",
+        Speaker::Tutor => "Tutor",
+        Speaker::Explorer => "Explorer",
+    });
+    let body = match entry.kind {
+        EntryKind::Message => view! { <Markdown text=entry.content /> }.into_any(),
+        EntryKind::ModeChange => view! { <p class="note">"Went down a rabbit hole."</p> }.into_any(),
+        EntryKind::BranchSummary | EntryKind::Compaction | EntryKind::Label | EntryKind::Custom => {
+            view! { <p class="note">{entry.content}</p> }.into_any()
+        }
     };
     view! {
         <li class=class id=format!("entry-{}", entry.id)>
-            {(!who.is_empty()).then(|| view! { <span class="speaker">{who}</span> })}
+            {who.map(|who| view! { <span class="speaker">{who}</span> })}
             {body}
         </li>
     }

@@ -1,175 +1,176 @@
-//! The browser's end of `/ws/sessions/{id}`: connects, reconnects with backoff after any drop
-//! (a restart included), and keeps a heartbeat so a dead connection is noticed. A session that
-//! is not found, or a learner not signed in, ends the attempts.
+//! The browser's end of `/ws/sessions/{id}`: one task that owns the socket (gloo-net, split
+//! into a sink and a stream) and selects over incoming frames, the page's outgoing frames and
+//! a heartbeat. It reconnects with backoff after any drop (a restart included) and notices a
+//! dead connection by its silence. A session that is not found (4404) or a learner not signed
+//! in (4401) ends the attempts. The task stops when the page drops its [`Outbox`].
+//!
+//! During server rendering there is no socket: [`connect`] hands back an outbox nobody reads.
 
-use std::cell::RefCell;
-use std::rc::Rc;
-use std::time::Duration;
-
-use leptos::prelude::{IntervalHandle, set_interval_with_handle, set_timeout};
-use wasm_bindgen::JsCast;
-use wasm_bindgen::prelude::*;
-use web_sys::{CloseEvent, MessageEvent, WebSocket};
+use futures::channel::mpsc::{UnboundedSender, unbounded};
 
 use super::state::Connection;
 use crate::protocol::{ClientMessage, ServerMessage};
 
-/// Close codes after which reconnecting cannot help.
-const FINAL_CLOSE_CODES: [u16; 2] = [4401, 4404];
-const HEARTBEAT: Duration = Duration::from_secs(15);
-/// Silence after which the connection is taken for dead.
-const DEAD_AFTER_MS: f64 = 40_000.0;
-const MAX_BACKOFF_MS: f64 = 8_000.0;
+/// Where the page puts frames for the server.
+pub type Outbox = UnboundedSender<ClientMessage>;
 
-type OnMessage = Rc<dyn Fn(ServerMessage)>;
-type OnConnection = Rc<dyn Fn(Connection)>;
-
-struct Inner {
-    url: String,
-    ws: Option<WebSocket>,
-    attempt: u32,
-    stopped: bool,
-    last_heard: f64,
-    heartbeat: Option<IntervalHandle>,
-    on_message: OnMessage,
-    on_connection: OnConnection,
-    // Kept alive as long as the socket they belong to.
-    handlers: Vec<Closure<dyn FnMut(JsValue)>>,
+/// Opens the session's socket in the background. Frames go to `on_frame`, changes of the
+/// connection to `on_connection`.
+pub fn connect(
+    session_id: &str,
+    on_frame: impl Fn(ServerMessage) + 'static,
+    on_connection: impl Fn(Connection) + 'static,
+) -> Outbox {
+    let (outbox, pending) = unbounded();
+    #[cfg(feature = "hydrate")]
+    leptos::task::spawn_local(browser::run(browser::url(session_id), pending, on_frame, on_connection));
+    #[cfg(not(feature = "hydrate"))]
+    let _ = (session_id, pending, on_frame, on_connection);
+    outbox
 }
 
-#[derive(Clone)]
-pub struct Socket(Rc<RefCell<Inner>>);
+/// A new id for a learner message, unique across this browser's pages: resending a message
+/// with its id is safe, the server stores each id once.
+pub fn client_id() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    static PAGE: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    #[cfg(feature = "hydrate")]
+    let page = *PAGE.get_or_init(|| (js_sys::Math::random() * 1e12) as u64);
+    #[cfg(not(feature = "hydrate"))]
+    let page = *PAGE.get_or_init(|| 0);
+    format!("{page:x}-{}", COUNTER.fetch_add(1, Ordering::Relaxed))
+}
 
-impl Socket {
-    pub fn connect(session_id: &str, on_message: OnMessage, on_connection: OnConnection) -> Option<Self> {
-        let location = web_sys::window()?.location();
-        let scheme = if location.protocol().ok()? == "https:" { "wss" } else { "ws" };
-        let url = format!("{scheme}://{}/ws/sessions/{session_id}", location.host().ok()?);
-        let socket = Socket(Rc::new(RefCell::new(Inner {
-            url,
-            ws: None,
-            attempt: 0,
-            stopped: false,
-            last_heard: js_sys::Date::now(),
-            heartbeat: None,
-            on_message,
-            on_connection,
-            handlers: Vec::new(),
-        })));
-        socket.open();
-        let beat = socket.clone();
-        let handle = set_interval_with_handle(move || beat.heartbeat(), HEARTBEAT).ok();
-        socket.0.borrow_mut().heartbeat = handle;
-        Some(socket)
+#[cfg(feature = "hydrate")]
+mod browser {
+    use futures::channel::mpsc::UnboundedReceiver;
+    use futures::{FutureExt, SinkExt, StreamExt, select};
+    use gloo_net::websocket::futures::WebSocket;
+    use gloo_net::websocket::{Message, WebSocketError};
+    use gloo_timers::future::{IntervalStream, TimeoutFuture};
+
+    use super::super::state::Connection;
+    use crate::protocol::{ClientMessage, ServerMessage};
+
+    /// Close codes after which reconnecting cannot help.
+    const FINAL_CLOSE_CODES: [u16; 2] = [4401, 4404];
+    const HEARTBEAT_MS: u32 = 15_000;
+    /// Silence after which the connection is taken for dead.
+    const DEAD_AFTER_MS: f64 = 40_000.0;
+    const MAX_BACKOFF_MS: f64 = 8_000.0;
+
+    pub fn url(session_id: &str) -> String {
+        let location = leptos::prelude::location();
+        let scheme = if location.protocol().ok().as_deref() == Some("https:") { "wss" } else { "ws" };
+        let host = location.host().unwrap_or_default();
+        format!("{scheme}://{host}/ws/sessions/{session_id}")
     }
 
-    /// Sends a frame now; false when not connected (the caller keeps what must not be lost).
-    pub fn send(&self, message: &ClientMessage) -> bool {
-        let inner = self.0.borrow();
-        let Some(ws) = inner.ws.as_ref().filter(|ws| ws.ready_state() == WebSocket::OPEN) else {
-            return false;
-        };
-        match serde_json::to_string(message) {
-            Ok(text) => ws.send_with_str(&text).is_ok(),
-            Err(_) => false,
-        }
+    /// How one connection ended.
+    enum Ended {
+        /// Lost (network, restart, silence): try again.
+        Dropped,
+        /// Refused for good (4401, 4404).
+        Refused,
+        /// The page is gone.
+        PageGone,
     }
 
-    /// Stops for good (the page is going away).
-    pub fn stop(&self) {
-        let mut inner = self.0.borrow_mut();
-        inner.stopped = true;
-        if let Some(handle) = inner.heartbeat.take() {
-            handle.clear();
-        }
-        if let Some(ws) = inner.ws.take() {
-            let _ = ws.close();
-        }
-    }
-
-    fn open(&self) {
-        let url = self.0.borrow().url.clone();
-        let Ok(ws) = WebSocket::new(&url) else {
-            self.retry();
-            return;
-        };
-        let this = self.clone();
-        let on_open = Closure::<dyn FnMut(JsValue)>::new(move |_| {
-            let mut inner = this.0.borrow_mut();
-            inner.attempt = 0;
-            inner.last_heard = js_sys::Date::now();
-        });
-        let this = self.clone();
-        let on_message = Closure::<dyn FnMut(JsValue)>::new(move |event: JsValue| {
-            let Ok(event) = event.dyn_into::<MessageEvent>() else { return };
-            let Some(text) = event.data().as_string() else { return };
-            let handler = {
-                let mut inner = this.0.borrow_mut();
-                inner.last_heard = js_sys::Date::now();
-                inner.on_message.clone()
-            };
-            if let Ok(message) = serde_json::from_str::<ServerMessage>(&text) {
-                handler(message);
+    pub async fn run(
+        url: String,
+        mut outbox: UnboundedReceiver<ClientMessage>,
+        on_frame: impl Fn(ServerMessage),
+        on_connection: impl Fn(Connection),
+    ) {
+        let mut attempt = 0u32;
+        loop {
+            if let Ok(ws) = WebSocket::open(&url) {
+                match connection(ws, &mut outbox, &on_frame, &mut attempt).await {
+                    Ended::Dropped => {}
+                    Ended::Refused => {
+                        on_connection(Connection::Closed("This session cannot be opened.".into()));
+                        return;
+                    }
+                    Ended::PageGone => return,
+                }
             }
-        });
-        let this = self.clone();
-        let on_close = Closure::<dyn FnMut(JsValue)>::new(move |event: JsValue| {
-            let code = event.dyn_into::<CloseEvent>().map(|e| e.code()).unwrap_or(1006);
-            if FINAL_CLOSE_CODES.contains(&code) {
-                let handler = {
-                    let mut inner = this.0.borrow_mut();
-                    inner.stopped = true;
-                    inner.on_connection.clone()
-                };
-                handler(Connection::Closed("This session cannot be opened.".into()));
-            } else {
-                this.retry();
+            attempt += 1;
+            on_connection(Connection::Reconnecting(attempt));
+            // While waiting, what the page sends is dropped: learner messages stay in its
+            // outbox and go again once the server has said what it has.
+            let mut wait = TimeoutFuture::new(backoff_ms(attempt)).fuse();
+            loop {
+                select! {
+                    () = wait => break,
+                    unsent = outbox.next() => if unsent.is_none() { return },
+                }
             }
-        });
-        ws.set_onopen(Some(on_open.as_ref().unchecked_ref()));
-        ws.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-        ws.set_onclose(Some(on_close.as_ref().unchecked_ref()));
-        let mut inner = self.0.borrow_mut();
-        if let Some(old) = inner.ws.replace(ws) {
-            old.set_onclose(None);
-            let _ = old.close();
         }
-        inner.handlers = vec![on_open, on_message, on_close];
     }
 
-    /// After a drop: wait (exponential backoff with jitter), then open again.
-    fn retry(&self) {
-        let (delay, handler, attempt) = {
-            let mut inner = self.0.borrow_mut();
-            if inner.stopped {
-                return;
-            }
-            inner.ws = None;
-            inner.attempt += 1;
-            let base = (250.0 * 2f64.powi(inner.attempt.min(6) as i32)).min(MAX_BACKOFF_MS);
-            (base * (0.75 + js_sys::Math::random() * 0.5), inner.on_connection.clone(), inner.attempt)
-        };
-        handler(Connection::Reconnecting(attempt));
-        let this = self.clone();
-        set_timeout(move || this.open(), Duration::from_millis(delay as u64));
+    /// Exponential backoff with jitter.
+    fn backoff_ms(attempt: u32) -> u32 {
+        let base = (250.0 * 2f64.powi(attempt.min(6) as i32)).min(MAX_BACKOFF_MS);
+        (base * (0.75 + js_sys::Math::random() * 0.5)) as u32
     }
 
-    fn heartbeat(&self) {
-        let (silent_for, open) = {
-            let inner = self.0.borrow();
-            let open = inner.ws.as_ref().is_some_and(|ws| ws.ready_state() == WebSocket::OPEN);
-            (js_sys::Date::now() - inner.last_heard, open)
-        };
-        if !open {
-            return;
-        }
-        if silent_for > DEAD_AFTER_MS {
-            // Closing fires `close`, which schedules the reconnect.
-            if let Some(ws) = self.0.borrow().ws.as_ref() {
-                let _ = ws.close();
+    /// Serves one connection until it ends. Dropping the socket's halves closes it.
+    async fn connection(
+        ws: WebSocket,
+        outbox: &mut UnboundedReceiver<ClientMessage>,
+        on_frame: &impl Fn(ServerMessage),
+        attempt: &mut u32,
+    ) -> Ended {
+        let (mut sink, stream) = ws.split();
+        let mut stream = stream.fuse();
+        let mut heartbeat = IntervalStream::new(HEARTBEAT_MS).fuse();
+        let mut last_heard = js_sys::Date::now();
+        // Open once the server has spoken (it starts with `session_started`).
+        let mut open = false;
+        loop {
+            select! {
+                frame = stream.next() => match frame {
+                    Some(Ok(Message::Text(text))) => {
+                        open = true;
+                        *attempt = 0;
+                        last_heard = js_sys::Date::now();
+                        if let Ok(message) = serde_json::from_str::<ServerMessage>(&text) {
+                            on_frame(message);
+                        }
+                    }
+                    Some(Ok(Message::Bytes(_))) => {}
+                    Some(Err(WebSocketError::ConnectionClose(close))) => {
+                        return if FINAL_CLOSE_CODES.contains(&close.code) { Ended::Refused } else { Ended::Dropped };
+                    }
+                    // An error event; the close event follows.
+                    Some(Err(_)) => {}
+                    None => return Ended::Dropped,
+                },
+                message = outbox.next() => match message {
+                    None => return Ended::PageGone,
+                    // Before `session_started` nothing is sent: the page resends what matters.
+                    Some(message) if open => {
+                        if let Ok(text) = serde_json::to_string(&message)
+                            && sink.send(Message::Text(text)).await.is_err()
+                        {
+                            return Ended::Dropped;
+                        }
+                    }
+                    Some(_) => {}
+                },
+                _ = heartbeat.next() => {
+                    if js_sys::Date::now() - last_heard > DEAD_AFTER_MS {
+                        return Ended::Dropped;
+                    }
+                    if open
+                        && let Ok(ping) = serde_json::to_string(&ClientMessage::Ping)
+                        && sink.send(Message::Text(ping)).await.is_err()
+                    {
+                        return Ended::Dropped;
+                    }
+                },
             }
-        } else {
-            self.send(&ClientMessage::Ping);
         }
     }
 }

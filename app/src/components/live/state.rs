@@ -1,7 +1,8 @@
-//! The live view's state, driven by server frames. Pure data: `apply` takes one frame (an
-//! exhaustive match over every `ServerMessage`) and returns what the page must do besides
-//! redrawing (a chime, a resend, leaving). Frames in an unexpected order never panic: each
-//! is applied to whatever state there is.
+//! The live view's state, driven by the frames both ways. Pure data: `apply` takes one server
+//! frame (an exhaustive match over every `ServerMessage`) and returns what the page must do
+//! besides redrawing (a chime, a resend, leaving, giving text back); `outgoing` takes each
+//! client frame before it is sent (an exhaustive match over every `ClientMessage`). Frames in
+//! an unexpected order never panic: each is applied to whatever state there is.
 
 // The server renders the first state; frames arrive only in the browser.
 #![cfg_attr(not(feature = "hydrate"), allow(dead_code))]
@@ -33,6 +34,8 @@ pub enum Action {
     PlayBuffered,
     /// The session ended (paused or completed): back to the dashboard.
     Leave,
+    /// A message the server refused: back into the input box, so nothing typed is lost.
+    Restore(String),
 }
 
 /// A learner message not yet answered, kept so a dropped connection loses nothing.
@@ -78,8 +81,6 @@ pub struct LiveState {
     pub outbox: Vec<Outgoing>,
     /// Replies finished (or refused) so far on this page: a turn has ended when this grows.
     pub turns: u32,
-    /// A message the server refused, to put back in the input box.
-    pub restore: Option<String>,
 }
 
 impl LiveState {
@@ -100,47 +101,38 @@ impl LiveState {
         self.mode == Some(SessionMode::Rabbithole)
     }
 
-    /// Whether a message can be sent at all; the reason is shown in place if not (and the
-    /// text stays in the box).
-    pub fn check(&mut self, content: &str) -> bool {
-        let chars = content.chars().count();
-        let frame = serde_json::to_string(&ClientMessage::UserMessage {
-            content: content.to_string(),
-            client_message_id: Some("0".repeat(20)),
-        })
-        .map_or(usize::MAX, |f| f.len());
-        let problem = if chars > MAX_MESSAGE_CHARS {
-            Some(format!(
-                "That is {chars} characters; a message can have {MAX_MESSAGE_CHARS}. Split it in two."
-            ))
-        } else if frame > MAX_FRAME_BYTES {
-            Some("That message is too large to send; split it in two.".to_string())
-        } else {
-            None
-        };
-        match problem {
-            Some(message) => {
-                self.error =
-                    Some(ErrorPayload { code: ErrorCode::MessageTooLong, message, recoverable: true });
-                false
+    /// Takes a frame the page is about to send. False when it must not go: a learner message
+    /// that is too long (the reason is shown and the text stays in the box).
+    pub fn outgoing(&mut self, message: &ClientMessage) -> bool {
+        match message {
+            ClientMessage::UserMessage { content, client_message_id } => {
+                if let Some(problem) = too_long(content) {
+                    self.error = Some(ErrorPayload {
+                        code: ErrorCode::MessageTooLong,
+                        message: problem,
+                        recoverable: true,
+                    });
+                    return false;
+                }
+                // Carrying on without answering a rabbit-hole prompt declines it (the server agrees).
+                self.prompt = None;
+                self.error = None;
+                self.near_miss = None;
+                self.waiting = true;
+                self.outbox.push(Outgoing {
+                    client_message_id: client_message_id.clone().unwrap_or_default(),
+                    content: content.clone(),
+                });
             }
-            None => true,
+            ClientMessage::DeclineRabbithole => self.prompt = None,
+            ClientMessage::DismissOverlay => self.overlay = None,
+            // The server's answer changes the view.
+            ClientMessage::LeaveSession
+            | ClientMessage::EnterRabbithole { .. }
+            | ClientMessage::ExitRabbithole
+            | ClientMessage::Ping => {}
         }
-    }
-
-    /// The learner sends a message: it goes into the outbox until answered.
-    pub fn send(&mut self, outgoing: Outgoing) -> ClientMessage {
-        // Carrying on without answering a rabbit-hole prompt declines it (the server agrees).
-        self.prompt = None;
-        self.error = None;
-        self.near_miss = None;
-        self.waiting = true;
-        let message = ClientMessage::UserMessage {
-            content: outgoing.content.clone(),
-            client_message_id: Some(outgoing.client_message_id.clone()),
-        };
-        self.outbox.push(outgoing);
-        message
+        true
     }
 
     pub fn apply(&mut self, message: ServerMessage) -> Vec<Action> {
@@ -297,7 +289,7 @@ impl LiveState {
                     | ErrorCode::InvalidPayload
                     | ErrorCode::MalformedJson => {
                         if let Some(refused) = self.outbox.pop() {
-                            self.restore = Some(refused.content);
+                            actions.push(Action::Restore(refused.content));
                         }
                     }
                     // About the session, not one message.
@@ -311,7 +303,7 @@ impl LiveState {
                 if !error.recoverable {
                     self.connection = Some(Connection::Closed(error.message.clone()));
                     if let Some(unsent) = self.outbox.pop() {
-                        self.restore = Some(unsent.content);
+                        actions.push(Action::Restore(unsent.content));
                     }
                     self.outbox.clear();
                 }
@@ -341,16 +333,35 @@ impl LiveState {
         }
         (false, vec![])
     }
+}
 
-    pub fn dismiss_overlay(&mut self) {
-        self.overlay = None;
+/// Why a learner message cannot be sent, if it cannot: the server would refuse it.
+fn too_long(content: &str) -> Option<String> {
+    let chars = content.chars().count();
+    if chars > MAX_MESSAGE_CHARS {
+        return Some(format!(
+            "That is {chars} characters; a message can have {MAX_MESSAGE_CHARS}. Split it in two."
+        ));
     }
+    let frame = serde_json::to_string(&ClientMessage::UserMessage {
+        content: content.to_string(),
+        client_message_id: Some("0".repeat(20)),
+    })
+    .map_or(usize::MAX, |f| f.len());
+    (frame > MAX_FRAME_BYTES).then(|| "That message is too large to send; split it in two.".to_string())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::protocol::*;
+
+    fn say(s: &mut LiveState, id: &str, content: &str) -> bool {
+        s.outgoing(&ClientMessage::UserMessage {
+            content: content.into(),
+            client_message_id: Some(id.into()),
+        })
+    }
 
     fn started(recalled: u32) -> ServerMessage {
         ServerMessage::SessionStarted(Box::new(SessionStarted {
@@ -415,7 +426,7 @@ mod tests {
     fn streaming_replaces_the_agent_text_and_completes() {
         let mut s = LiveState::default();
         s.apply(started(0));
-        s.send(Outgoing { client_message_id: "c1".into(), content: "hi".into() });
+        say(&mut s, "c1", "hi");
         assert!(s.waiting);
         s.apply(ServerMessage::AssistantChunk(AssistantChunk { content: "Wh".into() }));
         s.apply(ServerMessage::AssistantChunk(AssistantChunk { content: "at?".into() }));
@@ -476,8 +487,8 @@ mod tests {
     fn only_messages_the_server_does_not_have_are_resent() {
         let mut s = LiveState::default();
         s.apply(started(0));
-        s.send(Outgoing { client_message_id: "c1".into(), content: "first".into() });
-        s.send(Outgoing { client_message_id: "c2".into(), content: "second".into() });
+        say(&mut s, "c1", "first");
+        say(&mut s, "c2", "second");
         let actions = s.apply(started_after("c1"));
         let Action::Resend(again) = &actions[0] else { panic!("{actions:?}") };
         assert_eq!(again.len(), 1);
@@ -485,7 +496,7 @@ mod tests {
         // Everything stored: nothing to resend, nothing to wait for.
         let mut s = LiveState::default();
         s.apply(started(0));
-        s.send(Outgoing { client_message_id: "c1".into(), content: "first".into() });
+        say(&mut s, "c1", "first");
         assert!(s.apply(started_after("c1")).is_empty());
         assert!(s.outbox.is_empty());
     }
@@ -494,16 +505,16 @@ mod tests {
     fn a_refused_message_goes_back_to_the_learner() {
         let mut s = LiveState::default();
         s.apply(started(0));
-        s.send(Outgoing { client_message_id: "c1".into(), content: "too fast".into() });
-        s.apply(ServerMessage::Error(ErrorPayload {
+        say(&mut s, "c1", "too fast");
+        let actions = s.apply(ServerMessage::Error(ErrorPayload {
             code: ErrorCode::RateLimited,
             message: "slow".into(),
             recoverable: true,
         }));
-        assert_eq!(s.restore.as_deref(), Some("too fast"));
+        assert_eq!(actions, vec![Action::Restore("too fast".into())]);
         assert!(s.outbox.is_empty());
         // A session-wide error leaves unanswered messages alone.
-        s.send(Outgoing { client_message_id: "c2".into(), content: "kept".into() });
+        say(&mut s, "c2", "kept");
         s.apply(ServerMessage::Error(ErrorPayload {
             code: ErrorCode::InvalidState,
             message: "x".into(),
@@ -522,18 +533,19 @@ mod tests {
     #[test]
     fn overlong_messages_are_stopped_before_sending() {
         let mut s = LiveState::default();
-        assert!(s.check("fine"));
-        assert!(!s.check(&"a".repeat(MAX_MESSAGE_CHARS + 1)));
+        assert!(say(&mut s, "c1", "fine"));
+        assert!(!say(&mut s, "c2", &"a".repeat(MAX_MESSAGE_CHARS + 1)));
         assert_eq!(s.error.as_ref().map(|e| e.code), Some(ErrorCode::MessageTooLong));
         // Within the character limit but too large once escaped for the wire.
-        assert!(!s.check(&"\u{1}".repeat(MAX_MESSAGE_CHARS / 2)));
+        assert!(!say(&mut s, "c3", &"\u{1}".repeat(MAX_MESSAGE_CHARS / 2)));
+        assert_eq!(s.outbox.len(), 1, "refused messages never enter the outbox");
     }
 
     #[test]
     fn unanswered_messages_are_resent_after_a_reconnect() {
         let mut s = LiveState::default();
         s.apply(started(0));
-        s.send(Outgoing { client_message_id: "c1".into(), content: "first".into() });
+        say(&mut s, "c1", "first");
         s.connection = Some(Connection::Reconnecting(1));
         let actions = s.apply(started(0));
         let Action::Resend(again) = &actions[0] else { panic!("{actions:?}") };

@@ -1,13 +1,11 @@
 //! A live session driven over the real WebSocket against the real server, with the offline
 //! provider: the protocol as a browser sees it.
 
-mod common;
-
-use common::{TestApp, kinds, recalled_ids};
+use crate::common::{TestApp, kinds, recalled_ids};
 use futures_util::StreamExt;
 use serde_json::json;
 use tokio_tungstenite::tungstenite::Message;
-use warren::store::EntryKind;
+use warren::store::{EntryKind, NewEntry, Speaker};
 use warren_app::protocol::{ErrorCode, ServerMessage, SessionStatus};
 
 const CELL: &str = "The living cell";
@@ -224,8 +222,9 @@ async fn a_second_message_waits_for_the_first_reply() {
     assert_eq!(recalled_ids(&frames), vec![points[0].id.clone()]);
     // The transcript alternates: learner, tutor, learner, tutor.
     let entries = app.store().entries(app.owner(), &session).await.unwrap();
-    let roles: Vec<&str> = entries.iter().filter_map(|e| e.role.as_deref()).collect();
-    assert_eq!(roles, vec!["assistant", "user", "assistant", "user", "assistant"]);
+    let speakers: Vec<Speaker> = entries.iter().filter_map(|e| e.speaker).collect();
+    use Speaker::{Learner, Tutor};
+    assert_eq!(speakers, vec![Tutor, Learner, Tutor, Learner, Tutor]);
 }
 
 #[tokio::test]
@@ -240,7 +239,7 @@ async fn a_resent_message_is_stored_once() {
     ws.send(message).await;
     assert!(ws.quiet().await, "a duplicate gets no second answer");
     let entries = app.store().entries(app.owner(), &session).await.unwrap();
-    assert_eq!(entries.iter().filter(|e| e.role.as_deref() == Some("user")).count(), 1);
+    assert_eq!(entries.iter().filter(|e| e.speaker == Some(Speaker::Learner)).count(), 1);
 
     // On reconnect, the server says which message it last stored.
     drop(ws);
@@ -355,14 +354,8 @@ async fn a_message_left_unanswered_by_a_restart_is_answered_on_reconnect() {
     drop(ws);
     // What a crash between storing a learner message and answering it leaves behind.
     let leaf = app.store().session(app.owner(), &session).await.unwrap().unwrap().leaf_id;
-    let new = warren::store::NewEntry {
-        parent_id: leaf,
-        kind: Some(EntryKind::Message),
-        role: Some("user"),
-        content: points[0].content.clone(),
-        ..Default::default()
-    };
-    app.store().append_entry(app.owner(), &session, new, true).await.unwrap();
+    let new = NewEntry::message(Speaker::Learner, points[0].content.clone());
+    app.store().append_entry(app.owner(), &session, leaf.as_deref(), new, true).await.unwrap();
     // A fresh actor (as after a restart) loads it from the database and answers it.
     tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     let app2_engine = warren::engine::Engine::new(

@@ -1,10 +1,8 @@
 //! Accounts and isolation: two learners, and everything learner B can try with learner A's ids.
 
-mod common;
-
 use std::time::Instant;
 
-use common::{Learner, PASSWORD, TestApp, session_cookie};
+use crate::common::{Learner, PASSWORD, TestApp, session_cookie};
 use futures_util::StreamExt;
 use serde_json::json;
 use tokio_tungstenite::tungstenite::Message;

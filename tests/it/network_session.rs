@@ -1,12 +1,10 @@
 //! A session on a network provider (a local fake speaking Anthropic's format): what the learner
 //! sees when the model fails mid-reply, and that their words are kept.
 
-mod common;
-
 use std::sync::Arc;
 
-use common::TestApp;
-use common::fake_llm::{FakeLlm, Reply, Wire};
+use crate::common::TestApp;
+use crate::common::fake_llm::{FakeLlm, Reply, Wire};
 use serde_json::json;
 use warren::config::ProviderChoice;
 use warren_app::protocol::{ErrorCode, ServerMessage};
@@ -61,8 +59,8 @@ async fn a_reply_cut_midway_is_an_error_frame_and_the_message_is_kept() {
     let entries = app.store().entries(app.owner(), &session).await.unwrap();
     let last = entries.last().unwrap();
     assert_eq!(
-        (last.role.as_deref(), last.content.as_str()),
-        (Some("user"), "CUT"),
+        (last.speaker, last.content.as_str()),
+        (Some(warren::store::Speaker::Learner), "CUT"),
         "kept, and no half reply stored"
     );
 

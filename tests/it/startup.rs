@@ -1,10 +1,8 @@
 //! Start-up, health and readiness, against the real app and the real binary.
 
-mod common;
-
 use std::process::Command;
 
-use common::TestApp;
+use crate::common::TestApp;
 
 #[tokio::test]
 async fn readyz_reports_each_check() {

@@ -1,10 +1,8 @@
 //! The network providers against a local server speaking each wire format.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::fake_llm::{FakeLlm, Reply, Wire};
+use crate::common::fake_llm::{FakeLlm, Reply, Wire};
 use futures_util::StreamExt;
 use warren::llm::anthropic::Anthropic;
 use warren::llm::openai::OpenAi;

@@ -1,0 +1,50 @@
+//! The agent's current words, large, with what came with them: a near miss, images and
+//! excerpts the tutor showed, and (as children) a rabbit-hole offer.
+
+use leptos::prelude::*;
+
+use crate::components::markdown::Markdown;
+use crate::protocol::{ShowImage, ShowResource};
+
+#[component]
+pub fn Exchange(
+    /// The agent's text (Markdown), possibly still streaming.
+    #[prop(into)]
+    text: Signal<String>,
+    #[prop(into)] streaming: Signal<bool>,
+    /// A learner message is on its way and nothing has come back yet.
+    #[prop(into)]
+    waiting: Signal<bool>,
+    #[prop(into)] near_miss: Signal<Option<String>>,
+    #[prop(into)] images: Signal<Vec<ShowImage>>,
+    #[prop(into)] resources: Signal<Vec<ShowResource>>,
+    children: Children,
+) -> impl IntoView {
+    view! {
+        <section class="exchange" aria-live="polite" aria-busy=move || streaming.get().to_string()>
+            <div class="agent-text" data-testid="agent-text">
+                <Markdown text />
+                {move || streaming.get().then(|| view! { <span class="cursor" aria-hidden="true"></span> })}
+            </div>
+            {move || waiting.get().then(|| view! {
+                <div class="dots" data-testid="waiting" aria-label="Waiting for the reply">
+                    <span></span><span></span><span></span>
+                </div>
+            })}
+            {move || near_miss.get().map(|f| view! { <p class="near-miss" data-testid="near-miss">{f}</p> })}
+            {move || images.get().into_iter().map(|image| view! {
+                <figure class="resource-image">
+                    <img src=image.url alt=image.caption.clone().unwrap_or_default() loading="lazy" />
+                    {image.caption.map(|c| view! { <figcaption>{c}</figcaption> })}
+                </figure>
+            }).collect_view()}
+            {move || resources.get().into_iter().map(|r| view! {
+                <details class="resource">
+                    <summary>{r.title}</summary>
+                    <p>{r.snippet}</p>
+                </details>
+            }).collect_view()}
+            {children()}
+        </section>
+    }
+}

@@ -1,0 +1,58 @@
+//! The learner's answer. Enter sends, Shift+Enter starts a new line. Typing stays possible
+//! while disconnected: messages wait in the outbox and go when the socket is back.
+
+use leptos::prelude::*;
+
+use super::Link;
+use crate::protocol::ErrorPayload;
+
+#[component]
+pub fn InputBar(
+    link: Link,
+    /// The text in the box; a refused message comes back into it.
+    draft: RwSignal<String>,
+    /// What went wrong with the last message, shown above the box.
+    #[prop(into)]
+    error: Signal<Option<ErrorPayload>>,
+    /// Nothing more can be sent (the session ended or cannot be opened).
+    #[prop(into)]
+    closed: Signal<bool>,
+) -> impl IntoView {
+    // The last message sent, animating away (a counter restarts the animation).
+    let sent = RwSignal::new(None::<(u32, String)>);
+    let submit = move || {
+        let text = draft.get_untracked();
+        if text.trim().is_empty() || closed.get_untracked() || !link.say(text.clone()) {
+            return;
+        }
+        draft.set(String::new());
+        sent.update(|s| *s = Some((s.as_ref().map_or(0, |(n, _)| n + 1), text)));
+    };
+    view! {
+        {move || error.get().map(|e| view! {
+            <p class="form-error" role="alert" data-testid="session-error">{e.message}</p>
+        })}
+        <form class="input-bar" on:submit=move |ev| { ev.prevent_default(); submit(); }>
+            {move || sent.get().map(|(n, text)| view! {
+                <p class="sent" data-n=n.to_string() aria-hidden="true">{text}</p>
+            })}
+            <label class="visually-hidden" for="answer">"Your answer"</label>
+            <textarea
+                id="answer"
+                data-testid="answer"
+                rows="2"
+                placeholder="Answer in your own words…"
+                prop:value=move || draft.get()
+                disabled=move || closed.get()
+                on:input=move |ev| draft.set(event_target_value(&ev))
+                on:keydown=move |ev| {
+                    if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() {
+                        ev.prevent_default();
+                        submit();
+                    }
+                }
+            ></textarea>
+            <button type="submit" class="button primary" data-testid="send" disabled=move || closed.get()>"Send"</button>
+        </form>
+    }
+}

@@ -1,0 +1,31 @@
+//! The session tree's vocabulary, shared by the store (which writes it) and the history pages
+//! (which show it): what kind of entry a row is, and who spoke.
+
+crate::named_enum! {
+    /// What an entry of a session's tree records.
+    pub enum EntryKind {
+        /// A learner or agent message.
+        Message = "message",
+        /// Entering or leaving a rabbit hole (`data.mode`, `data.rabbitholeId`).
+        ModeChange = "mode_change",
+        /// What a finished branch explored, written where the main line resumes.
+        BranchSummary = "branch_summary",
+        /// Stands in for older entries in agent context (`data.firstKeptEntryId`).
+        Compaction = "compaction",
+        /// A learner's label on another entry (`data.targetId`).
+        Label = "label",
+        /// Anything else worth keeping in the history (not sent to agents).
+        Custom = "custom",
+    }
+}
+
+crate::named_enum! {
+    /// Who wrote a message entry.
+    pub enum Speaker {
+        Learner = "learner",
+        /// The recall tutor, on the main line.
+        Tutor = "tutor",
+        /// The rabbit-hole agent, on a branch.
+        Explorer = "explorer",
+    }
+}

@@ -1,0 +1,254 @@
+//! The session actor: the one owner of a live session's state. Sockets talk to it through a
+//! channel; it never holds a lock across an `.await`. Client messages are handled one at a
+//! time, in arrival order: while a turn (language-model work) is under way, later messages
+//! wait in a bounded queue. Every change is written to the database before it is announced.
+//!
+//! This module is the command loop and delivery; `client` handles each client message,
+//! `rabbithole` the side conversations, `turns` the model work and what it reports, and
+//! `assess` the evaluator's and detector's findings.
+
+mod assess;
+mod client;
+mod rabbithole;
+mod turns;
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use tokio::sync::{mpsc, oneshot};
+use warren_app::protocol::{
+    ClientMessage, ErrorCode, ErrorPayload, ServerMessage, SessionEvent, SessionMode, SessionStatus,
+};
+
+use super::rate::TokenBucket;
+use super::session::LiveSession;
+use super::turn::TurnKind;
+use super::{EngineError, Shared};
+use crate::store::{Speaker, StoreError, now_ms};
+use turns::ActiveTurn;
+
+pub enum Command {
+    Attach {
+        owner: String,
+        tx: mpsc::Sender<ServerMessage>,
+        reply: oneshot::Sender<Result<u64, EngineError>>,
+    },
+    Detach(u64),
+    Client {
+        from: u64,
+        message: ClientMessage,
+    },
+    /// A newer session of the same set replaced this one (already written to the database).
+    Abandoned,
+}
+
+/// Who receives a frame.
+#[derive(Clone, Copy)]
+enum Audience {
+    All,
+    One(u64),
+}
+
+/// Why a client message was refused; the learner's socket gets an `error` frame.
+enum Refusal {
+    Client(ErrorCode, String),
+    Store(StoreError),
+}
+
+impl From<StoreError> for Refusal {
+    fn from(err: StoreError) -> Self {
+        Refusal::Store(err)
+    }
+}
+
+type Handled = Result<(), Refusal>;
+
+fn refuse(code: ErrorCode, message: impl Into<String>) -> Handled {
+    Err(Refusal::Client(code, message.into()))
+}
+
+pub struct Actor {
+    shared: Arc<Shared>,
+    session: LiveSession,
+    subscribers: Vec<(u64, mpsc::Sender<ServerMessage>)>,
+    next_subscriber: u64,
+    queue: VecDeque<(u64, ClientMessage)>,
+    turn: Option<ActiveTurn>,
+    learner_rate: TokenBucket,
+}
+
+impl Actor {
+    pub fn new(shared: Arc<Shared>, session: LiveSession) -> Self {
+        let learner_rate = TokenBucket::new(shared.config.message_burst, shared.config.message_interval);
+        Self {
+            shared,
+            session,
+            subscribers: Vec::new(),
+            next_subscriber: 1,
+            queue: VecDeque::new(),
+            turn: None,
+            learner_rate,
+        }
+    }
+
+    pub async fn run(mut self, mut commands: mpsc::Receiver<Command>) {
+        loop {
+            let idle = self.subscribers.is_empty() && self.turn.is_none() && self.queue.is_empty();
+            tokio::select! {
+                command = commands.recv() => match command {
+                    Some(command) => self.on_command(command).await,
+                    None => break,
+                },
+                event = turns::next_event(&mut self.turn) => self.on_turn_event(event).await,
+                () = tokio::time::sleep(self.shared.config.idle_shutdown), if idle => break,
+            }
+            while self.turn.is_none() {
+                let Some((from, message)) = self.queue.pop_front() else { break };
+                self.handle(from, message).await;
+            }
+        }
+        tracing::debug!(session = self.session.id(), "session actor stopped");
+    }
+
+    async fn on_command(&mut self, command: Command) {
+        match command {
+            Command::Attach { owner, tx, reply } => {
+                if owner != self.session.owner() {
+                    let _ = reply.send(Err(EngineError::NotFound));
+                    return;
+                }
+                let id = self.next_subscriber;
+                self.next_subscriber += 1;
+                self.subscribers.push((id, tx));
+                let _ = reply.send(Ok(id));
+                if let Err(err) = self.on_attach(id).await {
+                    self.report(id, Refusal::Store(err));
+                }
+            }
+            Command::Detach(id) => {
+                self.subscribers.retain(|(s, _)| *s != id);
+                if self.subscribers.is_empty()
+                    && let Err(err) = self.stop_clock().await
+                {
+                    tracing::error!(session = self.session.id(), "cannot save study time: {err}");
+                }
+            }
+            Command::Abandoned => {
+                let state = &mut self.session.row.state;
+                state.status = SessionStatus::Abandoned;
+                state.resumed_at = None;
+                self.queue.clear();
+                self.shared.metrics.error(ErrorCode::SessionEnded);
+                let frame = ServerMessage::Error(ErrorPayload {
+                    code: ErrorCode::SessionEnded,
+                    message: "A newer session of this set replaced this one.".into(),
+                    recoverable: false,
+                });
+                self.send(Audience::All, frame);
+            }
+            Command::Client { from, message } => {
+                if self.queue.len() >= self.shared.config.max_queued {
+                    let busy = "Messages are arriving faster than they can be answered; wait for the reply.";
+                    self.report(from, Refusal::Client(ErrorCode::Busy, busy.into()));
+                } else {
+                    self.queue.push_back((from, message));
+                }
+            }
+        }
+    }
+
+    /// A socket attached: resume a paused session, open a new one, or answer a message left
+    /// unanswered by a restart; then tell this socket everything it needs to draw the view.
+    async fn on_attach(&mut self, subscriber: u64) -> Result<(), StoreError> {
+        let now = now_ms();
+        let before = self.session.row.state.clone();
+        let mut next = None;
+        match self.session.status() {
+            SessionStatus::Paused => {
+                self.session.row.state.status = SessionStatus::InProgress;
+                next = Some((TurnKind::Resume, Speaker::Tutor));
+            }
+            SessionStatus::InProgress if self.turn.is_none() => {
+                if self.session.entries.is_empty() {
+                    next = Some((TurnKind::Opening, Speaker::Tutor));
+                } else if let Some(waiting) = self.session.unanswered_message()
+                    // A last recall is answered by the overlay, not by the tutor.
+                    && self.session.overlay(now).is_none()
+                {
+                    let message = waiting.content.clone();
+                    next = Some(match self.session.mode() {
+                        SessionMode::Recall => {
+                            (TurnKind::Recall { message, run_detector: false }, Speaker::Tutor)
+                        }
+                        SessionMode::Rabbithole => {
+                            (TurnKind::Explore { message: Some(message) }, Speaker::Explorer)
+                        }
+                    });
+                }
+            }
+            SessionStatus::InProgress | SessionStatus::Completed | SessionStatus::Abandoned => {}
+        }
+        if self.session.status() == SessionStatus::InProgress && self.session.row.state.resumed_at.is_none() {
+            self.session.row.state.resumed_at = Some(now);
+        }
+        if self.session.row.state != before {
+            self.session.save(&self.shared.store).await?;
+        }
+
+        let opening = match &next {
+            Some((TurnKind::Opening | TurnKind::Resume, _)) => String::new(),
+            _ => self.session.current_agent_text(),
+        };
+        let streaming = self.turn.as_ref().map(|t| t.streamed.clone()).filter(|s| !s.is_empty());
+        let started = self.session.started_payload(self.shared.provider.info(), opening, streaming, now);
+        self.emit(SessionEvent::SessionStarted(Box::new(started)), Audience::One(subscriber));
+        if let Some((kind, speaker)) = next {
+            self.start_turn(kind, speaker);
+        }
+        Ok(())
+    }
+
+    fn report(&mut self, to: u64, refusal: Refusal) {
+        let (code, message) = match refusal {
+            Refusal::Client(code, message) => (code, message),
+            Refusal::Store(err) => {
+                tracing::error!(session = self.session.id(), "storage failed: {err}");
+                (
+                    ErrorCode::Internal,
+                    "The server could not save that; nothing you wrote was lost. Try again.".into(),
+                )
+            }
+        };
+        self.send_error(Audience::One(to), code, message);
+    }
+
+    async fn stop_clock(&mut self) -> Result<(), StoreError> {
+        if self.session.row.state.resumed_at.is_none() {
+            return Ok(());
+        }
+        self.session.fold_clock(now_ms());
+        self.session.save(&self.shared.store).await
+    }
+
+    /// Tells the event's listeners (the engine's counters, then the learner's sockets).
+    fn emit(&mut self, event: SessionEvent, audience: Audience) {
+        self.shared.metrics.observe(&event);
+        if let Some(message) = event.into_server_message() {
+            self.send(audience, message);
+        }
+    }
+
+    fn send_error(&mut self, audience: Audience, code: ErrorCode, message: impl Into<String>) {
+        self.shared.metrics.error(code);
+        let frame = ServerMessage::Error(ErrorPayload { code, message: message.into(), recoverable: true });
+        self.send(audience, frame);
+    }
+
+    /// Delivers a frame. A socket that cannot keep up is dropped; it reconnects and resyncs.
+    fn send(&mut self, audience: Audience, message: ServerMessage) {
+        self.subscribers.retain(|(id, tx)| match audience {
+            Audience::One(target) if *id != target => true,
+            Audience::One(_) | Audience::All => tx.try_send(message.clone()).is_ok(),
+        });
+    }
+}

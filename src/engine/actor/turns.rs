@@ -1,0 +1,105 @@
+//! Starting a turn of model work and handling what it reports: streamed text, the assessment,
+//! the finished reply (stored before it is announced) or a failure.
+
+use tokio::sync::mpsc;
+use warren_app::protocol::{AssistantChunk, ErrorCode, ServerMessage, SessionEvent};
+
+use super::{Actor, Audience};
+use crate::engine::session::LiveSession;
+use crate::engine::turn::{self, TurnEvent, TurnInput, TurnKind};
+use crate::llm::LlmError;
+use crate::store::{NewEntry, Speaker};
+
+pub(super) struct ActiveTurn {
+    events: mpsc::Receiver<TurnEvent>,
+    speaker: Speaker,
+    /// The reply so far, for sockets that attach mid-stream.
+    pub(super) streamed: String,
+}
+
+/// The next event of the turn under way; never resolves when there is none.
+pub(super) async fn next_event(turn: &mut Option<ActiveTurn>) -> Option<TurnEvent> {
+    match turn {
+        Some(turn) => turn.events.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+impl Actor {
+    pub(super) fn start_turn(&mut self, kind: TurnKind, speaker: Speaker) {
+        let s = &self.session;
+        let input = TurnInput {
+            kind,
+            set_name: s.set.name.clone(),
+            set_description: s.set.description.clone(),
+            guidelines: s.set.guidelines.clone(),
+            pending: s.pending_briefs(),
+            all_points: s.points.iter().map(LiveSession::point_brief).collect(),
+            failed_attempts: s.failed_attempts,
+            overlay_dismissed: s.row.state.overlay_dismissed,
+            tutor_context: s.tutor_context(),
+            judge_context: s.judge_context(),
+            rabbithole_topic: s.active_rabbithole().map(|r| r.topic.clone()).unwrap_or_default(),
+            explorer_history: s.explorer_history(),
+            resources: s.resource_briefs(),
+        };
+        let events = turn::spawn(self.shared.provider.clone(), input);
+        self.turn = Some(ActiveTurn { events, speaker, streamed: String::new() });
+    }
+
+    pub(super) async fn on_turn_event(&mut self, event: Option<TurnEvent>) {
+        let event = event.unwrap_or_else(|| {
+            TurnEvent::Failed(LlmError::Interrupted("the reply stopped unexpectedly".into()))
+        });
+        match event {
+            TurnEvent::Assessed { evaluation, detection } => {
+                if let Err(err) = self.apply_assessment(evaluation, detection).await {
+                    tracing::error!(session = self.session.id(), "cannot record recall: {err}");
+                    self.send_error(
+                        Audience::All,
+                        ErrorCode::Internal,
+                        "A recall could not be saved; it will be checked again.",
+                    );
+                }
+            }
+            TurnEvent::Chunk(piece) => {
+                let Some(turn) = self.turn.as_mut() else { return };
+                let first = turn.streamed.is_empty();
+                turn.streamed.push_str(&piece);
+                if first {
+                    self.emit(SessionEvent::AssistantStreamingStart, Audience::All);
+                }
+                self.send(Audience::All, ServerMessage::AssistantChunk(AssistantChunk { content: piece }));
+            }
+            TurnEvent::Finished { text, chunks } => {
+                let speaker = self.turn.take().map_or(Speaker::Tutor, |t| t.speaker);
+                let reply = NewEntry::message(speaker, text.clone());
+                if let Err(err) = self.session.append(&self.shared.store, reply).await {
+                    // Shown only once stored: a reply that cannot be kept is not given.
+                    tracing::error!(session = self.session.id(), "cannot store reply: {err}");
+                    self.send_error(
+                        Audience::All,
+                        ErrorCode::Internal,
+                        "The reply could not be saved. Your message is kept; reconnect to get the reply again.",
+                    );
+                    return;
+                }
+                self.emit(
+                    SessionEvent::AssistantStreamingEnd { full_content: text.clone(), total_chunks: chunks },
+                    Audience::All,
+                );
+                self.emit(SessionEvent::AssistantMessage { content: text }, Audience::All);
+            }
+            TurnEvent::Silent => self.turn = None,
+            TurnEvent::Failed(err) => {
+                self.turn = None;
+                tracing::warn!(session = self.session.id(), "reply failed: {err}");
+                self.send_error(
+                    Audience::All,
+                    ErrorCode::ProviderError,
+                    format!("The reply could not be completed ({err}). Your message is saved; send it again or carry on."),
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,181 @@
+//! What the engine has done since start-up, counted from every engine event and every error
+//! frame: the listener that gives each [`SessionEvent`] a consumer besides the learner's
+//! socket. Each event is also logged (at `debug`, inside the session's span); the counters are
+//! served at `/metrics` in Prometheus's text format.
+
+use std::fmt::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use warren_app::protocol::{ErrorCode, SessionEvent};
+
+/// One counter per kind of happening.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Counter {
+    SessionsOpened,
+    SessionsPaused,
+    SessionsCompleted,
+    Overlays,
+    LearnerMessages,
+    Replies,
+    RepliesStarted,
+    Recalls,
+    NearMisses,
+    RabbitholesOffered,
+    RabbitholesEntered,
+    RabbitholesDeclined,
+    RabbitholesReturned,
+    ResourcesShown,
+}
+
+impl Counter {
+    const ALL: [Counter; 14] = [
+        Counter::SessionsOpened,
+        Counter::SessionsPaused,
+        Counter::SessionsCompleted,
+        Counter::Overlays,
+        Counter::LearnerMessages,
+        Counter::Replies,
+        Counter::RepliesStarted,
+        Counter::Recalls,
+        Counter::NearMisses,
+        Counter::RabbitholesOffered,
+        Counter::RabbitholesEntered,
+        Counter::RabbitholesDeclined,
+        Counter::RabbitholesReturned,
+        Counter::ResourcesShown,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Counter::SessionsOpened => "warren_session_attaches_total",
+            Counter::SessionsPaused => "warren_sessions_paused_total",
+            Counter::SessionsCompleted => "warren_sessions_completed_total",
+            Counter::Overlays => "warren_completion_overlays_total",
+            Counter::LearnerMessages => "warren_learner_messages_total",
+            Counter::Replies => "warren_replies_total",
+            Counter::RepliesStarted => "warren_replies_started_total",
+            Counter::Recalls => "warren_recalls_total",
+            Counter::NearMisses => "warren_near_misses_total",
+            Counter::RabbitholesOffered => "warren_rabbitholes_offered_total",
+            Counter::RabbitholesEntered => "warren_rabbitholes_entered_total",
+            Counter::RabbitholesDeclined => "warren_rabbitholes_declined_total",
+            Counter::RabbitholesReturned => "warren_rabbitholes_returned_total",
+            Counter::ResourcesShown => "warren_resources_shown_total",
+        }
+    }
+
+    /// Which counter an event advances, and the name it is logged under.
+    fn of(event: &SessionEvent) -> (&'static str, Option<Counter>) {
+        match event {
+            SessionEvent::SessionStarted(_) => ("session_started", Some(Counter::SessionsOpened)),
+            SessionEvent::SessionPaused(_) => ("session_paused", Some(Counter::SessionsPaused)),
+            SessionEvent::SessionCompleteOverlay(_) => ("session_complete_overlay", Some(Counter::Overlays)),
+            SessionEvent::SessionCompleted(_) => ("session_completed", Some(Counter::SessionsCompleted)),
+            SessionEvent::RecallPointRecalled(_) => ("recall_point_recalled", Some(Counter::Recalls)),
+            SessionEvent::RecallPointNearMiss(_) => ("recall_point_near_miss", Some(Counter::NearMisses)),
+            SessionEvent::RabbitholeDetected(_) => ("rabbithole_detected", Some(Counter::RabbitholesOffered)),
+            SessionEvent::RabbitholeEntered(_) => ("rabbithole_entered", Some(Counter::RabbitholesEntered)),
+            SessionEvent::RabbitholeExited(_) => ("rabbithole_exited", Some(Counter::RabbitholesReturned)),
+            SessionEvent::RabbitholeDeclined { .. } => {
+                ("rabbithole_declined", Some(Counter::RabbitholesDeclined))
+            }
+            SessionEvent::ShowImage(_) | SessionEvent::ShowResource(_) => {
+                ("resource_shown", Some(Counter::ResourcesShown))
+            }
+            SessionEvent::UserMessage { .. } => ("user_message", Some(Counter::LearnerMessages)),
+            SessionEvent::AssistantMessage { .. } => ("assistant_message", Some(Counter::Replies)),
+            SessionEvent::AssistantStreamingStart => {
+                ("assistant_streaming_start", Some(Counter::RepliesStarted))
+            }
+            // The reply itself is counted once, as `AssistantMessage`.
+            SessionEvent::AssistantStreamingEnd { .. } => ("assistant_streaming_end", None),
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct Metrics {
+    counters: [AtomicU64; Counter::ALL.len()],
+    errors: [AtomicU64; ErrorCode::ALL.len()],
+}
+
+impl Metrics {
+    /// Counts and logs one engine event.
+    pub fn observe(&self, event: &SessionEvent) {
+        let (name, counter) = Counter::of(event);
+        if let Some(counter) = counter {
+            self.bump(counter);
+        }
+        tracing::debug!(event = name, "session event");
+    }
+
+    /// Counts an `error` frame sent to a learner.
+    pub fn error(&self, code: ErrorCode) {
+        if let Some(i) = ErrorCode::ALL.iter().position(|c| *c == code) {
+            self.errors[i].fetch_add(1, Ordering::Relaxed);
+        }
+        tracing::debug!(code = code.as_str(), "error frame");
+    }
+
+    fn bump(&self, counter: Counter) {
+        if let Some(i) = Counter::ALL.iter().position(|c| *c == counter) {
+            self.counters[i].fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// A counter's value by its exported name (for tests and tools).
+    pub fn value(&self, name: &str) -> Option<u64> {
+        Counter::ALL.iter().position(|c| c.name() == name).map(|i| self.counters[i].load(Ordering::Relaxed))
+    }
+
+    /// Errors sent with `code` so far.
+    pub fn errors(&self, code: ErrorCode) -> u64 {
+        ErrorCode::ALL.iter().position(|c| *c == code).map_or(0, |i| self.errors[i].load(Ordering::Relaxed))
+    }
+
+    /// Every counter in Prometheus's text exposition format.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        for (i, counter) in Counter::ALL.iter().enumerate() {
+            let name = counter.name();
+            let _ =
+                writeln!(out, "# TYPE {name} counter\n{name} {}", self.counters[i].load(Ordering::Relaxed));
+        }
+        let _ = writeln!(out, "# TYPE warren_errors_total counter");
+        for (i, code) in ErrorCode::ALL.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "warren_errors_total{{code=\"{}\"}} {}",
+                code.as_str(),
+                self.errors[i].load(Ordering::Relaxed)
+            );
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_and_errors_are_counted_under_their_names() {
+        let metrics = Metrics::default();
+        metrics.observe(&SessionEvent::UserMessage { content: "x".into() });
+        metrics.observe(&SessionEvent::AssistantStreamingStart);
+        metrics.observe(&SessionEvent::AssistantStreamingEnd { full_content: "y".into(), total_chunks: 1 });
+        metrics.observe(&SessionEvent::AssistantMessage { content: "y".into() });
+        metrics.observe(&SessionEvent::RabbitholeDeclined {
+            rabbithole_event_id: "r".into(),
+            topic: "t".into(),
+        });
+        metrics.error(ErrorCode::RateLimited);
+        assert_eq!(metrics.value("warren_learner_messages_total"), Some(1));
+        assert_eq!(metrics.value("warren_replies_total"), Some(1), "a reply counts once");
+        assert_eq!(metrics.value("warren_rabbitholes_declined_total"), Some(1));
+        assert_eq!(metrics.errors(ErrorCode::RateLimited), 1);
+        let text = metrics.render();
+        assert!(text.contains("warren_replies_started_total 1"), "{text}");
+        assert!(text.contains("warren_errors_total{code=\"RATE_LIMITED\"} 1"), "{text}");
+    }
+}

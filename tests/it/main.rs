@@ -1,0 +1,14 @@
+//! The integration tests, in one binary: each test binary links the whole server, so one
+//! binary instead of one per file saves most of a test build's time.
+
+// Tests pick out the frames they look for; the product's own matches stay exhaustive.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::wildcard_enum_match_arm)]
+
+mod common;
+
+mod accounts;
+mod engine;
+mod network_session;
+mod providers;
+mod session_socket;
+mod startup;
