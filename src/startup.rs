@@ -6,6 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::serve::ListenerExt;
 use leptos::config::LeptosOptions;
 use tokio::net::TcpListener;
 
@@ -104,7 +105,14 @@ impl Application {
     pub async fn run(self) -> Result<(), StartupError> {
         tokio::spawn(sweep_expired_sign_ins(self.state.store.clone()));
         let router = web::router(self.state);
-        axum::serve(self.listener, router.into_make_service_with_connect_info::<SocketAddr>())
+        // Replies stream as many small frames: without TCP_NODELAY, Nagle's algorithm holds
+        // the second one until the first is acknowledged, a stall of about 40 ms per reply.
+        let listener = self.listener.tap_io(|tcp| {
+            if let Err(err) = tcp.set_nodelay(true) {
+                tracing::warn!("cannot set TCP_NODELAY: {err}");
+            }
+        });
+        axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
             .with_graceful_shutdown(shutdown_signal())
             .await
             .map_err(StartupError::Serve)

@@ -29,7 +29,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 // Applies the stored theme before first paint, so a dark-mode learner never sees a
                 // white flash. Static text of our own; no user data goes into it.
                 <script>{THEME_BOOT_SCRIPT}</script>
-                <HydrationScripts options />
+                <HydrationScripts options islands=true />
                 <MetaTags />
             </head>
             <body>

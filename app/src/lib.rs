@@ -13,10 +13,10 @@ pub mod tree;
 
 pub use app::{App, shell};
 
-/// Entry point of the WebAssembly client: hydrates the server-rendered page.
+/// Entry point of the WebAssembly client: hydrates the islands of the server-rendered page.
 #[cfg(feature = "hydrate")]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
     console_error_panic_hook::set_once();
-    leptos::mount::hydrate_body(App);
+    leptos::mount::hydrate_islands();
 }

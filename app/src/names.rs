@@ -47,7 +47,7 @@ macro_rules! named_enum {
         impl std::str::FromStr for $name {
             type Err = $crate::names::UnknownName;
 
-            fn from_str(text: &str) -> Result<Self, Self::Err> {
+            fn from_str(text: &str) -> Result<Self, $crate::names::UnknownName> {
                 $(if text == $text {
                     return Ok(Self::$variant);
                 })+
@@ -58,7 +58,7 @@ macro_rules! named_enum {
         impl TryFrom<String> for $name {
             type Error = $crate::names::UnknownName;
 
-            fn try_from(text: String) -> Result<Self, Self::Error> {
+            fn try_from(text: String) -> Result<Self, $crate::names::UnknownName> {
                 text.parse()
             }
         }

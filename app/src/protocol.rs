@@ -23,6 +23,9 @@
 //! rabbit hole) → Continue sends `dismiss_overlay`, Done sends `leave_session` →
 //! `session_complete`. Leaving with points left gives `session_paused`.
 
+// The spine of the product: every public item says what it is for.
+#![deny(missing_docs)]
+
 use serde::{Deserialize, Serialize};
 
 /// Largest text frame the server reads, in bytes. Larger frames get `FRAME_TOO_LARGE`.
@@ -43,15 +46,19 @@ pub enum ClientMessage {
     /// A learner's answer or question. `clientMessageId` (optional) makes resending after a
     /// dropped connection safe: the server stores a given id once.
     UserMessage {
+        /// The learner's words (Markdown; at most [`MAX_MESSAGE_CHARS`] characters).
         content: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        /// Chosen by the client, unique per message.
         client_message_id: Option<String>,
     },
     /// Leave the session: paused if points remain, completed if not. No confirmation.
     LeaveSession,
     /// Accept a detected rabbit hole; both fields are echoed from `rabbithole_detected`.
     EnterRabbithole {
+        /// Echoed from `rabbithole_detected`.
         rabbithole_event_id: String,
+        /// Echoed from `rabbithole_detected` (the server uses the topic it stored).
         topic: String,
     },
     /// Return from the rabbit hole to the recall session.
@@ -60,6 +67,7 @@ pub enum ClientMessage {
     DeclineRabbithole,
     /// Dismiss the completion overlay and keep talking.
     DismissOverlay,
+    /// Keeps the connection alive; answered with `pong`.
     Ping,
 }
 
@@ -75,6 +83,7 @@ pub const CLIENT_MESSAGE_TYPES: [&str; 7] = [
 ];
 
 impl ClientMessage {
+    /// The wire name of this message's `type`.
     pub fn type_name(&self) -> &'static str {
         match self {
             ClientMessage::UserMessage { .. } => "user_message",
@@ -163,12 +172,16 @@ fn validate(message: &ClientMessage) -> Result<(), ProtocolError> {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
+/// Why a frame was refused, with the code the `error` frame carries.
 pub struct ProtocolError {
+    /// The stable code.
     pub code: ErrorCode,
+    /// What went wrong, for a person.
     pub message: String,
 }
 
 impl ProtocolError {
+    /// A refusal with its code and explanation.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         Self { code, message: message.into() }
     }
@@ -178,25 +191,140 @@ impl ProtocolError {
 // Server → client
 // ---------------------------------------------------------------------------------------------
 
-/// Every frame the server sends.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// Every frame the server sends. Serialised with its `type` first; read back by
+/// [`ServerMessage`]'s own `Deserialize`, which relies on that (see there).
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ServerMessage {
+    /// The view's whole state, sent first on every attach.
     SessionStarted(Box<SessionStarted>),
+    /// A piece of the reply being streamed.
     AssistantChunk(AssistantChunk),
+    /// The reply is finished (and stored).
     AssistantComplete(AssistantComplete),
+    /// A point was checked off.
     RecallPointRecalled(RecallPointRecalled),
+    /// The learner was close to a point: feedback to show.
     RecallPointNearMiss(RecallPointNearMiss),
+    /// A tangent worth offering as a rabbit hole.
     RabbitholeDetected(RabbitholeDetected),
+    /// The learner chose to explore.
     RabbitholeEntered(RabbitholeEntered),
+    /// Back from the rabbit hole.
     RabbitholeExited(RabbitholeExited),
+    /// Every point is recalled: "You've covered everything".
     SessionCompleteOverlay(SessionCompleteOverlay),
+    /// The learner left with points to go.
     SessionPaused(SessionPaused),
+    /// An image to show beside the exchange.
     ShowImage(ShowImage),
+    /// A text excerpt to show beside the exchange.
     ShowResource(ShowResource),
+    /// The learner left a completed session.
     SessionComplete(SessionComplete),
+    /// Something was refused or failed; see its code.
     Error(ErrorPayload),
+    /// The answer to `ping`.
     Pong(Pong),
+}
+
+crate::named_enum! {
+    /// The `type` of every [`ServerMessage`] (each variant is the frame of the same name).
+    #[allow(missing_docs)]
+    pub enum FrameType {
+        SessionStarted = "session_started",
+        AssistantChunk = "assistant_chunk",
+        AssistantComplete = "assistant_complete",
+        RecallPointRecalled = "recall_point_recalled",
+        RecallPointNearMiss = "recall_point_near_miss",
+        RabbitholeDetected = "rabbithole_detected",
+        RabbitholeEntered = "rabbithole_entered",
+        RabbitholeExited = "rabbithole_exited",
+        SessionCompleteOverlay = "session_complete_overlay",
+        SessionPaused = "session_paused",
+        ShowImage = "show_image",
+        ShowResource = "show_resource",
+        SessionComplete = "session_complete",
+        Error = "error",
+        Pong = "pong",
+    }
+}
+
+impl ServerMessage {
+    /// The wire name of this frame's `type`.
+    pub fn frame_type(&self) -> FrameType {
+        match self {
+            ServerMessage::SessionStarted(_) => FrameType::SessionStarted,
+            ServerMessage::AssistantChunk(_) => FrameType::AssistantChunk,
+            ServerMessage::AssistantComplete(_) => FrameType::AssistantComplete,
+            ServerMessage::RecallPointRecalled(_) => FrameType::RecallPointRecalled,
+            ServerMessage::RecallPointNearMiss(_) => FrameType::RecallPointNearMiss,
+            ServerMessage::RabbitholeDetected(_) => FrameType::RabbitholeDetected,
+            ServerMessage::RabbitholeEntered(_) => FrameType::RabbitholeEntered,
+            ServerMessage::RabbitholeExited(_) => FrameType::RabbitholeExited,
+            ServerMessage::SessionCompleteOverlay(_) => FrameType::SessionCompleteOverlay,
+            ServerMessage::SessionPaused(_) => FrameType::SessionPaused,
+            ServerMessage::ShowImage(_) => FrameType::ShowImage,
+            ServerMessage::ShowResource(_) => FrameType::ShowResource,
+            ServerMessage::SessionComplete(_) => FrameType::SessionComplete,
+            ServerMessage::Error(_) => FrameType::Error,
+            ServerMessage::Pong(_) => FrameType::Pong,
+        }
+    }
+}
+
+/// Reads a frame whose first field is `type` and hands the rest of the object straight to
+/// the payload's own `Deserialize`. Serde's derive for internally tagged enums would buffer
+/// every frame into an intermediate tree first, which costs the browser a sizeable share of
+/// its WebAssembly; the server always writes `type` first, so nothing needs buffering.
+impl<'de> Deserialize<'de> for ServerMessage {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(FrameVisitor)
+    }
+}
+
+struct FrameVisitor;
+
+impl<'de> serde::de::Visitor<'de> for FrameVisitor {
+    type Value = ServerMessage;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a frame: an object whose first field is `type`")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<ServerMessage, A::Error> {
+        use serde::de::Error;
+        if map.next_key::<String>()?.as_deref() != Some("type") {
+            return Err(A::Error::custom("the first field of a frame must be `type`"));
+        }
+        let kind: FrameType = map.next_value()?;
+        let rest = serde::de::value::MapAccessDeserializer::new(map);
+        Ok(match kind {
+            FrameType::SessionStarted => ServerMessage::SessionStarted(Deserialize::deserialize(rest)?),
+            FrameType::AssistantChunk => ServerMessage::AssistantChunk(Deserialize::deserialize(rest)?),
+            FrameType::AssistantComplete => ServerMessage::AssistantComplete(Deserialize::deserialize(rest)?),
+            FrameType::RecallPointRecalled => {
+                ServerMessage::RecallPointRecalled(Deserialize::deserialize(rest)?)
+            }
+            FrameType::RecallPointNearMiss => {
+                ServerMessage::RecallPointNearMiss(Deserialize::deserialize(rest)?)
+            }
+            FrameType::RabbitholeDetected => {
+                ServerMessage::RabbitholeDetected(Deserialize::deserialize(rest)?)
+            }
+            FrameType::RabbitholeEntered => ServerMessage::RabbitholeEntered(Deserialize::deserialize(rest)?),
+            FrameType::RabbitholeExited => ServerMessage::RabbitholeExited(Deserialize::deserialize(rest)?),
+            FrameType::SessionCompleteOverlay => {
+                ServerMessage::SessionCompleteOverlay(Deserialize::deserialize(rest)?)
+            }
+            FrameType::SessionPaused => ServerMessage::SessionPaused(Deserialize::deserialize(rest)?),
+            FrameType::ShowImage => ServerMessage::ShowImage(Deserialize::deserialize(rest)?),
+            FrameType::ShowResource => ServerMessage::ShowResource(Deserialize::deserialize(rest)?),
+            FrameType::SessionComplete => ServerMessage::SessionComplete(Deserialize::deserialize(rest)?),
+            FrameType::Error => ServerMessage::Error(Deserialize::deserialize(rest)?),
+            FrameType::Pong => ServerMessage::Pong(Deserialize::deserialize(rest)?),
+        })
+    }
 }
 
 /// Sent when a socket attaches: the whole state the view needs, so a reconnect rebuilds the
@@ -204,15 +332,22 @@ pub enum ServerMessage {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionStarted {
+    /// The session's id.
     pub session_id: String,
+    /// The recall set's name, for the heading.
     pub recall_set_name: String,
     /// The agent's current text: a fresh opening, a recap on resume, or the last reply on
     /// reconnect. Empty when the opening is about to stream as `assistant_chunk`s.
     pub opening_message: String,
+    /// Points in this session.
     pub total_points: u32,
+    /// Points recalled so far.
     pub recalled_count: u32,
+    /// Where the session stands.
     pub status: SessionStatus,
+    /// Which language model answers.
     pub provider: ProviderInfo,
+    /// Recall or rabbit hole.
     pub mode: SessionMode,
     /// The rabbit hole being explored, when `mode` is `rabbithole`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -239,38 +374,53 @@ pub struct SessionStarted {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+/// A piece of the reply being streamed.
 pub struct AssistantChunk {
+    /// The text to append.
     pub content: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+/// The end of a streamed reply.
 pub struct AssistantComplete {
+    /// The whole reply, as stored.
     pub full_content: String,
+    /// How many `assistant_chunk`s carried it.
     pub total_chunks: u32,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+/// A point the learner just recalled.
 pub struct RecallPointRecalled {
+    /// Which point (never its content).
     pub point_id: String,
     /// Display order of this recall (0, 1, 2, …): circles fill left to right by count.
     pub point_index: u32,
+    /// Points recalled so far, this one included.
     pub recalled_count: u32,
+    /// Points in the session.
     pub total_points: u32,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+/// The learner was close to a point.
 pub struct RecallPointNearMiss {
+    /// Which point.
     pub point_id: String,
+    /// What to show the learner (never the point itself).
     pub feedback: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+/// A tangent the detector found, offered to the learner.
 pub struct RabbitholeDetected {
+    /// Identifies this offer in `enter_rabbithole`.
     pub rabbithole_event_id: String,
+    /// What the tangent is about, as a phrase.
     pub topic: String,
     /// Two to four words, for pills.
     pub label: String,
@@ -278,16 +428,23 @@ pub struct RabbitholeDetected {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+/// The rabbit hole now being explored.
 pub struct RabbitholeEntered {
+    /// The offer it came from.
     pub rabbithole_event_id: String,
+    /// What it is about.
     pub topic: String,
+    /// Two to four words, for pills.
     pub label: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+/// Back on the main line after a rabbit hole.
 pub struct RabbitholeExited {
+    /// The pill for the explored rabbit hole.
     pub label: String,
+    /// Points recalled while exploring (their circles fill now).
     pub points_recalled_during: u32,
     /// Every point was recalled inside the rabbit hole: the overlay follows.
     pub completion_pending: bool,
@@ -295,36 +452,53 @@ pub struct RabbitholeExited {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+/// Shown when every point is recalled.
 pub struct SessionCompleteOverlay {
+    /// The heading ("You've covered everything.").
     pub message: String,
+    /// Points recalled.
     pub recalled_count: u32,
+    /// Points in the session.
     pub total_points: u32,
+    /// Study time so far.
     pub duration_ms: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+/// The session was left with points to go.
 pub struct SessionPaused {
+    /// The session's id.
     pub session_id: String,
+    /// Points recalled so far.
     pub recalled_count: u32,
+    /// Points in the session.
     pub total_points: u32,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+/// An image resource to show.
 pub struct ShowImage {
+    /// The resource's id (shown once).
     pub resource_id: String,
+    /// Where the image is served.
     pub url: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// A caption, if any.
     pub caption: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Its media type, if known.
     pub mime_type: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+/// A text excerpt from the learner's material.
 pub struct ShowResource {
+    /// The resource's id (shown once).
     pub resource_id: String,
+    /// Its title.
     pub title: String,
     /// A short excerpt (about 200 characters).
     pub snippet: String,
@@ -332,25 +506,37 @@ pub struct ShowResource {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+/// The session ended completed.
 pub struct SessionComplete {
+    /// What happened in it.
     pub summary: SessionCompletionSummary,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+/// The outcome of a completed session.
 pub struct SessionCompletionSummary {
+    /// The session's id.
     pub session_id: String,
+    /// Points recalled.
     pub recalled_count: u32,
+    /// Points in the session.
     pub total_points: u32,
+    /// Study time.
     pub duration_ms: u64,
+    /// Rabbit holes explored.
     pub rabbithole_count: u32,
+    /// The points recalled, in order.
     pub recalled_point_ids: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+/// The payload of an `error` frame.
 pub struct ErrorPayload {
+    /// The stable code.
     pub code: ErrorCode,
+    /// What went wrong, for the learner.
     pub message: String,
     /// False when the socket is about to close (e.g. the session does not exist).
     pub recoverable: bool,
@@ -358,6 +544,7 @@ pub struct ErrorPayload {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+/// The answer to `ping`.
 pub struct Pong {
     /// Server time, milliseconds since the Unix epoch.
     pub timestamp: i64,
@@ -402,9 +589,11 @@ crate::named_enum! {
 crate::named_enum! {
     /// Where a session stands.
     pub enum SessionStatus {
+        /// Open: a learner is or can be studying.
         InProgress = "in_progress",
         /// Left with points to go; opening it again resumes it.
         Paused = "paused",
+        /// Every point recalled, and left.
         Completed = "completed",
         /// Replaced by a newer session of the same set.
         Abandoned = "abandoned",
@@ -414,7 +603,9 @@ crate::named_enum! {
 crate::named_enum! {
     /// Whether the learner talks to the tutor or explores a rabbit hole.
     pub enum SessionMode {
+        /// The tutor asks about the points.
         Recall = "recall",
+        /// The explorer follows a tangent.
         Rabbithole = "rabbithole",
     }
 }
@@ -425,7 +616,9 @@ crate::named_enum! {
 pub struct ProviderInfo {
     /// `offline`, `anthropic` or `openai`.
     pub kind: String,
+    /// The model's name.
     pub model: String,
+    /// Whether it is the built-in offline tutor.
     pub offline: bool,
     /// What the learner sees, e.g. "Offline tutor (built in, no network)".
     pub label: String,
@@ -440,26 +633,58 @@ pub struct ProviderInfo {
 #[derive(Clone, Debug, PartialEq)]
 pub enum SessionEvent {
     // Session lifecycle
+    /// A socket attached.
     SessionStarted(Box<SessionStarted>),
+    /// Left with points to go.
     SessionPaused(SessionPaused),
+    /// Every point recalled (deferred while in a rabbit hole).
     SessionCompleteOverlay(SessionCompleteOverlay),
+    /// Left a completed session.
     SessionCompleted(SessionCompletionSummary),
     // Recall points
+    /// A point checked off.
     RecallPointRecalled(RecallPointRecalled),
+    /// The learner was close to a point.
     RecallPointNearMiss(RecallPointNearMiss),
     // Rabbit holes
+    /// A tangent offered.
     RabbitholeDetected(RabbitholeDetected),
+    /// A rabbit hole entered.
     RabbitholeEntered(RabbitholeEntered),
+    /// Back from a rabbit hole.
     RabbitholeExited(RabbitholeExited),
-    RabbitholeDeclined { rabbithole_event_id: String, topic: String },
+    /// An offer declined (the cooldown starts).
+    RabbitholeDeclined {
+        /// The declined offer.
+        rabbithole_event_id: String,
+        /// What it was about.
+        topic: String,
+    },
     // Resources
+    /// An image shown.
     ShowImage(ShowImage),
+    /// An excerpt shown.
     ShowResource(ShowResource),
     // Messages
-    UserMessage { content: String },
-    AssistantMessage { content: String },
+    /// A learner message, stored.
+    UserMessage {
+        /// The learner's words.
+        content: String,
+    },
+    /// A reply, stored.
+    AssistantMessage {
+        /// The reply.
+        content: String,
+    },
+    /// The first piece of a reply is on its way.
     AssistantStreamingStart,
-    AssistantStreamingEnd { full_content: String, total_chunks: u32 },
+    /// A reply finished streaming.
+    AssistantStreamingEnd {
+        /// The whole reply.
+        full_content: String,
+        /// How many pieces carried it.
+        total_chunks: u32,
+    },
 }
 
 impl SessionEvent {
@@ -572,6 +797,123 @@ mod tests {
         assert_eq!(code(&long), ErrorCode::MessageTooLong);
         let huge = format!(r#"{{"type":"user_message","content":"{}"}}"#, "a".repeat(MAX_FRAME_BYTES));
         assert_eq!(code(&huge), ErrorCode::FrameTooLarge);
+    }
+
+    fn one_of_each_server_message() -> Vec<ServerMessage> {
+        let hole = RabbitholeEntered {
+            rabbithole_event_id: "r".into(),
+            topic: "tides".into(),
+            label: "Tides".into(),
+        };
+        vec![
+            ServerMessage::SessionStarted(Box::new(SessionStarted {
+                session_id: "s".into(),
+                recall_set_name: "Set".into(),
+                opening_message: "Hello".into(),
+                total_points: 3,
+                recalled_count: 1,
+                status: SessionStatus::InProgress,
+                provider: ProviderInfo {
+                    kind: "offline".into(),
+                    model: "m".into(),
+                    offline: true,
+                    label: "l".into(),
+                },
+                mode: SessionMode::Rabbithole,
+                rabbithole: Some(hole.clone()),
+                rabbithole_labels: vec!["Tides".into()],
+                pending_rabbithole: None,
+                overlay: None,
+                elapsed_ms: 5,
+                streaming_reply: Some("par".into()),
+                last_client_message_id: Some("c-1".into()),
+            })),
+            ServerMessage::AssistantChunk(AssistantChunk { content: "Wh".into() }),
+            ServerMessage::AssistantComplete(AssistantComplete {
+                full_content: "What?".into(),
+                total_chunks: 2,
+            }),
+            ServerMessage::RecallPointRecalled(RecallPointRecalled {
+                point_id: "p".into(),
+                point_index: 0,
+                recalled_count: 1,
+                total_points: 3,
+            }),
+            ServerMessage::RecallPointNearMiss(RecallPointNearMiss {
+                point_id: "p".into(),
+                feedback: "close".into(),
+            }),
+            ServerMessage::RabbitholeDetected(RabbitholeDetected {
+                rabbithole_event_id: "r".into(),
+                topic: "tides".into(),
+                label: "Tides".into(),
+            }),
+            ServerMessage::RabbitholeEntered(hole),
+            ServerMessage::RabbitholeExited(RabbitholeExited {
+                label: "Tides".into(),
+                points_recalled_during: 1,
+                completion_pending: false,
+            }),
+            ServerMessage::SessionCompleteOverlay(SessionCompleteOverlay {
+                message: "done".into(),
+                recalled_count: 3,
+                total_points: 3,
+                duration_ms: 9,
+            }),
+            ServerMessage::SessionPaused(SessionPaused {
+                session_id: "s".into(),
+                recalled_count: 1,
+                total_points: 3,
+            }),
+            ServerMessage::ShowImage(ShowImage {
+                resource_id: "i".into(),
+                url: "/demo/cell.svg".into(),
+                caption: Some("A cell".into()),
+                mime_type: None,
+            }),
+            ServerMessage::ShowResource(ShowResource {
+                resource_id: "t".into(),
+                title: "T".into(),
+                snippet: "x".into(),
+            }),
+            ServerMessage::SessionComplete(SessionComplete {
+                summary: SessionCompletionSummary {
+                    session_id: "s".into(),
+                    recalled_count: 3,
+                    total_points: 3,
+                    duration_ms: 9,
+                    rabbithole_count: 1,
+                    recalled_point_ids: vec!["p".into()],
+                },
+            }),
+            ServerMessage::Error(ErrorPayload {
+                code: ErrorCode::Busy,
+                message: "m".into(),
+                recoverable: true,
+            }),
+            ServerMessage::Pong(Pong { timestamp: 7 }),
+        ]
+    }
+
+    #[test]
+    fn every_server_message_round_trips_with_its_type_first() {
+        let all = one_of_each_server_message();
+        assert_eq!(all.len(), FrameType::ALL.len());
+        for message in all {
+            let json = serde_json::to_string(&message).unwrap();
+            let expected = format!("{{\"type\":\"{}\"", message.frame_type());
+            assert!(json.starts_with(&expected), "{json}");
+            assert_eq!(serde_json::from_str::<ServerMessage>(&json).unwrap(), message, "{json}");
+        }
+    }
+
+    #[test]
+    fn frames_not_led_by_their_type_are_refused() {
+        let read = |json: &str| serde_json::from_str::<ServerMessage>(json).unwrap_err().to_string();
+        assert!(read(r#"{"timestamp":1,"type":"pong"}"#).contains("first field"));
+        assert!(read(r#"{"type":"tea","timestamp":1}"#).contains("not a known FrameType"));
+        assert!(read(r#"{"type":"pong"}"#).contains("timestamp"));
+        assert!(read("[1]").contains("frame"));
     }
 
     #[test]

@@ -186,3 +186,24 @@ test('learner text stays text, math is typeset, Shift+Enter is a new line, mute 
   await expect(mine.locator('img')).toHaveCount(0);
   expect(errors).toEqual([]);
 });
+
+test('signed out while the server restarts: the socket is refused with 4401 and stops retrying', async ({ page }) => {
+  const server = await OwnServer.create();
+  try {
+    await signUp(page, undefined, server.url);
+    await startSession(page, 'The living cell', server.url);
+    await page.context().clearCookies();
+    await server.kill();
+    await expect(page.getByTestId('connection')).toContainText('Reconnecting', { timeout: 15_000 });
+    await server.start();
+    // The close code comes from the close event: the page gives up and says why.
+    await expect(page.getByTestId('live')).toHaveAttribute('data-connection', 'closed', { timeout: 20_000 });
+    await expect(page.getByTestId('connection')).toContainText('cannot be opened');
+    await expect(page.getByTestId('answer')).toBeDisabled();
+    // It stays given up: no further attempts change the state.
+    await page.waitForTimeout(3_000);
+    await expect(page.getByTestId('live')).toHaveAttribute('data-connection', 'closed');
+  } finally {
+    await server.kill();
+  }
+});

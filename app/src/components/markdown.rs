@@ -3,17 +3,23 @@
 //! mailto; images become links. Math (`$…$`, `$$…$$`) is typeset by KaTeX in the browser,
 //! loaded the first time a page has math, with the TeX source shown until then.
 
+use leptos::html::custom;
 use leptos::prelude::*;
 use pulldown_cmark::{Event, Options, Parser, Tag};
 
 enum Node {
+    /// A non-void element: `p`, `em`, `li`, …
     Element(&'static str, Vec<Node>),
     Link(String, Vec<Node>),
     Text(String),
     Code(String),
     CodeBlock(String),
-    Math { tex: String, display: bool },
+    Math {
+        tex: String,
+        display: bool,
+    },
     Break,
+    Rule,
 }
 
 fn element(tag: &Tag) -> &'static str {
@@ -69,7 +75,8 @@ fn close((kind, href, children): Open) -> Node {
                     | Node::Code(_)
                     | Node::CodeBlock(_)
                     | Node::Math { .. }
-                    | Node::Break => None,
+                    | Node::Break
+                    | Node::Rule => None,
                 })
                 .collect(),
         ),
@@ -111,7 +118,7 @@ fn parse(text: &str) -> Vec<Node> {
             Event::DisplayMath(m) => push(&mut stack, Node::Math { tex: m.into_string(), display: true }),
             Event::SoftBreak => push(&mut stack, Node::Text(" ".into())),
             Event::HardBreak => push(&mut stack, Node::Break),
-            Event::Rule => push(&mut stack, Node::Element("hr", vec![])),
+            Event::Rule => push(&mut stack, Node::Rule),
             Event::TaskListMarker(done) => {
                 push(&mut stack, Node::Text(if done { "☑ " } else { "☐ " }.into()))
             }
@@ -129,41 +136,33 @@ fn parse(text: &str) -> Vec<Node> {
 
 fn render(node: Node) -> AnyView {
     match node {
-        Node::Element(tag, children) => {
-            let kids = children.into_iter().map(render).collect_view();
-            match tag {
-                "p" => view! { <p>{kids}</p> }.into_any(),
-                "h4" => view! { <h4>{kids}</h4> }.into_any(),
-                "blockquote" => view! { <blockquote>{kids}</blockquote> }.into_any(),
-                "ol" => view! { <ol>{kids}</ol> }.into_any(),
-                "ul" => view! { <ul>{kids}</ul> }.into_any(),
-                "li" => view! { <li>{kids}</li> }.into_any(),
-                "em" => view! { <em>{kids}</em> }.into_any(),
-                "strong" => view! { <strong>{kids}</strong> }.into_any(),
-                "del" => view! { <del>{kids}</del> }.into_any(),
-                "hr" => view! { <hr /> }.into_any(),
-                _ => view! { <span>{kids}</span> }.into_any(),
-            }
+        // One element type for every tag keeps the client small: each distinct view type
+        // costs code in the WebAssembly bundle.
+        Node::Element(tag, children) => custom(tag).child(render_all(children)).into_any(),
+        Node::Link(href, children) => view! {
+            <a href=href rel="noopener noreferrer nofollow" target="_blank">{render_all(children)}</a>
         }
-        Node::Link(href, children) => {
-            let kids = children.into_iter().map(render).collect_view();
-            view! { <a href=href rel="noopener noreferrer nofollow" target="_blank">{kids}</a> }.into_any()
-        }
+        .into_any(),
         Node::Text(text) => text.into_any(),
         Node::Code(code) => view! { <code>{code}</code> }.into_any(),
         Node::CodeBlock(code) => view! { <pre><code>{code}</code></pre> }.into_any(),
         Node::Math { tex, display } => view! { <Math tex display /> }.into_any(),
         Node::Break => view! { <br /> }.into_any(),
+        Node::Rule => view! { <hr /> }.into_any(),
     }
+}
+
+fn render_all(nodes: Vec<Node>) -> Vec<AnyView> {
+    nodes.into_iter().map(render).collect()
 }
 
 /// Renders `text` (which may still be streaming) as Markdown.
 #[component]
 pub fn Markdown(#[prop(into)] text: Signal<String>) -> impl IntoView {
-    view! { <div class="md">{move || parse(&text.get()).into_iter().map(render).collect_view()}</div> }
+    view! { <div class="md">{move || render_all(parse(&text.get()))}</div> }
 }
 
-#[component]
+#[island]
 fn Math(tex: String, display: bool) -> impl IntoView {
     let node = NodeRef::<leptos::html::Span>::new();
     #[cfg(feature = "hydrate")]
@@ -256,6 +255,7 @@ mod tests {
                     format!("{}{tex}{}", if *display { "$$" } else { "$" }, if *display { "$$" } else { "$" })
                 }
                 Node::Break => "<br>".into(),
+                Node::Rule => "<hr>".into(),
             })
             .collect()
     }

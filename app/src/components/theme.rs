@@ -32,7 +32,7 @@ impl Theme {
 }
 
 /// A button that cycles Auto → Light → Dark. It only does something once the page is hydrated.
-#[component]
+#[island]
 pub fn ThemeToggle() -> impl IntoView {
     let theme = RwSignal::new(Theme::Auto);
 

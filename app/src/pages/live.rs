@@ -19,7 +19,7 @@ pub fn LivePage() -> impl IntoView {
                         <section class="page session">
                             <h1 class="session-title">{header.card.set_name.clone()}</h1>
                             <ProviderBanner notice=header.provider.clone() />
-                            <LiveSession header />
+                            <LiveSession card=header.card />
                         </section>
                     }.into_any(),
                     Err(error) => view! { <ErrorView error /> }.into_any(),

@@ -18,9 +18,8 @@ pub mod state;
 use std::time::Duration;
 
 use leptos::prelude::*;
-use leptos_router::hooks::use_navigate;
 
-use crate::api::SessionHeader;
+use crate::api::SessionCard;
 use crate::protocol::{ClientMessage, SessionStatus};
 use controls::{ConnectionBadge, MuteToggle, Timer};
 use exchange::Exchange;
@@ -73,7 +72,6 @@ struct Page {
     /// The input box's text (a refused message comes back into it).
     draft: RwSignal<String>,
     muted: RwSignal<bool>,
-    leave: Callback<()>,
 }
 
 impl Page {
@@ -87,7 +85,10 @@ impl Page {
                 }
                 Action::Resend(messages) => messages.into_iter().for_each(|m| self.link.transmit(m)),
                 Action::PlayBuffered => self.play_buffered(),
-                Action::Leave => self.leave.run(()),
+                // The dashboard is rendered by the server: the browser goes there.
+                Action::Leave => {
+                    let _ = window().location().set_href("/");
+                }
                 Action::Restore(text) => self.draft.set(text),
             }
         }
@@ -108,19 +109,12 @@ impl Page {
     }
 }
 
-#[component]
-pub fn LiveSession(header: SessionHeader) -> impl IntoView {
-    let card = header.card;
+/// The live view: an island, the one large interactive part of the site.
+#[island]
+pub fn LiveSession(card: SessionCard) -> impl IntoView {
     let state = RwSignal::new(LiveState::from_card(&card));
     let link = Link { state, outbox: StoredValue::new(None) };
-    let navigate = use_navigate();
-    let page = Page {
-        state,
-        link,
-        draft: RwSignal::new(String::new()),
-        muted: RwSignal::new(false),
-        leave: Callback::new(move |()| navigate("/", Default::default())),
-    };
+    let page = Page { state, link, draft: RwSignal::new(String::new()), muted: RwSignal::new(false) };
 
     // Browser only (effects do not run on the server): connect once hydrated. Leaving the
     // page drops the outbox, which closes the socket.
