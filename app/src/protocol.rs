@@ -232,21 +232,14 @@ crate::named_enum! {
     /// The `type` of every [`ServerMessage`] (each variant is the frame of the same name).
     #[allow(missing_docs)]
     pub enum FrameType {
-        SessionStarted = "session_started",
-        AssistantChunk = "assistant_chunk",
-        AssistantComplete = "assistant_complete",
-        RecallPointRecalled = "recall_point_recalled",
-        RecallPointNearMiss = "recall_point_near_miss",
-        RabbitholeDetected = "rabbithole_detected",
-        RabbitholeEntered = "rabbithole_entered",
+        SessionStarted = "session_started", SessionPaused = "session_paused",
+        SessionCompleteOverlay = "session_complete_overlay", SessionComplete = "session_complete",
+        AssistantChunk = "assistant_chunk", AssistantComplete = "assistant_complete",
+        RecallPointRecalled = "recall_point_recalled", RecallPointNearMiss = "recall_point_near_miss",
+        RabbitholeDetected = "rabbithole_detected", RabbitholeEntered = "rabbithole_entered",
         RabbitholeExited = "rabbithole_exited",
-        SessionCompleteOverlay = "session_complete_overlay",
-        SessionPaused = "session_paused",
-        ShowImage = "show_image",
-        ShowResource = "show_resource",
-        SessionComplete = "session_complete",
-        Error = "error",
-        Pong = "pong",
+        ShowImage = "show_image", ShowResource = "show_resource",
+        Error = "error", Pong = "pong",
     }
 }
 

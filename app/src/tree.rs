@@ -2,6 +2,13 @@
 //! (which show it): what kind of entry a row is, and who spoke.
 
 crate::named_enum! {
+    /// Who wrote a message entry: the learner, the recall tutor (on the main line) or the
+    /// rabbit-hole explorer (on a branch).
+    #[allow(missing_docs)]
+    pub enum Speaker { Learner = "learner", Tutor = "tutor", Explorer = "explorer" }
+}
+
+crate::named_enum! {
     /// What an entry of a session's tree records.
     pub enum EntryKind {
         /// A learner or agent message.
@@ -16,16 +23,5 @@ crate::named_enum! {
         Label = "label",
         /// Anything else worth keeping in the history (not sent to agents).
         Custom = "custom",
-    }
-}
-
-crate::named_enum! {
-    /// Who wrote a message entry.
-    pub enum Speaker {
-        Learner = "learner",
-        /// The recall tutor, on the main line.
-        Tutor = "tutor",
-        /// The rabbit-hole agent, on a branch.
-        Explorer = "explorer",
     }
 }

@@ -5,8 +5,8 @@ use serde::Deserialize;
 use serde_json::json;
 use warren_app::protocol::ProviderInfo;
 
-use super::http::{Piece, client, decode_text, send_with_retries, sse_events};
-use super::{Format, LlmError, NetPolicy, Provider, Request, TextStream, Tier};
+use super::http::{Endpoint, Piece, decode_text, send_with_retries, sse_events};
+use super::{Format, LlmError, NetPolicy, Provider, Request, TextStream};
 
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 pub const DEFAULT_MODEL: &str = "claude-sonnet-4-5-20250929";
@@ -14,12 +14,8 @@ pub const DEFAULT_FAST_MODEL: &str = "claude-haiku-4-5-20251001";
 const API_VERSION: &str = "2023-06-01";
 
 pub struct Anthropic {
-    client: reqwest::Client,
-    base_url: String,
+    endpoint: Endpoint,
     api_key: String,
-    model: String,
-    fast_model: String,
-    policy: NetPolicy,
 }
 
 impl Anthropic {
@@ -30,15 +26,7 @@ impl Anthropic {
         fast_model: String,
         policy: NetPolicy,
     ) -> Self {
-        let client = client(&policy);
-        Self {
-            client,
-            base_url: base_url.trim_end_matches('/').to_string(),
-            api_key,
-            model,
-            fast_model,
-            policy,
-        }
+        Self { endpoint: Endpoint::new(base_url, model, fast_model, policy), api_key }
     }
 
     fn authorised(&self, builder: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
@@ -77,17 +65,14 @@ impl Provider for Anthropic {
     fn info(&self) -> ProviderInfo {
         ProviderInfo {
             kind: "anthropic".into(),
-            model: self.model.clone(),
+            model: self.endpoint.model.clone(),
             offline: false,
-            label: format!("Anthropic · {}", self.model),
+            label: format!("Anthropic · {}", self.endpoint.model),
         }
     }
 
     async fn stream(&self, request: &Request) -> Result<TextStream, LlmError> {
-        let model = match request.tier {
-            Tier::Main => &self.model,
-            Tier::Fast => &self.fast_model,
-        };
+        let model = self.endpoint.model(request.tier);
         let mut system = request.system.clone();
         if request.format == Format::Json {
             system.push_str("\n\nAnswer with one JSON object and nothing else.");
@@ -102,13 +87,15 @@ impl Provider for Anthropic {
             "messages": messages,
             "stream": true,
         });
-        let url = format!("{}/v1/messages", self.base_url);
-        let response =
-            send_with_retries(&self.policy, || self.authorised(self.client.post(&url)).json(&body)).await?;
+        let url = format!("{}/v1/messages", self.endpoint.base_url);
+        let response = send_with_retries(&self.endpoint.policy, || {
+            self.authorised(self.endpoint.client.post(&url)).json(&body)
+        })
+        .await?;
 
         // Text arrives in `content_block_delta` events; `message_stop` ends a complete reply.
         // Event types this client does not know are skipped, as the API's versioning asks.
-        let events = sse_events(response, self.policy.idle_timeout);
+        let events = sse_events(response, self.endpoint.policy.idle_timeout);
         Ok(decode_text(events, |event| match event.event.as_str() {
             "content_block_delta" => {
                 let delta: Delta = serde_json::from_str(&event.data)
@@ -127,7 +114,9 @@ impl Provider for Anthropic {
     }
 
     async fn probe(&self) -> Result<(), LlmError> {
-        let url = format!("{}/v1/models?limit=1", self.base_url);
-        send_with_retries(&self.policy, || self.authorised(self.client.get(&url))).await.map(drop)
+        let url = format!("{}/v1/models?limit=1", self.endpoint.base_url);
+        send_with_retries(&self.endpoint.policy, || self.authorised(self.endpoint.client.get(&url)))
+            .await
+            .map(drop)
     }
 }

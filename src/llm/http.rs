@@ -7,11 +7,34 @@ use futures_util::{Stream, StreamExt};
 use reqwest::header::HeaderMap;
 use reqwest::{RequestBuilder, Response, StatusCode};
 
-use super::{LlmError, NetPolicy, TextStream};
+use super::{LlmError, NetPolicy, TextStream, Tier};
 
-/// The HTTP client a provider keeps for its lifetime (connection pool, connect timeout).
-pub(crate) fn client(policy: &NetPolicy) -> reqwest::Client {
-    reqwest::Client::builder().connect_timeout(policy.connect_timeout).build().unwrap_or_default()
+/// Where a network provider sends its requests, and how: the HTTP client it keeps for its
+/// lifetime (connection pool, connect timeout), the models for each tier and the policy for
+/// timeouts and retries.
+pub(crate) struct Endpoint {
+    pub client: reqwest::Client,
+    /// Without a trailing slash.
+    pub base_url: String,
+    pub model: String,
+    pub fast_model: String,
+    pub policy: NetPolicy,
+}
+
+impl Endpoint {
+    pub fn new(base_url: &str, model: String, fast_model: String, policy: NetPolicy) -> Self {
+        let client =
+            reqwest::Client::builder().connect_timeout(policy.connect_timeout).build().unwrap_or_default();
+        Self { client, base_url: base_url.trim_end_matches('/').to_string(), model, fast_model, policy }
+    }
+
+    /// The model that answers requests of a tier.
+    pub fn model(&self, tier: Tier) -> &str {
+        match tier {
+            Tier::Main => &self.model,
+            Tier::Fast => &self.fast_model,
+        }
+    }
 }
 
 /// Sends a request, retrying connection failures and retryable statuses (429, 5xx, 529

@@ -7,19 +7,15 @@ use serde::Deserialize;
 use serde_json::json;
 use warren_app::protocol::ProviderInfo;
 
-use super::http::{Piece, client, decode_text, send_with_retries, sse_events};
-use super::{Format, LlmError, NetPolicy, Provider, Request, TextStream, Tier};
+use super::http::{Endpoint, Piece, decode_text, send_with_retries, sse_events};
+use super::{Format, LlmError, NetPolicy, Provider, Request, TextStream};
 
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 pub const DEFAULT_MODEL: &str = "gpt-4.1-mini";
 
 pub struct OpenAi {
-    client: reqwest::Client,
-    base_url: String,
+    endpoint: Endpoint,
     api_key: Option<String>,
-    model: String,
-    fast_model: String,
-    policy: NetPolicy,
 }
 
 impl OpenAi {
@@ -30,15 +26,7 @@ impl OpenAi {
         fast_model: String,
         policy: NetPolicy,
     ) -> Self {
-        let client = client(&policy);
-        Self {
-            client,
-            base_url: base_url.trim_end_matches('/').to_string(),
-            api_key,
-            model,
-            fast_model,
-            policy,
-        }
+        Self { endpoint: Endpoint::new(base_url, model, fast_model, policy), api_key }
     }
 
     fn authorised(&self, builder: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
@@ -79,17 +67,14 @@ impl Provider for OpenAi {
     fn info(&self) -> ProviderInfo {
         ProviderInfo {
             kind: "openai".into(),
-            model: self.model.clone(),
+            model: self.endpoint.model.clone(),
             offline: false,
-            label: format!("{} · {}", host_of(&self.base_url), self.model),
+            label: format!("{} · {}", host_of(&self.endpoint.base_url), self.endpoint.model),
         }
     }
 
     async fn stream(&self, request: &Request) -> Result<TextStream, LlmError> {
-        let model = match request.tier {
-            Tier::Main => &self.model,
-            Tier::Fast => &self.fast_model,
-        };
+        let model = self.endpoint.model(request.tier);
         let mut messages = vec![json!({"role": "system", "content": request.system})];
         messages
             .extend(request.messages.iter().map(|m| json!({"role": m.role.as_str(), "content": m.content})));
@@ -103,12 +88,14 @@ impl Provider for OpenAi {
         if request.format == Format::Json {
             body["response_format"] = json!({"type": "json_object"});
         }
-        let url = format!("{}/chat/completions", self.base_url);
-        let response =
-            send_with_retries(&self.policy, || self.authorised(self.client.post(&url)).json(&body)).await?;
+        let url = format!("{}/chat/completions", self.endpoint.base_url);
+        let response = send_with_retries(&self.endpoint.policy, || {
+            self.authorised(self.endpoint.client.post(&url)).json(&body)
+        })
+        .await?;
 
         // Each event's data is a JSON chunk; the literal `[DONE]` ends a complete reply.
-        let events = sse_events(response, self.policy.idle_timeout);
+        let events = sse_events(response, self.endpoint.policy.idle_timeout);
         Ok(decode_text(events, |event| {
             let data = event.data.trim();
             if data == "[DONE]" {
@@ -128,8 +115,10 @@ impl Provider for OpenAi {
     }
 
     async fn probe(&self) -> Result<(), LlmError> {
-        let url = format!("{}/models", self.base_url);
-        send_with_retries(&self.policy, || self.authorised(self.client.get(&url))).await.map(drop)
+        let url = format!("{}/models", self.endpoint.base_url);
+        send_with_retries(&self.endpoint.policy, || self.authorised(self.endpoint.client.get(&url)))
+            .await
+            .map(drop)
     }
 }
 

@@ -2,9 +2,71 @@
 
 use leptos::prelude::*;
 
-use crate::api::{ApiError, ProviderNotice};
+use leptos_meta::Title;
+
+use crate::api::{ApiError, ProviderNotice, SessionCard};
 use crate::pages::not_found::NotFoundBody;
 use crate::protocol::SessionStatus;
+
+/// The shape of every page: its data loads (on the server, before the page is sent), then the
+/// page shows it, or the error view says why it could not.
+pub fn loaded<T, V>(
+    data: Resource<Result<T, ApiError>>,
+    show: impl Fn(T) -> V + Clone + Send + Sync + 'static,
+) -> impl IntoView
+where
+    T: Clone + Send + Sync + serde::Serialize + serde::de::DeserializeOwned + 'static,
+    V: IntoView + 'static,
+{
+    view! {
+        <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
+            {move || {
+                let show = show.clone();
+                Suspend::new(async move {
+                    match data.await {
+                        Ok(value) => show(value).into_any(),
+                        Err(error) => view! { <ErrorView error /> }.into_any(),
+                    }
+                })
+            }}
+        </Suspense>
+    }
+}
+
+/// A page with a fixed title whose data loads first (see [`loaded`]).
+pub fn titled<T, V>(
+    title: &'static str,
+    data: Resource<Result<T, ApiError>>,
+    show: impl Fn(T) -> V + Clone + Send + Sync + 'static,
+) -> impl IntoView
+where
+    T: Clone + Send + Sync + serde::Serialize + serde::de::DeserializeOwned + 'static,
+    V: IntoView + 'static,
+{
+    view! {
+        <Title text=title />
+        {loaded(data, show)}
+    }
+}
+
+/// One session in a list: its set, status and progress, linking to its history.
+#[component]
+pub fn SessionItem(session: SessionCard, #[prop(into)] when: String) -> impl IntoView {
+    let SessionCard { id, set_name, status, recalled_count, total_points, .. } = session;
+    view! {
+        <li>
+            <a href=format!("/history/{id}")>{set_name}</a>" "
+            <StatusPill status />
+            <span class="meta">{format!(" {recalled_count} of {total_points} recalled · {when}")}</span>
+        </li>
+    }
+}
+
+/// The `:id` of the current route, as a resource's source.
+pub fn route_id() -> impl Fn() -> String + Clone + Send + Sync + 'static {
+    let params = leptos_router::hooks::use_params_map();
+    move || params.with(|p| p.get("id").unwrap_or_default())
+}
 
 /// What a page shows when its data could not be had.
 #[component]

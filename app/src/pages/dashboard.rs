@@ -1,24 +1,12 @@
 use leptos::prelude::*;
-use leptos_meta::Title;
 
 use crate::api::{Dashboard as Data, SetCard, StartSession, get_dashboard};
 use crate::components::format::{ago, due, plural};
-use crate::components::widgets::{ErrorView, ProviderBanner, StatusPill};
+use crate::components::widgets::{ProviderBanner, SessionItem, StatusPill, titled};
 
 #[component]
 pub fn Dashboard() -> impl IntoView {
-    let data = Resource::new(|| (), |_| get_dashboard());
-    view! {
-        <Title text="Dashboard" />
-        <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
-            {move || Suspend::new(async move {
-                match data.await {
-                    Ok(data) => view! { <DashboardView data /> }.into_any(),
-                    Err(error) => view! { <ErrorView error /> }.into_any(),
-                }
-            })}
-        </Suspense>
-    }
+    titled("Dashboard", Resource::new(|| (), |_| get_dashboard()), |data| view! { <DashboardView data /> })
 }
 
 #[component]
@@ -60,14 +48,9 @@ fn DashboardView(data: Data) -> impl IntoView {
             {(!data.recent.is_empty()).then(|| view! {
                 <h2>"Recent sessions"</h2>
                 <ul class="list">
-                    {data.recent.into_iter().map(|s| view! {
-                        <li>
-                            <a href=format!("/history/{}", s.id)>{s.set_name.clone()}</a>" "
-                            <StatusPill status=s.status />
-                            <span class="meta">
-                                {format!(" {} of {} · {}", s.recalled_count, s.total_points, ago(now, s.updated_at))}
-                            </span>
-                        </li>
+                    {data.recent.into_iter().map(|session| {
+                        let when = ago(now, session.updated_at);
+                        view! { <SessionItem session when /> }
                     }).collect_view()}
                 </ul>
             })}

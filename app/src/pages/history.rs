@@ -3,68 +3,44 @@
 
 use leptos::prelude::*;
 use leptos_meta::Title;
-use leptos_router::hooks::use_params_map;
 
-use crate::api::{Transcript, TranscriptEntry, get_history, get_transcript};
+use crate::api::{HistoryList, Transcript, TranscriptEntry, get_history, get_transcript};
 use crate::components::format::ago;
 use crate::components::markdown::Markdown;
-use crate::components::widgets::{ErrorView, StatusPill};
+use crate::components::widgets::{SessionItem, StatusPill, loaded, route_id, titled};
 use crate::tree::{EntryKind, Speaker};
 
 #[component]
 pub fn History() -> impl IntoView {
-    let data = Resource::new(|| (), |_| get_history());
+    titled("History", Resource::new(|| (), |_| get_history()), |list| view! { <HistoryView list /> })
+}
+
+#[component]
+fn HistoryView(list: HistoryList) -> impl IntoView {
+    let now = list.now;
     view! {
-        <Title text="History" />
-        <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
-            {move || Suspend::new(async move {
-                match data.await {
-                    Ok(list) => {
-                        let now = list.now;
-                        view! {
-                            <section class="page">
-                                <h1>"History"</h1>
-                                {if list.sessions.is_empty() {
-                                    view! { <p class="lede">"No sessions yet. Start one from the dashboard."</p> }.into_any()
-                                } else {
-                                    view! {
-                                        <ul class="list" data-testid="history-list">
-                                            {list.sessions.into_iter().map(|s| view! {
-                                                <li>
-                                                    <a href=format!("/history/{}", s.id)>{s.set_name.clone()}</a>" "
-                                                    <StatusPill status=s.status />
-                                                    <span class="meta">
-                                                        {format!(" {} of {} recalled · started {}", s.recalled_count, s.total_points, ago(now, s.started_at))}
-                                                    </span>
-                                                </li>
-                                            }).collect_view()}
-                                        </ul>
-                                    }.into_any()
-                                }}
-                            </section>
-                        }.into_any()
-                    }
-                    Err(error) => view! { <ErrorView error /> }.into_any(),
-                }
-            })}
-        </Suspense>
+        <section class="page">
+            <h1>"History"</h1>
+            {if list.sessions.is_empty() {
+                view! { <p class="lede">"No sessions yet. Start one from the dashboard."</p> }.into_any()
+            } else {
+                view! {
+                    <ul class="list" data-testid="history-list">
+                        {list.sessions.into_iter().map(|session| {
+                            let when = format!("started {}", ago(now, session.started_at));
+                            view! { <SessionItem session when /> }
+                        }).collect_view()}
+                    </ul>
+                }.into_any()
+            }}
+        </section>
     }
 }
 
 #[component]
 pub fn TranscriptPage() -> impl IntoView {
-    let params = use_params_map();
-    let data = Resource::new(move || params.with(|p| p.get("id").unwrap_or_default()), get_transcript);
-    view! {
-        <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
-            {move || Suspend::new(async move {
-                match data.await {
-                    Ok(transcript) => view! { <TranscriptView transcript /> }.into_any(),
-                    Err(error) => view! { <ErrorView error /> }.into_any(),
-                }
-            })}
-        </Suspense>
-    }
+    let data = Resource::new(route_id(), get_transcript);
+    loaded(data, |transcript| view! { <TranscriptView transcript /> })
 }
 
 #[component]
