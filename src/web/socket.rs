@@ -41,7 +41,14 @@ pub async fn upgrade(
 
 async fn serve(mut socket: WebSocket, engine: Engine, user_id: Option<String>, session_id: String) {
     let Some(user_id) = user_id else {
-        refuse(&mut socket, ErrorCode::Unauthorized, "Sign in to open a session.", CLOSE_UNAUTHORIZED).await;
+        refuse(
+            &mut socket,
+            &engine,
+            ErrorCode::Unauthorized,
+            "Sign in to open a session.",
+            CLOSE_UNAUTHORIZED,
+        )
+        .await;
         return;
     };
     let mut attachment = match engine.attach(&user_id, &session_id).await {
@@ -56,7 +63,7 @@ async fn serve(mut socket: WebSocket, engine: Engine, user_id: Option<String>, s
                     (ErrorCode::Internal, "The session could not be opened; try again.".to_string(), 1011)
                 }
             };
-            refuse(&mut socket, code, &message, close).await;
+            refuse(&mut socket, &engine, code, &message, close).await;
             return;
         }
     };
@@ -120,7 +127,8 @@ fn error(code: ErrorCode, message: &str) -> ServerMessage {
 }
 
 /// Sends a final `error` frame and closes with `close`.
-async fn refuse(socket: &mut WebSocket, code: ErrorCode, message: &str, close: u16) {
+async fn refuse(socket: &mut WebSocket, engine: &Engine, code: ErrorCode, message: &str, close: u16) {
+    engine.metrics().error(code);
     let frame = ServerMessage::Error(ErrorPayload { code, message: message.to_string(), recoverable: false });
     if let Ok(text) = serde_json::to_string(&frame) {
         let _ = socket.send(Message::Text(text.into())).await;

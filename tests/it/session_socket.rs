@@ -196,6 +196,33 @@ async fn an_unknown_session_gets_an_error_and_close_code_4404() {
 }
 
 #[tokio::test]
+async fn metrics_count_what_the_engine_did() {
+    let app = TestApp::spawn().await;
+    let (session, points) = app.start(CELL).await;
+    let mut ws = app.connect(&session).await;
+    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    ws.say(&points[0].content).await;
+    ws.send_raw("{not json").await;
+    ws.until(|m| matches!(m, ServerMessage::Error(_))).await;
+    drop(app.connect("no-such-session").await);
+
+    let metrics = app.http.get(app.url("/metrics")).send().await.unwrap().text().await.unwrap();
+    for line in [
+        "warren_session_attaches_total 1",
+        "warren_learner_messages_total 1",
+        "warren_recalls_total 1",
+        "warren_replies_total 2",
+        "warren_errors_total{code=\"MALFORMED_JSON\"} 1",
+    ] {
+        assert!(metrics.lines().any(|l| l == line), "missing {line} in\n{metrics}");
+    }
+    // The refusal is counted once its frame is sent.
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    let metrics = app.http.get(app.url("/metrics")).send().await.unwrap().text().await.unwrap();
+    assert!(metrics.contains("warren_errors_total{code=\"SESSION_NOT_FOUND\"} 1"), "{metrics}");
+}
+
+#[tokio::test]
 async fn ping_gets_pong() {
     let app = TestApp::spawn().await;
     let (session, _) = app.start(CELL).await;
