@@ -3,16 +3,17 @@
 use chrono::{DateTime, TimeZone, Utc};
 use rs_fsrs::{Card, FSRS, Rating, State};
 
-use crate::store::FsrsCard;
+use crate::store::{FsrsCard, Struggle};
 
-/// How a recall went, from the evaluator's confidence and the failed tries before it.
-/// Four failed tries means the tutor gave part of the answer away: that is a lapse.
-pub fn rating(confidence: f64, failed_attempts: u32) -> Rating {
-    if failed_attempts >= 4 {
+/// How a recall went, from the evaluator's confidence and that point's own struggle in the
+/// session: a point whose answer was given is a lapse (Again); two hints or more, or a shaky
+/// recall, is Hard; one hint is at best Good; only an unprompted, confident recall is Easy.
+pub fn rating(confidence: f64, struggle: &Struggle) -> Rating {
+    if struggle.revealed {
         Rating::Again
-    } else if failed_attempts >= 2 || confidence < 0.7 {
+    } else if struggle.hints >= 2 || confidence < 0.7 {
         Rating::Hard
-    } else if failed_attempts == 0 && confidence >= 0.95 {
+    } else if struggle.hints == 0 && confidence >= 0.95 {
         Rating::Easy
     } else {
         Rating::Good
@@ -96,14 +97,18 @@ mod tests {
         }
     }
 
+    fn hinted(hints: u32) -> Struggle {
+        Struggle { attempts: hints, hints, ..Struggle::default() }
+    }
+
     #[test]
-    fn ratings_follow_confidence_and_struggle() {
-        assert_eq!(rating(1.0, 0), Rating::Easy);
-        assert_eq!(rating(0.8, 0), Rating::Good);
-        assert_eq!(rating(0.8, 1), Rating::Good);
-        assert_eq!(rating(0.6, 0), Rating::Hard);
-        assert_eq!(rating(1.0, 2), Rating::Hard);
-        assert_eq!(rating(1.0, 4), Rating::Again);
+    fn ratings_follow_confidence_and_the_points_own_struggle() {
+        assert_eq!(rating(1.0, &hinted(0)), Rating::Easy);
+        assert_eq!(rating(0.8, &hinted(0)), Rating::Good);
+        assert_eq!(rating(1.0, &hinted(1)), Rating::Good);
+        assert_eq!(rating(0.6, &hinted(0)), Rating::Hard);
+        assert_eq!(rating(1.0, &hinted(2)), Rating::Hard);
+        assert_eq!(rating(1.0, &Struggle { revealed: true, ..hinted(3) }), Rating::Again);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The session engine: one actor per live session (see `actor`), agents that each own their
-//! prompt (`agents`), turns of model work (`turn`), FSRS scheduling (`fsrs`), counters of what
-//! happened (`metrics`) and the demo sets every learner starts with (`demo`).
+//! prompt (`agents`), turns of model work (`turn`), the hint ladder per point (`struggle`), FSRS
+//! scheduling (`fsrs`), counters of what happened (`metrics`) and the demo sets every learner starts with (`demo`).
 
 mod actor;
 pub mod agents;
@@ -9,6 +9,7 @@ pub mod fsrs;
 pub mod metrics;
 pub mod rate;
 mod session;
+pub mod struggle;
 mod turn;
 
 use std::collections::HashMap;

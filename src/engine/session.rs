@@ -11,12 +11,14 @@ use warren_app::protocol::{
 };
 
 use crate::engine::agents::explorer::opening_prompt;
+use crate::engine::struggle::{self, Struggles};
+use crate::engine::turn::TutorPlan;
 use crate::engine::fsrs;
 use crate::llm::Message;
-use crate::llm::brief::{PointBrief, ResourceBrief};
+use crate::llm::brief::{Focus, PointBrief, ResourceBrief};
 use crate::store::{
     Entry, EntryKind, NewEntry, NewOutcome, OutcomeRow, Point, RabbitholeRow, RabbitholeStatus, RecallSet,
-    Resource, SessionRow, Speaker, Store, StoreError, path_to,
+    Resource, SessionRow, Speaker, Store, StoreError, Struggle, path_to,
 };
 
 /// How many recent messages the evaluator and detector see besides the latest one.
@@ -35,8 +37,8 @@ pub struct LiveSession {
     pub outcomes: Vec<OutcomeRow>,
     pub entries: Vec<Entry>,
     pub rabbitholes: Vec<RabbitholeRow>,
-    /// Learner messages since the last recall, towards the first pending point.
-    pub failed_attempts: u32,
+    /// How hard each point has been, by point id.
+    pub struggles: Struggles,
     /// Resources already shown in this process (showing one twice is harmless).
     pub shown_resources: HashSet<String>,
 }
@@ -50,10 +52,12 @@ impl LiveSession {
         let outcomes = store.outcomes(owner, id).await?;
         let entries = store.entries(owner, id).await?;
         let rabbitholes = store.rabbitholes(owner, id).await?;
-        Ok(Some(Self::from_rows(row, set, points, resources, outcomes, entries, rabbitholes)))
+        let struggles = store.struggles(owner, id).await?;
+        Ok(Some(Self::from_rows(row, set, points, resources, outcomes, entries, rabbitholes, struggles)))
     }
 
     /// Assembles a session from its stored rows.
+    #[allow(clippy::too_many_arguments)]
     pub fn from_rows(
         mut row: SessionRow,
         set: RecallSet,
@@ -62,6 +66,7 @@ impl LiveSession {
         outcomes: Vec<OutcomeRow>,
         entries: Vec<Entry>,
         rabbitholes: Vec<RabbitholeRow>,
+        struggles: Struggles,
     ) -> Self {
         // A clock still running here was left by a process that stopped without its sockets
         // detaching: count study time up to the last change, not up to now.
@@ -74,19 +79,7 @@ impl LiveSession {
             .iter()
             .filter_map(|id| all_points.iter().find(|p| &p.id == id).cloned())
             .collect();
-        let mut session = Self {
-            row,
-            set,
-            points,
-            resources,
-            outcomes,
-            entries,
-            rabbitholes,
-            failed_attempts: 0,
-            shown_resources: HashSet::new(),
-        };
-        session.failed_attempts = session.learner_messages_since_last_recall();
-        session
+        Self { row, set, points, resources, outcomes, entries, rabbitholes, struggles, shown_resources: HashSet::new() }
     }
 
     pub fn owner(&self) -> &str {
@@ -187,16 +180,6 @@ impl LiveSession {
             Some(i) => path[..i].to_vec(),
             None => path,
         }
-    }
-
-    fn learner_messages_since_last_recall(&self) -> u32 {
-        let last_recall = self.outcomes.iter().map(|o| o.recalled_at).max().unwrap_or(i64::MIN);
-        count(
-            self.main_line()
-                .into_iter()
-                .filter(|e| e.is_message_from(Speaker::Learner) && e.created_at > last_recall)
-                .count(),
-        )
     }
 
     /// The tutor's conversation: the main line from the root, with branch summaries as notes.
@@ -319,8 +302,59 @@ impl LiveSession {
         PointBrief { id: point.id.clone(), content: point.content.clone(), context: point.context.clone() }
     }
 
-    pub fn pending_briefs(&self) -> Vec<PointBrief> {
-        self.pending().into_iter().map(Self::point_brief).collect()
+    /// Points the evaluator may check off now (see [`struggle::can_be_credited`]).
+    pub fn creditable_briefs(&self) -> Vec<PointBrief> {
+        self.pending()
+            .into_iter()
+            .filter(|p| struggle::can_be_credited(&self.struggles, &p.id))
+            .map(Self::point_brief)
+            .collect()
+    }
+
+    /// The point under discussion: the first in the asking order.
+    pub fn discussed(&self) -> Option<&Point> {
+        struggle::ask_order(&self.pending(), &self.struggles).first().copied()
+    }
+
+    /// The tutor's words so far on the main line: the last of them, which the next reply must
+    /// not repeat.
+    pub fn last_tutor_reply(&self) -> Option<String> {
+        self.main_line()
+            .into_iter()
+            .rev()
+            .find(|e| e.is_message_from(Speaker::Tutor))
+            .map(|e| e.content.clone())
+    }
+
+    /// What the tutor is about to ask: the pending points in asking order, and the point under
+    /// discussion with its rung and notes.
+    pub fn plan(&self, focus: Option<&str>, revisit: bool) -> TutorPlan {
+        let pending = struggle::ask_order(&self.pending(), &self.struggles);
+        let focus = focus.and_then(|id| self.points.iter().find(|p| p.id == id)).map(|point| {
+            let struggle = self.struggles.get(&point.id).cloned().unwrap_or_default();
+            Focus {
+                point: Self::point_brief(point),
+                rung: struggle.rung,
+                attempts: struggle.attempts,
+                revisit,
+                notes: self.notes_for(&point.id),
+            }
+        });
+        TutorPlan {
+            pending: pending.into_iter().map(Self::point_brief).collect(),
+            focus,
+            previous_reply: self.last_tutor_reply(),
+            ..TutorPlan::default()
+        }
+    }
+
+    /// Text resources linked to a point.
+    fn notes_for(&self, point_id: &str) -> Vec<ResourceBrief> {
+        self.resources
+            .iter()
+            .filter(|r| r.kind == "text" && r.points.iter().any(|(p, _)| p == point_id))
+            .map(|r| ResourceBrief { title: r.title.clone(), body: r.body.clone() })
+            .collect()
     }
 
     pub fn resource_briefs(&self) -> Vec<ResourceBrief> {
@@ -345,6 +379,21 @@ impl LiveSession {
     }
 
     // --- changes: written first, then applied here ----------------------------------------
+
+    /// Saves the struggle of the given points (already changed in memory by the pure rules in
+    /// `engine::struggle`, which the caller applied to a copy and hands back here).
+    pub async fn save_struggles(
+        &mut self,
+        store: &Store,
+        struggles: Struggles,
+        changed: &[String],
+    ) -> Result<(), StoreError> {
+        let rows: Vec<(&str, &Struggle)> =
+            changed.iter().filter_map(|id| struggles.get(id).map(|s| (id.as_str(), s))).collect();
+        store.save_struggles(self.owner(), self.id(), &rows).await?;
+        self.struggles = struggles;
+        Ok(())
+    }
 
     /// Saves the session's state row.
     pub async fn save(&self, store: &Store) -> Result<(), StoreError> {
@@ -466,14 +515,14 @@ impl LiveSession {
         Ok(recalled_during)
     }
 
-    /// Records a recall and its FSRS review, rated from `confidence` and the tries it took.
-    /// False when the point is not in this session or was already recalled.
+    /// Records a recall and its FSRS review, rated from `confidence` and the point's own
+    /// struggle in this session. False when the point is not in this session or was already
+    /// recalled.
     pub async fn record_recall(
         &mut self,
         store: &Store,
         point_id: &str,
         confidence: f64,
-        failed_attempts: u32,
         now: i64,
     ) -> Result<bool, StoreError> {
         let Some(index) = self.points.iter().position(|p| p.id == point_id) else { return Ok(false) };
@@ -481,7 +530,7 @@ impl LiveSession {
             return Ok(false);
         }
         let in_rabbithole = self.mode() == SessionMode::Rabbithole;
-        let rating = fsrs::rating(confidence, failed_attempts);
+        let rating = fsrs::rating(confidence, &self.struggles.get(point_id).cloned().unwrap_or_default());
         let card = fsrs::review(&self.points[index].card, rating, now);
         let outcome = NewOutcome {
             session_id: self.id().to_string(),
@@ -602,6 +651,7 @@ mod tests {
             vec![],
             vec![],
             vec![],
+            Struggles::new(),
         )
     }
 
@@ -654,7 +704,7 @@ mod tests {
         let mut r = row(&["a"]);
         r.state.active_ms = 5_000;
         r.state.resumed_at = Some(400);
-        let s = LiveSession::from_rows(r, set(), vec![point("a")], vec![], vec![], vec![], vec![]);
+        let s = LiveSession::from_rows(r, set(), vec![point("a")], vec![], vec![], vec![], vec![], Struggles::new());
         // updated_at is 1_000: 600 ms of the stretch counted, and the clock stopped.
         assert_eq!(s.row.state.active_ms, 5_600);
         assert_eq!(s.row.state.resumed_at, None);
@@ -756,26 +806,31 @@ mod tests {
     }
 
     #[test]
-    fn failed_attempts_are_the_learner_messages_since_the_last_recall() {
+    fn the_plan_asks_the_discussed_point_at_its_rung_and_hides_what_cannot_be_credited() {
         let mut s = session(&["a", "b"], &["a", "b"]);
-        say(&mut s, Speaker::Tutor, "Q", 1);
-        say(&mut s, Speaker::Learner, "no idea", 2);
-        say(&mut s, Speaker::Tutor, "Hint", 3);
-        say(&mut s, Speaker::Learner, "fact a", 4);
-        recall(&mut s, "a", 4, false);
-        say(&mut s, Speaker::Tutor, "Next", 5);
-        say(&mut s, Speaker::Learner, "hmm", 6);
-        let reloaded = LiveSession::from_rows(
-            s.row.clone(),
-            set(),
-            s.points.clone(),
-            vec![],
-            s.outcomes.clone(),
-            s.entries.clone(),
-            vec![],
-        );
-        assert_eq!(reloaded.failed_attempts, 1);
-        assert_eq!(reloaded.pending_briefs().iter().map(|p| p.id.as_str()).collect::<Vec<_>>(), ["b"]);
+        s.points[1].card.due_at = -5; // b is more overdue
+        s.resources.push(Resource {
+            id: "r".into(),
+            kind: "text".into(),
+            title: "Notes on b".into(),
+            body: "b is for bees.".into(),
+            url: None,
+            mime_type: None,
+            licence: None,
+            points: vec![("b".into(), 1.0)],
+        });
+        s.struggles.insert("b".into(), crate::store::Struggle { attempts: 2, rung: crate::llm::brief::Rung::Nudge, ..Default::default() });
+        assert_eq!(s.discussed().map(|p| p.id.as_str()), Some("b"));
+        say(&mut s, Speaker::Tutor, "A nudge.", 1);
+        let plan = s.plan(Some("b"), false);
+        let focus = plan.focus.expect("a focus");
+        assert_eq!((focus.point.id.as_str(), focus.rung, focus.attempts), ("b", crate::llm::brief::Rung::Nudge, 2));
+        assert_eq!(focus.notes.len(), 1);
+        assert_eq!(plan.pending.iter().map(|p| p.id.as_str()).collect::<Vec<_>>(), ["b", "a"]);
+        assert_eq!(plan.previous_reply.as_deref(), Some("A nudge."));
+        // At the answer rung, saying it back earns no credit.
+        s.struggles.get_mut("b").map(|st| st.rung = crate::llm::brief::Rung::Answer);
+        assert_eq!(s.creditable_briefs().iter().map(|p| p.id.as_str()).collect::<Vec<_>>(), ["a"]);
     }
 
     #[test]

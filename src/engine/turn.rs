@@ -1,15 +1,17 @@
 //! One turn of language-model work, run as its own task so the session actor stays free to
 //! attach sockets and queue messages while a reply streams. The task only talks to models;
-//! every write happens in the actor, in the order of the events it sends back.
+//! every write happens in the actor, in the order of the events it sends back. What the tutor
+//! says next depends on what the evaluator found, so after the assessment the task waits for
+//! the actor's [`TutorPlan`] (written to the database by then) before the tutor starts.
 
 use futures_util::StreamExt;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 use crate::engine::agents::detector::{self, Detection};
 use crate::engine::agents::evaluator::{self, Evaluation};
 use crate::engine::agents::{explorer, tutor};
 use crate::llm::brief::{
-    DetectorBrief, EvalMode, EvaluatorBrief, ExplorerBrief, PointBrief, ResourceBrief, TutorBrief,
+    DetectorBrief, EvalMode, EvaluatorBrief, ExplorerBrief, Focus, PointBrief, ResourceBrief, TutorBrief,
     TutorMoment,
 };
 use crate::llm::{LlmError, Message, Provider, Request, SharedProvider};
@@ -22,6 +24,9 @@ pub enum TurnEvent {
     Assessed {
         evaluation: Evaluation,
         detection: Option<Detection>,
+        /// For a recall turn: where the actor sends the tutor's plan once it has saved what
+        /// the assessment changed.
+        plan: Option<oneshot::Sender<TutorPlan>>,
     },
     Chunk(String),
     Finished {
@@ -33,10 +38,23 @@ pub enum TurnEvent {
     Failed(LlmError),
 }
 
+/// What the tutor's next words are about, decided by the actor from the session's state.
+#[derive(Clone, Debug, Default)]
+pub struct TutorPlan {
+    /// Points not yet recalled, in the order they will be asked about.
+    pub pending: Vec<PointBrief>,
+    pub focus: Option<Focus>,
+    pub just_recalled: Vec<PointBrief>,
+    pub set_aside: Option<PointBrief>,
+    pub previous_reply: Option<String>,
+    /// No reply is due: the completion overlay answers instead.
+    pub silent: bool,
+}
+
 /// Which agent answers, and what it answers to.
 pub enum TurnKind {
-    Opening,
-    Resume,
+    Opening(TutorPlan),
+    Resume(TutorPlan),
     /// A learner message in recall mode.
     Recall {
         message: String,
@@ -55,11 +73,9 @@ pub struct TurnInput {
     pub set_name: String,
     pub set_description: String,
     pub guidelines: String,
-    pub pending: Vec<PointBrief>,
+    /// Points the evaluator may check off now.
+    pub creditable: Vec<PointBrief>,
     pub all_points: Vec<PointBrief>,
-    pub failed_attempts: u32,
-    /// Whether the learner chose to keep talking after the completion overlay.
-    pub overlay_dismissed: bool,
     pub tutor_context: Vec<Message>,
     pub judge_context: Vec<Message>,
     pub rabbithole_topic: String,
@@ -78,21 +94,17 @@ pub fn spawn(provider: SharedProvider, input: TurnInput) -> mpsc::Receiver<TurnE
 async fn run(provider: SharedProvider, input: TurnInput, tx: mpsc::Sender<TurnEvent>) {
     let provider = &*provider;
     let done = match &input.kind {
-        TurnKind::Opening => {
-            let request =
-                tutor_request(&input, TutorMoment::Opening, input.pending.clone(), Vec::new(), None, None);
-            stream_reply(provider, request, &tx).await
+        TurnKind::Opening(plan) => {
+            stream_reply(provider, tutor_request(&input, TutorMoment::Opening, plan.clone(), None, None), &tx).await
         }
-        TurnKind::Resume => {
-            let request =
-                tutor_request(&input, TutorMoment::Resume, input.pending.clone(), Vec::new(), None, None);
-            stream_reply(provider, request, &tx).await
+        TurnKind::Resume(plan) => {
+            stream_reply(provider, tutor_request(&input, TutorMoment::Resume, plan.clone(), None, None), &tx).await
         }
         TurnKind::Recall { message, run_detector } => {
             let evaluate = evaluator::evaluate(
                 provider,
                 EvaluatorBrief {
-                    unchecked: input.pending.clone(),
+                    unchecked: input.creditable.clone(),
                     learner_message: message.clone(),
                     mode: EvalMode::Recall,
                 },
@@ -112,27 +124,19 @@ async fn run(provider: SharedProvider, input: TurnInput, tx: mpsc::Sender<TurnEv
             // Independent checks run together: the first tutor token waits for one round trip
             // of them, not one per point.
             let (evaluation, detection) = tokio::join!(evaluate, detect);
-            let recalled = |p: &PointBrief| evaluation.recalled.iter().any(|(id, _)| *id == p.id);
-            let just: Vec<PointBrief> = input.pending.iter().filter(|p| recalled(p)).cloned().collect();
-            let pending_after: Vec<PointBrief> =
-                input.pending.iter().filter(|p| !recalled(p)).cloned().collect();
             let observation = evaluation.observation.clone();
-            let completes_now = pending_after.is_empty() && !just.is_empty() && !input.overlay_dismissed;
-            if tx.send(TurnEvent::Assessed { evaluation, detection }).await.is_err() {
+            let (plan_tx, plan_rx) = oneshot::channel();
+            if tx.send(TurnEvent::Assessed { evaluation, detection, plan: Some(plan_tx) }).await.is_err() {
                 return;
             }
-            if completes_now {
-                TurnEvent::Silent
-            } else {
-                let request = tutor_request(
-                    &input,
-                    TutorMoment::Reply,
-                    pending_after,
-                    just,
-                    observation,
-                    Some(message.clone()),
-                );
-                stream_reply(provider, request, &tx).await
+            match plan_rx.await {
+                Ok(plan) if !plan.silent => {
+                    let request =
+                        tutor_request(&input, TutorMoment::Reply, plan, observation, Some(message.clone()));
+                    stream_reply(provider, request, &tx).await
+                }
+                // Silent, or the actor could not save the assessment (it has told the learner).
+                Ok(_) | Err(_) => TurnEvent::Silent,
             }
         }
         TurnKind::Explore { message } => {
@@ -149,12 +153,12 @@ async fn run(provider: SharedProvider, input: TurnInput, tx: mpsc::Sender<TurnEv
                 Some(message) => {
                     let silent_check = async {
                         let brief = EvaluatorBrief {
-                            unchecked: input.pending.clone(),
+                            unchecked: input.creditable.clone(),
                             learner_message: message.clone(),
                             mode: EvalMode::Rabbithole,
                         };
                         let evaluation = evaluator::evaluate(provider, brief, &input.judge_context).await;
-                        let _ = tx.send(TurnEvent::Assessed { evaluation, detection: None }).await;
+                        let _ = tx.send(TurnEvent::Assessed { evaluation, detection: None, plan: None }).await;
                     };
                     tokio::join!(silent_check, reply).1
                 }
@@ -194,23 +198,20 @@ async fn stream_reply(provider: &dyn Provider, request: Request, tx: &mpsc::Send
 fn tutor_request(
     input: &TurnInput,
     moment: TutorMoment,
-    pending: Vec<PointBrief>,
-    just_recalled: Vec<PointBrief>,
+    plan: TutorPlan,
     observation: Option<String>,
     learner_message: Option<String>,
 ) -> Request {
-    let failed_attempts = match moment {
-        TutorMoment::Reply if just_recalled.is_empty() => input.failed_attempts + 1,
-        TutorMoment::Opening | TutorMoment::Resume | TutorMoment::Reply => 0,
-    };
     let brief = TutorBrief {
         set_name: input.set_name.clone(),
         moment,
-        pending,
-        just_recalled,
-        failed_attempts,
+        pending: plan.pending,
+        focus: plan.focus,
+        just_recalled: plan.just_recalled,
+        set_aside: plan.set_aside,
         observation,
         learner_message,
+        previous_reply: plan.previous_reply,
     };
     tutor::request(brief, &input.guidelines, input.tutor_context.clone())
 }

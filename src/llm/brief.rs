@@ -32,19 +32,88 @@ pub enum TutorMoment {
     Reply,
 }
 
+warren_app::named_enum! {
+    /// The hint ladder for the point under discussion, one rung per learner message that
+    /// does not recall it (see `engine::struggle`).
+    pub enum Rung {
+        /// Ask with the point's cue.
+        Cue = "cue",
+        /// Ask from another side, built from the point or its notes.
+        Angle = "angle",
+        /// Give away a little: the first letters of a key word.
+        Nudge = "nudge",
+        /// Give the point with gaps to fill.
+        Gaps = "gaps",
+        /// Give the answer and ask for it in the learner's own words.
+        Answer = "answer",
+    }
+}
+
+impl Default for Rung {
+    fn default() -> Self {
+        Rung::Cue
+    }
+}
+
+impl Rung {
+    /// The rung above this one (the answer is the top).
+    pub fn next(self) -> Self {
+        match self {
+            Rung::Cue => Rung::Angle,
+            Rung::Angle => Rung::Nudge,
+            Rung::Nudge => Rung::Gaps,
+            Rung::Gaps | Rung::Answer => Rung::Answer,
+        }
+    }
+
+    /// What a language model is asked to do on this rung.
+    pub fn instruction(self) -> &'static str {
+        match self {
+            Rung::Cue => "ask about it with its cue, broadly, without giving anything away",
+            Rung::Angle => {
+                "ask about it from a different angle than before (another aspect of the point or of \
+                 the learner's notes), without giving the answer"
+            }
+            Rung::Nudge => "give a small nudge (for example the first letters of a key word), then ask again",
+            Rung::Gaps => "give the point with its key words left as gaps, and ask the learner to fill them",
+            Rung::Answer => {
+                "give the point plainly, then ask the learner to say it back in their own words; it will \
+                 be asked again later in the session"
+            }
+        }
+    }
+}
+
+/// The point the tutor asks about now, and where its hint ladder stands.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Focus {
+    pub point: PointBrief,
+    pub rung: Rung,
+    /// Learner messages about it so far that did not recall it.
+    pub attempts: u32,
+    /// Its answer was given earlier and it is now asked again, fresh.
+    pub revisit: bool,
+    /// The learner's notes linked to it, for another angle.
+    pub notes: Vec<ResourceBrief>,
+}
+
 #[derive(Clone, Debug)]
 pub struct TutorBrief {
     pub set_name: String,
     pub moment: TutorMoment,
-    /// Points not yet recalled, in probe order: the first is the one to work towards.
+    /// Points not yet recalled, in the order they will be asked about.
     pub pending: Vec<PointBrief>,
+    /// The point to ask about now (the first of `pending`, if any).
+    pub focus: Option<Focus>,
     /// Points recalled in the learner's latest message.
     pub just_recalled: Vec<PointBrief>,
-    /// Learner messages since the last recall: how far the hints should have narrowed.
-    pub failed_attempts: u32,
+    /// A point whose answer the learner just said back: set aside, to be asked again later.
+    pub set_aside: Option<PointBrief>,
     /// The evaluator's observation about the latest message, for this reply only.
     pub observation: Option<String>,
     pub learner_message: Option<String>,
+    /// The tutor's previous words, which this reply must not repeat.
+    pub previous_reply: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -10,6 +10,7 @@ mod entries;
 mod rabbitholes;
 mod sessions;
 mod sets;
+mod struggles;
 mod users;
 
 pub use accounts::Account;
@@ -18,6 +19,7 @@ pub use entries::{Entry, NewEntry, path_to};
 pub use rabbitholes::{RabbitholeRow, RabbitholeStatus};
 pub use sessions::{NewOutcome, OutcomeRow, SessionRow, SessionState};
 pub use sets::{FsrsCard, NewPoint, NewResource, NewSet, Point, RecallSet, Resource, SetSummary};
+pub use struggles::Struggle;
 pub use users::User;
 pub use warren_app::tree::{EntryKind, Speaker};
 

@@ -1,36 +1,44 @@
 //! What the evaluator and detector found: recalls (recorded with their FSRS review, then
-//! announced, with the resources they unlock), near misses, the completion overlay, and a
-//! tangent to offer as a rabbit hole.
+//! announced, with the resources they unlock), near misses, the hint ladder of the point under
+//! discussion, the completion overlay, and a tangent to offer as a rabbit hole.
 
 use warren_app::protocol::{
     RabbitholeDetected, RecallPointNearMiss, RecallPointRecalled, SessionEvent, SessionMode, SessionStatus,
     ShowImage, ShowResource,
 };
 
+use tokio::sync::oneshot;
+
 use super::{Actor, Audience};
 use crate::engine::agents::detector::{Detection, label_for};
 use crate::engine::agents::evaluator::Evaluation;
+use crate::engine::session::LiveSession;
+use crate::engine::struggle::{self, Step};
+use crate::engine::turn::TutorPlan;
 use crate::store::{StoreError, now_ms};
 
 impl Actor {
+    /// Records what the evaluator and detector found and, for a recall turn, climbs the hint
+    /// ladder of the point under discussion. Everything is saved before `plan` hears what the
+    /// tutor is to say next.
     pub(super) async fn apply_assessment(
         &mut self,
         evaluation: Evaluation,
         detection: Option<Detection>,
+        plan: Option<oneshot::Sender<TutorPlan>>,
     ) -> Result<(), StoreError> {
         let shared = self.shared.clone();
         let store = &shared.store;
         let now = now_ms();
         let in_rabbithole = self.session.mode() == SessionMode::Rabbithole;
-        let working_on = self.session.pending().first().map(|p| p.id.clone());
-        let mut any = false;
+        let discussed = self.session.discussed().map(|p| p.id.clone());
+        let message_id = self.session.leaf().unwrap_or_default().to_string();
+        let mut just = Vec::new();
         for (point_id, confidence) in &evaluation.recalled {
-            let attempts =
-                if working_on.as_ref() == Some(point_id) { self.session.failed_attempts } else { 0 };
-            if !self.session.record_recall(store, point_id, *confidence, attempts, now).await? {
+            if !self.session.record_recall(store, point_id, *confidence, now).await? {
                 continue;
             }
-            any = true;
+            just.push(point_id.clone());
             let recalled_count = self.session.recalled_count();
             let recalled = RecallPointRecalled {
                 point_id: point_id.clone(),
@@ -49,12 +57,24 @@ impl Actor {
                 );
             }
         }
-        if !in_rabbithole {
-            self.session.failed_attempts = if any { 0 } else { self.session.failed_attempts + 1 };
-        }
-        if any && let Some(overlay) = self.session.overlay(now) {
+        // Inside a rabbit hole the ladder stands still: the learner is not being asked.
+        let step = if in_rabbithole {
+            Step::default()
+        } else {
+            let mut struggles = self.session.struggles.clone();
+            let step = {
+                let pending = self.session.pending();
+                struggle::after_message(&mut struggles, discussed.as_deref(), &just, &message_id, &pending)
+            };
+            if !step.changed.is_empty() {
+                self.session.save_struggles(store, struggles, &step.changed).await?;
+            }
+            step
+        };
+        let overlay = self.session.overlay(now).filter(|_| !just.is_empty());
+        if let Some(overlay) = &overlay {
             // Inside a rabbit hole `overlay` is None: it waits for the exit.
-            self.emit(SessionEvent::SessionCompleteOverlay(overlay), Audience::All);
+            self.emit(SessionEvent::SessionCompleteOverlay(overlay.clone()), Audience::All);
         }
         if let Some(found) = detection.filter(|_| {
             !in_rabbithole
@@ -67,6 +87,15 @@ impl Actor {
             let detected =
                 RabbitholeDetected { rabbithole_event_id: hole.id, topic: hole.topic, label: hole.label };
             self.emit(SessionEvent::RabbitholeDetected(detected), Audience::All);
+        }
+        if let Some(plan) = plan {
+            let brief = |id: &String| self.session.points.iter().find(|p| &p.id == id).map(LiveSession::point_brief);
+            let mut next = self.session.plan(step.next.as_deref(), step.revisit);
+            next.just_recalled = just.iter().filter_map(brief).collect();
+            next.set_aside = step.set_aside.as_ref().and_then(brief);
+            // The last recall is answered by the overlay, not by the tutor.
+            next.silent = overlay.is_some();
+            let _ = plan.send(next);
         }
         Ok(())
     }

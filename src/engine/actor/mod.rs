@@ -22,7 +22,8 @@ use warren_app::protocol::{
 
 use super::rate::TokenBucket;
 use super::session::LiveSession;
-use super::turn::TurnKind;
+use super::struggle;
+use super::turn::{TurnKind, TutorPlan};
 use super::{EngineError, Shared};
 use crate::store::{Speaker, StoreError, now_ms};
 use turns::ActiveTurn;
@@ -40,6 +41,13 @@ pub enum Command {
     },
     /// A newer session of the same set replaced this one (already written to the database).
     Abandoned,
+}
+
+/// What a socket's arrival sets off.
+enum Next {
+    Opening,
+    Resume,
+    Turn(TurnKind, Speaker),
 }
 
 /// Who receives a frame.
@@ -166,11 +174,11 @@ impl Actor {
         match self.session.status() {
             SessionStatus::Paused => {
                 self.session.row.state.status = SessionStatus::InProgress;
-                next = Some((TurnKind::Resume, Speaker::Tutor));
+                next = Some(Next::Resume);
             }
             SessionStatus::InProgress if self.turn.is_none() => {
                 if self.session.entries.is_empty() {
-                    next = Some((TurnKind::Opening, Speaker::Tutor));
+                    next = Some(Next::Opening);
                 } else if let Some(waiting) = self.session.unanswered_message()
                     // A last recall is answered by the overlay, not by the tutor.
                     && self.session.overlay(now).is_none()
@@ -178,10 +186,10 @@ impl Actor {
                     let message = waiting.content.clone();
                     next = Some(match self.session.mode() {
                         SessionMode::Recall => {
-                            (TurnKind::Recall { message, run_detector: false }, Speaker::Tutor)
+                            Next::Turn(TurnKind::Recall { message, run_detector: false }, Speaker::Tutor)
                         }
                         SessionMode::Rabbithole => {
-                            (TurnKind::Explore { message: Some(message) }, Speaker::Explorer)
+                            Next::Turn(TurnKind::Explore { message: Some(message) }, Speaker::Explorer)
                         }
                     });
                 }
@@ -194,9 +202,15 @@ impl Actor {
         if self.session.row.state != before {
             self.session.save(&self.shared.store).await?;
         }
+        let next = match next {
+            Some(Next::Opening) => Some((TurnKind::Opening(self.first_plan().await?), Speaker::Tutor)),
+            Some(Next::Resume) => Some((TurnKind::Resume(self.first_plan().await?), Speaker::Tutor)),
+            Some(Next::Turn(kind, speaker)) => Some((kind, speaker)),
+            None => None,
+        };
 
         let opening = match &next {
-            Some((TurnKind::Opening | TurnKind::Resume, _)) => String::new(),
+            Some((TurnKind::Opening(_) | TurnKind::Resume(_), _)) => String::new(),
             _ => self.session.current_agent_text(),
         };
         let streaming = self.turn.as_ref().map(|t| t.streamed.clone()).filter(|s| !s.is_empty());
@@ -206,6 +220,20 @@ impl Actor {
             self.start_turn(kind, speaker);
         }
         Ok(())
+    }
+
+    /// What the tutor asks first, on opening or resuming: the point whose turn it is (a parked
+    /// one whose turn has come is asked fresh, and that is saved first).
+    async fn first_plan(&mut self) -> Result<TutorPlan, StoreError> {
+        let mut struggles = self.session.struggles.clone();
+        let (next, revisit) = {
+            let pending = self.session.pending();
+            struggle::next_point(&mut struggles, &pending)
+        };
+        if revisit && let Some(id) = &next {
+            self.session.save_struggles(&self.shared.store, struggles, std::slice::from_ref(id)).await?;
+        }
+        Ok(self.session.plan(next.as_deref(), revisit))
     }
 
     fn report(&mut self, to: u64, refusal: Refusal) {

@@ -33,10 +33,8 @@ impl Actor {
             set_name: s.set.name.clone(),
             set_description: s.set.description.clone(),
             guidelines: s.set.guidelines.clone(),
-            pending: s.pending_briefs(),
+            creditable: s.creditable_briefs(),
             all_points: s.points.iter().map(LiveSession::point_brief).collect(),
-            failed_attempts: s.failed_attempts,
-            overlay_dismissed: s.row.state.overlay_dismissed,
             tutor_context: s.tutor_context(),
             judge_context: s.judge_context(),
             rabbithole_topic: s.active_rabbithole().map(|r| r.topic.clone()).unwrap_or_default(),
@@ -52,13 +50,13 @@ impl Actor {
             TurnEvent::Failed(LlmError::Interrupted("the reply stopped unexpectedly".into()))
         });
         match event {
-            TurnEvent::Assessed { evaluation, detection } => {
-                if let Err(err) = self.apply_assessment(evaluation, detection).await {
+            TurnEvent::Assessed { evaluation, detection, plan } => {
+                if let Err(err) = self.apply_assessment(evaluation, detection, plan).await {
                     tracing::error!(session = self.session.id(), "cannot record recall: {err}");
                     self.send_error(
                         Audience::All,
                         ErrorCode::Internal,
-                        "A recall could not be saved; it will be checked again.",
+                        "What you said could not be saved as checked; it is kept and will be checked again.",
                     );
                 }
             }

@@ -1,6 +1,6 @@
 //! The recall facilitator: asks, never tells; narrows hints; no praise (the UI reinforces).
 
-use crate::llm::brief::{PointBrief, TutorBrief, TutorMoment};
+use crate::llm::brief::{Focus, PointBrief, Rung, TutorBrief, TutorMoment};
 use crate::llm::{Format, Message, Purpose, Request, Tier};
 
 /// Appended last to the tutor's prompt: what the UI says through events, the tutor must not.
@@ -50,14 +50,17 @@ pub fn request(brief: TutorBrief, guidelines: &str, context: Vec<Message>) -> Re
         );
     } else {
         system.push_str(
-            "Points not yet recalled. Work towards the first unless the learner leads elsewhere. \
-             Never read them out or quote them; the cue after each is a way to ask without \
-             giving it away.\n",
+            "Points not yet recalled, in the order to ask about them. Work towards the first unless \
+             the learner leads elsewhere. Never read them out or quote them; the cue after each is a \
+             way to ask without giving it away.\n",
         );
         for (i, p) in brief.pending.iter().enumerate() {
             system.push_str(&point_line(i, p));
         }
         system.push('\n');
+    }
+    if let Some(focus) = &brief.focus {
+        system.push_str(&focus_lines(focus));
     }
     match brief.moment {
         TutorMoment::Opening => system.push_str(
@@ -70,17 +73,23 @@ pub fn request(brief: TutorBrief, guidelines: &str, context: Vec<Message>) -> Re
             if !brief.just_recalled.is_empty() {
                 system.push_str("The learner's latest message recalled a point; acknowledge it neutrally at most, then move on.\n");
             }
-            if brief.failed_attempts >= 2 {
+            if let Some(aside) = &brief.set_aside {
                 system.push_str(&format!(
-                    "The learner has tried {} times without recalling the point you are working towards: narrow your hint{}.\n",
-                    brief.failed_attempts,
-                    if brief.failed_attempts >= 4 { " and give a partial answer" } else { "" }
+                    "The learner has just said back a point you gave them (\"{}\"). That is not recall yet: \
+                     leave it for now (it will be asked again later) and go on to the point under discussion.\n",
+                    aside.content.trim()
                 ));
             }
             if let Some(observation) = brief.observation.as_deref().filter(|o| !o.trim().is_empty()) {
                 system.push_str(&format!(
                     "Observation about the latest message, for this reply only (do not quote or mention it): {}\n",
                     observation.trim()
+                ));
+            }
+            if let Some(previous) = brief.previous_reply.as_deref().filter(|p| !p.trim().is_empty()) {
+                system.push_str(&format!(
+                    "Your previous words were: \"{}\". Do not repeat any sentence of them.\n",
+                    previous.trim()
                 ));
             }
             system.push('\n');
@@ -110,6 +119,29 @@ pub fn request(brief: TutorBrief, guidelines: &str, context: Vec<Message>) -> Re
     }
 }
 
+/// The point under discussion and the rung of the hint ladder this reply stands on.
+fn focus_lines(focus: &Focus) -> String {
+    let rungs = [Rung::Cue, Rung::Angle, Rung::Nudge, Rung::Gaps, Rung::Answer];
+    let rung = rungs.iter().position(|r| *r == focus.rung).unwrap_or_default() + 1;
+    let mut text = format!(
+        "Point under discussion: \"{}\". The learner has tried {} time{} without recalling it. Hint \
+         ladder (cue, another angle, nudge, gaps, answer): this reply is rung {rung} of 5, {}: {}.\n",
+        focus.point.content.trim(),
+        focus.attempts,
+        if focus.attempts == 1 { "" } else { "s" },
+        focus.rung,
+        focus.rung.instruction(),
+    );
+    if focus.revisit {
+        text.push_str("Its answer was given earlier in the session; ask for it again, fresh, as if new.\n");
+    }
+    for note in &focus.notes {
+        text.push_str(&format!("The learner's notes on it, \"{}\": {}\n", note.title.trim(), note.body.trim()));
+    }
+    text.push('\n');
+    text
+}
+
 fn point_line(index: usize, p: &PointBrief) -> String {
     if p.context.trim().is_empty() {
         format!("{}. {}\n", index + 1, p.content.trim())
@@ -123,19 +155,26 @@ mod tests {
     use super::*;
 
     fn brief(moment: TutorMoment) -> TutorBrief {
+        let point = PointBrief { id: "p1".into(), content: "Mitochondria make ATP".into(), context: "Energy?".into() };
         TutorBrief {
             set_name: "Cells".into(),
             moment,
-            pending: vec![PointBrief {
-                id: "p1".into(),
-                content: "Mitochondria make ATP".into(),
-                context: "Energy?".into(),
-            }],
+            pending: vec![point.clone()],
+            focus: Some(Focus { point, rung: Rung::Nudge, attempts: 2, revisit: false, notes: vec![] }),
             just_recalled: vec![],
-            failed_attempts: 0,
+            set_aside: None,
             observation: Some("They named the organelle but not the molecule.".into()),
             learner_message: Some("mitochondria".into()),
+            previous_reply: Some("Which organelle powers the cell?".into()),
         }
+    }
+
+    #[test]
+    fn the_ladder_and_the_attempts_are_in_the_prompt() {
+        let r = request(brief(TutorMoment::Reply), "", vec![Message::user("mitochondria")]);
+        assert!(r.system.contains("tried 2 times"), "{}", r.system);
+        assert!(r.system.contains("rung 3 of 5, nudge"), "{}", r.system);
+        assert!(r.system.contains("Do not repeat any sentence"), "{}", r.system);
     }
 
     #[test]

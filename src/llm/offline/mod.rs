@@ -14,7 +14,7 @@ use serde_json::json;
 use warren_app::protocol::ProviderInfo;
 
 use super::brief::{
-    DetectorBrief, EvaluatorBrief, ExplorerBrief, PointBrief, SummaryBrief, TutorBrief, TutorMoment,
+    DetectorBrief, EvaluatorBrief, ExplorerBrief, Focus, PointBrief, Rung, SummaryBrief, TutorBrief, TutorMoment,
 };
 use super::{LlmError, Provider, Purpose, Request, Role, TextStream};
 use text::{content_words, coverage, is_dont_know, pick, sentences, terms};
@@ -142,7 +142,7 @@ fn cue(point: &PointBrief, set_name: &str) -> String {
 
 fn tutor(brief: &TutorBrief) -> String {
     let set = brief.set_name.as_str();
-    let Some(next) = brief.pending.first() else {
+    let Some(focus) = &brief.focus else {
         return match brief.moment {
             TutorMoment::Opening | TutorMoment::Resume => {
                 format!("Everything in {set} is recalled. What would you like to connect it to?")
@@ -150,39 +150,126 @@ fn tutor(brief: &TutorBrief) -> String {
             TutorMoment::Reply => "Say more: how does that connect to the rest of what you know here?".into(),
         };
     };
-    match brief.moment {
-        TutorMoment::Opening => format!("Let's see what you remember about {set}. {}", cue(next, set)),
-        TutorMoment::Resume => format!("Back to {set}, where we left off. {}", cue(next, set)),
-        TutorMoment::Reply => {
-            let message = brief.learner_message.as_deref().unwrap_or_default();
-            if !brief.just_recalled.is_empty() {
-                let ack = ["Right.", "Yes.", "Mm-hmm."][pick(message, 3)];
-                return format!("{ack} {}", cue(next, set));
+    let message = brief.learner_message.as_deref().unwrap_or_default();
+    let leads: Vec<String> = match brief.moment {
+        TutorMoment::Opening => vec![format!("Let's see what you remember about {set}.")],
+        TutorMoment::Resume => vec![format!("Back to {set}, where we left off.")],
+        TutorMoment::Reply if !brief.just_recalled.is_empty() => {
+            let acks = ["Right.", "Yes.", "Mm-hmm."];
+            let first = pick(message, acks.len());
+            (0..acks.len()).map(|i| acks[(first + i) % acks.len()].to_string()).collect()
+        }
+        TutorMoment::Reply if brief.set_aside.is_some() => {
+            vec!["Keep that in mind; we'll come back to it.".into(), "Hold on to that; it comes back later.".into()]
+        }
+        TutorMoment::Reply if is_dont_know(message) => {
+            vec!["That's all right.".into(), "No matter.".into(), String::new()]
+        }
+        TutorMoment::Reply => vec![String::new()],
+    };
+    // The first wording that shares no sentence with the previous reply.
+    let previous = brief.previous_reply.as_deref().map(sentences).unwrap_or_default();
+    let mut candidates = (0..3).flat_map(|variant| {
+        let body = ask(focus, set, variant);
+        leads.iter().map(move |lead| if lead.is_empty() { body.clone() } else { format!("{lead} {body}") })
+    });
+    let first = candidates.next().unwrap_or_default();
+    std::iter::once(first.clone())
+        .chain(candidates)
+        .find(|c| sentences(c).iter().all(|s| !previous.contains(s)))
+        .unwrap_or(first)
+}
+
+/// The question for the point under discussion at its rung of the hint ladder; `variant`
+/// words it differently (to never say the same sentence twice in a row).
+fn ask(focus: &Focus, set: &str, variant: usize) -> String {
+    let point = &focus.point;
+    match focus.rung {
+        Rung::Cue if focus.revisit => {
+            ["One from earlier, asked fresh:", "Back to one from before:", "Once more, fresh:"][variant % 3]
+                .to_string()
+                + " "
+                + &cue(point, set)
+        }
+        Rung::Cue => match variant % 3 {
+            0 => cue(point, set),
+            1 => format!("Again: {}", cue(point, set)),
+            _ => format!("Let's stay with this one. {}", cue(point, set)),
+        },
+        Rung::Angle => angle(focus, variant),
+        Rung::Nudge => {
+            let words = content_words(&point.content);
+            match words.iter().max_by_key(|w| w.chars().count()) {
+                Some(word) => {
+                    let start: String = word.chars().take(2).collect();
+                    [
+                        format!("A nudge: one of the key words starts with \"{start}\". What is it?"),
+                        format!("Here is a start: a key word begins \"{start}\". Which word is that?"),
+                        format!("Think of a word beginning \"{start}\". Where does it lead?"),
+                    ][variant % 3]
+                        .clone()
+                }
+                None => format!("A nudge: {}", cue(point, set)),
             }
-            let lead = if is_dont_know(message) { "That's all right. " } else { "" };
-            format!("{lead}{}", hint(next, set, brief.failed_attempts))
+        }
+        Rung::Gaps => {
+            let masked = masked(&point.content);
+            [
+                format!("Part of it: \"{masked}\". What fills the gaps?"),
+                format!("Fill in the gaps: \"{masked}\""),
+                format!("Here is its shape: \"{masked}\". What goes in the blanks?"),
+            ][variant % 3]
+                .clone()
+        }
+        Rung::Answer => {
+            let answer = ensure_period(point.content.trim());
+            [
+                format!("Here it is: {answer} Say it back in your own words."),
+                format!("This is the one: {answer} How would you put it yourself?"),
+                format!("The answer: {answer} Now say it your way."),
+            ][variant % 3]
+                .clone()
         }
     }
 }
 
-/// Hints that narrow with each failed try; the answer itself only after four.
-fn hint(point: &PointBrief, set: &str, attempts: u32) -> String {
-    let words = content_words(&point.content);
-    match attempts {
-        0 | 1 => format!("Take another angle. {}", cue(point, set)),
-        2 => match words.iter().max_by_key(|w| w.chars().count()) {
-            Some(word) => {
-                let start: String = word.chars().take(2).collect();
-                format!("A nudge: one of the key words starts with \"{start}\". {}", cue(point, set))
-            }
-            None => cue(point, set),
-        },
-        3 => format!("Part of it: \"{}\". What fills the gaps?", masked(&point.content)),
-        _ => format!(
-            "Here it is: {} Put it in your own words, and we'll go on.",
-            ensure_period(point.content.trim())
-        ),
+/// Another side of the point: the learner's notes on it if there are any, else a question
+/// shaped by what the point holds (a date, a name, or a function).
+fn angle(focus: &Focus, variant: usize) -> String {
+    let point = &focus.point;
+    let notes = focus.notes.iter().map(|n| n.title.trim()).filter(|t| !t.is_empty()).collect::<Vec<_>>();
+    if let Some(title) = notes.get(variant % notes.len().max(1)) {
+        return [
+            format!("Think back to your notes, \"{title}\". What do they say that bears on this?"),
+            format!("Your notes \"{title}\" touch on it. What do you remember from them?"),
+            format!("Come at it through \"{title}\": what fits here?"),
+        ][variant % 3]
+            .clone();
     }
+    let content = point.content.trim();
+    let has_number = content.chars().any(|c| c.is_ascii_digit());
+    // A capitalised word after the first one: a person, place or named thing.
+    let has_name = content.split_whitespace().skip(1).any(|w| w.chars().next().is_some_and(char::is_uppercase));
+    let questions: [&str; 3] = if has_number {
+        [
+            "Come at it from the time: when was it, and what happened then?",
+            "Think of the date first. What happened around it?",
+            "Place it in time: what came before, and what followed?",
+        ]
+    } else if has_name {
+        [
+            "Think of who or what is named in it. What part do they play?",
+            "Start from the names involved: who or what comes to mind?",
+            "Which person, place or thing is at the centre of it?",
+        ]
+    } else {
+        [
+            "Think of what it does, or what it is for, rather than what it is called.",
+            "What job does it do? Start from there.",
+            "Picture it at work: what happens, and what comes of it?",
+        ]
+    };
+    questions[variant % 3].to_string()
 }
 
 /// The content with every other content word blanked out.
@@ -346,29 +433,43 @@ mod tests {
         assert_eq!(v["nearMisses"][0]["pointId"], "n");
     }
 
-    #[test]
-    fn tutor_hints_narrow_then_give_the_answer() {
-        let mut brief = TutorBrief {
+    fn reply_at(rung: Rung, message: &str, previous: Option<&str>) -> String {
+        let point = point("m", "Mitochondria produce ATP", "Which organelle powers the cell?");
+        tutor(&TutorBrief {
             set_name: "Cells".into(),
             moment: TutorMoment::Reply,
-            pending: vec![point("m", "Mitochondria produce ATP", "Which organelle powers the cell?")],
+            pending: vec![point.clone()],
+            focus: Some(Focus { point, rung, attempts: 1, revisit: false, notes: vec![] }),
             just_recalled: vec![],
-            failed_attempts: 1,
+            set_aside: None,
             observation: None,
-            learner_message: Some("I don't remember".into()),
-        };
-        let first = tutor(&brief);
-        assert!(first.starts_with("That's all right."), "{first}");
-        brief.failed_attempts = 2;
-        assert!(tutor(&brief).contains("starts with \"Mi\""));
-        brief.failed_attempts = 3;
-        let partial = tutor(&brief);
-        assert!(partial.contains('_') && !partial.contains("Mitochondria"), "{partial}");
-        brief.failed_attempts = 4;
-        assert!(tutor(&brief).contains("Here it is: Mitochondria produce ATP."));
-        for n in 0..6 {
-            brief.failed_attempts = n;
-            assert!(!tutor(&brief).contains('!'), "no exclamation marks");
+            learner_message: Some(message.into()),
+            previous_reply: previous.map(str::to_string),
+        })
+    }
+
+    #[test]
+    fn the_ladder_narrows_then_gives_the_answer() {
+        let angle = reply_at(Rung::Angle, "I don't remember", None);
+        assert!(angle.starts_with("That's all right."), "{angle}");
+        assert!(!angle.contains("Which organelle powers the cell?"), "another angle, not the cue: {angle}");
+        assert!(reply_at(Rung::Nudge, "no", None).contains("starts with \"Mi\""));
+        let gaps = reply_at(Rung::Gaps, "no", None);
+        assert!(gaps.contains('_') && !gaps.contains("Mitochondria"), "{gaps}");
+        let answer = reply_at(Rung::Answer, "no", None);
+        assert!(answer.contains("Mitochondria produce ATP.") && answer.contains("own words"), "{answer}");
+        for rung in [Rung::Cue, Rung::Angle, Rung::Nudge, Rung::Gaps, Rung::Answer] {
+            assert!(!reply_at(rung, "no", None).contains('!'), "no exclamation marks");
+        }
+    }
+
+    #[test]
+    fn a_reply_never_shares_a_sentence_with_the_previous_one() {
+        for rung in [Rung::Cue, Rung::Angle, Rung::Nudge, Rung::Gaps, Rung::Answer] {
+            let first = reply_at(rung, "hmm", None);
+            let second = reply_at(rung, "hmm", Some(&first));
+            let before = sentences(&first);
+            assert!(sentences(&second).iter().all(|s| !before.contains(s)), "{first} / {second}");
         }
     }
 

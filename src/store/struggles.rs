@@ -1,0 +1,90 @@
+//! Per-point struggle in a session: tries, hints, the rung of the hint ladder, the answer
+//! given (see `engine::struggle` for the rules).
+
+use std::collections::HashMap;
+
+use super::columns::Flag;
+use super::{Store, StoreError, now_ms};
+use crate::llm::brief::Rung;
+
+/// One point's struggle in one session.
+#[derive(Clone, Debug, Default, PartialEq, sqlx::FromRow)]
+pub struct Struggle {
+    /// Learner messages about this point that did not recall it.
+    #[sqlx(try_from = "i64")]
+    pub attempts: u32,
+    /// Hints given: rungs past the cue, answers excluded.
+    #[sqlx(try_from = "i64")]
+    pub hints: u32,
+    /// The rung of the next reply about this point.
+    #[sqlx(try_from = "String")]
+    pub rung: Rung,
+    /// The answer was given at least once.
+    #[sqlx(try_from = "Flag")]
+    pub revealed: bool,
+    /// Revealed, answered, and set aside until the other points are done.
+    #[sqlx(try_from = "Flag")]
+    pub parked: bool,
+    /// The learner message last counted, so that a message answered again after a restart
+    /// climbs once.
+    pub counted_entry_id: Option<String>,
+}
+
+#[derive(sqlx::FromRow)]
+struct Row {
+    point_id: String,
+    #[sqlx(flatten)]
+    struggle: Struggle,
+}
+
+impl Store {
+    /// Every point's struggle in a session, by point id (points never struggled with are
+    /// absent).
+    pub async fn struggles(&self, owner: &str, session_id: &str) -> Result<HashMap<String, Struggle>, StoreError> {
+        let rows: Vec<Row> = sqlx::query_as(
+            "SELECT point_id, attempts, hints, rung, revealed, parked, counted_entry_id FROM point_struggles
+             WHERE session_id = $1 AND owner_id = $2",
+        )
+        .bind(session_id)
+        .bind(owner)
+        .fetch_all(self.pool())
+        .await?;
+        Ok(rows.into_iter().map(|r| (r.point_id, r.struggle)).collect())
+    }
+
+    /// Writes the given points' struggles, in one transaction.
+    pub async fn save_struggles(
+        &self,
+        owner: &str,
+        session_id: &str,
+        changed: &[(&str, &Struggle)],
+    ) -> Result<(), StoreError> {
+        let mut tx = self.write_transaction().await?;
+        let now = now_ms();
+        for (point_id, s) in changed {
+            sqlx::query(
+                "INSERT INTO point_struggles (session_id, point_id, owner_id, attempts, hints, rung, revealed,
+                     parked, counted_entry_id, updated_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                 ON CONFLICT (session_id, point_id) DO UPDATE SET attempts = excluded.attempts,
+                     hints = excluded.hints, rung = excluded.rung, revealed = excluded.revealed,
+                     parked = excluded.parked, counted_entry_id = excluded.counted_entry_id,
+                     updated_at = excluded.updated_at",
+            )
+            .bind(session_id)
+            .bind(point_id)
+            .bind(owner)
+            .bind(i64::from(s.attempts))
+            .bind(i64::from(s.hints))
+            .bind(s.rung.as_str())
+            .bind(i64::from(s.revealed))
+            .bind(i64::from(s.parked))
+            .bind(&s.counted_entry_id)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+}
