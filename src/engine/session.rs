@@ -11,9 +11,9 @@ use warren_app::protocol::{
 };
 
 use crate::engine::agents::explorer::opening_prompt;
+use crate::engine::fsrs;
 use crate::engine::struggle::{self, Struggles};
 use crate::engine::turn::TutorPlan;
-use crate::engine::fsrs;
 use crate::llm::Message;
 use crate::llm::brief::{Focus, PointBrief, ResourceBrief};
 use crate::store::{
@@ -79,7 +79,17 @@ impl LiveSession {
             .iter()
             .filter_map(|id| all_points.iter().find(|p| &p.id == id).cloned())
             .collect();
-        Self { row, set, points, resources, outcomes, entries, rabbitholes, struggles, shown_resources: HashSet::new() }
+        Self {
+            row,
+            set,
+            points,
+            resources,
+            outcomes,
+            entries,
+            rabbitholes,
+            struggles,
+            shown_resources: HashSet::new(),
+        }
     }
 
     pub fn owner(&self) -> &str {
@@ -704,7 +714,16 @@ mod tests {
         let mut r = row(&["a"]);
         r.state.active_ms = 5_000;
         r.state.resumed_at = Some(400);
-        let s = LiveSession::from_rows(r, set(), vec![point("a")], vec![], vec![], vec![], vec![], Struggles::new());
+        let s = LiveSession::from_rows(
+            r,
+            set(),
+            vec![point("a")],
+            vec![],
+            vec![],
+            vec![],
+            vec![],
+            Struggles::new(),
+        );
         // updated_at is 1_000: 600 ms of the stretch counted, and the clock stopped.
         assert_eq!(s.row.state.active_ms, 5_600);
         assert_eq!(s.row.state.resumed_at, None);
@@ -819,17 +838,29 @@ mod tests {
             licence: None,
             points: vec![("b".into(), 1.0)],
         });
-        s.struggles.insert("b".into(), crate::store::Struggle { attempts: 2, rung: crate::llm::brief::Rung::Nudge, ..Default::default() });
+        s.struggles.insert(
+            "b".into(),
+            crate::store::Struggle {
+                attempts: 2,
+                rung: crate::llm::brief::Rung::Nudge,
+                ..Default::default()
+            },
+        );
         assert_eq!(s.discussed().map(|p| p.id.as_str()), Some("b"));
         say(&mut s, Speaker::Tutor, "A nudge.", 1);
         let plan = s.plan(Some("b"), false);
         let focus = plan.focus.expect("a focus");
-        assert_eq!((focus.point.id.as_str(), focus.rung, focus.attempts), ("b", crate::llm::brief::Rung::Nudge, 2));
+        assert_eq!(
+            (focus.point.id.as_str(), focus.rung, focus.attempts),
+            ("b", crate::llm::brief::Rung::Nudge, 2)
+        );
         assert_eq!(focus.notes.len(), 1);
         assert_eq!(plan.pending.iter().map(|p| p.id.as_str()).collect::<Vec<_>>(), ["b", "a"]);
         assert_eq!(plan.previous_reply.as_deref(), Some("A nudge."));
         // At the answer rung, saying it back earns no credit.
-        s.struggles.get_mut("b").map(|st| st.rung = crate::llm::brief::Rung::Answer);
+        if let Some(b) = s.struggles.get_mut("b") {
+            b.rung = crate::llm::brief::Rung::Answer;
+        }
         assert_eq!(s.creditable_briefs().iter().map(|p| p.id.as_str()).collect::<Vec<_>>(), ["a"]);
     }
 

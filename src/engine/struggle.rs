@@ -195,7 +195,10 @@ mod tests {
         }
         // The learner says it back: set aside, and b comes next.
         let step = after_message(&mut struggles, Some("a"), &[], "e5", &[&a, &b]);
-        assert_eq!((step.set_aside.as_deref(), step.next.as_deref(), step.revisit), (Some("a"), Some("b"), false));
+        assert_eq!(
+            (step.set_aside.as_deref(), step.next.as_deref(), step.revisit),
+            (Some("a"), Some("b"), false)
+        );
         assert!(!can_be_credited(&struggles, "a"));
         // b recalled: a is the only one left, asked fresh and creditable again.
         let step = after_message(&mut struggles, Some("b"), &["b".into()], "e6", &[&a]);

@@ -95,10 +95,12 @@ async fn run(provider: SharedProvider, input: TurnInput, tx: mpsc::Sender<TurnEv
     let provider = &*provider;
     let done = match &input.kind {
         TurnKind::Opening(plan) => {
-            stream_reply(provider, tutor_request(&input, TutorMoment::Opening, plan.clone(), None, None), &tx).await
+            stream_reply(provider, tutor_request(&input, TutorMoment::Opening, plan.clone(), None, None), &tx)
+                .await
         }
         TurnKind::Resume(plan) => {
-            stream_reply(provider, tutor_request(&input, TutorMoment::Resume, plan.clone(), None, None), &tx).await
+            stream_reply(provider, tutor_request(&input, TutorMoment::Resume, plan.clone(), None, None), &tx)
+                .await
         }
         TurnKind::Recall { message, run_detector } => {
             let evaluate = evaluator::evaluate(
@@ -158,7 +160,8 @@ async fn run(provider: SharedProvider, input: TurnInput, tx: mpsc::Sender<TurnEv
                             mode: EvalMode::Rabbithole,
                         };
                         let evaluation = evaluator::evaluate(provider, brief, &input.judge_context).await;
-                        let _ = tx.send(TurnEvent::Assessed { evaluation, detection: None, plan: None }).await;
+                        let _ =
+                            tx.send(TurnEvent::Assessed { evaluation, detection: None, plan: None }).await;
                     };
                     tokio::join!(silent_check, reply).1
                 }

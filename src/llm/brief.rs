@@ -35,8 +35,10 @@ pub enum TutorMoment {
 warren_app::named_enum! {
     /// The hint ladder for the point under discussion, one rung per learner message that
     /// does not recall it (see `engine::struggle`).
+    #[derive(Default)]
     pub enum Rung {
         /// Ask with the point's cue.
+        #[default]
         Cue = "cue",
         /// Ask from another side, built from the point or its notes.
         Angle = "angle",
@@ -46,12 +48,6 @@ warren_app::named_enum! {
         Gaps = "gaps",
         /// Give the answer and ask for it in the learner's own words.
         Answer = "answer",
-    }
-}
-
-impl Default for Rung {
-    fn default() -> Self {
-        Rung::Cue
     }
 }
 

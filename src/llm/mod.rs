@@ -11,6 +11,7 @@ mod http;
 pub mod offline;
 pub mod openai;
 pub mod select;
+pub mod topic;
 
 use std::pin::Pin;
 use std::sync::Arc;

@@ -40,7 +40,11 @@ struct Row {
 impl Store {
     /// Every point's struggle in a session, by point id (points never struggled with are
     /// absent).
-    pub async fn struggles(&self, owner: &str, session_id: &str) -> Result<HashMap<String, Struggle>, StoreError> {
+    pub async fn struggles(
+        &self,
+        owner: &str,
+        session_id: &str,
+    ) -> Result<HashMap<String, Struggle>, StoreError> {
         let rows: Vec<Row> = sqlx::query_as(
             "SELECT point_id, attempts, hints, rung, revealed, parked, counted_entry_id FROM point_struggles
              WHERE session_id = $1 AND owner_id = $2",

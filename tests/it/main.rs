@@ -8,6 +8,7 @@ mod common;
 
 mod accounts;
 mod engine;
+mod ladder;
 mod network_session;
 mod providers;
 mod session_socket;

@@ -89,7 +89,8 @@ impl Actor {
             self.emit(SessionEvent::RabbitholeDetected(detected), Audience::All);
         }
         if let Some(plan) = plan {
-            let brief = |id: &String| self.session.points.iter().find(|p| &p.id == id).map(LiveSession::point_brief);
+            let brief =
+                |id: &String| self.session.points.iter().find(|p| &p.id == id).map(LiveSession::point_brief);
             let mut next = self.session.plan(step.next.as_deref(), step.revisit);
             next.just_recalled = just.iter().filter_map(brief).collect();
             next.set_aside = step.set_aside.as_ref().and_then(brief);

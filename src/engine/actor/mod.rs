@@ -43,13 +43,6 @@ pub enum Command {
     Abandoned,
 }
 
-/// What a socket's arrival sets off.
-enum Next {
-    Opening,
-    Resume,
-    Turn(TurnKind, Speaker),
-}
-
 /// Who receives a frame.
 #[derive(Clone, Copy)]
 enum Audience {
@@ -174,11 +167,11 @@ impl Actor {
         match self.session.status() {
             SessionStatus::Paused => {
                 self.session.row.state.status = SessionStatus::InProgress;
-                next = Some(Next::Resume);
+                next = Some((TurnKind::Resume(self.first_plan().await?), Speaker::Tutor));
             }
             SessionStatus::InProgress if self.turn.is_none() => {
                 if self.session.entries.is_empty() {
-                    next = Some(Next::Opening);
+                    next = Some((TurnKind::Opening(self.first_plan().await?), Speaker::Tutor));
                 } else if let Some(waiting) = self.session.unanswered_message()
                     // A last recall is answered by the overlay, not by the tutor.
                     && self.session.overlay(now).is_none()
@@ -186,10 +179,10 @@ impl Actor {
                     let message = waiting.content.clone();
                     next = Some(match self.session.mode() {
                         SessionMode::Recall => {
-                            Next::Turn(TurnKind::Recall { message, run_detector: false }, Speaker::Tutor)
+                            (TurnKind::Recall { message, run_detector: false }, Speaker::Tutor)
                         }
                         SessionMode::Rabbithole => {
-                            Next::Turn(TurnKind::Explore { message: Some(message) }, Speaker::Explorer)
+                            (TurnKind::Explore { message: Some(message) }, Speaker::Explorer)
                         }
                     });
                 }
@@ -202,12 +195,6 @@ impl Actor {
         if self.session.row.state != before {
             self.session.save(&self.shared.store).await?;
         }
-        let next = match next {
-            Some(Next::Opening) => Some((TurnKind::Opening(self.first_plan().await?), Speaker::Tutor)),
-            Some(Next::Resume) => Some((TurnKind::Resume(self.first_plan().await?), Speaker::Tutor)),
-            Some(Next::Turn(kind, speaker)) => Some((kind, speaker)),
-            None => None,
-        };
 
         let opening = match &next {
             Some((TurnKind::Opening(_) | TurnKind::Resume(_), _)) => String::new(),

@@ -93,19 +93,7 @@ pub async fn detect(provider: &dyn Provider, brief: DetectorBrief, recent: &[Mes
 
 /// Two to four words for pills and banners, taken from the topic.
 pub fn label_for(topic: &str) -> String {
-    let words: Vec<&str> = topic
-        .split_whitespace()
-        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '-' && c != '\''))
-        .filter(|w| !w.is_empty())
-        .collect();
-    let skip = words.first().is_some_and(|w| matches!(w.to_lowercase().as_str(), "the" | "a" | "an"))
-        && words.len() > 2;
-    let words = &words[usize::from(skip)..];
-    let mut label = words.iter().take(4).copied().collect::<Vec<_>>().join(" ");
-    if let Some(first) = label.get(..1) {
-        label = first.to_uppercase() + &label[1..];
-    }
-    label
+    crate::llm::topic::label_of(topic)
 }
 
 #[cfg(test)]
@@ -122,12 +110,5 @@ mod tests {
         let no_topic = yes.replace("tidal locking", " ");
         assert_eq!(parse(&no_topic), Some(None));
         assert_eq!(parse("nope"), None);
-    }
-
-    #[test]
-    fn labels_are_short() {
-        assert_eq!(label_for("the history of the printing press in Europe"), "History of the printing");
-        assert_eq!(label_for("tides"), "Tides");
-        assert_eq!(label_for("  "), "");
     }
 }

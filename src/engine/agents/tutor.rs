@@ -136,7 +136,11 @@ fn focus_lines(focus: &Focus) -> String {
         text.push_str("Its answer was given earlier in the session; ask for it again, fresh, as if new.\n");
     }
     for note in &focus.notes {
-        text.push_str(&format!("The learner's notes on it, \"{}\": {}\n", note.title.trim(), note.body.trim()));
+        text.push_str(&format!(
+            "The learner's notes on it, \"{}\": {}\n",
+            note.title.trim(),
+            note.body.trim()
+        ));
     }
     text.push('\n');
     text
@@ -155,7 +159,11 @@ mod tests {
     use super::*;
 
     fn brief(moment: TutorMoment) -> TutorBrief {
-        let point = PointBrief { id: "p1".into(), content: "Mitochondria make ATP".into(), context: "Energy?".into() };
+        let point = PointBrief {
+            id: "p1".into(),
+            content: "Mitochondria make ATP".into(),
+            context: "Energy?".into(),
+        };
         TutorBrief {
             set_name: "Cells".into(),
             moment,

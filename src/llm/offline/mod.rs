@@ -14,8 +14,10 @@ use serde_json::json;
 use warren_app::protocol::ProviderInfo;
 
 use super::brief::{
-    DetectorBrief, EvaluatorBrief, ExplorerBrief, Focus, PointBrief, Rung, SummaryBrief, TutorBrief, TutorMoment,
+    DetectorBrief, EvaluatorBrief, ExplorerBrief, Focus, PointBrief, Rung, SummaryBrief, TutorBrief,
+    TutorMoment,
 };
+use super::topic::topic_of;
 use super::{LlmError, Provider, Purpose, Request, Role, TextStream};
 use text::{content_words, coverage, is_dont_know, pick, sentences, terms};
 
@@ -160,7 +162,10 @@ fn tutor(brief: &TutorBrief) -> String {
             (0..acks.len()).map(|i| acks[(first + i) % acks.len()].to_string()).collect()
         }
         TutorMoment::Reply if brief.set_aside.is_some() => {
-            vec!["Keep that in mind; we'll come back to it.".into(), "Hold on to that; it comes back later.".into()]
+            vec![
+                "Keep that in mind; we'll come back to it.".into(),
+                "Hold on to that; it comes back later.".into(),
+            ]
         }
         TutorMoment::Reply if is_dont_know(message) => {
             vec!["That's all right.".into(), "No matter.".into(), String::new()]
@@ -249,7 +254,8 @@ fn angle(focus: &Focus, variant: usize) -> String {
     let content = point.content.trim();
     let has_number = content.chars().any(|c| c.is_ascii_digit());
     // A capitalised word after the first one: a person, place or named thing.
-    let has_name = content.split_whitespace().skip(1).any(|w| w.chars().next().is_some_and(char::is_uppercase));
+    let has_name =
+        content.split_whitespace().skip(1).any(|w| w.chars().next().is_some_and(char::is_uppercase));
     let questions: [&str; 3] = if has_number {
         [
             "Come at it from the time: when was it, and what happened then?",
@@ -328,17 +334,6 @@ fn detector(brief: &DetectorBrief) -> serde_json::Value {
         "confidence": if fires { 0.7 } else { 0.1 },
         "reasoning": if fires { "The learner asks about something outside the recall points." } else { "On topic." },
     })
-}
-
-/// The content words of the question asked: "…, what about the printing press?" gives
-/// "printing press".
-fn topic_of(message: &str) -> String {
-    let question =
-        sentences(message).into_iter().find(|s| s.ends_with('?')).unwrap_or_else(|| message.to_string());
-    let lower = question.to_lowercase();
-    // `get`, not slicing: lower-casing can change byte offsets in non-ASCII text.
-    let tail = lower.find("about ").and_then(|i| question.get(i + 6..)).unwrap_or(&question);
-    content_words(tail).into_iter().take(5).collect::<Vec<_>>().join(" ")
 }
 
 // --- explorer ---------------------------------------------------------------------------------
@@ -482,11 +477,11 @@ mod tests {
         };
         let v = detector(&brief);
         assert_eq!(v["isRabbithole"], true);
-        assert_eq!(v["topic"], "printing press change Europe");
+        assert_eq!(v["topic"], "how the printing press changed Europe");
         brief.learner_message = "Do mitochondria produce ATP?".into();
         assert_eq!(detector(&brief)["isRabbithole"], false);
         brief.learner_message = "What about the history of printing?".into();
-        assert_eq!(detector(&brief)["topic"], "history printing");
+        assert_eq!(detector(&brief)["topic"], "the history of printing");
         brief.learner_message = "İİİ what about ÅNGSTRÖM units?".into();
         assert_eq!(detector(&brief)["isRabbithole"], true);
     }

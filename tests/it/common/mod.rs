@@ -26,7 +26,8 @@ pub struct TestApp {
     pub engine: Engine,
     /// A learner signed up when the app started; `start` and `connect` act as them.
     pub learner: Learner,
-    _dir: TempDir,
+    /// The SQLite file's folder, owned by the first instance (see `another_instance`).
+    _dir: Option<TempDir>,
 }
 
 /// A signed-up learner and their sign-in cookie.
@@ -58,9 +59,26 @@ impl TestApp {
         tokio::spawn(app.run());
         let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
         let placeholder = Learner { id: String::new(), username: String::new(), cookie: String::new() };
-        let mut app = Self { addr, database_url, http, engine, learner: placeholder, _dir: dir };
+        let mut app = Self { addr, database_url, http, engine, learner: placeholder, _dir: Some(dir) };
         app.learner = app.sign_up("learner").await;
         app
+    }
+
+    /// Another Warren on the same database, as after a restart: fresh actors that know only
+    /// what was stored. The learner's sign-in carries over.
+    pub async fn another_instance(&self) -> TestApp {
+        let app = Application::build(&Config::for_database(&self.database_url)).await.expect("app starts");
+        let addr = app.local_addr();
+        let engine = app.engine();
+        tokio::spawn(app.run());
+        TestApp {
+            addr,
+            database_url: self.database_url.clone(),
+            http: self.http.clone(),
+            engine,
+            learner: self.learner.clone(),
+            _dir: None,
+        }
     }
 
     /// Signs up through the real form handler; returns the learner with their cookie.
@@ -229,6 +247,17 @@ impl Ws {
 
 pub fn kinds(frames: &[ServerMessage]) -> Vec<&'static str> {
     frames.iter().map(kind).filter(|k| *k != "assistant_chunk").collect()
+}
+
+/// The finished reply among a turn's frames.
+pub fn reply_of(frames: &[ServerMessage]) -> String {
+    frames
+        .iter()
+        .find_map(|m| match m {
+            ServerMessage::AssistantComplete(done) => Some(done.full_content.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no reply in {frames:?}"))
 }
 
 pub fn recalled_ids(frames: &[ServerMessage]) -> Vec<String> {

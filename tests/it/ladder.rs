@@ -1,0 +1,185 @@
+//! The offline tutor's hint ladder over the real socket: struggle counted per point, rungs that
+//! move, a revealed point asked again later, FSRS ratings from each point's own history, and
+//! never the same reply twice in a row.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use warren::engine::{Engine, EngineConfig};
+use warren::llm::offline::Offline;
+use warren_app::protocol::{ClientMessage, ServerMessage};
+
+use crate::common::{TestApp, Ws, recalled_ids, reply_of};
+
+const CELL: &str = "The living cell";
+
+async fn opened(app: &TestApp) -> (String, Vec<warren::store::Point>, Ws, String) {
+    let (session, points) = app.start(CELL).await;
+    let mut ws = app.connect(&session).await;
+    let opening = reply_of(&ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await);
+    (session, points, ws, opening)
+}
+
+async fn rating_of(app: &TestApp, session: &str, point_id: &str) -> String {
+    let outcomes = app.store().outcomes(app.owner(), session).await.unwrap();
+    outcomes.into_iter().find(|o| o.point_id == point_id).expect("recorded").rating
+}
+
+fn rank(rating: &str) -> u8 {
+    match rating {
+        "again" => 1,
+        "hard" => 2,
+        "good" => 3,
+        "easy" => 4,
+        other => panic!("unknown rating {other}"),
+    }
+}
+
+#[tokio::test]
+async fn four_times_i_dont_know_climbs_four_different_rungs_to_the_answer() {
+    let app = TestApp::spawn().await;
+    let (session, points, mut ws, opening) = opened(&app).await;
+    assert!(opening.contains(&points[0].context), "the opening asks the cue: {opening}");
+    let mut replies = vec![opening];
+    for _ in 0..4 {
+        replies.push(reply_of(&ws.say("I don't know").await));
+    }
+    let distinct: std::collections::HashSet<&String> = replies.iter().collect();
+    assert_eq!(distinct.len(), 5, "every reply differs: {replies:#?}");
+    assert!(replies[1].contains("notes"), "another angle, from the linked notes: {}", replies[1]);
+    assert!(replies[2].contains("starts with"), "a nudge: {}", replies[2]);
+    assert!(replies[3].contains('_'), "the point with gaps: {}", replies[3]);
+    assert!(replies[4].contains(points[0].content.trim_end_matches('.')), "the answer: {}", replies[4]);
+    assert!(replies[4].contains("own words"), "{}", replies[4]);
+
+    let struggles = app.store().struggles(app.owner(), &session).await.unwrap();
+    let s = &struggles[&points[0].id];
+    assert_eq!((s.attempts, s.hints, s.revealed), (4, 3, true));
+}
+
+#[tokio::test]
+async fn recalling_another_point_does_not_send_the_first_back_to_the_first_rung() {
+    let app = TestApp::spawn().await;
+    let (_session, points, mut ws, _) = opened(&app).await;
+    ws.say("I don't know").await;
+    let nudge = reply_of(&ws.say("no idea").await);
+    assert!(
+        nudge.contains("starts with") || nudge.contains("begins") || nudge.contains("beginning"),
+        "{nudge}"
+    );
+    // The learner recalls a different point: it is checked off, and the first one stays put.
+    let frames = ws.say(&points[1].content).await;
+    assert_eq!(recalled_ids(&frames), vec![points[1].id.clone()]);
+    let still = reply_of(&frames);
+    assert!(!still.contains(&points[0].context), "not back to the cue: {still}");
+    assert_ne!(still, nudge, "the same rung, worded anew");
+    let gaps = reply_of(&ws.say("I don't remember").await);
+    assert!(gaps.contains('_'), "the next rung: {gaps}");
+}
+
+#[tokio::test]
+async fn a_revealed_point_is_asked_again_later_and_can_still_be_checked_off() {
+    let app = TestApp::spawn().await;
+    let (session, points, mut ws, _) = opened(&app).await;
+    for _ in 0..4 {
+        ws.say("I don't know").await;
+    }
+    // Saying the given answer straight back is not recall: set aside, and on to the next.
+    let frames = ws.say(&points[0].content).await;
+    assert!(recalled_ids(&frames).is_empty(), "parroting earns no credit");
+    let next = reply_of(&frames);
+    assert!(next.contains("come back") || next.contains("later"), "{next}");
+    assert!(next.contains(&points[1].context), "the next open point: {next}");
+    let mut last = String::new();
+    for point in &points[1..] {
+        let frames = ws.say(&point.content).await;
+        assert_eq!(recalled_ids(&frames), vec![point.id.clone()]);
+        last = reply_of(&frames);
+    }
+    assert!(last.contains(&points[0].context), "the revealed point comes back: {last}");
+    assert!(last.contains("fresh") || last.contains("before") || last.contains("earlier"), "{last}");
+    let frames = ws.say(&points[0].content).await;
+    assert_eq!(recalled_ids(&frames), vec![points[0].id.clone()]);
+    assert!(frames.iter().any(|m| matches!(m, ServerMessage::SessionCompleteOverlay(_))));
+    assert_eq!(rating_of(&app, &session, &points[0].id).await, "again");
+}
+
+#[tokio::test]
+async fn each_recall_is_rated_by_its_own_points_history() {
+    let app = TestApp::spawn().await;
+    let (session, points, mut ws, _) = opened(&app).await;
+    ws.say("I don't know").await;
+    ws.say("I don't know").await;
+    assert_eq!(recalled_ids(&ws.say(&points[0].content).await), vec![points[0].id.clone()]);
+    // The next point comes easily, straight after the struggle with the first.
+    assert_eq!(recalled_ids(&ws.say(&points[1].content).await), vec![points[1].id.clone()]);
+    let hinted = rating_of(&app, &session, &points[0].id).await;
+    let unprompted = rating_of(&app, &session, &points[1].id).await;
+    assert_eq!(hinted, "hard");
+    assert!(rank(&hinted) < rank(&unprompted), "{hinted} vs {unprompted}");
+}
+
+/// Thirty learner messages to the offline tutor, driven through the engine itself (the
+/// socket's message rate would otherwise pace them at one a second).
+#[tokio::test]
+async fn no_reply_in_thirty_messages_repeats_the_one_before() {
+    let app = TestApp::spawn().await;
+    let engine = Engine::new(
+        app.store().clone(),
+        Arc::new(Offline::new(Duration::ZERO)),
+        EngineConfig { message_burst: 100, ..EngineConfig::default() },
+    );
+    let sets = app.store().list_sets(app.owner(), i64::MAX).await.unwrap();
+    let set = sets.iter().find(|s| s.name == CELL).unwrap();
+    let session = engine.start_session(app.owner(), &set.id).await.unwrap().id;
+    let points = app.store().points(app.owner(), &set.id).await.unwrap();
+    let mut live = engine.attach(app.owner(), &session).await.unwrap();
+    let mut previous = String::new();
+    let script = [
+        "I don't know",
+        "something about energy?",
+        "no idea",
+        "hmm",
+        "is it the ribosome",
+        "I'm stuck",
+        "what about the Golgi apparatus?",
+        "not sure",
+    ];
+    let mut replies = 0;
+    for i in 0..=30 {
+        if i > 0 {
+            // Every seventh message recalls the next point; the rest are misses and questions.
+            let message =
+                if i % 7 == 0 { points[i / 7 - 1].content.clone() } else { script[i % script.len()].into() };
+            let sent = ClientMessage::UserMessage { content: message, client_message_id: None };
+            live.send(sent).await.unwrap();
+        }
+        let reply = loop {
+            let frame =
+                tokio::time::timeout(Duration::from_secs(5), live.messages.recv()).await.unwrap().unwrap();
+            match frame {
+                ServerMessage::AssistantComplete(done) => break done.full_content,
+                ServerMessage::Error(e) => panic!("message {i}: {}", e.message),
+                _ => continue,
+            }
+        };
+        assert_ne!(reply, previous, "message {i} got the same reply as the one before");
+        previous = reply;
+        replies += 1;
+    }
+    assert_eq!(replies, 31, "the opening and thirty replies");
+}
+
+#[tokio::test]
+async fn after_a_restart_between_two_rungs_the_next_reply_is_the_next_rung() {
+    let app = TestApp::spawn().await;
+    let (session, _points, mut ws, _) = opened(&app).await;
+    let angle = reply_of(&ws.say("I don't know").await);
+    drop(ws);
+    let restarted = app.another_instance().await;
+    let mut ws = restarted.connect(&session).await;
+    let ServerMessage::SessionStarted(started) = ws.next().await else { panic!("session_started first") };
+    assert_eq!(started.opening_message, angle, "the screen shows where it stood");
+    let nudge = reply_of(&ws.say("still nothing").await);
+    assert!(nudge.contains("starts with"), "the next rung, not the first: {nudge}");
+}
