@@ -159,7 +159,14 @@ fn tutor(brief: &TutorBrief) -> String {
         TutorMoment::Reply if !brief.just_recalled.is_empty() => {
             let acks = ["Right.", "Yes.", "Mm-hmm."];
             let first = pick(message, acks.len());
-            (0..acks.len()).map(|i| acks[(first + i) % acks.len()].to_string()).collect()
+            // Back to a point already struggled with: say which, before its next hint.
+            let back = match focus.rung {
+                Rung::Cue => String::new(),
+                Rung::Angle | Rung::Nudge | Rung::Gaps | Rung::Answer => {
+                    format!(" Back to the earlier question: {}", cue(&focus.point, set))
+                }
+            };
+            (0..acks.len()).map(|i| format!("{}{back}", acks[(first + i) % acks.len()])).collect()
         }
         TutorMoment::Reply if brief.set_aside.is_some() => {
             vec![
@@ -218,7 +225,7 @@ fn ask(focus: &Focus, set: &str, variant: usize) -> String {
             }
         }
         Rung::Gaps => {
-            let masked = masked(&point.content);
+            let masked = masked(point.content.trim().trim_end_matches('.'));
             [
                 format!("Part of it: \"{masked}\". What fills the gaps?"),
                 format!("Fill in the gaps: \"{masked}\""),
