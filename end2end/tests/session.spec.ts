@@ -207,3 +207,24 @@ test('signed out while the server restarts: the socket is refused with 4401 and 
     await server.kill();
   }
 });
+
+test('the hint ladder survives a crash: killed between two rungs, the next reply is the next rung', async ({ page }) => {
+  const server = await OwnServer.create();
+  try {
+    await signUp(page, undefined, server.url);
+    await startSession(page, 'The living cell', server.url);
+    await answer(page, "I don't know");
+    const angle = await page.getByTestId('agent-text').innerText();
+    expect(angle).toContain('notes');
+
+    await server.kill();
+    await expect(page.getByTestId('connection')).toContainText('Reconnecting', { timeout: 15_000 });
+    await server.start();
+    await waitForConnected(page);
+    await expect(page.getByTestId('agent-text')).toHaveText(angle);
+    await answer(page, 'still nothing');
+    await expect(page.getByTestId('agent-text')).toContainText('starts with');
+  } finally {
+    await server.kill();
+  }
+});
