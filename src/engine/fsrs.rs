@@ -84,17 +84,7 @@ mod tests {
     use super::*;
 
     fn new_card(now: i64) -> FsrsCard {
-        FsrsCard {
-            state: "new".into(),
-            due_at: now,
-            stability: 0.0,
-            difficulty: 0.0,
-            elapsed_days: 0,
-            scheduled_days: 0,
-            reps: 0,
-            lapses: 0,
-            last_review_at: None,
-        }
+        FsrsCard::new(now)
     }
 
     fn hinted(hints: u32) -> Struggle {

@@ -595,20 +595,6 @@ mod tests {
     use crate::llm::Role;
     use crate::store::{FsrsCard, SessionState};
 
-    fn card() -> FsrsCard {
-        FsrsCard {
-            state: "new".into(),
-            due_at: 0,
-            stability: 0.0,
-            difficulty: 0.0,
-            elapsed_days: 0,
-            scheduled_days: 0,
-            reps: 0,
-            lapses: 0,
-            last_review_at: None,
-        }
-    }
-
     fn point(id: &str) -> Point {
         Point {
             id: id.into(),
@@ -616,7 +602,7 @@ mod tests {
             position: 0,
             content: format!("fact {id}"),
             context: String::new(),
-            card: card(),
+            card: FsrsCard::new(0),
         }
     }
 

@@ -120,17 +120,7 @@ mod tests {
             position: 0,
             content: id.into(),
             context: String::new(),
-            card: FsrsCard {
-                state: "new".into(),
-                due_at,
-                stability: 0.0,
-                difficulty: 0.0,
-                elapsed_days: 0,
-                scheduled_days: 0,
-                reps: 0,
-                lapses: 0,
-                last_review_at: None,
-            },
+            card: FsrsCard::new(due_at),
         }
     }
 

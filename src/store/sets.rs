@@ -26,6 +26,23 @@ pub struct FsrsCard {
     pub last_review_at: Option<i64>,
 }
 
+impl FsrsCard {
+    /// A card never reviewed, due at `due_at`.
+    pub fn new(due_at: i64) -> Self {
+        FsrsCard {
+            state: "new".into(),
+            due_at,
+            stability: 0.0,
+            difficulty: 0.0,
+            elapsed_days: 0,
+            scheduled_days: 0,
+            reps: 0,
+            lapses: 0,
+            last_review_at: None,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct Point {
     pub id: String,

@@ -8,16 +8,17 @@ use crate::api::{ApiError, ProviderNotice, SessionCard};
 use crate::pages::not_found::NotFoundBody;
 use crate::protocol::SessionStatus;
 
+/// What a page's data must be: loaded on the server and sent along for hydration.
+pub trait PageData: Clone + Send + Sync + serde::Serialize + serde::de::DeserializeOwned + 'static {}
+
+impl<T: Clone + Send + Sync + serde::Serialize + serde::de::DeserializeOwned + 'static> PageData for T {}
+
 /// The shape of every page: its data loads (on the server, before the page is sent), then the
 /// page shows it, or the error view says why it could not.
-pub fn loaded<T, V>(
+pub fn loaded<T: PageData, V: IntoView + 'static>(
     data: Resource<Result<T, ApiError>>,
     show: impl Fn(T) -> V + Clone + Send + Sync + 'static,
-) -> impl IntoView
-where
-    T: Clone + Send + Sync + serde::Serialize + serde::de::DeserializeOwned + 'static,
-    V: IntoView + 'static,
-{
+) -> impl IntoView {
     view! {
         <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
             {move || {
@@ -34,15 +35,11 @@ where
 }
 
 /// A page with a fixed title whose data loads first (see [`loaded`]).
-pub fn titled<T, V>(
+pub fn titled<T: PageData, V: IntoView + 'static>(
     title: &'static str,
     data: Resource<Result<T, ApiError>>,
     show: impl Fn(T) -> V + Clone + Send + Sync + 'static,
-) -> impl IntoView
-where
-    T: Clone + Send + Sync + serde::Serialize + serde::de::DeserializeOwned + 'static,
-    V: IntoView + 'static,
-{
+) -> impl IntoView {
     view! {
         <Title text=title />
         {loaded(data, show)}
