@@ -71,7 +71,7 @@ async fn run() {
     let model = Arc::new(SlowModel::default());
     let engine = Engine::new(store.clone(), model.clone(), EngineConfig::default());
     let set = store.list_sets(&owner, 0).await.expect("sets").remove(0);
-    let session = engine.start_session(&owner, &set.id).await.expect("session");
+    let session = engine.start_session(&owner, &set.id, true).await.expect("session");
     let unchecked = session.target_point_ids.len();
     let mut a = engine.attach(&owner, &session.id).await.expect("attach");
     let complete = |m: &ServerMessage| matches!(m, ServerMessage::AssistantComplete(_));

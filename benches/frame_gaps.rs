@@ -61,7 +61,7 @@ async fn run() {
     for i in 0..turns {
         // A fresh session every few turns keeps within the learner message rate.
         if i % TURNS_PER_SESSION == 0 {
-            let session = engine.start_session(&owner, &set.id).await.unwrap();
+            let session = engine.start_session(&owner, &set.id, true).await.unwrap();
             let mut request =
                 format!("ws://{addr}/ws/sessions/{}", session.id).into_client_request().unwrap();
             request.headers_mut().insert("cookie", cookie.parse().unwrap());

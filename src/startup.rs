@@ -14,7 +14,7 @@ use crate::config::Config;
 use crate::engine::{Engine, EngineConfig};
 use crate::llm::select::{self, ProviderConfigError};
 use crate::store::{Store, StoreError};
-use crate::web::{self, AppState, Throttle};
+use crate::web::{self, AppState, ServerBackend, Throttle};
 
 /// How long start-up waits for the language model to answer its check.
 const PROVIDER_CHECK_TIMEOUT: Duration = Duration::from_secs(10);
@@ -80,13 +80,20 @@ impl Application {
             .site_addr(addr)
             .build();
         let secure_cookies = config.public_url.as_deref().is_some_and(|u| u.starts_with("https://"));
+        let provider_status = Arc::new(provider_status);
+        let backend = Arc::new(ServerBackend {
+            store: store.clone(),
+            engine: engine.clone(),
+            provider_status: provider_status.clone(),
+        });
         let state = AppState {
             leptos_options,
             store,
             engine,
-            provider_status: Arc::new(provider_status),
+            provider_status,
             throttle: Arc::new(Throttle::default()),
             secure_cookies,
+            backend,
         };
         Ok(Self { listener, state })
     }

@@ -35,6 +35,8 @@ pub struct SetCard {
     pub next_due_at: Option<i64>,
     /// A paused or in-progress session of this set, to resume.
     pub open_session: Option<SessionCard>,
+    /// Archived: off the dashboard and not startable; its history stays.
+    pub archived: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -59,19 +61,82 @@ pub struct Dashboard {
     pub provider: ProviderNotice,
 }
 
+/// A recall point with its schedule.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PointView {
+    pub id: String,
     pub content: String,
+    /// The cue (also seen by the evaluator).
     pub context: String,
+    /// FSRS state: new, learning, review or relearning.
+    pub state: String,
     pub due_at: i64,
+    pub stability: f64,
+    pub difficulty: f64,
     pub reps: u32,
+    /// The last review's rating (again, hard, good, easy), if reviewed.
+    pub last_rating: Option<String>,
+    pub last_review_at: Option<i64>,
+    /// Sessions in which it was recalled, oldest first.
+    pub recalled_in: Vec<Recalled>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Recalled {
+    pub session_id: String,
+    pub recalled_at: i64,
+    pub rating: String,
+}
+
+/// A text excerpt or image of a set.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ResourceView {
+    pub id: String,
+    /// `text` or `image`.
+    pub kind: String,
+    pub title: String,
+    /// The excerpt (Markdown), for text.
+    pub body: String,
+    /// Where an image is served.
+    pub url: Option<String>,
+    pub licence: Option<String>,
+    /// The points it supports.
+    pub point_ids: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SetDetail {
     pub now: i64,
     pub card: SetCard,
+    pub guidelines: String,
     pub points: Vec<PointView>,
+    pub resources: Vec<ResourceView>,
+}
+
+/// One point and the set it belongs to, for its edit and delete pages.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PointPage {
+    pub set_id: String,
+    pub set_name: String,
+    pub point: PointView,
+}
+
+/// One resource and its set, for its delete page.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ResourcePage {
+    pub set_id: String,
+    pub set_name: String,
+    pub resource: ResourceView,
+}
+
+/// What deleting a set takes with it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SetDeletion {
+    pub id: String,
+    pub name: String,
+    pub points: u32,
+    pub resources: u32,
+    pub sessions: u32,
 }
 
 /// What the live-session page renders before its socket connects.
@@ -159,11 +224,33 @@ pub async fn get_set(id: String) -> Result<SetDetail, ApiError> {
     backend::answer(backend::get()?.recall_set(&viewer, &id).await)
 }
 
-/// Starts a session on a set and goes to it (a plain form post works without JavaScript).
-#[server(endpoint = "start_session")]
-pub async fn start_session(set_id: String) -> Result<String, ApiError> {
+#[server(endpoint = "get_point")]
+pub async fn get_point(set_id: String, point_id: String) -> Result<PointPage, ApiError> {
     let viewer = backend::require_viewer()?;
-    let id = backend::answer(backend::get()?.start_session(&viewer, &set_id).await)?;
+    backend::answer(backend::get()?.point(&viewer, &set_id, &point_id).await)
+}
+
+#[server(endpoint = "get_resource")]
+pub async fn get_resource(set_id: String, resource_id: String) -> Result<ResourcePage, ApiError> {
+    let viewer = backend::require_viewer()?;
+    backend::answer(backend::get()?.resource(&viewer, &set_id, &resource_id).await)
+}
+
+#[server(endpoint = "get_set_deletion")]
+pub async fn get_set_deletion(id: String) -> Result<SetDeletion, ApiError> {
+    let viewer = backend::require_viewer()?;
+    backend::answer(backend::get()?.set_deletion(&viewer, &id).await)
+}
+
+/// Starts a session on a set and goes to it (a plain form post works without JavaScript):
+/// the points that are due, or all of them when `all` is set.
+#[server(endpoint = "start_session")]
+pub async fn start_session(
+    set_id: String,
+    #[server(default)] all: Option<String>,
+) -> Result<String, ApiError> {
+    let viewer = backend::require_viewer()?;
+    let id = backend::answer(backend::get()?.start_session(&viewer, &set_id, all.is_some()).await)?;
     leptos_axum::redirect(&format!("/sessions/{id}"));
     Ok(id)
 }
@@ -192,7 +279,15 @@ pub async fn get_transcript(id: String) -> Result<Transcript, ApiError> {
 pub trait Backend: Send + Sync + 'static {
     async fn dashboard(&self, viewer: &Viewer) -> Result<Dashboard, ApiError>;
     async fn recall_set(&self, viewer: &Viewer, id: &str) -> Result<SetDetail, ApiError>;
-    async fn start_session(&self, viewer: &Viewer, set_id: &str) -> Result<String, ApiError>;
+    async fn point(&self, viewer: &Viewer, set_id: &str, point_id: &str) -> Result<PointPage, ApiError>;
+    async fn resource(
+        &self,
+        viewer: &Viewer,
+        set_id: &str,
+        resource_id: &str,
+    ) -> Result<ResourcePage, ApiError>;
+    async fn set_deletion(&self, viewer: &Viewer, id: &str) -> Result<SetDeletion, ApiError>;
+    async fn start_session(&self, viewer: &Viewer, set_id: &str, all: bool) -> Result<String, ApiError>;
     async fn session_header(&self, viewer: &Viewer, id: &str) -> Result<SessionHeader, ApiError>;
     async fn history(&self, viewer: &Viewer) -> Result<HistoryList, ApiError>;
     async fn transcript(&self, viewer: &Viewer, id: &str) -> Result<Transcript, ApiError>;

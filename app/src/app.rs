@@ -14,7 +14,10 @@ use crate::pages::{
     history::{History, TranscriptPage},
     live::LivePage,
     not_found::NotFound,
-    sets::{SetPage, Sets},
+    sets::{
+        DeletePointPage, DeleteResourcePage, DeleteSetPage, EditPointPage, EditSetPage, NewSetPage, SetPage,
+        Sets,
+    },
 };
 
 /// The HTML document around the app; rendered on the server only.
@@ -69,7 +72,13 @@ pub fn App() -> impl IntoView {
                 <Routes fallback=NotFound>
                     <Route path=path!("/") view=Dashboard ssr=SsrMode::Async />
                     <Route path=path!("/sets") view=Sets ssr=SsrMode::Async />
+                    <Route path=path!("/sets/new") view=NewSetPage />
                     <Route path=path!("/sets/:id") view=SetPage ssr=SsrMode::Async />
+                    <Route path=path!("/sets/:id/edit") view=EditSetPage ssr=SsrMode::Async />
+                    <Route path=path!("/sets/:id/delete") view=DeleteSetPage ssr=SsrMode::Async />
+                    <Route path=path!("/sets/:id/points/:point/edit") view=EditPointPage ssr=SsrMode::Async />
+                    <Route path=path!("/sets/:id/points/:point/delete") view=DeletePointPage ssr=SsrMode::Async />
+                    <Route path=path!("/sets/:id/resources/:resource/delete") view=DeleteResourcePage ssr=SsrMode::Async />
                     <Route path=path!("/sessions/:id") view=LivePage ssr=SsrMode::Async />
                     <Route path=path!("/history") view=History ssr=SsrMode::Async />
                     <Route path=path!("/history/:id") view=TranscriptPage ssr=SsrMode::Async />

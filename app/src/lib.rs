@@ -6,6 +6,7 @@
 pub mod api;
 mod app;
 mod components;
+pub mod forms;
 pub mod names;
 mod pages;
 pub mod protocol;

@@ -5,7 +5,7 @@
 use crate::store::{NewPoint, NewResource, NewSet, Store, StoreError};
 
 fn point(content: &str, context: &str) -> NewPoint {
-    NewPoint { content: content.into(), context: context.into() }
+    NewPoint { content: content.into(), context: context.into(), card: None }
 }
 
 fn text(title: &str, body: &str, points: &[usize]) -> NewResource {

@@ -64,6 +64,11 @@ pub enum EngineError {
     NotFound,
     #[error("this recall set has no points to recall")]
     EmptySet,
+    #[error("this recall set is archived")]
+    Archived,
+    /// Nothing is due; the next point is due at this time (ms).
+    #[error("nothing in this recall set is due yet")]
+    NothingDue(i64),
     #[error("the session stopped; reconnect")]
     Gone,
     #[error(transparent)]
@@ -130,18 +135,31 @@ impl Engine {
         &self.shared.store
     }
 
-    /// Starts a session on a set: the points due now (all of them for a new set, or when none
-    /// is due). Open sessions of that set are abandoned: one set, one session under way.
-    pub async fn start_session(&self, owner: &str, set_id: &str) -> Result<SessionRow, EngineError> {
+    /// Starts a session on a set: the points due now, or every point when `all` (a learner
+    /// who wants to study anyway). Open sessions of that set are abandoned: one set, one
+    /// session under way. An archived set cannot be started.
+    pub async fn start_session(
+        &self,
+        owner: &str,
+        set_id: &str,
+        all: bool,
+    ) -> Result<SessionRow, EngineError> {
         let store = &self.shared.store;
-        store.set(owner, set_id).await?.ok_or(EngineError::NotFound)?;
+        let set = store.set(owner, set_id).await?.ok_or(EngineError::NotFound)?;
+        if set.archived_at.is_some() {
+            return Err(EngineError::Archived);
+        }
         let points = store.points(owner, set_id).await?;
         if points.is_empty() {
             return Err(EngineError::EmptySet);
         }
         let now = now_ms();
-        let due: Vec<String> = points.iter().filter(|p| p.card.due_at <= now).map(|p| p.id.clone()).collect();
-        let targets = if due.is_empty() { points.iter().map(|p| p.id.clone()).collect() } else { due };
+        let targets: Vec<String> =
+            points.iter().filter(|p| all || p.card.due_at <= now).map(|p| p.id.clone()).collect();
+        if targets.is_empty() {
+            let next = points.iter().map(|p| p.card.due_at).min().unwrap_or(now);
+            return Err(EngineError::NothingDue(next));
+        }
         for replaced in store.abandon_open_sessions(owner, set_id).await? {
             if let Some(actor) = self.running(&replaced) {
                 // Its sockets learn it has ended; the database says so already.

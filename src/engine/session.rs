@@ -635,6 +635,7 @@ mod tests {
             name: "Set".into(),
             description: String::new(),
             guidelines: String::new(),
+            archived_at: None,
         }
     }
 

@@ -48,6 +48,9 @@ pub enum StoreError {
     Query(#[from] sqlx::Error),
     #[error("stored data is not what Warren wrote: {0}")]
     Corrupt(String),
+    /// A learner already has a set of that name (names are unique per learner, ignoring case).
+    #[error("a set named '{0}' exists already")]
+    NameTaken(String),
 }
 
 /// One line of `/readyz`.

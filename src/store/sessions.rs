@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use warren_app::protocol::{SessionMode, SessionStatus};
 
 use super::columns::{Flag, JsonText, json_text};
-use super::sets::{FsrsCard, write_card};
+use super::points::{FsrsCard, write_card};
 use super::{Store, StoreError, new_id, now_ms};
 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]

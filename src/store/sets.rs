@@ -1,6 +1,9 @@
-//! Recall sets, their points (with FSRS state) and their resources.
+//! Recall sets: created whole (with points and resources, as the demo sets and imports are),
+//! edited, archived and deleted. A set's name is unique per learner, ignoring case.
 
-use super::{Store, StoreError, new_id, now_ms};
+use super::points::insert_point;
+use super::resources::insert_resource;
+use super::{FsrsCard, Store, StoreError, new_id, now_ms};
 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct RecallSet {
@@ -9,63 +12,8 @@ pub struct RecallSet {
     pub name: String,
     pub description: String,
     pub guidelines: String,
-}
-
-/// FSRS card state as stored; `state` is new | learning | review | relearning.
-#[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
-pub struct FsrsCard {
-    #[sqlx(rename = "fsrs_state")]
-    pub state: String,
-    pub due_at: i64,
-    pub stability: f64,
-    pub difficulty: f64,
-    pub elapsed_days: i64,
-    pub scheduled_days: i64,
-    pub reps: i64,
-    pub lapses: i64,
-    pub last_review_at: Option<i64>,
-}
-
-impl FsrsCard {
-    /// A card never reviewed, due at `due_at`.
-    pub fn new(due_at: i64) -> Self {
-        FsrsCard {
-            state: "new".into(),
-            due_at,
-            stability: 0.0,
-            difficulty: 0.0,
-            elapsed_days: 0,
-            scheduled_days: 0,
-            reps: 0,
-            lapses: 0,
-            last_review_at: None,
-        }
-    }
-}
-
-#[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
-pub struct Point {
-    pub id: String,
-    pub set_id: String,
-    pub position: i64,
-    pub content: String,
-    pub context: String,
-    #[sqlx(flatten)]
-    pub card: FsrsCard,
-}
-
-#[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
-pub struct Resource {
-    pub id: String,
-    pub kind: String,
-    pub title: String,
-    pub body: String,
-    pub url: Option<String>,
-    pub mime_type: Option<String>,
-    pub licence: Option<String>,
-    /// Points this resource supports, with relevance 0..1.
-    #[sqlx(skip)]
-    pub points: Vec<(String, f64)>,
+    /// Set when archived: off the dashboard, not startable, its history kept.
+    pub archived_at: Option<i64>,
 }
 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
@@ -76,9 +24,18 @@ pub struct SetSummary {
     pub point_count: i64,
     pub due_count: i64,
     pub next_due_at: Option<i64>,
+    pub archived_at: Option<i64>,
 }
 
-#[derive(Clone, Debug, Default)]
+/// What deleting a set takes with it.
+#[derive(Clone, Debug, Default, PartialEq, sqlx::FromRow)]
+pub struct SetContents {
+    pub points: i64,
+    pub resources: i64,
+    pub sessions: i64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct NewSet {
     pub name: String,
     pub description: String,
@@ -87,26 +44,41 @@ pub struct NewSet {
     pub resources: Vec<NewResource>,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct NewPoint {
     pub content: String,
     pub context: String,
+    /// Its schedule so far (an import keeps it); a new card due now otherwise.
+    pub card: Option<FsrsCard>,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct NewResource {
+    /// `text` or `image`.
     pub kind: String,
     pub title: String,
     pub body: String,
+    /// Where an image is served from; set for uploaded images when they are stored.
     pub url: Option<String>,
     pub mime_type: Option<String>,
     pub licence: Option<String>,
+    /// An uploaded image's bytes (checked by the caller).
+    pub image: Option<Vec<u8>>,
     /// Indexes into `NewSet::points`, with relevance.
     pub points: Vec<(usize, f64)>,
 }
 
+/// Maps a unique-name violation to [`StoreError::NameTaken`].
+fn name_taken(name: &str) -> impl FnOnce(sqlx::Error) -> StoreError + '_ {
+    move |err| {
+        let unique = err.as_database_error().is_some_and(|db| db.is_unique_violation());
+        if unique { StoreError::NameTaken(name.to_string()) } else { StoreError::Query(err) }
+    }
+}
+
 impl Store {
-    /// Creates a set with its points and resources in one transaction; returns its id.
+    /// Creates a set with its points and resources in one transaction: all of it or nothing.
+    /// Returns its id.
     pub async fn create_set(&self, owner: &str, set: &NewSet) -> Result<String, StoreError> {
         let now = now_ms();
         let set_id = new_id();
@@ -122,58 +94,92 @@ impl Store {
         .bind(&set.guidelines)
         .bind(now)
         .execute(&mut *tx)
-        .await?;
+        .await
+        .map_err(name_taken(&set.name))?;
         let mut point_ids = Vec::with_capacity(set.points.len());
-        for (position, p) in set.points.iter().enumerate() {
-            let id = new_id();
-            sqlx::query(
-                "INSERT INTO recall_points (id, set_id, owner_id, position, content, context, due_at, created_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $7)",
-            )
-            .bind(&id)
-            .bind(&set_id)
-            .bind(owner)
-            .bind(position as i64)
-            .bind(&p.content)
-            .bind(&p.context)
-            .bind(now)
-            .execute(&mut *tx)
-            .await?;
+        for (position, point) in set.points.iter().enumerate() {
+            let card = point.card.clone().unwrap_or_else(|| FsrsCard::new(now));
+            let id =
+                insert_point(&mut tx, owner, &set_id, position as i64, &point.content, &point.context, &card)
+                    .await?;
             point_ids.push(id);
         }
-        for r in &set.resources {
-            let id = new_id();
-            sqlx::query(
-                "INSERT INTO resources (id, set_id, owner_id, kind, title, body, url, mime_type, licence, created_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-            )
-            .bind(&id)
-            .bind(&set_id)
-            .bind(owner)
-            .bind(&r.kind)
-            .bind(&r.title)
-            .bind(&r.body)
-            .bind(&r.url)
-            .bind(&r.mime_type)
-            .bind(&r.licence)
-            .bind(now)
-            .execute(&mut *tx)
-            .await?;
-            for (index, relevance) in &r.points {
-                let Some(point_id) = point_ids.get(*index) else { continue };
-                sqlx::query(
-                    "INSERT INTO point_resources (point_id, resource_id, owner_id, relevance) VALUES ($1, $2, $3, $4)",
-                )
-                .bind(point_id)
-                .bind(&id)
-                .bind(owner)
-                .bind(*relevance)
-                .execute(&mut *tx)
-                .await?;
-            }
+        for resource in &set.resources {
+            let links: Vec<(String, f64)> = resource
+                .points
+                .iter()
+                .filter_map(|(index, relevance)| point_ids.get(*index).map(|id| (id.clone(), *relevance)))
+                .collect();
+            insert_resource(&mut tx, owner, &set_id, resource, &links).await?;
         }
         tx.commit().await?;
         Ok(set_id)
+    }
+
+    /// Changes a set's name, description and guidelines; false when it is not the learner's.
+    pub async fn update_set(
+        &self,
+        owner: &str,
+        set_id: &str,
+        name: &str,
+        description: &str,
+        guidelines: &str,
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query(
+            "UPDATE recall_sets SET name = $1, description = $2, guidelines = $3, updated_at = $4
+             WHERE id = $5 AND owner_id = $6",
+        )
+        .bind(name)
+        .bind(description)
+        .bind(guidelines)
+        .bind(now_ms())
+        .bind(set_id)
+        .bind(owner)
+        .execute(self.pool())
+        .await
+        .map_err(name_taken(name))?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Archives or brings back a set; false when it is not the learner's.
+    pub async fn set_archived(&self, owner: &str, set_id: &str, archived: bool) -> Result<bool, StoreError> {
+        let now = now_ms();
+        let done = sqlx::query(
+            "UPDATE recall_sets SET archived_at = $1, updated_at = $2 WHERE id = $3 AND owner_id = $4",
+        )
+        .bind(archived.then_some(now))
+        .bind(now)
+        .bind(set_id)
+        .bind(owner)
+        .execute(self.pool())
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// What deleting a set would take with it.
+    pub async fn set_contents(&self, owner: &str, set_id: &str) -> Result<SetContents, StoreError> {
+        Ok(sqlx::query_as(
+            "SELECT (SELECT COUNT(*) FROM recall_points WHERE set_id = $1 AND owner_id = $2) AS points,
+                    (SELECT COUNT(*) FROM resources WHERE set_id = $1 AND owner_id = $2) AS resources,
+                    (SELECT COUNT(*) FROM sessions WHERE set_id = $1 AND owner_id = $2) AS sessions",
+        )
+        .bind(set_id)
+        .bind(owner)
+        .fetch_one(self.pool())
+        .await?)
+    }
+
+    /// Deletes a set with its points, resources, schedule and sessions (the database
+    /// cascades); false when it is not the learner's.
+    pub async fn delete_set(&self, owner: &str, set_id: &str) -> Result<bool, StoreError> {
+        let mut tx = self.write_transaction().await?;
+        let done = sqlx::query("DELETE FROM recall_sets WHERE id = $1 AND owner_id = $2")
+            .bind(set_id)
+            .bind(owner)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(done.rows_affected() == 1)
     }
 
     pub async fn set_count(&self, owner: &str) -> Result<i64, StoreError> {
@@ -183,16 +189,16 @@ impl Store {
             .await?)
     }
 
-    /// The learner's sets with point and due counts, oldest first.
+    /// The learner's sets, archived ones included, with point and due counts, oldest first.
     pub async fn list_sets(&self, owner: &str, now: i64) -> Result<Vec<SetSummary>, StoreError> {
         Ok(sqlx::query_as(
-            "SELECT s.id, s.name, s.description,
+            "SELECT s.id, s.name, s.description, s.archived_at,
                     COUNT(p.id) AS point_count,
                     COALESCE(SUM(CASE WHEN p.due_at <= $2 THEN 1 ELSE 0 END), 0) AS due_count,
                     MIN(p.due_at) AS next_due_at
              FROM recall_sets s LEFT JOIN recall_points p ON p.set_id = s.id
              WHERE s.owner_id = $1
-             GROUP BY s.id, s.name, s.description, s.created_at
+             GROUP BY s.id, s.name, s.description, s.archived_at, s.created_at
              ORDER BY s.created_at, s.id",
         )
         .bind(owner)
@@ -203,7 +209,8 @@ impl Store {
 
     pub async fn set(&self, owner: &str, set_id: &str) -> Result<Option<RecallSet>, StoreError> {
         Ok(sqlx::query_as(
-            "SELECT id, owner_id, name, description, guidelines FROM recall_sets WHERE id = $1 AND owner_id = $2",
+            "SELECT id, owner_id, name, description, guidelines, archived_at FROM recall_sets
+             WHERE id = $1 AND owner_id = $2",
         )
         .bind(set_id)
         .bind(owner)
@@ -211,70 +218,15 @@ impl Store {
         .await?)
     }
 
-    /// A set's points in their order.
-    pub async fn points(&self, owner: &str, set_id: &str) -> Result<Vec<Point>, StoreError> {
+    /// The learner's set of this name (ignoring case), if any.
+    pub async fn set_named(&self, owner: &str, name: &str) -> Result<Option<RecallSet>, StoreError> {
         Ok(sqlx::query_as(
-            "SELECT id, set_id, position, content, context, fsrs_state, due_at, stability, difficulty,
-                 elapsed_days, scheduled_days, reps, lapses, last_review_at
-             FROM recall_points WHERE set_id = $1 AND owner_id = $2 ORDER BY position, id",
+            "SELECT id, owner_id, name, description, guidelines, archived_at FROM recall_sets
+             WHERE owner_id = $1 AND lower(name) = lower($2)",
         )
-        .bind(set_id)
         .bind(owner)
-        .fetch_all(self.pool())
+        .bind(name)
+        .fetch_optional(self.pool())
         .await?)
     }
-
-    pub async fn resources(&self, owner: &str, set_id: &str) -> Result<Vec<Resource>, StoreError> {
-        let mut resources: Vec<Resource> = sqlx::query_as(
-            "SELECT id, kind, title, body, url, mime_type, licence FROM resources
-             WHERE set_id = $1 AND owner_id = $2 ORDER BY created_at, id",
-        )
-        .bind(set_id)
-        .bind(owner)
-        .fetch_all(self.pool())
-        .await?;
-        let links: Vec<(String, String, f64)> = sqlx::query_as(
-            "SELECT pr.resource_id, pr.point_id, pr.relevance FROM point_resources pr
-             JOIN resources r ON r.id = pr.resource_id
-             WHERE r.set_id = $1 AND r.owner_id = $2 AND pr.owner_id = $2",
-        )
-        .bind(set_id)
-        .bind(owner)
-        .fetch_all(self.pool())
-        .await?;
-        for (resource_id, point_id, relevance) in links {
-            if let Some(r) = resources.iter_mut().find(|r| r.id == resource_id) {
-                r.points.push((point_id, relevance));
-            }
-        }
-        Ok(resources)
-    }
-}
-
-/// Writes a point's new FSRS state inside the caller's transaction.
-pub(super) async fn write_card(
-    conn: &mut sqlx::AnyConnection,
-    owner: &str,
-    point_id: &str,
-    card: &FsrsCard,
-) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "UPDATE recall_points SET fsrs_state = $1, due_at = $2, stability = $3, difficulty = $4,
-             elapsed_days = $5, scheduled_days = $6, reps = $7, lapses = $8, last_review_at = $9
-         WHERE id = $10 AND owner_id = $11",
-    )
-    .bind(&card.state)
-    .bind(card.due_at)
-    .bind(card.stability)
-    .bind(card.difficulty)
-    .bind(card.elapsed_days)
-    .bind(card.scheduled_days)
-    .bind(card.reps)
-    .bind(card.lapses)
-    .bind(card.last_review_at)
-    .bind(point_id)
-    .bind(owner)
-    .execute(conn)
-    .await?;
-    Ok(())
 }

@@ -6,8 +6,9 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use warren_app::api::{
-    ApiError, Backend, Dashboard, HistoryList, PointView, ProviderNotice, SessionCard, SessionHeader,
-    SetCard, SetDetail, Transcript, TranscriptEntry, Viewer,
+    ApiError, Backend, Dashboard, HistoryList, PointPage, PointView, ProviderNotice, Recalled, ResourcePage,
+    ResourceView, SessionCard, SessionHeader, SetCard, SetDeletion, SetDetail, Transcript, TranscriptEntry,
+    Viewer,
 };
 use warren_app::protocol::SessionStatus;
 
@@ -79,7 +80,72 @@ impl ServerBackend {
             point_count: count(summary.point_count),
             due_count: count(summary.due_count),
             next_due_at: summary.next_due_at,
+            archived: summary.archived_at.is_some(),
         }
+    }
+
+    /// One set's card, or `NotFound`.
+    async fn set_summary(&self, owner: &str, id: &str) -> Result<SetCard, ApiError> {
+        let summary = self
+            .store
+            .list_sets(owner, now_ms())
+            .await
+            .map_err(internal)?
+            .into_iter()
+            .find(|s| s.id == id)
+            .ok_or(ApiError::NotFound)?;
+        let sessions = self.store.sessions(owner).await.map_err(internal)?;
+        let counts = self.counts(owner).await?;
+        Ok(Self::set_card(summary, &sessions, &counts))
+    }
+
+    /// A set's points with their schedules and the sessions that recalled them.
+    async fn point_views(&self, owner: &str, set_id: &str) -> Result<Vec<PointView>, ApiError> {
+        let points = self.store.points(owner, set_id).await.map_err(internal)?;
+        let reviews = self.store.reviews(owner, set_id).await.map_err(internal)?;
+        Ok(points
+            .into_iter()
+            .map(|p| {
+                let recalled_in: Vec<Recalled> = reviews
+                    .iter()
+                    .filter(|r| r.point_id == p.id)
+                    .map(|r| Recalled {
+                        session_id: r.session_id.clone(),
+                        recalled_at: r.recalled_at,
+                        rating: r.rating.clone(),
+                    })
+                    .collect();
+                PointView {
+                    last_rating: recalled_in.last().map(|r| r.rating.clone()),
+                    recalled_in,
+                    id: p.id,
+                    content: p.content,
+                    context: p.context,
+                    state: p.card.state,
+                    due_at: p.card.due_at,
+                    stability: p.card.stability,
+                    difficulty: p.card.difficulty,
+                    reps: count(p.card.reps),
+                    last_review_at: p.card.last_review_at,
+                }
+            })
+            .collect())
+    }
+
+    async fn resource_views(&self, owner: &str, set_id: &str) -> Result<Vec<ResourceView>, ApiError> {
+        let resources = self.store.resources(owner, set_id).await.map_err(internal)?;
+        Ok(resources
+            .into_iter()
+            .map(|r| ResourceView {
+                id: r.id,
+                kind: r.kind,
+                title: r.title,
+                body: r.body,
+                url: r.url,
+                licence: r.licence,
+                point_ids: r.points.into_iter().map(|(p, _)| p).collect(),
+            })
+            .collect())
     }
 
     async fn owned_session(&self, owner: &str, id: &str) -> Result<SessionRow, ApiError> {
@@ -109,37 +175,64 @@ impl Backend for ServerBackend {
 
     async fn recall_set(&self, viewer: &Viewer, id: &str) -> Result<SetDetail, ApiError> {
         let owner = &viewer.user_id;
-        let summary = self
-            .store
-            .list_sets(owner, now_ms())
-            .await
-            .map_err(internal)?
-            .into_iter()
-            .find(|s| s.id == id)
-            .ok_or(ApiError::NotFound)?;
-        let sessions = self.store.sessions(owner).await.map_err(internal)?;
-        let counts = self.counts(owner).await?;
-        let points = self.store.points(owner, id).await.map_err(internal)?;
+        let card = self.set_summary(owner, id).await?;
+        let set = self.store.set(owner, id).await.map_err(internal)?.ok_or(ApiError::NotFound)?;
         Ok(SetDetail {
             now: now_ms(),
-            card: Self::set_card(summary, &sessions, &counts),
-            points: points
-                .into_iter()
-                .map(|p| PointView {
-                    content: p.content,
-                    context: p.context,
-                    due_at: p.card.due_at,
-                    reps: count(p.card.reps),
-                })
-                .collect(),
+            card,
+            guidelines: set.guidelines,
+            points: self.point_views(owner, id).await?,
+            resources: self.resource_views(owner, id).await?,
         })
     }
 
-    async fn start_session(&self, viewer: &Viewer, set_id: &str) -> Result<String, ApiError> {
-        match self.engine.start_session(&viewer.user_id, set_id).await {
+    async fn point(&self, viewer: &Viewer, set_id: &str, point_id: &str) -> Result<PointPage, ApiError> {
+        let owner = &viewer.user_id;
+        let set = self.store.set(owner, set_id).await.map_err(internal)?.ok_or(ApiError::NotFound)?;
+        let point = self.point_views(owner, set_id).await?.into_iter().find(|p| p.id == point_id);
+        let point = point.ok_or(ApiError::NotFound)?;
+        Ok(PointPage { set_id: set.id, set_name: set.name, point })
+    }
+
+    async fn resource(
+        &self,
+        viewer: &Viewer,
+        set_id: &str,
+        resource_id: &str,
+    ) -> Result<ResourcePage, ApiError> {
+        let owner = &viewer.user_id;
+        let set = self.store.set(owner, set_id).await.map_err(internal)?.ok_or(ApiError::NotFound)?;
+        let resource = self.resource_views(owner, set_id).await?.into_iter().find(|r| r.id == resource_id);
+        let resource = resource.ok_or(ApiError::NotFound)?;
+        Ok(ResourcePage { set_id: set.id, set_name: set.name, resource })
+    }
+
+    async fn set_deletion(&self, viewer: &Viewer, id: &str) -> Result<SetDeletion, ApiError> {
+        let owner = &viewer.user_id;
+        let set = self.store.set(owner, id).await.map_err(internal)?.ok_or(ApiError::NotFound)?;
+        let contents = self.store.set_contents(owner, id).await.map_err(internal)?;
+        Ok(SetDeletion {
+            id: set.id,
+            name: set.name,
+            points: count(contents.points),
+            resources: count(contents.resources),
+            sessions: count(contents.sessions),
+        })
+    }
+
+    async fn start_session(&self, viewer: &Viewer, set_id: &str, all: bool) -> Result<String, ApiError> {
+        match self.engine.start_session(&viewer.user_id, set_id, all).await {
             Ok(row) => Ok(row.id),
             Err(EngineError::NotFound) => Err(ApiError::NotFound),
-            Err(EngineError::EmptySet) => Err(ApiError::Invalid("This recall set has no points yet.".into())),
+            Err(EngineError::EmptySet) => {
+                Err(ApiError::Invalid("This recall set has no points yet: add one, then start.".into()))
+            }
+            Err(EngineError::Archived) => {
+                Err(ApiError::Invalid("This recall set is archived: bring it back to study it.".into()))
+            }
+            Err(EngineError::NothingDue(_)) => Err(ApiError::Invalid(
+                "Nothing here is due yet: choose “Study all anyway” to go over it now.".into(),
+            )),
             Err(EngineError::Gone) => Err(ApiError::Internal),
             Err(EngineError::Store(err)) => Err(internal(err)),
         }

@@ -2,32 +2,41 @@
 //! health checks and static files.
 
 mod auth;
+mod authoring;
 mod backend;
+mod forms;
 mod health;
+mod media;
 pub mod socket;
 pub mod viewer;
 
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::FromRef;
-use axum::middleware;
+use axum::body::Body;
+use axum::extract::{DefaultBodyLimit, FromRef, Request};
+use axum::http::{Method, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use http_body_util::Limited;
 use leptos::config::LeptosOptions;
 use leptos::prelude::provide_context;
 use leptos_axum::{LeptosRoutes, generate_route_list};
-use tower_http::limit::RequestBodyLimitLayer;
 use tower_sessions::cookie::SameSite;
 use tower_sessions::{Expiry, SessionManagerLayer};
 use warren_app::api::Backend;
+use warren_app::forms::limits;
 use warren_app::{App, shell};
 
 use crate::engine::Engine;
 use crate::llm::select::ProviderStatus;
 use crate::store::Store;
 pub use auth::Throttle;
+pub use backend::ServerBackend;
 
-/// Request bodies (forms, server-function arguments) larger than this are refused with 413.
+/// Request bodies (forms, server-function arguments) larger than this are refused with 413;
+/// uploads have their own limits (see [`body_limit`]).
 const MAX_BODY: usize = 64 * 1024;
 /// A sign-in lasts this long without a visit.
 const SIGN_IN_IDLE_DAYS: i64 = 30;
@@ -41,6 +50,8 @@ pub struct AppState {
     pub throttle: Arc<Throttle>,
     /// Whether the site is served over HTTPS (cookies are then `Secure`).
     pub secure_cookies: bool,
+    /// The pages' access to the store and engine (also used to render pages for form posts).
+    pub backend: Arc<dyn Backend>,
 }
 
 /// Percent-encodes a query-string value, leaving `/` readable (for `next=/sets`).
@@ -57,11 +68,7 @@ pub(crate) fn query_value(text: &str) -> String {
 pub fn router(state: AppState) -> Router {
     let routes = generate_route_list(App);
     let options = state.leptos_options.clone();
-    let backend: Arc<dyn Backend> = Arc::new(backend::ServerBackend {
-        store: state.store.clone(),
-        engine: state.engine.clone(),
-        provider_status: state.provider_status.clone(),
-    });
+    let backend = state.backend.clone();
     let sessions = SessionManagerLayer::new(state.store.clone())
         .with_name("warren_session")
         .with_http_only(true)
@@ -73,9 +80,11 @@ pub fn router(state: AppState) -> Router {
         .route("/readyz", get(health::readyz))
         .route("/metrics", get(health::metrics))
         .route("/ws/sessions/{id}", get(socket::upgrade))
+        .route("/media/{id}", get(media::image))
         .route("/auth/signup", post(auth::sign_up))
         .route("/auth/signin", post(auth::sign_in))
         .route("/auth/signout", post(auth::sign_out))
+        .merge(authoring::routes())
         .leptos_routes_with_context(
             &state,
             routes,
@@ -87,6 +96,38 @@ pub fn router(state: AppState) -> Router {
         .layer(middleware::from_fn_with_state(state.store.clone(), viewer::resolve))
         .layer(sessions)
         .layer(middleware::from_fn(viewer::same_origin))
-        .layer(RequestBodyLimitLayer::new(MAX_BODY))
+        .layer(middleware::from_fn(limit_body))
+        // The limit above is the one that counts; axum's own would stop uploads at 2 MB.
+        .layer(DefaultBodyLimit::max(limits::IMPORT_BYTES + MAX_BODY))
         .with_state(state)
+}
+
+/// How large a request's body may be: uploads of images and files to import get their own
+/// room, everything else [`MAX_BODY`].
+fn body_limit(method: &Method, path: &str) -> usize {
+    if method == Method::POST {
+        if path == "/import" {
+            return limits::IMPORT_BYTES + MAX_BODY;
+        }
+        if path.starts_with("/sets/") && path.ends_with("/resources") {
+            return limits::IMAGE_BYTES + MAX_BODY;
+        }
+    }
+    MAX_BODY
+}
+
+/// Refuses bodies over [`body_limit`] with 413: at once when the declared length says so,
+/// otherwise as soon as the body grows past it.
+async fn limit_body(request: Request, next: Next) -> Response {
+    let limit = body_limit(request.method(), request.uri().path());
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|n| n > limit) {
+        return (StatusCode::PAYLOAD_TOO_LARGE, "That is more than this address accepts.").into_response();
+    }
+    let (parts, body) = request.into_parts();
+    next.run(Request::from_parts(parts, Body::new(Limited::new(body, limit)))).await
 }

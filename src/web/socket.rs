@@ -58,7 +58,11 @@ async fn serve(mut socket: WebSocket, engine: Engine, user_id: Option<String>, s
                 EngineError::NotFound => {
                     (ErrorCode::SessionNotFound, "There is no such session.".to_string(), CLOSE_NOT_FOUND)
                 }
-                EngineError::EmptySet | EngineError::Gone | EngineError::Store(_) => {
+                EngineError::EmptySet
+                | EngineError::Archived
+                | EngineError::NothingDue(_)
+                | EngineError::Gone
+                | EngineError::Store(_) => {
                     tracing::error!(session = session_id, "cannot attach: {err}");
                     (ErrorCode::Internal, "The session could not be opened; try again.".to_string(), 1011)
                 }

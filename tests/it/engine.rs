@@ -72,7 +72,7 @@ async fn fixture() -> Fixture {
     let provider = Arc::new(Scripted::default());
     let engine = Engine::new(store.clone(), provider.clone(), EngineConfig::default());
     let set = store.list_sets(&owner, 0).await.unwrap().remove(0);
-    let session = engine.start_session(&owner, &set.id).await.unwrap().id;
+    let session = engine.start_session(&owner, &set.id, true).await.unwrap().id;
     let points = store.points(&owner, &set.id).await.unwrap().into_iter().map(|p| p.id).collect();
     Fixture { engine, store, provider, owner, session, points, _dir: dir }
 }

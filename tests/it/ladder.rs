@@ -133,7 +133,7 @@ async fn no_reply_in_thirty_messages_repeats_the_one_before() {
     );
     let sets = app.store().list_sets(app.owner(), i64::MAX).await.unwrap();
     let set = sets.iter().find(|s| s.name == CELL).unwrap();
-    let session = engine.start_session(app.owner(), &set.id).await.unwrap().id;
+    let session = engine.start_session(app.owner(), &set.id, true).await.unwrap().id;
     let points = app.store().points(app.owner(), &set.id).await.unwrap();
     let mut live = engine.attach(app.owner(), &session).await.unwrap();
     let mut previous = String::new();

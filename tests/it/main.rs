@@ -7,6 +7,7 @@
 mod common;
 
 mod accounts;
+mod authoring;
 mod engine;
 mod ladder;
 mod network_session;

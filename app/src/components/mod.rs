@@ -1,3 +1,4 @@
+pub mod fields;
 pub mod format;
 pub mod live;
 pub mod markdown;

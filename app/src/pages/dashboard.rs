@@ -12,8 +12,10 @@ pub fn Dashboard() -> impl IntoView {
 #[component]
 fn DashboardView(data: Data) -> impl IntoView {
     let now = data.now;
-    let due_total: u32 = data.sets.iter().map(|s| s.due_count).sum();
-    let paused: Vec<_> = data.sets.iter().filter_map(|s| s.open_session.clone()).collect();
+    // Archived sets stay on the sets page, not here.
+    let sets: Vec<SetCard> = data.sets.into_iter().filter(|s| !s.archived).collect();
+    let due_total: u32 = sets.iter().map(|s| s.due_count).sum();
+    let paused: Vec<_> = sets.iter().filter_map(|s| s.open_session.clone()).collect();
     view! {
         <section class="page dashboard">
             <h1>"Dashboard"</h1>
@@ -42,8 +44,11 @@ fn DashboardView(data: Data) -> impl IntoView {
                 </ul>
             })}
             <h2>"Your recall sets"</h2>
+            {sets.is_empty().then(|| view! {
+                <p>"No sets to study. "<a href="/sets/new">"Make one"</a>" or "<a href="/import">"import one"</a>"."</p>
+            })}
             <ul class="cards" data-testid="set-list">
-                {data.sets.into_iter().map(|set| view! { <SetRow set now /> }).collect_view()}
+                {sets.into_iter().map(|set| view! { <SetRow set now /> }).collect_view()}
             </ul>
             {(!data.recent.is_empty()).then(|| view! {
                 <h2>"Recent sessions"</h2>
@@ -58,7 +63,9 @@ fn DashboardView(data: Data) -> impl IntoView {
     }
 }
 
-/// One set: its counts, and Start (or Start over, when a session is open).
+/// One set: its counts, and Start (or Start over, when a session is open). When nothing is
+/// due, it says when the next point is and offers to study all of it anyway. A set without
+/// points says why it cannot be started.
 #[component]
 pub fn SetRow(set: SetCard, now: i64) -> impl IntoView {
     let start = ServerAction::<StartSession>::new();
@@ -67,7 +74,15 @@ pub fn SetRow(set: SetCard, now: i64) -> impl IntoView {
     } else {
         set.next_due_at.map(|at| format!("next {}", due(now, at))).unwrap_or_default()
     };
-    let label = if set.open_session.is_some() { "Start over" } else { "Start" };
+    let nothing_due = set.due_count == 0 && set.open_session.is_none();
+    let label = if set.open_session.is_some() {
+        "Start over"
+    } else if nothing_due {
+        "Study all anyway"
+    } else {
+        "Start"
+    };
+    let empty = set.point_count == 0;
     view! {
         <li class="card" data-testid="set-card">
             <div>
@@ -75,10 +90,17 @@ pub fn SetRow(set: SetCard, now: i64) -> impl IntoView {
                 <p class="meta">{format!("{} · {when}", plural(i64::from(set.point_count), "point"))}</p>
                 <p class="description">{set.description.clone()}</p>
             </div>
-            <ActionForm action=start attr:class="start-form">
-                <input type="hidden" name="set_id" value=set.id.clone() />
-                <button type="submit" class="button" class:primary=set.open_session.is_none()>{label}</button>
-            </ActionForm>
+            {if empty {
+                view! { <p class="meta" data-testid="cannot-start">"Add a point to start."</p> }.into_any()
+            } else {
+                view! {
+                    <ActionForm action=start attr:class="start-form">
+                        <input type="hidden" name="set_id" value=set.id.clone() />
+                        {nothing_due.then(|| view! { <input type="hidden" name="all" value="on" /> })}
+                        <button type="submit" class="button" class:primary=set.open_session.is_none()>{label}</button>
+                    </ActionForm>
+                }.into_any()
+            }}
             {move || start.value().get().and_then(|r| r.err()).map(|e| view! {
                 <p class="form-error" role="alert">{e.to_string()}</p>
             })}

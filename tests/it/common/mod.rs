@@ -117,7 +117,7 @@ impl TestApp {
     pub async fn start_as(&self, learner: &Learner, set_name: &str) -> (String, Vec<Point>) {
         let sets = self.store().list_sets(&learner.id, i64::MAX).await.unwrap();
         let set = sets.iter().find(|s| s.name == set_name).expect("demo set exists");
-        let session = self.engine.start_session(&learner.id, &set.id).await.unwrap();
+        let session = self.engine.start_session(&learner.id, &set.id, true).await.unwrap();
         let points = self.store().points(&learner.id, &set.id).await.unwrap();
         (session.id, points)
     }

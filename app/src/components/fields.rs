@@ -1,0 +1,82 @@
+//! Form fields that come back with what was typed and an error beside them when the server
+//! sends a form back (see `forms::FormEcho`). Limits are set on the inputs too, so a browser
+//! stops most mistakes before they are sent.
+
+use leptos::prelude::*;
+
+use crate::forms::FormEcho;
+
+/// A labelled text input (or, with `rows`, a text area).
+#[component]
+pub fn Field(
+    echo: Option<FormEcho>,
+    /// The form's name, to keep element ids unique when a page has several forms.
+    form: &'static str,
+    name: &'static str,
+    label: &'static str,
+    /// The value to show when the form was not sent back.
+    #[prop(into, optional)]
+    value: String,
+    max: usize,
+    #[prop(optional)] required: bool,
+    /// Lines for a text area; 0 for a one-line input.
+    #[prop(optional)]
+    rows: u32,
+    #[prop(optional)] hint: Option<&'static str>,
+) -> impl IntoView {
+    let value = FormEcho::value(&echo, name, &value);
+    let error = FormEcho::error(&echo, name);
+    let id = format!("{form}-{name}");
+    let invalid = error.is_some();
+    let described = invalid.then(|| format!("{id}-error"));
+    let input = if rows == 0 {
+        view! {
+            <input
+                id=id.clone()
+                name=name
+                value=value
+                maxlength=max.to_string()
+                required=required
+                aria-invalid=invalid.then_some("true")
+                aria-describedby=described.clone()
+            />
+        }
+        .into_any()
+    } else {
+        view! {
+            <textarea
+                id=id.clone()
+                name=name
+                rows=rows.to_string()
+                maxlength=max.to_string()
+                required=required
+                aria-invalid=invalid.then_some("true")
+                aria-describedby=described.clone()
+            >
+                // Leptos writes a text area's children unescaped; escape them here, or typed
+                // text could close the element.
+                {html_escape::encode_text(&value).into_owned()}
+            </textarea>
+        }
+        .into_any()
+    };
+    view! {
+        <div class="field" class:invalid=invalid>
+            <label for=id.clone()>{label}</label>
+            {input}
+            {hint.map(|hint| view! { <small class="hint">{hint}</small> })}
+            {error.map(|error| view! {
+                <p class="field-error" id=format!("{id}-error") role="alert" data-testid=format!("error-{name}")>
+                    {error}
+                </p>
+            })}
+        </div>
+    }
+}
+
+/// An error about a whole form (not one field), when it was sent back.
+#[component]
+pub fn FormMessage(echo: Option<FormEcho>) -> impl IntoView {
+    echo.and_then(|e| e.message)
+        .map(|message| view! { <p class="form-error" role="alert" data-testid="form-error">{message}</p> })
+}

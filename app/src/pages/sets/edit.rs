@@ -1,0 +1,122 @@
+//! Creating a set, and changing a set or a point.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::use_params_map;
+
+use crate::api::{PointPage, SetDetail, get_point, get_set};
+use crate::components::fields::{Field, FormMessage};
+use crate::components::widgets::{loaded, route_id};
+use crate::forms::{FormEcho, limits};
+
+/// The set's own fields: name, description, guidelines.
+#[component]
+fn SetFieldsForm(
+    action: String,
+    submit: &'static str,
+    name: String,
+    description: String,
+    guidelines: String,
+) -> impl IntoView {
+    let echo = FormEcho::of("set");
+    view! {
+        <form method="post" action=action class="stack" data-testid="set-form">
+            <FormMessage echo=echo.clone() />
+            <Field echo=echo.clone() form="set" name="name" label="Name" value=name max=limits::SET_NAME required=true />
+            <Field
+                echo=echo.clone()
+                form="set"
+                name="description"
+                label="Description (optional)"
+                value=description
+                max=limits::DESCRIPTION
+                rows=3
+                hint="What the set is about. The explorer reads it in rabbit holes."
+            />
+            <Field
+                echo=echo
+                form="set"
+                name="guidelines"
+                label="Guidelines for the tutor (optional)"
+                value=guidelines
+                max=limits::GUIDELINES
+                rows=4
+                hint="How to discuss this subject, e.g. “Accept everyday words for the organelles' jobs.” Added to the tutor's instructions."
+            />
+            <button type="submit" class="button primary">{submit}</button>
+        </form>
+    }
+}
+
+#[component]
+pub fn NewSetPage() -> impl IntoView {
+    view! {
+        <Title text="New set" />
+        <section class="page narrow">
+            <p class="crumbs"><a href="/sets">"Recall sets"</a></p>
+            <h1>"New recall set"</h1>
+            <p class="lede">"Name it for its subject; add its points next."</p>
+            <SetFieldsForm
+                action="/sets/new".into()
+                submit="Create set"
+                name=String::new()
+                description=String::new()
+                guidelines=String::new()
+            />
+        </section>
+    }
+}
+
+#[component]
+pub fn EditSetPage() -> impl IntoView {
+    let data = Resource::new(route_id(), get_set);
+    loaded(data, |detail: SetDetail| {
+        let id = detail.card.id.clone();
+        view! {
+            <Title text=format!("Edit {}", detail.card.name) />
+            <section class="page narrow">
+                <p class="crumbs"><a href=format!("/sets/{id}")>{detail.card.name.clone()}</a></p>
+                <h1>"Edit set"</h1>
+                <SetFieldsForm
+                    action=format!("/sets/{id}/edit")
+                    submit="Save"
+                    name=detail.card.name
+                    description=detail.card.description
+                    guidelines=detail.guidelines
+                />
+            </section>
+        }
+    })
+}
+
+/// The set and point named in the route.
+pub fn route_point() -> impl Fn() -> (String, String) + Clone + Send + Sync + 'static {
+    let params = use_params_map();
+    move || params.with(|p| (p.get("id").unwrap_or_default(), p.get("point").unwrap_or_default()))
+}
+
+#[component]
+pub fn EditPointPage() -> impl IntoView {
+    let data = Resource::new(route_point(), |(set, point)| get_point(set, point));
+    loaded(data, |page: PointPage| {
+        let echo = FormEcho::of("point");
+        let PointPage { set_id, set_name, point } = page;
+        view! {
+            <Title text="Edit point" />
+            <section class="page narrow">
+                <p class="crumbs"><a href=format!("/sets/{set_id}#point-{}", point.id)>{set_name}</a></p>
+                <h1>"Edit point"</h1>
+                <form method="post" action=format!("/sets/{set_id}/points/{}/edit", point.id) class="stack" data-testid="point-form">
+                    <FormMessage echo=echo.clone() />
+                    <Field echo=echo.clone() form="point" name="content" label="What to recall" value=point.content max=limits::POINT required=true rows=3 />
+                    <Field echo=echo form="point" name="context" label="Cue (optional)" value=point.context max=limits::CUE rows=2 />
+                    <label class="check">
+                        <input type="checkbox" name="reset_schedule" value="on" />
+                        " Reset its schedule (treat it as new). Otherwise its reviews so far are kept."
+                    </label>
+                    <button type="submit" class="button primary">"Save"</button>
+                </form>
+            </section>
+        }
+    })
+}

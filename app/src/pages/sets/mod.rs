@@ -1,0 +1,219 @@
+//! The learner's recall sets: the list, one set with its points, schedule and resources, and
+//! the pages that create, change and delete them. Every form is a plain HTML form.
+
+mod delete;
+mod edit;
+mod resources;
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+
+pub use delete::{DeletePointPage, DeleteResourcePage, DeleteSetPage};
+pub use edit::{EditPointPage, EditSetPage, NewSetPage};
+
+use crate::api::{Dashboard, PointView, SetDetail, get_dashboard, get_set};
+use crate::components::fields::{Field, FormMessage};
+use crate::components::format::{ago, due};
+use crate::components::widgets::{loaded, route_id, titled};
+use crate::forms::{FormEcho, limits};
+use crate::pages::dashboard::SetRow;
+use resources::Resources;
+
+#[component]
+pub fn Sets() -> impl IntoView {
+    titled("Recall sets", Resource::new(|| (), |_| get_dashboard()), |data| view! { <SetsView data /> })
+}
+
+#[component]
+fn SetsView(data: Dashboard) -> impl IntoView {
+    let now = data.now;
+    let (archived, active): (Vec<_>, Vec<_>) = data.sets.into_iter().partition(|s| s.archived);
+    view! {
+        <section class="page">
+            <h1>"Recall sets"</h1>
+            <p class="lede">"The facts you keep, grouped by subject."</p>
+            <p class="actions">
+                <a class="button primary" href="/sets/new" data-testid="new-set">"New set"</a>
+                <a class="button" href="/import">"Import a file"</a>
+            </p>
+            {if active.is_empty() {
+                view! { <p>"No sets yet. Make one, or import one from a file."</p> }.into_any()
+            } else {
+                view! {
+                    <ul class="cards" data-testid="set-list">
+                        {active.into_iter().map(|set| view! { <SetRow set now /> }).collect_view()}
+                    </ul>
+                }.into_any()
+            }}
+            {(!archived.is_empty()).then(|| view! {
+                <h2>"Archived"</h2>
+                <p class="meta">"Archived sets cannot be started; their history stays."</p>
+                <ul class="list" data-testid="archived-sets">
+                    {archived.into_iter().map(|set| view! {
+                        <li><a href=format!("/sets/{}", set.id)>{set.name}</a></li>
+                    }).collect_view()}
+                </ul>
+            })}
+        </section>
+    }
+}
+
+#[component]
+pub fn SetPage() -> impl IntoView {
+    let data = Resource::new(route_id(), get_set);
+    loaded(data, |detail| view! { <SetView detail /> })
+}
+
+#[component]
+fn SetView(detail: SetDetail) -> impl IntoView {
+    let now = detail.now;
+    let card = detail.card;
+    let id = card.id.clone();
+    let points = detail.points;
+    let choices: Vec<(String, String)> = points.iter().map(|p| (p.id.clone(), short(&p.content))).collect();
+    let count = points.len();
+    view! {
+        <Title text=card.name.clone() />
+        <section class="page set">
+            <p class="crumbs"><a href="/sets">"Recall sets"</a></p>
+            <h1>
+                {card.name.clone()}
+                {card.archived.then(|| view! { " " <span class="pill" data-testid="archived">"archived"</span> })}
+            </h1>
+            {(!card.description.is_empty()).then(|| view! { <p class="lede">{card.description.clone()}</p> })}
+            {(!detail.guidelines.is_empty()).then(|| view! {
+                <details class="guidelines">
+                    <summary>"Guidelines for the tutor"</summary>
+                    <p>{detail.guidelines.clone()}</p>
+                </details>
+            })}
+            {if card.archived {
+                view! {
+                    <div class="actions">
+                        <form method="post" action=format!("/sets/{id}/unarchive")>
+                            <button type="submit" class="button primary">"Bring back"</button>
+                        </form>
+                        <a class="button" href=format!("/sets/{id}/delete")>"Delete…"</a>
+                    </div>
+                }.into_any()
+            } else {
+                view! {
+                    <ul class="cards"><SetRow set=card.clone() now /></ul>
+                    <div class="actions">
+                        <a class="button" href=format!("/sets/{id}/edit")>"Edit"</a>
+                        <form method="post" action=format!("/sets/{id}/archive")>
+                            <button type="submit" class="button">"Archive"</button>
+                        </form>
+                        <a class="button" href=format!("/sets/{id}/delete")>"Delete…"</a>
+                        <span class="export">
+                            "Export: "
+                            <a href=format!("/sets/{id}/export.json") download>"JSON"</a>" · "
+                            <a href=format!("/sets/{id}/export.csv") download>"CSV"</a>" · "
+                            <a href=format!("/sets/{id}/export.md") download>"Markdown"</a>
+                        </span>
+                    </div>
+                }.into_any()
+            }}
+
+            <h2 id="points">"Points"</h2>
+            {(count == 0).then(|| view! {
+                <p data-testid="no-points">"No points yet. A set needs at least one point before it can be started: add the first below."</p>
+            })}
+            <ol class="points" data-testid="points">
+                {points.into_iter().enumerate().map(|(i, point)| view! {
+                    <PointItem set_id=id.clone() point now first=i == 0 last=i + 1 == count />
+                }).collect_view()}
+            </ol>
+            <AddPoint set_id=id.clone() />
+
+            <Resources set_id=id.clone() resources=detail.resources points=choices />
+        </section>
+    }
+}
+
+/// The first words of a point, to name it in a list of choices.
+fn short(content: &str) -> String {
+    let words: Vec<&str> = content.split_whitespace().collect();
+    let head = words.iter().take(8).copied().collect::<Vec<_>>().join(" ");
+    if words.len() > 8 { format!("{head}…") } else { head }
+}
+
+/// One point: what it says, its cue, its schedule, and what can be done with it.
+#[component]
+fn PointItem(set_id: String, point: PointView, now: i64, first: bool, last: bool) -> impl IntoView {
+    let base = format!("/sets/{set_id}/points/{}", point.id);
+    let schedule = if point.reps == 0 {
+        format!("new · {}", due(now, point.due_at))
+    } else {
+        format!("reviewed {}× · {}", point.reps, due(now, point.due_at))
+    };
+    view! {
+        <li id=format!("point-{}", point.id) data-testid="point">
+            <p class="point-content">{point.content.clone()}</p>
+            {(!point.context.is_empty()).then(|| view! {
+                <p class="cue"><span class="label">"Cue: "</span>{point.context.clone()}</p>
+            })}
+            <p class="meta" data-testid="schedule">{schedule}</p>
+            <details class="schedule">
+                <summary>"Schedule"</summary>
+                <dl>
+                    <dt>"Due"</dt><dd>{due(now, point.due_at)}</dd>
+                    <dt>"State"</dt><dd>{point.state.clone()}</dd>
+                    <dt>"Stability"</dt><dd>{format!("{:.1} days", point.stability)}</dd>
+                    <dt>"Difficulty"</dt><dd>{format!("{:.1} of 10", point.difficulty)}</dd>
+                    <dt>"Reviews"</dt><dd data-testid="reviews">{point.reps}</dd>
+                    <dt>"Last rating"</dt><dd data-testid="last-rating">{point.last_rating.clone().unwrap_or_else(|| "none yet".into())}</dd>
+                    <dt>"Recalled in"</dt>
+                    <dd>
+                        {if point.recalled_in.is_empty() {
+                            view! { "no session yet" }.into_any()
+                        } else {
+                            view! {
+                                <ul class="inline">
+                                    {point.recalled_in.iter().map(|r| view! {
+                                        <li><a href=format!("/history/{}", r.session_id)>{ago(now, r.recalled_at)}</a>" ("{r.rating.clone()}")"</li>
+                                    }).collect_view()}
+                                </ul>
+                            }.into_any()
+                        }}
+                    </dd>
+                </dl>
+            </details>
+            <div class="row-actions">
+                <a class="button small" href=format!("{base}/edit")>"Edit"</a>
+                <form method="post" action=format!("{base}/move")>
+                    <input type="hidden" name="direction" value="up" />
+                    <button type="submit" class="button small" disabled=first aria-label="Move up">"↑"</button>
+                </form>
+                <form method="post" action=format!("{base}/move")>
+                    <input type="hidden" name="direction" value="down" />
+                    <button type="submit" class="button small" disabled=last aria-label="Move down">"↓"</button>
+                </form>
+                <a class="button small" href=format!("{base}/delete")>"Delete…"</a>
+            </div>
+        </li>
+    }
+}
+
+/// The form that adds a point at the end of the set.
+#[component]
+fn AddPoint(set_id: String) -> impl IntoView {
+    let echo = FormEcho::of("add-point");
+    view! {
+        <form method="post" action=format!("/sets/{set_id}/points") class="stack add-point" data-testid="add-point">
+            <h3>"Add a point"</h3>
+            <FormMessage echo=echo.clone() />
+            <Field echo=echo.clone() form="add-point" name="content" label="What to recall" max=limits::POINT required=true rows=3 />
+            <Field
+                echo=echo
+                form="add-point"
+                name="context"
+                label="Cue (optional)"
+                max=limits::CUE
+                rows=2
+                hint="A question that asks for the point without giving it away. The tutor and the evaluator see it; you see it here."
+            />
+            <button type="submit" class="button primary">"Add point"</button>
+        </form>
+    }
+}

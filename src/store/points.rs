@@ -1,0 +1,282 @@
+//! Recall points with their FSRS state: added, edited (keeping or resetting the schedule),
+//! deleted and reordered, and the history of their reviews.
+
+use sqlx::AnyConnection;
+
+use super::{Store, StoreError, new_id, now_ms};
+
+/// FSRS card state as stored; `state` is new | learning | review | relearning.
+#[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
+pub struct FsrsCard {
+    #[sqlx(rename = "fsrs_state")]
+    pub state: String,
+    pub due_at: i64,
+    pub stability: f64,
+    pub difficulty: f64,
+    pub elapsed_days: i64,
+    pub scheduled_days: i64,
+    pub reps: i64,
+    pub lapses: i64,
+    pub last_review_at: Option<i64>,
+}
+
+impl FsrsCard {
+    /// A card never reviewed, due at `due_at`.
+    pub fn new(due_at: i64) -> Self {
+        FsrsCard {
+            state: "new".into(),
+            due_at,
+            stability: 0.0,
+            difficulty: 0.0,
+            elapsed_days: 0,
+            scheduled_days: 0,
+            reps: 0,
+            lapses: 0,
+            last_review_at: None,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
+pub struct Point {
+    pub id: String,
+    pub set_id: String,
+    pub position: i64,
+    pub content: String,
+    pub context: String,
+    #[sqlx(flatten)]
+    pub card: FsrsCard,
+}
+
+/// One review of a point: when, how it was rated, in which session.
+#[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
+pub struct Review {
+    pub point_id: String,
+    pub session_id: String,
+    pub rating: String,
+    pub recalled_at: i64,
+}
+
+/// `SELECT … FROM recall_points` followed by the given conditions.
+macro_rules! select_points {
+    ($($rest:literal)+) => {
+        concat!(
+            "SELECT id, set_id, position, content, context, fsrs_state, due_at, stability, difficulty, ",
+            "elapsed_days, scheduled_days, reps, lapses, last_review_at FROM recall_points ",
+            $($rest),+
+        )
+    };
+}
+
+/// Inserts a point inside the caller's transaction; returns its id.
+pub(super) async fn insert_point(
+    conn: &mut AnyConnection,
+    owner: &str,
+    set_id: &str,
+    position: i64,
+    content: &str,
+    context: &str,
+    card: &FsrsCard,
+) -> Result<String, sqlx::Error> {
+    let id = new_id();
+    sqlx::query(
+        "INSERT INTO recall_points (id, set_id, owner_id, position, content, context, fsrs_state, due_at,
+             stability, difficulty, elapsed_days, scheduled_days, reps, lapses, last_review_at, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
+    )
+    .bind(&id)
+    .bind(set_id)
+    .bind(owner)
+    .bind(position)
+    .bind(content)
+    .bind(context)
+    .bind(&card.state)
+    .bind(card.due_at)
+    .bind(card.stability)
+    .bind(card.difficulty)
+    .bind(card.elapsed_days)
+    .bind(card.scheduled_days)
+    .bind(card.reps)
+    .bind(card.lapses)
+    .bind(card.last_review_at)
+    .bind(now_ms())
+    .execute(conn)
+    .await?;
+    Ok(id)
+}
+
+/// Writes a point's new FSRS state inside the caller's transaction.
+pub(super) async fn write_card(
+    conn: &mut AnyConnection,
+    owner: &str,
+    point_id: &str,
+    card: &FsrsCard,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "UPDATE recall_points SET fsrs_state = $1, due_at = $2, stability = $3, difficulty = $4,
+             elapsed_days = $5, scheduled_days = $6, reps = $7, lapses = $8, last_review_at = $9
+         WHERE id = $10 AND owner_id = $11",
+    )
+    .bind(&card.state)
+    .bind(card.due_at)
+    .bind(card.stability)
+    .bind(card.difficulty)
+    .bind(card.elapsed_days)
+    .bind(card.scheduled_days)
+    .bind(card.reps)
+    .bind(card.lapses)
+    .bind(card.last_review_at)
+    .bind(point_id)
+    .bind(owner)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+impl Store {
+    /// A set's points in their order.
+    pub async fn points(&self, owner: &str, set_id: &str) -> Result<Vec<Point>, StoreError> {
+        Ok(sqlx::query_as(select_points!("WHERE set_id = $1 AND owner_id = $2 ORDER BY position, id"))
+            .bind(set_id)
+            .bind(owner)
+            .fetch_all(self.pool())
+            .await?)
+    }
+
+    pub async fn point(&self, owner: &str, point_id: &str) -> Result<Option<Point>, StoreError> {
+        Ok(sqlx::query_as(select_points!("WHERE id = $1 AND owner_id = $2"))
+            .bind(point_id)
+            .bind(owner)
+            .fetch_optional(self.pool())
+            .await?)
+    }
+
+    /// Adds a point at the end of a set; `None` when the set is not the learner's.
+    pub async fn add_point(
+        &self,
+        owner: &str,
+        set_id: &str,
+        content: &str,
+        context: &str,
+    ) -> Result<Option<String>, StoreError> {
+        let mut tx = self.write_transaction().await?;
+        let owned: Option<i64> =
+            sqlx::query_scalar("SELECT COUNT(*) FROM recall_sets WHERE id = $1 AND owner_id = $2")
+                .bind(set_id)
+                .bind(owner)
+                .fetch_optional(&mut *tx)
+                .await?;
+        if owned.unwrap_or(0) == 0 {
+            return Ok(None);
+        }
+        let next: i64 =
+            sqlx::query_scalar("SELECT COALESCE(MAX(position), -1) + 1 FROM recall_points WHERE set_id = $1")
+                .bind(set_id)
+                .fetch_one(&mut *tx)
+                .await?;
+        let id =
+            insert_point(&mut tx, owner, set_id, next, content, context, &FsrsCard::new(now_ms())).await?;
+        touch_set(&mut tx, owner, set_id).await?;
+        tx.commit().await?;
+        Ok(Some(id))
+    }
+
+    /// Changes a point's words, keeping its schedule unless `reset`; false when it is not the
+    /// learner's.
+    pub async fn update_point(
+        &self,
+        owner: &str,
+        point_id: &str,
+        content: &str,
+        context: &str,
+        reset: bool,
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.write_transaction().await?;
+        let done = sqlx::query(
+            "UPDATE recall_points SET content = $1, context = $2 WHERE id = $3 AND owner_id = $4",
+        )
+        .bind(content)
+        .bind(context)
+        .bind(point_id)
+        .bind(owner)
+        .execute(&mut *tx)
+        .await?;
+        if done.rows_affected() == 1 && reset {
+            write_card(&mut tx, owner, point_id, &FsrsCard::new(now_ms())).await?;
+        }
+        tx.commit().await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Deletes a point (its reviews and links go with it); false when it is not the learner's.
+    pub async fn delete_point(&self, owner: &str, point_id: &str) -> Result<bool, StoreError> {
+        let mut tx = self.write_transaction().await?;
+        let done = sqlx::query("DELETE FROM recall_points WHERE id = $1 AND owner_id = $2")
+            .bind(point_id)
+            .bind(owner)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Moves a point one place up or down in its set; false when it is not the learner's or
+    /// already at that end.
+    pub async fn move_point(&self, owner: &str, point_id: &str, up: bool) -> Result<bool, StoreError> {
+        let mut tx = self.write_transaction().await?;
+        let ordered: Vec<(String, i64)> = sqlx::query_as(
+            "SELECT id, position FROM recall_points WHERE owner_id = $1 AND set_id =
+                 (SELECT set_id FROM recall_points WHERE id = $2 AND owner_id = $1)
+             ORDER BY position, id",
+        )
+        .bind(owner)
+        .bind(point_id)
+        .fetch_all(&mut *tx)
+        .await?;
+        let Some(at) = ordered.iter().position(|(id, _)| id == point_id) else { return Ok(false) };
+        let other = if up { at.checked_sub(1) } else { Some(at + 1).filter(|i| *i < ordered.len()) };
+        let Some(other) = other else { return Ok(false) };
+        // Positions are rewritten as 0..n so that ties left by older data cannot block a move.
+        let mut ids: Vec<&str> = ordered.iter().map(|(id, _)| id.as_str()).collect();
+        ids.swap(at, other);
+        for (position, id) in ids.iter().enumerate() {
+            sqlx::query("UPDATE recall_points SET position = $1 WHERE id = $2 AND owner_id = $3")
+                .bind(position as i64)
+                .bind(id)
+                .bind(owner)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    /// Every review of a set's points, oldest first.
+    pub async fn reviews(&self, owner: &str, set_id: &str) -> Result<Vec<Review>, StoreError> {
+        Ok(sqlx::query_as(
+            "SELECT o.point_id, o.session_id, o.rating, o.recalled_at FROM recall_outcomes o
+             JOIN recall_points p ON p.id = o.point_id
+             WHERE p.set_id = $1 AND p.owner_id = $2 AND o.owner_id = $2
+             ORDER BY o.recalled_at, o.id",
+        )
+        .bind(set_id)
+        .bind(owner)
+        .fetch_all(self.pool())
+        .await?)
+    }
+}
+
+/// Marks a set as changed now.
+pub(super) async fn touch_set(
+    conn: &mut AnyConnection,
+    owner: &str,
+    set_id: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE recall_sets SET updated_at = $1 WHERE id = $2 AND owner_id = $3")
+        .bind(now_ms())
+        .bind(set_id)
+        .bind(owner)
+        .execute(conn)
+        .await?;
+    Ok(())
+}

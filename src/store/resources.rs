@@ -1,0 +1,196 @@
+//! A set's resources: text excerpts and images (uploaded ones stored here, as bytes), each
+//! optionally linked to points; and which of them a session has shown.
+
+use sqlx::AnyConnection;
+
+use super::points::touch_set;
+use super::sets::NewResource;
+use super::{Store, StoreError, new_id, now_ms};
+
+#[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
+pub struct Resource {
+    pub id: String,
+    pub kind: String,
+    pub title: String,
+    pub body: String,
+    pub url: Option<String>,
+    pub mime_type: Option<String>,
+    pub licence: Option<String>,
+    /// Points this resource supports, with relevance 0..1.
+    #[sqlx(skip)]
+    pub points: Vec<(String, f64)>,
+}
+
+/// Where an uploaded image is served: only to its owner (see `web::media`).
+pub fn media_url(resource_id: &str) -> String {
+    format!("/media/{resource_id}")
+}
+
+/// Inserts a resource, its image bytes and its links to points inside the caller's
+/// transaction; returns its id.
+pub(super) async fn insert_resource(
+    conn: &mut AnyConnection,
+    owner: &str,
+    set_id: &str,
+    resource: &NewResource,
+    links: &[(String, f64)],
+) -> Result<String, sqlx::Error> {
+    let id = new_id();
+    let url = match &resource.image {
+        Some(_) => Some(media_url(&id)),
+        None => resource.url.clone(),
+    };
+    sqlx::query(
+        "INSERT INTO resources (id, set_id, owner_id, kind, title, body, url, mime_type, licence, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+    )
+    .bind(&id)
+    .bind(set_id)
+    .bind(owner)
+    .bind(&resource.kind)
+    .bind(&resource.title)
+    .bind(&resource.body)
+    .bind(&url)
+    .bind(&resource.mime_type)
+    .bind(&resource.licence)
+    .bind(now_ms())
+    .execute(&mut *conn)
+    .await?;
+    if let Some(bytes) = &resource.image {
+        sqlx::query("INSERT INTO resource_images (resource_id, owner_id, bytes) VALUES ($1, $2, $3)")
+            .bind(&id)
+            .bind(owner)
+            .bind(bytes.as_slice())
+            .execute(&mut *conn)
+            .await?;
+    }
+    for (point_id, relevance) in links {
+        sqlx::query(
+            "INSERT INTO point_resources (point_id, resource_id, owner_id, relevance)
+             SELECT id, $2, $3, $4 FROM recall_points WHERE id = $1 AND owner_id = $3 AND set_id = $5",
+        )
+        .bind(point_id)
+        .bind(&id)
+        .bind(owner)
+        .bind(*relevance)
+        .bind(set_id)
+        .execute(&mut *conn)
+        .await?;
+    }
+    Ok(id)
+}
+
+impl Store {
+    pub async fn resources(&self, owner: &str, set_id: &str) -> Result<Vec<Resource>, StoreError> {
+        let mut resources: Vec<Resource> = sqlx::query_as(
+            "SELECT id, kind, title, body, url, mime_type, licence FROM resources
+             WHERE set_id = $1 AND owner_id = $2 ORDER BY created_at, id",
+        )
+        .bind(set_id)
+        .bind(owner)
+        .fetch_all(self.pool())
+        .await?;
+        let links: Vec<(String, String, f64)> = sqlx::query_as(
+            "SELECT pr.resource_id, pr.point_id, pr.relevance FROM point_resources pr
+             JOIN resources r ON r.id = pr.resource_id
+             WHERE r.set_id = $1 AND r.owner_id = $2 AND pr.owner_id = $2",
+        )
+        .bind(set_id)
+        .bind(owner)
+        .fetch_all(self.pool())
+        .await?;
+        for (resource_id, point_id, relevance) in links {
+            if let Some(r) = resources.iter_mut().find(|r| r.id == resource_id) {
+                r.points.push((point_id, relevance));
+            }
+        }
+        Ok(resources)
+    }
+
+    /// Adds a resource to a set, linked to the given points of that set (others are ignored);
+    /// `None` when the set is not the learner's.
+    pub async fn add_resource(
+        &self,
+        owner: &str,
+        set_id: &str,
+        resource: &NewResource,
+        point_ids: &[String],
+    ) -> Result<Option<String>, StoreError> {
+        let mut tx = self.write_transaction().await?;
+        let owned: i64 =
+            sqlx::query_scalar("SELECT COUNT(*) FROM recall_sets WHERE id = $1 AND owner_id = $2")
+                .bind(set_id)
+                .bind(owner)
+                .fetch_one(&mut *tx)
+                .await?;
+        if owned == 0 {
+            return Ok(None);
+        }
+        let links: Vec<(String, f64)> = point_ids.iter().map(|id| (id.clone(), 1.0)).collect();
+        let id = insert_resource(&mut tx, owner, set_id, resource, &links).await?;
+        touch_set(&mut tx, owner, set_id).await?;
+        tx.commit().await?;
+        Ok(Some(id))
+    }
+
+    /// Deletes a resource and its image; false when it is not the learner's.
+    pub async fn delete_resource(&self, owner: &str, resource_id: &str) -> Result<bool, StoreError> {
+        let mut tx = self.write_transaction().await?;
+        let done = sqlx::query("DELETE FROM resources WHERE id = $1 AND owner_id = $2")
+            .bind(resource_id)
+            .bind(owner)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// An uploaded image and its media type, if it is the learner's.
+    pub async fn resource_image(
+        &self,
+        owner: &str,
+        resource_id: &str,
+    ) -> Result<Option<(String, Vec<u8>)>, StoreError> {
+        let row: Option<(Option<String>, Vec<u8>)> = sqlx::query_as(
+            "SELECT r.mime_type, i.bytes FROM resource_images i JOIN resources r ON r.id = i.resource_id
+             WHERE i.resource_id = $1 AND i.owner_id = $2 AND r.owner_id = $2",
+        )
+        .bind(resource_id)
+        .bind(owner)
+        .fetch_optional(self.pool())
+        .await?;
+        Ok(row.map(|(mime, bytes)| (mime.unwrap_or_else(|| "application/octet-stream".into()), bytes)))
+    }
+
+    /// Notes that a session showed a resource; false when it had already.
+    pub async fn record_shown(
+        &self,
+        owner: &str,
+        session_id: &str,
+        resource_id: &str,
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query(
+            "INSERT INTO shown_resources (session_id, resource_id, owner_id, shown_at)
+             SELECT $1, id, $3, $4 FROM resources WHERE id = $2 AND owner_id = $3
+             ON CONFLICT (session_id, resource_id) DO NOTHING",
+        )
+        .bind(session_id)
+        .bind(resource_id)
+        .bind(owner)
+        .bind(now_ms())
+        .execute(self.pool())
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// The resources a session has shown, in the order it showed them.
+    pub async fn shown_resources(&self, owner: &str, session_id: &str) -> Result<Vec<String>, StoreError> {
+        Ok(sqlx::query_scalar(
+            "SELECT resource_id FROM shown_resources WHERE session_id = $1 AND owner_id = $2 ORDER BY shown_at",
+        )
+        .bind(session_id)
+        .bind(owner)
+        .fetch_all(self.pool())
+        .await?)
+    }
+}

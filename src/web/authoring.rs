@@ -1,0 +1,396 @@
+//! Authoring: the form posts that create, change, archive and delete sets, points and
+//! resources. Each checks its fields with the rules in `warren_app::forms`, writes, and
+//! redirects to where the change shows; a form at fault comes back with what was typed.
+
+use axum::Router;
+use axum::extract::{Multipart, Path, Request, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use serde::Deserialize;
+use warren_app::forms::{FieldErrors, PointFields, ResourceFields, SetFields, limits};
+
+use super::AppState;
+use super::forms::{self, Posted, echo, failed, not_found, render, render_at, see_other};
+use crate::store::{NewResource, NewSet, StoreError};
+
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/sets/new", post(create_set))
+        .route("/sets/{id}/edit", post(edit_set))
+        .route("/sets/{id}/archive", post(archive_set))
+        .route("/sets/{id}/unarchive", post(unarchive_set))
+        .route("/sets/{id}/delete", post(delete_set))
+        .route("/sets/{id}/points", post(add_point))
+        .route("/sets/{id}/points/{point}/edit", post(edit_point))
+        .route("/sets/{id}/points/{point}/move", post(move_point))
+        .route("/sets/{id}/points/{point}/delete", post(delete_point))
+        .route("/sets/{id}/resources", post(add_resource))
+        .route("/sets/{id}/resources/{resource}/delete", post(delete_resource))
+}
+
+/// A set's name clash, worded for its field.
+fn name_taken(name: &str) -> FieldErrors {
+    let mut errors = FieldErrors::default();
+    errors.add("name", format!("You already have a set called “{name}”. Choose another name."));
+    errors
+}
+
+async fn create_set(State(state): State<AppState>, request: Request) -> Response {
+    let Posted { parts, viewer, fields } = match forms::read::<SetFields>(&state, request).await {
+        Ok(posted) => posted,
+        Err(response) => return response,
+    };
+    let checked = match fields.check() {
+        Ok(checked) => checked,
+        Err(errors) => {
+            return render(
+                &state,
+                parts,
+                Some(echo("set", &fields, errors, None)),
+                StatusCode::UNPROCESSABLE_ENTITY,
+            )
+            .await;
+        }
+    };
+    let new = NewSet {
+        name: checked.name.clone(),
+        description: checked.description,
+        guidelines: checked.guidelines,
+        ..NewSet::default()
+    };
+    match state.store.create_set(&viewer.user_id, &new).await {
+        Ok(id) => see_other(&format!("/sets/{id}")),
+        Err(StoreError::NameTaken(name)) => {
+            let echo = echo("set", &fields, name_taken(&name), None);
+            render(&state, parts, Some(echo), StatusCode::UNPROCESSABLE_ENTITY).await
+        }
+        Err(err) => {
+            let path = parts.uri.path().to_string();
+            failed(&state, parts, &path, "set", &fields, err).await
+        }
+    }
+}
+
+async fn edit_set(State(state): State<AppState>, Path(set): Path<String>, request: Request) -> Response {
+    let Posted { parts, viewer, fields } = match forms::read::<SetFields>(&state, request).await {
+        Ok(posted) => posted,
+        Err(response) => return response,
+    };
+    let checked = match fields.check() {
+        Ok(checked) => checked,
+        Err(errors) => {
+            return render(
+                &state,
+                parts,
+                Some(echo("set", &fields, errors, None)),
+                StatusCode::UNPROCESSABLE_ENTITY,
+            )
+            .await;
+        }
+    };
+    let owner = &viewer.user_id;
+    match state.store.update_set(owner, &set, &checked.name, &checked.description, &checked.guidelines).await
+    {
+        Ok(true) => see_other(&format!("/sets/{set}")),
+        Ok(false) => not_found(&state, parts).await,
+        Err(StoreError::NameTaken(name)) => {
+            let echo = echo("set", &fields, name_taken(&name), None);
+            render(&state, parts, Some(echo), StatusCode::UNPROCESSABLE_ENTITY).await
+        }
+        Err(err) => {
+            let path = parts.uri.path().to_string();
+            failed(&state, parts, &path, "set", &fields, err).await
+        }
+    }
+}
+
+/// Forms with nothing to fill in (buttons): any fields are ignored.
+#[derive(Deserialize, serde::Serialize)]
+struct Nothing {}
+
+async fn archive_set(state: State<AppState>, set: Path<String>, request: Request) -> Response {
+    archive(state, set, request, true).await
+}
+
+async fn unarchive_set(state: State<AppState>, set: Path<String>, request: Request) -> Response {
+    archive(state, set, request, false).await
+}
+
+async fn archive(
+    State(state): State<AppState>,
+    Path(set): Path<String>,
+    request: Request,
+    archived: bool,
+) -> Response {
+    let Posted { parts, viewer, fields } = match forms::read::<Nothing>(&state, request).await {
+        Ok(posted) => posted,
+        Err(response) => return response,
+    };
+    match state.store.set_archived(&viewer.user_id, &set, archived).await {
+        Ok(true) => see_other(&format!("/sets/{set}")),
+        Ok(false) => not_found(&state, parts).await,
+        Err(err) => failed(&state, parts, &format!("/sets/{set}"), "archive", &fields, err).await,
+    }
+}
+
+async fn delete_set(State(state): State<AppState>, Path(set): Path<String>, request: Request) -> Response {
+    let Posted { parts, viewer, fields } = match forms::read::<Nothing>(&state, request).await {
+        Ok(posted) => posted,
+        Err(response) => return response,
+    };
+    match state.store.delete_set(&viewer.user_id, &set).await {
+        Ok(true) => see_other("/sets"),
+        Ok(false) => not_found(&state, parts).await,
+        Err(err) => {
+            let path = parts.uri.path().to_string();
+            failed(&state, parts, &path, "delete", &fields, err).await
+        }
+    }
+}
+
+async fn add_point(State(state): State<AppState>, Path(set): Path<String>, request: Request) -> Response {
+    let Posted { parts, viewer, fields } = match forms::read::<PointFields>(&state, request).await {
+        Ok(posted) => posted,
+        Err(response) => return response,
+    };
+    let checked = match fields.check() {
+        Ok(checked) => checked,
+        Err(errors) => {
+            let echo = echo("add-point", &fields, errors, None);
+            return render_at(
+                &state,
+                parts,
+                &format!("/sets/{set}"),
+                Some(echo),
+                StatusCode::UNPROCESSABLE_ENTITY,
+            )
+            .await;
+        }
+    };
+    match state.store.add_point(&viewer.user_id, &set, &checked.content, &checked.context).await {
+        Ok(Some(_)) => see_other(&format!("/sets/{set}#points")),
+        Ok(None) => not_found(&state, parts).await,
+        Err(err) => failed(&state, parts, &format!("/sets/{set}"), "add-point", &fields, err).await,
+    }
+}
+
+async fn edit_point(
+    State(state): State<AppState>,
+    Path((set, point)): Path<(String, String)>,
+    request: Request,
+) -> Response {
+    let Posted { parts, viewer, fields } = match forms::read::<PointFields>(&state, request).await {
+        Ok(posted) => posted,
+        Err(response) => return response,
+    };
+    let checked = match fields.check() {
+        Ok(checked) => checked,
+        Err(errors) => {
+            return render(
+                &state,
+                parts,
+                Some(echo("point", &fields, errors, None)),
+                StatusCode::UNPROCESSABLE_ENTITY,
+            )
+            .await;
+        }
+    };
+    let owner = &viewer.user_id;
+    if !owns_point(&state, owner, &set, &point).await {
+        return not_found(&state, parts).await;
+    }
+    let reset = checked.resets_schedule();
+    match state.store.update_point(owner, &point, &checked.content, &checked.context, reset).await {
+        Ok(true) => see_other(&format!("/sets/{set}#point-{point}")),
+        Ok(false) => not_found(&state, parts).await,
+        Err(err) => {
+            let path = parts.uri.path().to_string();
+            failed(&state, parts, &path, "point", &fields, err).await
+        }
+    }
+}
+
+#[derive(Deserialize, serde::Serialize)]
+struct Move {
+    /// `up` or `down`.
+    direction: String,
+}
+
+async fn move_point(
+    State(state): State<AppState>,
+    Path((set, point)): Path<(String, String)>,
+    request: Request,
+) -> Response {
+    let Posted { parts, viewer, fields } = match forms::read::<Move>(&state, request).await {
+        Ok(posted) => posted,
+        Err(response) => return response,
+    };
+    let owner = &viewer.user_id;
+    if !owns_point(&state, owner, &set, &point).await {
+        return not_found(&state, parts).await;
+    }
+    match state.store.move_point(owner, &point, fields.direction == "up").await {
+        // At an end already: nothing to do, and nothing wrong.
+        Ok(_) => see_other(&format!("/sets/{set}#point-{point}")),
+        Err(err) => failed(&state, parts, &format!("/sets/{set}"), "move", &fields, err).await,
+    }
+}
+
+async fn delete_point(
+    State(state): State<AppState>,
+    Path((set, point)): Path<(String, String)>,
+    request: Request,
+) -> Response {
+    let Posted { parts, viewer, fields } = match forms::read::<Nothing>(&state, request).await {
+        Ok(posted) => posted,
+        Err(response) => return response,
+    };
+    let owner = &viewer.user_id;
+    if !owns_point(&state, owner, &set, &point).await {
+        return not_found(&state, parts).await;
+    }
+    match state.store.delete_point(owner, &point).await {
+        Ok(true) => see_other(&format!("/sets/{set}#points")),
+        Ok(false) => not_found(&state, parts).await,
+        Err(err) => {
+            let path = parts.uri.path().to_string();
+            failed(&state, parts, &path, "delete", &fields, err).await
+        }
+    }
+}
+
+/// Whether a point is the learner's and in that set (the URL names both).
+async fn owns_point(state: &AppState, owner: &str, set: &str, point: &str) -> bool {
+    matches!(state.store.point(owner, point).await, Ok(Some(p)) if p.set_id == set)
+}
+
+/// The media types an uploaded image may have, recognised by its bytes.
+const IMAGE_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/webp", "image/gif"];
+
+/// The image's media type from its first bytes, if it is one Warren takes.
+pub fn image_type(bytes: &[u8]) -> Option<&'static str> {
+    infer::get(bytes)
+        .map(|kind| kind.mime_type())
+        .and_then(|mime| IMAGE_TYPES.iter().copied().find(|t| *t == mime))
+}
+
+/// A resource form: text fields, the linked points (repeated), and for an image the file.
+async fn read_resource(
+    mut multipart: Multipart,
+) -> Result<(ResourceFields, Option<(String, Vec<u8>)>), String> {
+    let mut fields = ResourceFields::default();
+    let mut file = None;
+    while let Some(field) = multipart.next_field().await.map_err(|e| e.body_text())? {
+        let name = field.name().unwrap_or_default().to_string();
+        match name.as_str() {
+            "file" => {
+                let file_name = field.file_name().unwrap_or_default().to_string();
+                let bytes = field.bytes().await.map_err(|e| e.body_text())?;
+                if !bytes.is_empty() {
+                    file = Some((file_name, bytes.to_vec()));
+                }
+            }
+            "title" | "body" | "licence" | "points" => {
+                let value = field.text().await.map_err(|e| e.body_text())?;
+                match name.as_str() {
+                    "title" => fields.title = value,
+                    "body" => fields.body = value,
+                    "licence" => fields.licence = value,
+                    _ => fields.points.push(value),
+                }
+            }
+            // Unknown parts are read past.
+            _ => {}
+        }
+    }
+    Ok((fields, file))
+}
+
+async fn add_resource(State(state): State<AppState>, Path(set): Path<String>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let Some(viewer) = parts.extensions.get::<warren_app::api::Viewer>().cloned() else {
+        return see_other("/signin");
+    };
+    let multipart = match <Multipart as axum::extract::FromRequest<AppState>>::from_request(
+        Request::from_parts(parts.clone(), body),
+        &state,
+    )
+    .await
+    {
+        Ok(multipart) => multipart,
+        Err(rejection) => return (StatusCode::BAD_REQUEST, rejection.body_text()).into_response(),
+    };
+    let (fields, file) = match read_resource(multipart).await {
+        Ok(read) => read,
+        Err(why) => return (StatusCode::BAD_REQUEST, why).into_response(),
+    };
+    let image = file.is_some();
+    let mut errors = match fields.check(image) {
+        Ok(_) => FieldErrors::default(),
+        Err(errors) => errors,
+    };
+    let mut new = NewResource {
+        kind: if image { "image" } else { "text" }.into(),
+        title: fields.title.trim().to_string(),
+        body: fields.body.trim().to_string(),
+        licence: Some(fields.licence.trim().to_string()).filter(|l| !l.is_empty()),
+        ..NewResource::default()
+    };
+    if let Some((_, bytes)) = file {
+        if bytes.len() > limits::IMAGE_BYTES {
+            let mb = bytes.len() as f64 / 1_048_576.0;
+            errors.add("file", format!("Images can be at most 5 MB; this one is {mb:.1} MB."));
+        } else {
+            match image_type(&bytes) {
+                Some(mime) => {
+                    new.mime_type = Some(mime.to_string());
+                    new.image = Some(bytes);
+                }
+                None => errors.add("file", "That is not a PNG, JPEG, WebP or GIF image."),
+            }
+        }
+    }
+    let form = if image { "add-image" } else { "add-text" };
+    if !errors.is_empty() {
+        let echo = echo(form, &fields, errors, None);
+        return render_at(
+            &state,
+            parts,
+            &format!("/sets/{set}"),
+            Some(echo),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        )
+        .await;
+    }
+    match state.store.add_resource(&viewer.user_id, &set, &new, &fields.points).await {
+        Ok(Some(_)) => see_other(&format!("/sets/{set}#resources")),
+        Ok(None) => not_found(&state, parts).await,
+        Err(err) => failed(&state, parts, &format!("/sets/{set}"), form, &fields, err).await,
+    }
+}
+
+async fn delete_resource(
+    State(state): State<AppState>,
+    Path((set, resource)): Path<(String, String)>,
+    request: Request,
+) -> Response {
+    let Posted { parts, viewer, fields } = match forms::read::<Nothing>(&state, request).await {
+        Ok(posted) => posted,
+        Err(response) => return response,
+    };
+    let owner = &viewer.user_id;
+    let in_set =
+        matches!(state.store.resources(owner, &set).await, Ok(list) if list.iter().any(|r| r.id == resource));
+    if !in_set {
+        return not_found(&state, parts).await;
+    }
+    match state.store.delete_resource(owner, &resource).await {
+        Ok(true) => see_other(&format!("/sets/{set}#resources")),
+        Ok(false) => not_found(&state, parts).await,
+        Err(err) => {
+            let path = parts.uri.path().to_string();
+            failed(&state, parts, &path, "delete", &fields, err).await
+        }
+    }
+}
