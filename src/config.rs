@@ -17,13 +17,40 @@ pub struct Cli {
     pub config: Config,
 }
 
-#[derive(Subcommand, Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Subcommand, Debug, Clone, Default, PartialEq, Eq)]
 pub enum Command {
     /// Apply pending migrations, check readiness and serve (the default).
     #[default]
     Serve,
     /// Apply pending database migrations and exit.
     Migrate,
+    /// Import a set for a learner from a file (Warren JSON, CSV, Markdown or Anki .apkg).
+    Import {
+        /// The learner's username.
+        #[arg(long)]
+        user: String,
+        /// The file to import.
+        file: PathBuf,
+    },
+    /// Write one of a learner's sets to standard output.
+    Export {
+        /// The learner's username.
+        #[arg(long)]
+        user: String,
+        /// The set's name.
+        #[arg(long)]
+        set: String,
+        #[arg(long, value_enum, default_value_t = ExportFormat::Json)]
+        format: ExportFormat,
+    },
+}
+
+/// What `warren export` writes.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExportFormat {
+    Json,
+    Csv,
+    Md,
 }
 
 #[derive(Args, Debug, Clone)]

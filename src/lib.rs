@@ -1,10 +1,12 @@
 //! The Warren server: configuration, start-up, storage, the session engine and the web layer.
 //! The binary (`main.rs`) is a thin CLI over [`startup`]; tests start the same [`startup::Application`].
 
+pub mod cli_transfer;
 pub mod config;
 pub mod engine;
 pub mod llm;
 pub mod startup;
 pub mod store;
 pub mod telemetry;
+pub mod transfer;
 pub mod web;

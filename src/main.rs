@@ -2,7 +2,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use warren::config::{Cli, Command};
-use warren::{startup, telemetry};
+use warren::{cli_transfer, startup, telemetry};
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -18,6 +18,8 @@ async fn main() -> ExitCode {
     let result = match cli.command.unwrap_or_default() {
         Command::Serve => startup::serve(cli.config).await,
         Command::Migrate => startup::migrate_only(&cli.config).await,
+        Command::Import { user, file } => cli_transfer::import(&cli.config, &user, &file).await,
+        Command::Export { user, set, format } => cli_transfer::export(&cli.config, &user, &set, format).await,
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -34,6 +34,8 @@ pub enum StartupError {
     Bind { addr: SocketAddr, source: std::io::Error },
     #[error("the server stopped: {0}")]
     Serve(std::io::Error),
+    #[error(transparent)]
+    Transfer(#[from] crate::cli_transfer::TransferError),
 }
 
 /// A started, ready application bound to its address.
@@ -142,7 +144,7 @@ pub async fn migrate_only(config: &Config) -> Result<(), StartupError> {
     Ok(())
 }
 
-async fn open_and_migrate(config: &Config) -> Result<Store, StartupError> {
+pub async fn open_and_migrate(config: &Config) -> Result<Store, StartupError> {
     let store = Store::open(&config.database_url).await?;
     store.migrate().await?;
     let failed: Vec<String> = store
@@ -158,13 +160,17 @@ async fn open_and_migrate(config: &Config) -> Result<Store, StartupError> {
     Ok(store)
 }
 
-/// Expired sign-ins are never loaded; this only keeps the table small.
+/// Expired sign-ins are never loaded and old import drafts never confirmed; this only keeps
+/// the tables small.
 async fn sweep_expired_sign_ins(store: Store) {
     let mut every_hour = tokio::time::interval(Duration::from_secs(3600));
     loop {
         every_hour.tick().await;
         if let Err(err) = store.delete_expired_auth_sessions().await {
             tracing::warn!("cannot sweep expired sign-ins: {err}");
+        }
+        if let Err(err) = store.sweep_drafts().await {
+            tracing::warn!("cannot sweep import drafts: {err}");
         }
     }
 }

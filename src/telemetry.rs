@@ -7,6 +7,11 @@ pub fn init(filter: &str) {
         eprintln!("warning: WARREN_LOG '{filter}' is not a valid filter ({err}); using 'info'");
         EnvFilter::new("info")
     });
+    // To stderr: stdout is for what a command prints (`warren export` writes a file there).
     // `try_init` so that tests starting several apps in one process do not panic.
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_target(false).try_init();
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_target(false)
+        .with_writer(std::io::stderr)
+        .try_init();
 }

@@ -129,6 +129,28 @@ pub struct ResourcePage {
     pub resource: ResourceView,
 }
 
+/// What an uploaded file would import, shown before anything is written.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ImportPreview {
+    pub draft_id: String,
+    pub file_name: String,
+    /// "CSV", "Anki package", …
+    pub format: String,
+    /// The new set's name (made unique if the learner has one of that name).
+    pub name: String,
+    /// The name the file gave, when it had to change.
+    pub renamed_from: Option<String>,
+    pub description: String,
+    /// The points, content then cue (the first ones, when there are many).
+    pub points: Vec<(String, String)>,
+    pub point_count: u32,
+    pub resource_count: u32,
+    /// Rows left out: where, and why.
+    pub rejected: Vec<(String, String)>,
+    /// Why the file cannot be imported at all, if so.
+    pub error: Option<String>,
+}
+
 /// What deleting a set takes with it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SetDeletion {
@@ -236,6 +258,12 @@ pub async fn get_resource(set_id: String, resource_id: String) -> Result<Resourc
     backend::answer(backend::get()?.resource(&viewer, &set_id, &resource_id).await)
 }
 
+#[server(endpoint = "get_import_preview")]
+pub async fn get_import_preview(id: String) -> Result<ImportPreview, ApiError> {
+    let viewer = backend::require_viewer()?;
+    backend::answer(backend::get()?.import_preview(&viewer, &id).await)
+}
+
 #[server(endpoint = "get_set_deletion")]
 pub async fn get_set_deletion(id: String) -> Result<SetDeletion, ApiError> {
     let viewer = backend::require_viewer()?;
@@ -287,6 +315,7 @@ pub trait Backend: Send + Sync + 'static {
         resource_id: &str,
     ) -> Result<ResourcePage, ApiError>;
     async fn set_deletion(&self, viewer: &Viewer, id: &str) -> Result<SetDeletion, ApiError>;
+    async fn import_preview(&self, viewer: &Viewer, draft_id: &str) -> Result<ImportPreview, ApiError>;
     async fn start_session(&self, viewer: &Viewer, set_id: &str, all: bool) -> Result<String, ApiError>;
     async fn session_header(&self, viewer: &Viewer, id: &str) -> Result<SessionHeader, ApiError>;
     async fn history(&self, viewer: &Viewer) -> Result<HistoryList, ApiError>;

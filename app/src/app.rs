@@ -12,6 +12,7 @@ use crate::pages::{
     auth::{SignIn, SignUp},
     dashboard::Dashboard,
     history::{History, TranscriptPage},
+    import::{ImportPage, ImportPreviewPage},
     live::LivePage,
     not_found::NotFound,
     sets::{
@@ -80,6 +81,8 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/sets/:id/points/:point/delete") view=DeletePointPage ssr=SsrMode::Async />
                     <Route path=path!("/sets/:id/resources/:resource/delete") view=DeleteResourcePage ssr=SsrMode::Async />
                     <Route path=path!("/sessions/:id") view=LivePage ssr=SsrMode::Async />
+                    <Route path=path!("/import") view=ImportPage />
+                    <Route path=path!("/import/:id") view=ImportPreviewPage ssr=SsrMode::Async />
                     <Route path=path!("/history") view=History ssr=SsrMode::Async />
                     <Route path=path!("/history/:id") view=TranscriptPage ssr=SsrMode::Async />
                     <Route path=path!("/signin") view=SignIn />

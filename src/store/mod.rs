@@ -6,6 +6,7 @@
 mod accounts;
 mod columns;
 mod db;
+mod drafts;
 mod entries;
 mod points;
 mod rabbitholes;
@@ -20,7 +21,7 @@ pub use db::{Backend, Check, Store, StoreError};
 pub use entries::{Entry, NewEntry, path_to};
 pub use points::{FsrsCard, Point, Review};
 pub use rabbitholes::{RabbitholeRow, RabbitholeStatus};
-pub use resources::{Resource, media_url};
+pub use resources::{Resource, image_type, media_url};
 pub use sessions::{NewOutcome, OutcomeRow, SessionRow, SessionState};
 pub use sets::{NewPoint, NewResource, NewSet, RecallSet, SetContents, SetSummary};
 pub use struggles::Struggle;

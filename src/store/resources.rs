@@ -21,6 +21,17 @@ pub struct Resource {
     pub points: Vec<(String, f64)>,
 }
 
+/// The media types an uploaded image may have, recognised by its bytes.
+const IMAGE_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/webp", "image/gif"];
+
+/// An image's media type from its first bytes, if it is one Warren takes (its name and what
+/// the browser claims count for nothing).
+pub fn image_type(bytes: &[u8]) -> Option<&'static str> {
+    infer::get(bytes)
+        .map(|kind| kind.mime_type())
+        .and_then(|mime| IMAGE_TYPES.iter().copied().find(|t| *t == mime))
+}
+
 /// Where an uploaded image is served: only to its owner (see `web::media`).
 pub fn media_url(resource_id: &str) -> String {
     format!("/media/{resource_id}")

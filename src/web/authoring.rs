@@ -12,7 +12,7 @@ use warren_app::forms::{FieldErrors, PointFields, ResourceFields, SetFields, lim
 
 use super::AppState;
 use super::forms::{self, Posted, echo, failed, not_found, render, render_at, see_other};
-use crate::store::{NewResource, NewSet, StoreError};
+use crate::store::{NewResource, NewSet, StoreError, image_type};
 
 pub fn routes() -> Router<AppState> {
     Router::new()
@@ -263,16 +263,6 @@ async fn delete_point(
 /// Whether a point is the learner's and in that set (the URL names both).
 async fn owns_point(state: &AppState, owner: &str, set: &str, point: &str) -> bool {
     matches!(state.store.point(owner, point).await, Ok(Some(p)) if p.set_id == set)
-}
-
-/// The media types an uploaded image may have, recognised by its bytes.
-const IMAGE_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/webp", "image/gif"];
-
-/// The image's media type from its first bytes, if it is one Warren takes.
-pub fn image_type(bytes: &[u8]) -> Option<&'static str> {
-    infer::get(bytes)
-        .map(|kind| kind.mime_type())
-        .and_then(|mime| IMAGE_TYPES.iter().copied().find(|t| *t == mime))
 }
 
 /// A resource form: text fields, the linked points (repeated), and for an image the file.

@@ -6,15 +6,16 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use warren_app::api::{
-    ApiError, Backend, Dashboard, HistoryList, PointPage, PointView, ProviderNotice, Recalled, ResourcePage,
-    ResourceView, SessionCard, SessionHeader, SetCard, SetDeletion, SetDetail, Transcript, TranscriptEntry,
-    Viewer,
+    ApiError, Backend, Dashboard, HistoryList, ImportPreview, PointPage, PointView, ProviderNotice, Recalled,
+    ResourcePage, ResourceView, SessionCard, SessionHeader, SetCard, SetDeletion, SetDetail, Transcript,
+    TranscriptEntry, Viewer,
 };
 use warren_app::protocol::SessionStatus;
 
 use crate::engine::{Engine, EngineError};
 use crate::llm::select::ProviderStatus;
 use crate::store::{SessionRow, SetSummary, Store, StoreError, now_ms, path_to};
+use crate::transfer;
 
 /// How many recent sessions the dashboard lists.
 const RECENT: usize = 8;
@@ -218,6 +219,43 @@ impl Backend for ServerBackend {
             resources: count(contents.resources),
             sessions: count(contents.sessions),
         })
+    }
+
+    async fn import_preview(&self, viewer: &Viewer, draft_id: &str) -> Result<ImportPreview, ApiError> {
+        /// How many points the preview lists; the rest are counted.
+        const SHOWN: usize = 200;
+        let owner = &viewer.user_id;
+        let (file_name, bytes) =
+            self.store.draft(owner, draft_id).await.map_err(internal)?.ok_or(ApiError::NotFound)?;
+        let mut preview = ImportPreview {
+            draft_id: draft_id.to_string(),
+            file_name: file_name.clone(),
+            format: String::new(),
+            name: String::new(),
+            renamed_from: None,
+            description: String::new(),
+            points: Vec::new(),
+            point_count: 0,
+            resource_count: 0,
+            rejected: Vec::new(),
+            error: None,
+        };
+        match transfer::read(&file_name, &bytes).await {
+            Err(err) => preview.error = Some(err.to_string()),
+            Ok((format, read)) => {
+                let name = self.store.free_name(owner, &read.set.name).await.map_err(internal)?;
+                preview.renamed_from = (name != read.set.name).then(|| read.set.name.clone());
+                preview.format = format.label().to_string();
+                preview.name = name;
+                preview.description = read.set.description;
+                preview.point_count = count(read.set.points.len());
+                preview.resource_count = count(read.set.resources.len());
+                preview.points =
+                    read.set.points.into_iter().take(SHOWN).map(|p| (p.content, p.context)).collect();
+                preview.rejected = read.rejected.into_iter().map(|r| (r.place, r.reason)).collect();
+            }
+        }
+        Ok(preview)
     }
 
     async fn start_session(&self, viewer: &Viewer, set_id: &str, all: bool) -> Result<String, ApiError> {

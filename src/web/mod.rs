@@ -8,6 +8,7 @@ mod forms;
 mod health;
 mod media;
 pub mod socket;
+mod transfer;
 pub mod viewer;
 
 use std::sync::Arc;
@@ -85,6 +86,7 @@ pub fn router(state: AppState) -> Router {
         .route("/auth/signin", post(auth::sign_in))
         .route("/auth/signout", post(auth::sign_out))
         .merge(authoring::routes())
+        .merge(transfer::routes())
         .leptos_routes_with_context(
             &state,
             routes,

@@ -9,6 +9,7 @@ mod common;
 mod accounts;
 mod authoring;
 mod engine;
+mod import;
 mod ladder;
 mod network_session;
 mod providers;

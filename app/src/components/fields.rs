@@ -74,6 +74,29 @@ pub fn Field(
     }
 }
 
+/// A file input, with its error when the form comes back (a file is never sent back: the
+/// learner chooses it again).
+#[component]
+pub fn FileField(
+    echo: Option<FormEcho>,
+    form: &'static str,
+    label: &'static str,
+    accept: &'static str,
+    hint: &'static str,
+) -> impl IntoView {
+    let error = FormEcho::error(&echo, "file");
+    let invalid = error.is_some();
+    let id = format!("{form}-file");
+    view! {
+        <div class="field" class:invalid=invalid>
+            <label for=id.clone()>{label}</label>
+            <input id=id type="file" name="file" required accept=accept aria-invalid=invalid.then_some("true") />
+            <small class="hint">{hint}</small>
+            {error.map(|e| view! { <p class="field-error" role="alert" data-testid="error-file">{e}</p> })}
+        </div>
+    }
+}
+
 /// An error about a whole form (not one field), when it was sent back.
 #[component]
 pub fn FormMessage(echo: Option<FormEcho>) -> impl IntoView {

@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use crate::api::ResourceView;
-use crate::components::fields::{Field, FormMessage};
+use crate::components::fields::{Field, FileField, FormMessage};
 use crate::components::markdown::Markdown;
 use crate::forms::{FormEcho, limits};
 
@@ -93,18 +93,17 @@ fn AddText(set_id: String, points: Vec<(String, String)>) -> impl IntoView {
 #[component]
 fn AddImage(set_id: String, points: Vec<(String, String)>) -> impl IntoView {
     let echo = FormEcho::of("add-image");
-    let file_error = FormEcho::error(&echo, "file");
-    let invalid = file_error.is_some();
     view! {
         <form method="post" action=format!("/sets/{set_id}/resources") enctype="multipart/form-data" class="stack" data-testid="add-image">
             <h3>"Upload an image"</h3>
             <FormMessage echo=echo.clone() />
-            <div class="field" class:invalid=invalid>
-                <label for="add-image-file">"Image file"</label>
-                <input id="add-image-file" type="file" name="file" required accept="image/png,image/jpeg,image/webp,image/gif" />
-                <small class="hint">"PNG, JPEG, WebP or GIF, up to 5 MB."</small>
-                {file_error.map(|e| view! { <p class="field-error" role="alert" data-testid="error-file">{e}</p> })}
-            </div>
+            <FileField
+                echo=echo.clone()
+                form="add-image"
+                label="Image file"
+                accept="image/png,image/jpeg,image/webp,image/gif"
+                hint="PNG, JPEG, WebP or GIF, up to 5 MB."
+            />
             <Field echo=echo.clone() form="add-image" name="title" label="Caption" max=limits::RESOURCE_TITLE required=true />
             <Field echo=echo form="add-image" name="licence" label="Source and licence (optional)" max=limits::LICENCE />
             <PointChoices points chosen=vec![] />

@@ -1,0 +1,67 @@
+//! Files uploaded for import, kept between their preview and the learner's confirmation.
+
+use super::{Store, StoreError, new_id, now_ms};
+
+/// A draft older than this is deleted by the hourly sweep.
+pub const DRAFT_LIFETIME_MS: i64 = 24 * 60 * 60 * 1000;
+
+impl Store {
+    pub async fn create_draft(
+        &self,
+        owner: &str,
+        file_name: &str,
+        bytes: &[u8],
+    ) -> Result<String, StoreError> {
+        let id = new_id();
+        sqlx::query("INSERT INTO import_drafts (id, owner_id, file_name, bytes, created_at) VALUES ($1, $2, $3, $4, $5)")
+            .bind(&id)
+            .bind(owner)
+            .bind(file_name)
+            .bind(bytes)
+            .bind(now_ms())
+            .execute(self.pool())
+            .await?;
+        Ok(id)
+    }
+
+    /// A draft's file name and bytes, if it is the learner's.
+    pub async fn draft(&self, owner: &str, id: &str) -> Result<Option<(String, Vec<u8>)>, StoreError> {
+        Ok(sqlx::query_as("SELECT file_name, bytes FROM import_drafts WHERE id = $1 AND owner_id = $2")
+            .bind(id)
+            .bind(owner)
+            .fetch_optional(self.pool())
+            .await?)
+    }
+
+    pub async fn delete_draft(&self, owner: &str, id: &str) -> Result<bool, StoreError> {
+        let done = sqlx::query("DELETE FROM import_drafts WHERE id = $1 AND owner_id = $2")
+            .bind(id)
+            .bind(owner)
+            .execute(self.pool())
+            .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Deletes drafts nobody confirmed within a day; returns how many.
+    pub async fn sweep_drafts(&self) -> Result<u64, StoreError> {
+        let done = sqlx::query("DELETE FROM import_drafts WHERE created_at < $1")
+            .bind(now_ms() - DRAFT_LIFETIME_MS)
+            .execute(self.pool())
+            .await?;
+        Ok(done.rows_affected())
+    }
+
+    /// `name`, or `name (2)`, `name (3)`… whichever the learner does not have yet.
+    pub async fn free_name(&self, owner: &str, name: &str) -> Result<String, StoreError> {
+        if self.set_named(owner, name).await?.is_none() {
+            return Ok(name.to_string());
+        }
+        for n in 2.. {
+            let candidate = format!("{name} ({n})");
+            if self.set_named(owner, &candidate).await?.is_none() {
+                return Ok(candidate);
+            }
+        }
+        Ok(name.to_string())
+    }
+}

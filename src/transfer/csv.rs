@@ -1,0 +1,135 @@
+//! CSV: one point a row, its content then its cue. A first row naming the columns (content,
+//! cue, or their usual synonyms) is recognised and may put them in either order. Commas, tabs
+//! and semicolons are told apart by the first line.
+
+use super::{Builder, ImportError, Preview};
+
+const CONTENT: [&str; 5] = ["content", "point", "answer", "back", "fact"];
+const CUE: [&str; 6] = ["cue", "context", "question", "front", "hint", "prompt"];
+
+fn delimiter(text: &str) -> u8 {
+    let first = text.lines().next().unwrap_or_default();
+    [b'\t', b';', b','].into_iter().max_by_key(|d| first.bytes().filter(|b| b == d).count()).unwrap_or(b',')
+}
+
+/// The line a record starts on, from the byte offset the reader gives (which, after a blank
+/// line, points at the blank line itself).
+fn line_at(text: &str, byte: u64) -> u64 {
+    let mut start = usize::try_from(byte).unwrap_or(text.len()).min(text.len());
+    while text[start..].starts_with(['\n', '\r']) {
+        start += 1;
+    }
+    text[..start].matches('\n').count() as u64 + 1
+}
+
+pub fn read(name: &str, text: &str) -> Result<Preview, ImportError> {
+    let mut reader = ::csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .delimiter(delimiter(text))
+        .from_reader(text.as_bytes());
+    let mut builder = Builder::new(name);
+    // Which column holds what, and how many there are: the first row may say.
+    let mut columns = (0usize, Some(1usize));
+    let mut width = 2;
+    let mut header_seen = false;
+    // The reader passes over blank lines; they are reported all the same.
+    let mut expected_line = 1;
+    for (index, record) in reader.records().enumerate() {
+        let line = record
+            .as_ref()
+            .ok()
+            .and_then(|r| r.position())
+            .map_or(index as u64 + 1, |p| line_at(text, p.byte()));
+        let place = format!("line {line}");
+        let record = match record {
+            Ok(record) => record,
+            Err(err) => {
+                builder.reject(&place, format!("it cannot be read as CSV ({err})"));
+                continue;
+            }
+        };
+        for blank in expected_line..line {
+            builder.reject(&format!("line {blank}"), "the row is empty");
+        }
+        let spanned = record.iter().map(|cell| cell.matches('\n').count() as u64).sum::<u64>();
+        expected_line = line + spanned + 1;
+        let cells: Vec<&str> = record.iter().map(str::trim).collect();
+        if index == 0 && !header_seen {
+            let lower: Vec<String> = cells.iter().map(|c| c.to_lowercase()).collect();
+            let content = lower.iter().position(|c| CONTENT.contains(&c.as_str()));
+            let cue = lower.iter().position(|c| CUE.contains(&c.as_str()));
+            if let Some(content) = content {
+                columns = (content, cue);
+                width = cells.len();
+                header_seen = true;
+                continue;
+            }
+            if cue.is_some() {
+                return Err(ImportError::WrongColumns(
+                    "The first row names a cue column but no content column (content, point or answer)."
+                        .into(),
+                ));
+            }
+            if cells.len() > 2 {
+                return Err(ImportError::WrongColumns(format!(
+                    "The file has {} columns; Warren reads two, the point and its cue. Name them in a first row \
+                     (content,cue) to use others.",
+                    cells.len()
+                )));
+            }
+        }
+        if cells.iter().all(|c| c.is_empty()) {
+            builder.reject(&place, "the row is empty");
+            continue;
+        }
+        if cells.len() > width {
+            builder.reject(&place, format!("it has {} columns where the file has {width}", cells.len()));
+            continue;
+        }
+        let content = cells.get(columns.0).copied().unwrap_or_default();
+        let cue = columns.1.and_then(|c| cells.get(c).copied()).unwrap_or_default();
+        builder.point(&place, content, cue, None);
+    }
+    Ok(builder.finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn places(p: &Preview) -> Vec<String> {
+        p.rejected.iter().map(|r| format!("{}: {}", r.place, r.reason)).collect()
+    }
+
+    #[test]
+    fn rows_become_points_and_bad_rows_say_why() {
+        let csv = "content,cue\nThe Nile is longest.,Which river?\n\n\"Quoted, with a comma\",\nA,B,C\nthe nile is longest.,again\n";
+        let p = read("Rivers", csv).unwrap();
+        assert_eq!(p.set.name, "Rivers");
+        let points: Vec<(&str, &str)> =
+            p.set.points.iter().map(|p| (p.content.as_str(), p.context.as_str())).collect();
+        assert_eq!(points, [("The Nile is longest.", "Which river?"), ("Quoted, with a comma", "")]);
+        assert_eq!(
+            places(&p),
+            [
+                "line 3: the row is empty",
+                "line 5: it has 3 columns where the file has 2",
+                "line 6: the same point as line 2"
+            ]
+        );
+    }
+
+    #[test]
+    fn headerless_files_have_content_then_cue_and_headers_may_reorder() {
+        let p = read("S", "a fact;a cue\nsecond fact;\n").unwrap();
+        assert_eq!(p.set.points[0].context, "a cue");
+        let p = read("S", "question\tanswer\nWhat is it?\tIt is this.\n").unwrap();
+        assert_eq!(
+            (p.set.points[0].content.as_str(), p.set.points[0].context.as_str()),
+            ("It is this.", "What is it?")
+        );
+        assert!(read("S", "x,y,z\n").unwrap_err().to_string().starts_with("The file has 3 columns"));
+        assert!(matches!(read("S", "cue,other\nq,a\n"), Err(ImportError::WrongColumns(_))));
+    }
+}

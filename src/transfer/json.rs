@@ -1,0 +1,240 @@
+//! Warren's own JSON: a set with everything it holds (cues, resources with their images,
+//! links with their relevance, each point's schedule), so that exporting and importing gives
+//! the same set back.
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use serde::{Deserialize, Serialize};
+use warren_app::forms::limits;
+
+use super::{Builder, ImportError, Preview};
+use crate::store::{FsrsCard, NewResource, image_type};
+
+pub const FORMAT: &str = "warren-set";
+pub const VERSION: u32 = 1;
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SetFile {
+    pub format: String,
+    pub version: u32,
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub guidelines: String,
+    pub points: Vec<PointFile>,
+    #[serde(default)]
+    pub resources: Vec<ResourceFile>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PointFile {
+    pub content: String,
+    #[serde(default)]
+    pub cue: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<Schedule>,
+}
+
+/// A point's FSRS state, as stored.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Schedule {
+    pub state: String,
+    pub due_at: i64,
+    pub stability: f64,
+    pub difficulty: f64,
+    pub elapsed_days: i64,
+    pub scheduled_days: i64,
+    pub reps: i64,
+    pub lapses: i64,
+    #[serde(default)]
+    pub last_review_at: Option<i64>,
+}
+
+impl From<&FsrsCard> for Schedule {
+    fn from(card: &FsrsCard) -> Self {
+        Schedule {
+            state: card.state.clone(),
+            due_at: card.due_at,
+            stability: card.stability,
+            difficulty: card.difficulty,
+            elapsed_days: card.elapsed_days,
+            scheduled_days: card.scheduled_days,
+            reps: card.reps,
+            lapses: card.lapses,
+            last_review_at: card.last_review_at,
+        }
+    }
+}
+
+impl Schedule {
+    fn card(self) -> Option<FsrsCard> {
+        let known = ["new", "learning", "review", "relearning"].contains(&self.state.as_str());
+        let sane =
+            self.stability.is_finite() && self.difficulty.is_finite() && self.reps >= 0 && self.lapses >= 0;
+        (known && sane).then_some(FsrsCard {
+            state: self.state,
+            due_at: self.due_at,
+            stability: self.stability,
+            difficulty: self.difficulty,
+            elapsed_days: self.elapsed_days,
+            scheduled_days: self.scheduled_days,
+            reps: self.reps,
+            lapses: self.lapses,
+            last_review_at: self.last_review_at,
+        })
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceFile {
+    /// `text` or `image`.
+    pub kind: String,
+    pub title: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub body: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub licence: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// An uploaded image, base64.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<String>,
+    /// An image served by this site (`/demo/…`), for images that are not uploaded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[serde(default)]
+    pub links: Vec<Link>,
+}
+
+/// A resource's link to a point: the point's index in `points`, and how much it supports it.
+#[derive(Serialize, Deserialize)]
+pub struct Link {
+    pub point: usize,
+    #[serde(default = "full")]
+    pub relevance: f64,
+}
+
+fn full() -> f64 {
+    1.0
+}
+
+pub fn read(text: &str) -> Result<Preview, ImportError> {
+    let file: SetFile = serde_json::from_str(text).map_err(|e| ImportError::BadJson(e.to_string()))?;
+    if file.format != FORMAT {
+        return Err(ImportError::BadJson(format!("its format is “{}”, not “{FORMAT}”", file.format)));
+    }
+    if file.version > VERSION {
+        return Err(ImportError::BadJson(format!(
+            "it is version {} of the format, from a newer Warren; this one reads up to version {VERSION}",
+            file.version
+        )));
+    }
+    let mut builder = Builder::new(&file.name);
+    builder.preview.set.description = file.description.chars().take(limits::DESCRIPTION).collect();
+    builder.preview.set.guidelines = file.guidelines.chars().take(limits::GUIDELINES).collect();
+    // Where each point of the file landed (`None`: left out).
+    let mut landed = Vec::with_capacity(file.points.len());
+    for (i, point) in file.points.into_iter().enumerate() {
+        let place = format!("point {}", i + 1);
+        let card = match point.schedule.map(Schedule::card) {
+            Some(None) => {
+                builder.reject(&place, "its schedule is not one Warren wrote");
+                landed.push(None);
+                continue;
+            }
+            Some(card) => card,
+            None => None,
+        };
+        landed.push(builder.point(&place, &point.content, &point.cue, card));
+    }
+    for (i, resource) in file.resources.into_iter().enumerate() {
+        let place = format!("resource {}", i + 1);
+        match resource_of(resource, &landed) {
+            Ok(resource) => builder.resource(resource),
+            Err(why) => builder.reject(&place, why),
+        }
+    }
+    Ok(builder.finish())
+}
+
+fn resource_of(file: ResourceFile, landed: &[Option<usize>]) -> Result<NewResource, String> {
+    if file.title.trim().is_empty() || file.title.chars().count() > limits::RESOURCE_TITLE {
+        return Err(format!("its title must have 1 to {} characters", limits::RESOURCE_TITLE));
+    }
+    let points = file
+        .links
+        .iter()
+        .filter_map(|l| landed.get(l.point).copied().flatten().map(|p| (p, l.relevance.clamp(0.0, 1.0))))
+        .collect();
+    let mut resource = NewResource {
+        kind: file.kind.clone(),
+        title: file.title,
+        licence: file.licence,
+        points,
+        ..NewResource::default()
+    };
+    match (file.kind.as_str(), file.data, file.url) {
+        ("text", _, _) => {
+            if file.body.chars().count() > limits::RESOURCE_TEXT {
+                return Err(format!("its text is over {} characters", limits::RESOURCE_TEXT));
+            }
+            resource.body = file.body;
+        }
+        ("image", Some(data), _) => {
+            let bytes =
+                BASE64.decode(data.as_bytes()).map_err(|_| "its image data is not base64".to_string())?;
+            if bytes.len() > limits::IMAGE_BYTES {
+                return Err("its image is over 5 MB".into());
+            }
+            let mime = image_type(&bytes).ok_or("its image is not a PNG, JPEG, WebP or GIF")?;
+            resource.mime_type = Some(mime.to_string());
+            resource.image = Some(bytes);
+        }
+        // Images this site serves itself (the demo sets'); nothing from elsewhere.
+        ("image", None, Some(url)) if url.starts_with('/') && !url.starts_with("//") => {
+            resource.url = Some(url);
+            resource.mime_type = file.mime_type;
+        }
+        ("image", _, _) => return Err("an image needs its data, or an address on this site".into()),
+        (kind, _, _) => return Err(format!("“{kind}” is not a kind of resource (text or image)")),
+    }
+    Ok(resource)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_that_are_not_warren_json_are_refused_in_one_sentence() {
+        assert!(matches!(read("{"), Err(ImportError::BadJson(_))));
+        let other = r#"{"format":"something","version":1,"name":"x","points":[]}"#;
+        assert!(read(other).unwrap_err().to_string().contains("not “warren-set”"));
+        let newer = r#"{"format":"warren-set","version":99,"name":"x","points":[]}"#;
+        assert!(read(newer).unwrap_err().to_string().contains("newer Warren"));
+    }
+
+    #[test]
+    fn bad_schedules_and_resources_are_left_out_with_their_place() {
+        let file = r#"{"format":"warren-set","version":1,"name":"S","points":[
+            {"content":"a"},
+            {"content":"b","schedule":{"state":"weird","dueAt":0,"stability":1,"difficulty":1,"elapsedDays":0,"scheduledDays":0,"reps":0,"lapses":0}}],
+            "resources":[{"kind":"image","title":"x","url":"https://tracker.example/p.gif"},
+                         {"kind":"text","title":"t","body":"b","links":[{"point":0},{"point":1},{"point":9}]}]}"#;
+        let p = read(file).unwrap();
+        let rejected: Vec<String> = p.rejected.iter().map(|r| format!("{}: {}", r.place, r.reason)).collect();
+        assert_eq!(
+            rejected,
+            [
+                "point 2: its schedule is not one Warren wrote",
+                "resource 1: an image needs its data, or an address on this site"
+            ]
+        );
+        assert_eq!(p.set.resources[0].points, vec![(0, 1.0)], "links follow the points that landed");
+    }
+}

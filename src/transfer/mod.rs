@@ -1,0 +1,237 @@
+//! Sets in and out of Warren. Import reads a file into a [`Preview`]: the set it would create
+//! and every row it would leave out, with where and why; nothing is written until the learner
+//! confirms, and then in one transaction. A file that cannot be read at all gets one sentence
+//! ([`ImportError`]). Formats: Warren's own JSON (complete: cues, resources with images, links,
+//! schedules), CSV, Markdown and Anki packages. Export writes JSON, CSV and Markdown.
+
+mod anki;
+mod csv;
+pub mod export;
+mod json;
+mod markdown;
+
+use std::collections::HashMap;
+
+use warren_app::forms::limits;
+
+use crate::store::{NewPoint, NewResource, NewSet};
+
+warren_app::named_enum! {
+    /// The kinds of file Warren reads.
+    pub enum Format {
+        Json = "json",
+        Csv = "csv",
+        Markdown = "markdown",
+        Anki = "anki",
+    }
+}
+
+impl Format {
+    /// What the learner calls it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Format::Json => "Warren JSON",
+            Format::Csv => "CSV",
+            Format::Markdown => "Markdown",
+            Format::Anki => "Anki package",
+        }
+    }
+}
+
+/// A row the import leaves out: where it is in the file, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rejected {
+    /// "line 4", "note 12", "point 3".
+    pub place: String,
+    pub reason: String,
+}
+
+/// What an import would create, and what it would leave out.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Preview {
+    pub set: NewSet,
+    pub rejected: Vec<Rejected>,
+}
+
+/// Why a file cannot be imported at all.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ImportError {
+    #[error("The file is empty.")]
+    Empty,
+    #[error("The file is {0} MB; files up to 20 MB can be imported.")]
+    TooLarge(u64),
+    #[error("The file is not UTF-8 text; save it as UTF-8 and try again.")]
+    NotUtf8,
+    #[error("The file is not a zip archive, so it cannot be an Anki package (.apkg).")]
+    NotZip,
+    #[error("This zip holds no Anki collection (collection.anki21 or collection.anki2).")]
+    NoCollection,
+    #[error(
+        "This Anki package uses Anki's newer compressed format. In Anki, export the deck again with \
+         “Support older Anki versions” ticked."
+    )]
+    NewerAnki,
+    #[error("The Anki collection cannot be read: {0}")]
+    BadCollection(String),
+    #[error("The file is not Warren JSON: {0}")]
+    BadJson(String),
+    #[error("{0}")]
+    WrongColumns(String),
+    #[error("The file holds no points to import.")]
+    NoPoints,
+}
+
+/// Reads a file into a preview. `file_name` names the set when the file does not, and
+/// tells the format apart when its bytes alone do not.
+pub async fn read(file_name: &str, bytes: &[u8]) -> Result<(Format, Preview), ImportError> {
+    if bytes.is_empty() {
+        return Err(ImportError::Empty);
+    }
+    if bytes.len() > limits::IMPORT_BYTES {
+        return Err(ImportError::TooLarge((bytes.len() as u64).div_ceil(1_048_576)));
+    }
+    let stem = std::path::Path::new(file_name)
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .map(|s| s.replace(['_', '-'], " ").trim().to_string())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "Imported set".into());
+    let format = detect(file_name, bytes);
+    let preview = match format {
+        Format::Anki => anki::read(&stem, bytes).await?,
+        Format::Json => json::read(text(bytes)?)?,
+        Format::Csv => csv::read(&stem, text(bytes)?)?,
+        Format::Markdown => markdown::read(&stem, text(bytes)?)?,
+    };
+    if preview.set.points.is_empty() {
+        return Err(ImportError::NoPoints);
+    }
+    Ok((format, preview))
+}
+
+/// The file's format, from its name first and its first bytes otherwise.
+fn detect(file_name: &str, bytes: &[u8]) -> Format {
+    let lower = file_name.to_lowercase();
+    if lower.ends_with(".apkg") || lower.ends_with(".colpkg") || bytes.starts_with(b"PK\x03\x04") {
+        Format::Anki
+    } else if lower.ends_with(".json") {
+        Format::Json
+    } else if lower.ends_with(".md") || lower.ends_with(".markdown") {
+        Format::Markdown
+    } else if lower.ends_with(".csv") || lower.ends_with(".tsv") || lower.ends_with(".txt") {
+        Format::Csv
+    } else if bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') {
+        Format::Json
+    } else if bytes.starts_with(b"#") {
+        Format::Markdown
+    } else {
+        Format::Csv
+    }
+}
+
+/// The file as text, without a byte-order mark.
+fn text(bytes: &[u8]) -> Result<&str, ImportError> {
+    let text = std::str::from_utf8(bytes).map_err(|_| ImportError::NotUtf8)?;
+    Ok(text.strip_prefix('\u{feff}').unwrap_or(text))
+}
+
+/// Collects points and what is left out, checking limits and repeats on the way.
+struct Builder {
+    preview: Preview,
+    /// Each point's content, normalised, and where it was first seen.
+    seen: HashMap<String, String>,
+}
+
+impl Builder {
+    fn new(name: &str) -> Self {
+        let name: String = name.trim().chars().take(limits::SET_NAME).collect();
+        let set = NewSet { name, ..NewSet::default() };
+        Self { preview: Preview { set, rejected: Vec::new() }, seen: HashMap::new() }
+    }
+
+    fn reject(&mut self, place: &str, reason: impl Into<String>) {
+        self.preview.rejected.push(Rejected { place: place.to_string(), reason: reason.into() });
+    }
+
+    /// Adds a point found at `place`; its index, or `None` when it is left out (and why is
+    /// recorded).
+    fn point(
+        &mut self,
+        place: &str,
+        content: &str,
+        cue: &str,
+        card: Option<crate::store::FsrsCard>,
+    ) -> Option<usize> {
+        let content = content.trim();
+        let cue = cue.trim();
+        let chars = content.chars().count();
+        if content.is_empty() {
+            self.reject(place, "it has no point to recall");
+            return None;
+        }
+        if chars > limits::POINT {
+            self.reject(place, format!("the point has {chars} characters; at most {} fit", limits::POINT));
+            return None;
+        }
+        if cue.chars().count() > limits::CUE {
+            self.reject(place, format!("the cue is over {} characters", limits::CUE));
+            return None;
+        }
+        if self.preview.set.points.len() >= limits::POINTS_PER_SET {
+            self.reject(place, format!("a set holds at most {} points", limits::POINTS_PER_SET));
+            return None;
+        }
+        let key = content.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+        if let Some(first) = self.seen.get(&key) {
+            let reason = format!("the same point as {first}");
+            self.reject(place, reason);
+            return None;
+        }
+        self.seen.insert(key, place.to_string());
+        self.preview.set.points.push(NewPoint {
+            content: content.to_string(),
+            context: cue.to_string(),
+            card,
+        });
+        Some(self.preview.set.points.len() - 1)
+    }
+
+    fn resource(&mut self, resource: NewResource) {
+        self.preview.set.resources.push(resource);
+    }
+
+    fn finish(self) -> Preview {
+        self.preview
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_are_told_apart_by_name_then_bytes() {
+        assert_eq!(detect("deck.apkg", b"x"), Format::Anki);
+        assert_eq!(detect("upload", b"PK\x03\x04rest"), Format::Anki);
+        assert_eq!(detect("set.JSON", b"["), Format::Json);
+        assert_eq!(detect("notes", b"  {\"name\":1}"), Format::Json);
+        assert_eq!(detect("notes.md", b"- a"), Format::Markdown);
+        assert_eq!(detect("notes", b"# Title"), Format::Markdown);
+        assert_eq!(detect("notes", b"a,b"), Format::Csv);
+    }
+
+    #[test]
+    fn points_are_checked_and_repeats_left_out() {
+        let mut b = Builder::new("Set");
+        assert_eq!(b.point("line 1", " The  Nile is long ", "", None), Some(0));
+        assert_eq!(b.point("line 2", "the nile is long", "", None), None);
+        assert_eq!(b.point("line 3", "   ", "cue", None), None);
+        assert_eq!(b.point("line 4", &"x".repeat(limits::POINT + 1), "", None), None);
+        let p = b.finish();
+        assert_eq!(p.set.points[0].content, "The  Nile is long");
+        let reasons: Vec<_> = p.rejected.iter().map(|r| format!("{}: {}", r.place, r.reason)).collect();
+        assert_eq!(reasons[0], "line 2: the same point as line 1");
+        assert_eq!(reasons[1], "line 3: it has no point to recall");
+        assert!(reasons[2].starts_with("line 4: the point has 2001 characters"));
+    }
+}

@@ -1,0 +1,145 @@
+//! Import and export over HTTP: a file is uploaded and kept as a draft, its preview shown,
+//! and the set created only when the learner confirms (one transaction). Exports are
+//! downloads, only of the learner's own sets.
+
+use axum::Router;
+use axum::extract::{FromRequest, Multipart, Path, Request, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use warren_app::api::Viewer;
+use warren_app::forms::FieldErrors;
+
+use super::AppState;
+use super::forms::{echo, not_found, render, see_other};
+use crate::store::StoreError;
+use crate::transfer::{self, Format, export};
+
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/import", post(upload))
+        .route("/import/{id}", post(confirm))
+        .route("/import/{id}/cancel", post(cancel))
+        .route("/sets/{id}/export.json", get(|s, v, p| download(s, v, p, Format::Json)))
+        .route("/sets/{id}/export.csv", get(|s, v, p| download(s, v, p, Format::Csv)))
+        .route("/sets/{id}/export.md", get(|s, v, p| download(s, v, p, Format::Markdown)))
+}
+
+#[derive(serde::Serialize)]
+struct NoFields {}
+
+/// Sends the upload page back with `why` beside the file field.
+async fn refuse(state: &AppState, parts: axum::http::request::Parts, why: String) -> Response {
+    let mut errors = FieldErrors::default();
+    errors.add("file", why);
+    render(state, parts, Some(echo("import", &NoFields {}, errors, None)), StatusCode::UNPROCESSABLE_ENTITY)
+        .await
+}
+
+async fn upload(State(state): State<AppState>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let Some(viewer) = parts.extensions.get::<Viewer>().cloned() else { return see_other("/signin") };
+    let mut multipart = match Multipart::from_request(Request::from_parts(parts.clone(), body), &state).await
+    {
+        Ok(multipart) => multipart,
+        Err(rejection) => return (StatusCode::BAD_REQUEST, rejection.body_text()).into_response(),
+    };
+    let mut file = None;
+    loop {
+        match multipart.next_field().await {
+            Ok(Some(field)) if field.name() == Some("file") => {
+                let name = field.file_name().unwrap_or("upload").to_string();
+                match field.bytes().await {
+                    Ok(bytes) => file = Some((name, bytes)),
+                    Err(err) => {
+                        return refuse(&state, parts, format!("The upload broke off ({}).", err.body_text()))
+                            .await;
+                    }
+                }
+            }
+            Ok(Some(_)) => {}
+            Ok(None) => break,
+            Err(err) => {
+                return refuse(&state, parts, format!("The upload broke off ({}).", err.body_text())).await;
+            }
+        }
+    }
+    let Some((name, bytes)) = file else {
+        return refuse(&state, parts, "Choose a file to import.".into()).await;
+    };
+    // Files that cannot be read at all are refused here, before anything is kept.
+    if let Err(err) = transfer::read(&name, &bytes).await {
+        return refuse(&state, parts, err.to_string()).await;
+    }
+    match state.store.create_draft(&viewer.user_id, &name, &bytes).await {
+        Ok(id) => see_other(&format!("/import/{id}")),
+        Err(err) => {
+            tracing::error!("cannot keep an upload: {err}");
+            refuse(&state, parts, "The server could not keep the file; try again.".into()).await
+        }
+    }
+}
+
+async fn confirm(State(state): State<AppState>, Path(id): Path<String>, request: Request) -> Response {
+    let (parts, _) = request.into_parts();
+    let Some(viewer) = parts.extensions.get::<Viewer>().cloned() else { return see_other("/signin") };
+    let owner = &viewer.user_id;
+    let draft = match state.store.draft(owner, &id).await {
+        Ok(Some(draft)) => draft,
+        Ok(None) => return not_found(&state, parts).await,
+        Err(err) => return internal(err),
+    };
+    let (_, mut preview) = match transfer::read(&draft.0, &draft.1).await {
+        Ok(read) => read,
+        // The preview page already says why; show it again.
+        Err(_) => return render(&state, parts, None, StatusCode::UNPROCESSABLE_ENTITY).await,
+    };
+    let created = async {
+        preview.set.name = state.store.free_name(owner, &preview.set.name).await?;
+        let set = state.store.create_set(owner, &preview.set).await?;
+        state.store.delete_draft(owner, &id).await?;
+        Ok::<_, StoreError>(set)
+    };
+    match created.await {
+        Ok(set) => see_other(&format!("/sets/{set}")),
+        Err(err) => internal(err),
+    }
+}
+
+async fn cancel(State(state): State<AppState>, Path(id): Path<String>, request: Request) -> Response {
+    let (parts, _) = request.into_parts();
+    let Some(viewer) = parts.extensions.get::<Viewer>().cloned() else { return see_other("/signin") };
+    match state.store.delete_draft(&viewer.user_id, &id).await {
+        Ok(true) => see_other("/import"),
+        Ok(false) => not_found(&state, parts).await,
+        Err(err) => internal(err),
+    }
+}
+
+async fn download(
+    State(state): State<AppState>,
+    super::viewer::CurrentViewer(viewer): super::viewer::CurrentViewer,
+    Path(id): Path<String>,
+    format: Format,
+) -> Response {
+    let Some(viewer) = viewer else { return StatusCode::NOT_FOUND.into_response() };
+    match export::export(&state.store, &viewer.user_id, &id, format).await {
+        Ok(Some(file)) => (
+            [
+                (header::CONTENT_TYPE, file.content_type.to_string()),
+                (header::CONTENT_DISPOSITION, format!("attachment; filename=\"{}\"", file.file_name)),
+                (header::X_CONTENT_TYPE_OPTIONS, "nosniff".to_string()),
+            ],
+            file.bytes,
+        )
+            .into_response(),
+        Ok(None) => StatusCode::NOT_FOUND.into_response(),
+        Err(err) => internal(err),
+    }
+}
+
+fn internal(err: StoreError) -> Response {
+    tracing::error!("storage failed: {err}");
+    (StatusCode::INTERNAL_SERVER_ERROR, "The server could not do that; nothing was changed. Try again.")
+        .into_response()
+}
