@@ -3,7 +3,7 @@
 
 use sqlx::AnyConnection;
 
-use super::{Store, StoreError, new_id, now_ms};
+use super::{Backend, Store, StoreError, new_id, now_ms};
 
 /// FSRS card state as stored; `state` is new | learning | review | relearning.
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
@@ -103,6 +103,72 @@ pub(super) async fn insert_point(
     .execute(conn)
     .await?;
     Ok(id)
+}
+
+/// A point to insert with [`insert_points`].
+pub(super) struct PointRow<'a> {
+    pub content: &'a str,
+    pub context: &'a str,
+    pub card: FsrsCard,
+}
+
+/// Inserts many points at positions `0..`, a few hundred rows a statement (a set of ten
+/// thousand points is written in a second's fraction, not one statement a point); returns
+/// their ids in order.
+pub(super) async fn insert_points(
+    conn: &mut AnyConnection,
+    backend: Backend,
+    owner: &str,
+    set_id: &str,
+    points: &[PointRow<'_>],
+) -> Result<Vec<String>, sqlx::Error> {
+    /// Rows a statement: 16 parameters each stays far below both engines' limits.
+    const ROWS: usize = 500;
+    let now = now_ms();
+    let ids: Vec<String> = points.iter().map(|_| new_id()).collect();
+    const COLUMNS: usize = 16;
+    for (chunk, start) in points.chunks(ROWS).zip((0..).step_by(ROWS)) {
+        // PostgreSQL numbers its placeholders; SQLite takes plain `?` in order (numbered ones
+        // make a statement with thousands of them twenty times slower to bind).
+        let placeholder = |n: usize| match backend {
+            Backend::Sqlite => "?".to_string(),
+            Backend::Postgres => format!("${n}"),
+        };
+        let rows: Vec<String> = (0..chunk.len())
+            .map(|row| {
+                let cells: Vec<String> = (1..=COLUMNS).map(|c| placeholder(row * COLUMNS + c)).collect();
+                format!("({})", cells.join(", "))
+            })
+            .collect();
+        let sql = format!(
+            "INSERT INTO recall_points (id, set_id, owner_id, position, content, context, fsrs_state, due_at, \
+             stability, difficulty, elapsed_days, scheduled_days, reps, lapses, last_review_at, created_at) VALUES {}",
+            rows.join(", ")
+        );
+        let mut insert = sqlx::query(sqlx::AssertSqlSafe(sql));
+        for (offset, point) in chunk.iter().enumerate() {
+            let position = start + offset;
+            insert = insert
+                .bind(ids[position].clone())
+                .bind(set_id.to_string())
+                .bind(owner.to_string())
+                .bind(position as i64)
+                .bind(point.content.to_string())
+                .bind(point.context.to_string())
+                .bind(point.card.state.clone())
+                .bind(point.card.due_at)
+                .bind(point.card.stability)
+                .bind(point.card.difficulty)
+                .bind(point.card.elapsed_days)
+                .bind(point.card.scheduled_days)
+                .bind(point.card.reps)
+                .bind(point.card.lapses)
+                .bind(point.card.last_review_at)
+                .bind(now);
+        }
+        insert.execute(&mut *conn).await?;
+    }
+    Ok(ids)
 }
 
 /// Writes a point's new FSRS state inside the caller's transaction.

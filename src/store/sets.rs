@@ -1,7 +1,7 @@
 //! Recall sets: created whole (with points and resources, as the demo sets and imports are),
 //! edited, archived and deleted. A set's name is unique per learner, ignoring case.
 
-use super::points::insert_point;
+use super::points::{PointRow, insert_points};
 use super::resources::insert_resource;
 use super::{FsrsCard, Store, StoreError, new_id, now_ms};
 
@@ -96,14 +96,16 @@ impl Store {
         .execute(&mut *tx)
         .await
         .map_err(name_taken(&set.name))?;
-        let mut point_ids = Vec::with_capacity(set.points.len());
-        for (position, point) in set.points.iter().enumerate() {
-            let card = point.card.clone().unwrap_or_else(|| FsrsCard::new(now));
-            let id =
-                insert_point(&mut tx, owner, &set_id, position as i64, &point.content, &point.context, &card)
-                    .await?;
-            point_ids.push(id);
-        }
+        let rows: Vec<PointRow<'_>> = set
+            .points
+            .iter()
+            .map(|p| PointRow {
+                content: &p.content,
+                context: &p.context,
+                card: p.card.clone().unwrap_or_else(|| FsrsCard::new(now)),
+            })
+            .collect();
+        let point_ids = insert_points(&mut tx, self.backend(), owner, &set_id, &rows).await?;
         for resource in &set.resources {
             let links: Vec<(String, f64)> = resource
                 .points

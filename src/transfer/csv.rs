@@ -12,14 +12,25 @@ fn delimiter(text: &str) -> u8 {
     [b'\t', b';', b','].into_iter().max_by_key(|d| first.bytes().filter(|b| b == d).count()).unwrap_or(b',')
 }
 
-/// The line a record starts on, from the byte offset the reader gives (which, after a blank
-/// line, points at the blank line itself).
-fn line_at(text: &str, byte: u64) -> u64 {
-    let mut start = usize::try_from(byte).unwrap_or(text.len()).min(text.len());
-    while text[start..].starts_with(['\n', '\r']) {
-        start += 1;
+/// Line numbers from byte offsets, counting each stretch of the text once.
+struct Lines<'a> {
+    text: &'a str,
+    byte: usize,
+    line: u64,
+}
+
+impl Lines<'_> {
+    /// The line a record starts on, from the byte offset the reader gives (which, after a
+    /// blank line, points at the blank line itself). Offsets only move forward.
+    fn at(&mut self, byte: u64) -> u64 {
+        let mut start = usize::try_from(byte).unwrap_or(self.text.len()).clamp(self.byte, self.text.len());
+        while self.text[start..].starts_with(['\n', '\r']) {
+            start += 1;
+        }
+        self.line += self.text[self.byte..start].matches('\n').count() as u64;
+        self.byte = start;
+        self.line
     }
-    text[..start].matches('\n').count() as u64 + 1
 }
 
 pub fn read(name: &str, text: &str) -> Result<Preview, ImportError> {
@@ -35,12 +46,10 @@ pub fn read(name: &str, text: &str) -> Result<Preview, ImportError> {
     let mut header_seen = false;
     // The reader passes over blank lines; they are reported all the same.
     let mut expected_line = 1;
+    let mut lines = Lines { text, byte: 0, line: 1 };
     for (index, record) in reader.records().enumerate() {
-        let line = record
-            .as_ref()
-            .ok()
-            .and_then(|r| r.position())
-            .map_or(index as u64 + 1, |p| line_at(text, p.byte()));
+        let line =
+            record.as_ref().ok().and_then(|r| r.position()).map_or(index as u64 + 1, |p| lines.at(p.byte()));
         let place = format!("line {line}");
         let record = match record {
             Ok(record) => record,

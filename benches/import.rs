@@ -1,0 +1,50 @@
+//! Time to preview and to import a 10,000-row CSV (the numbers for the README). The preview
+//! reads and checks every row; the import writes the set in one transaction to a SQLite file.
+//! Run with `cargo bench --bench import`.
+
+// A measuring harness: a failure to set up should stop it loudly, like a test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::Instant;
+
+use warren::store::Store;
+use warren::transfer;
+
+const ROWS: usize = 10_000;
+const RUNS: usize = 5;
+
+fn main() {
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    runtime.block_on(run());
+}
+
+async fn run() {
+    let mut csv = String::from("content,cue\n");
+    for i in 0..ROWS {
+        csv.push_str(&format!(
+            "Fact number {i} says that item {i} belongs to group {},\"Which group, {i}?\"\n",
+            i % 97
+        ));
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = Store::open(&format!("sqlite://{}/bench.db", dir.path().display())).await.expect("db");
+    store.migrate().await.expect("migrate");
+    let owner = store.create_account("bench", "not-a-real-hash").await.expect("account").expect("new");
+    let (mut previews, mut imports) = (Vec::new(), Vec::new());
+    for run in 0..RUNS {
+        let start = Instant::now();
+        let (_, mut preview) = transfer::read("facts.csv", csv.as_bytes()).await.expect("a preview");
+        previews.push(start.elapsed());
+        assert_eq!(preview.set.points.len(), ROWS);
+        preview.set.name = format!("Facts {run}");
+        let start = Instant::now();
+        store.create_set(&owner, &preview.set).await.expect("import");
+        imports.push(start.elapsed());
+    }
+    previews.sort();
+    imports.sort();
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
+    println!("a {ROWS}-row CSV ({} KiB), median of {RUNS} runs:", csv.len() / 1024);
+    println!("  preview (read and check every row): {:.0} ms", ms(previews[RUNS / 2]));
+    println!("  import (one transaction, SQLite):   {:.0} ms", ms(imports[RUNS / 2]));
+}
