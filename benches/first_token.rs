@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use warren::engine::{Engine, EngineConfig, demo};
-use warren::llm::{LlmError, Provider, Purpose, Request, TextStream};
+use warren::llm::{LlmError, Output, Provider, Purpose, ReplyStream, Request};
 use warren::store::Store;
 use warren_app::protocol::{ClientMessage, ProviderInfo, ServerMessage};
 
@@ -32,7 +32,7 @@ impl Provider for SlowModel {
         ProviderInfo { kind: "bench".into(), model: "slow".into(), offline: true, label: "bench".into() }
     }
 
-    async fn stream(&self, request: &Request) -> Result<TextStream, LlmError> {
+    async fn stream(&self, request: &Request) -> Result<ReplyStream, LlmError> {
         tokio::time::sleep(LATENCY).await;
         let text = match &request.purpose {
             Purpose::Evaluator(_) => {
@@ -49,7 +49,7 @@ impl Provider for SlowModel {
             }
             Purpose::Explorer(_) | Purpose::Summariser(_) | Purpose::Probe => "ok",
         };
-        Ok(Box::pin(futures_util::stream::iter(vec![Ok(text.to_string())])))
+        Ok(Box::pin(futures_util::stream::iter(vec![Ok(Output::Text(text.to_string()))])))
     }
 
     async fn probe(&self) -> Result<(), LlmError> {

@@ -363,6 +363,12 @@ pub struct SessionStarted {
     /// which of its unsent messages to send again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_client_message_id: Option<String>,
+    /// Images shown so far in this session, in order (kept across reloads).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<ShowImage>,
+    /// Text excerpts shown so far in this session, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resources: Vec<ShowResource>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -820,6 +826,13 @@ mod tests {
                 elapsed_ms: 5,
                 streaming_reply: Some("par".into()),
                 last_client_message_id: Some("c-1".into()),
+                images: vec![ShowImage {
+                    resource_id: "r1".into(),
+                    url: "/media/r1".into(),
+                    caption: Some("Diagram".into()),
+                    mime_type: Some("image/png".into()),
+                }],
+                resources: vec![],
             })),
             ServerMessage::AssistantChunk(AssistantChunk { content: "Wh".into() }),
             ServerMessage::AssistantComplete(AssistantComplete {

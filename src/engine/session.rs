@@ -2,12 +2,10 @@
 //! earlier process to be rebuilt. Every change goes through a method that writes it first and
 //! then updates the copy in memory, so the two never disagree.
 
-use std::collections::HashSet;
-
 use serde_json::json;
 use warren_app::protocol::{
-    ProviderInfo, RabbitholeDetected, RabbitholeEntered, SessionCompleteOverlay, SessionMode, SessionStarted,
-    SessionStatus,
+    ProviderInfo, RabbitholeDetected, RabbitholeEntered, SessionCompleteOverlay, SessionEvent, SessionMode,
+    SessionStarted, SessionStatus, ShowImage, ShowResource,
 };
 
 use crate::engine::agents::explorer::opening_prompt;
@@ -15,7 +13,7 @@ use crate::engine::fsrs;
 use crate::engine::struggle::{self, Struggles};
 use crate::engine::turn::TutorPlan;
 use crate::llm::Message;
-use crate::llm::brief::{Focus, PointBrief, ResourceBrief};
+use crate::llm::brief::{Focus, PointBrief, ResourceBrief, ShowTool, Showable};
 use crate::store::{
     Entry, EntryKind, NewEntry, NewOutcome, OutcomeRow, Point, RabbitholeRow, RabbitholeStatus, RecallSet,
     Resource, SessionRow, Speaker, Store, StoreError, Struggle, path_to,
@@ -39,8 +37,8 @@ pub struct LiveSession {
     pub rabbitholes: Vec<RabbitholeRow>,
     /// How hard each point has been, by point id.
     pub struggles: Struggles,
-    /// Resources already shown in this process (showing one twice is harmless).
-    pub shown_resources: HashSet<String>,
+    /// Ids of the resources shown so far, in order (each is shown once per session).
+    pub shown: Vec<String>,
 }
 
 impl LiveSession {
@@ -53,7 +51,11 @@ impl LiveSession {
         let entries = store.entries(owner, id).await?;
         let rabbitholes = store.rabbitholes(owner, id).await?;
         let struggles = store.struggles(owner, id).await?;
-        Ok(Some(Self::from_rows(row, set, points, resources, outcomes, entries, rabbitholes, struggles)))
+        let shown = store.shown_resources(owner, id).await?;
+        let mut session =
+            Self::from_rows(row, set, points, resources, outcomes, entries, rabbitholes, struggles);
+        session.shown = shown;
+        Ok(Some(session))
     }
 
     /// Assembles a session from its stored rows.
@@ -79,17 +81,7 @@ impl LiveSession {
             .iter()
             .filter_map(|id| all_points.iter().find(|p| &p.id == id).cloned())
             .collect();
-        Self {
-            row,
-            set,
-            points,
-            resources,
-            outcomes,
-            entries,
-            rabbitholes,
-            struggles,
-            shown_resources: HashSet::new(),
-        }
+        Self { row, set, points, resources, outcomes, entries, rabbitholes, struggles, shown: Vec::new() }
     }
 
     pub fn owner(&self) -> &str {
@@ -278,6 +270,13 @@ impl LiveSession {
         streaming_reply: Option<String>,
         now: i64,
     ) -> SessionStarted {
+        let (mut images, mut resources) = (Vec::new(), Vec::new());
+        for resource in self.shown.iter().filter_map(|id| self.resources.iter().find(|r| &r.id == id)) {
+            match Self::show(resource) {
+                Show::Image(image) => images.push(image),
+                Show::Resource(excerpt) => resources.push(excerpt),
+            }
+        }
         SessionStarted {
             session_id: self.id().to_string(),
             recall_set_name: self.set.name.clone(),
@@ -305,6 +304,8 @@ impl LiveSession {
             elapsed_ms: self.elapsed_ms(now),
             streaming_reply,
             last_client_message_id: self.last_client_message_id(),
+            images,
+            resources,
         }
     }
 
@@ -354,7 +355,43 @@ impl LiveSession {
             pending: pending.into_iter().map(Self::point_brief).collect(),
             focus,
             previous_reply: self.last_tutor_reply(),
+            showable: self.showable(),
             ..TutorPlan::default()
+        }
+    }
+
+    /// Resources the tutor may still show: those of a kind it can show, not shown yet.
+    pub fn showable(&self) -> Vec<Showable> {
+        self.resources
+            .iter()
+            .filter(|r| !self.shown.contains(&r.id))
+            .filter_map(|r| {
+                let tool =
+                    ShowTool::for_kind(&r.kind).filter(|t| *t != ShowTool::Image || r.url.is_some())?;
+                Some(Showable {
+                    id: r.id.clone(),
+                    tool,
+                    title: r.title.clone(),
+                    points: r.points.iter().map(|(p, _)| p.clone()).collect(),
+                })
+            })
+            .collect()
+    }
+
+    /// What showing a resource sends: an image with its caption, or an excerpt card.
+    pub fn show(resource: &Resource) -> Show {
+        match (ShowTool::for_kind(&resource.kind), &resource.url) {
+            (Some(ShowTool::Image), Some(url)) => Show::Image(ShowImage {
+                resource_id: resource.id.clone(),
+                url: url.clone(),
+                caption: Some(resource.title.clone()),
+                mime_type: resource.mime_type.clone(),
+            }),
+            (Some(ShowTool::Image | ShowTool::Resource) | None, _) => Show::Resource(ShowResource {
+                resource_id: resource.id.clone(),
+                title: resource.title.clone(),
+                snippet: snippet(&resource.body),
+            }),
         }
     }
 
@@ -584,6 +621,34 @@ fn as_message(entry: &Entry) -> Option<Message> {
             | EntryKind::Custom,
             _,
         ) => None,
+    }
+}
+
+/// A resource as the live view shows it.
+pub enum Show {
+    Image(ShowImage),
+    Resource(ShowResource),
+}
+
+impl From<Show> for SessionEvent {
+    fn from(show: Show) -> Self {
+        match show {
+            Show::Image(image) => SessionEvent::ShowImage(image),
+            Show::Resource(excerpt) => SessionEvent::ShowResource(excerpt),
+        }
+    }
+}
+
+/// About 200 characters of a resource, cut at a word.
+fn snippet(body: &str) -> String {
+    let body = body.trim();
+    if body.chars().count() <= 200 {
+        return body.to_string();
+    }
+    let cut: String = body.chars().take(200).collect();
+    match cut.rfind(' ') {
+        Some(space) => format!("{}…", &cut[..space]),
+        None => format!("{cut}…"),
     }
 }
 

@@ -11,13 +11,13 @@ use crate::engine::agents::detector::{self, Detection};
 use crate::engine::agents::evaluator::{self, Evaluation};
 use crate::engine::agents::{explorer, tutor};
 use crate::llm::brief::{
-    DetectorBrief, EvalMode, EvaluatorBrief, ExplorerBrief, Focus, PointBrief, ResourceBrief, TutorBrief,
-    TutorMoment,
+    DetectorBrief, EvalMode, EvaluatorBrief, ExplorerBrief, Focus, PointBrief, ResourceBrief, Showable,
+    TutorBrief, TutorMoment,
 };
-use crate::llm::{LlmError, Message, Provider, Request, SharedProvider};
+use crate::llm::{LlmError, Message, Output, Provider, Request, SharedProvider, ToolCall};
 
-/// What a turn reports: at most one `Assessed` and any number of `Chunk`s, then exactly one
-/// of `Finished`, `Silent` or `Failed`. A recall turn assesses before its first chunk; in a
+/// What a turn reports: at most one `Assessed` and any number of `Chunk`s and `Show`s, then
+/// exactly one of `Finished`, `Silent` or `Failed`. A recall turn assesses before its first chunk; in a
 /// rabbit hole the silent evaluation may land between chunks.
 #[derive(Debug)]
 pub enum TurnEvent {
@@ -29,6 +29,8 @@ pub enum TurnEvent {
         plan: Option<oneshot::Sender<TutorPlan>>,
     },
     Chunk(String),
+    /// The tutor called a tool to show a resource (not yet checked against the session's).
+    Show(ToolCall),
     Finished {
         text: String,
         chunks: u32,
@@ -47,6 +49,8 @@ pub struct TutorPlan {
     pub just_recalled: Vec<PointBrief>,
     pub set_aside: Option<PointBrief>,
     pub previous_reply: Option<String>,
+    /// Resources not yet shown in this session, which the tutor may show.
+    pub showable: Vec<Showable>,
     /// No reply is due: the completion overlay answers instead.
     pub silent: bool,
 }
@@ -172,7 +176,8 @@ async fn run(provider: SharedProvider, input: TurnInput, tx: mpsc::Sender<TurnEv
     let _ = tx.send(done).await;
 }
 
-/// Streams a reply as `Chunk`s and returns the event that ends it (not yet sent).
+/// Streams a reply as `Chunk`s (and its tool calls as `Show`s) and returns the event that
+/// ends it (not yet sent).
 async fn stream_reply(provider: &dyn Provider, request: Request, tx: &mpsc::Sender<TurnEvent>) -> TurnEvent {
     let mut stream = match provider.stream(&request).await {
         Ok(stream) => stream,
@@ -181,15 +186,17 @@ async fn stream_reply(provider: &dyn Provider, request: Request, tx: &mpsc::Send
     let mut text = String::new();
     let mut chunks = 0u32;
     while let Some(piece) = stream.next().await {
-        match piece {
-            Ok(piece) => {
+        let event = match piece {
+            Ok(Output::Text(piece)) => {
                 text.push_str(&piece);
                 chunks += 1;
-                if tx.send(TurnEvent::Chunk(piece)).await.is_err() {
-                    return TurnEvent::Failed(LlmError::Interrupted("the session stopped listening".into()));
-                }
+                TurnEvent::Chunk(piece)
             }
+            Ok(Output::Tool(call)) => TurnEvent::Show(call),
             Err(err) => return TurnEvent::Failed(err),
+        };
+        if tx.send(event).await.is_err() {
+            return TurnEvent::Failed(LlmError::Interrupted("the session stopped listening".into()));
         }
     }
     if text.trim().is_empty() {
@@ -215,6 +222,7 @@ fn tutor_request(
         observation,
         learner_message,
         previous_reply: plan.previous_reply,
+        showable: plan.showable,
     };
     tutor::request(brief, &input.guidelines, input.tutor_context.clone())
 }

@@ -5,8 +5,10 @@ use serde::Deserialize;
 use serde_json::json;
 use warren_app::protocol::ProviderInfo;
 
-use super::http::{Endpoint, Piece, decode_text, send_with_retries, sse_events};
-use super::{Format, LlmError, NetPolicy, Provider, Request, TextStream};
+use std::collections::BTreeMap;
+
+use super::http::{Decoded, Endpoint, decode_stream, send_with_retries, sse_events, tool_call};
+use super::{Format, LlmError, NetPolicy, Output, Provider, ReplyStream, Request};
 
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 pub const DEFAULT_MODEL: &str = "claude-sonnet-4-5-20250929";
@@ -35,7 +37,23 @@ impl Anthropic {
 }
 
 #[derive(Deserialize)]
+struct BlockStart {
+    index: u64,
+    content_block: Block,
+}
+
+#[derive(Deserialize)]
+struct Block {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    name: String,
+}
+
+#[derive(Deserialize)]
 struct Delta {
+    #[serde(default)]
+    index: u64,
     delta: DeltaBody,
 }
 
@@ -45,6 +63,13 @@ struct DeltaBody {
     kind: String,
     #[serde(default)]
     text: String,
+    #[serde(default)]
+    partial_json: String,
+}
+
+#[derive(Deserialize)]
+struct BlockStop {
+    index: u64,
 }
 
 #[derive(Deserialize)]
@@ -71,7 +96,7 @@ impl Provider for Anthropic {
         }
     }
 
-    async fn stream(&self, request: &Request) -> Result<TextStream, LlmError> {
+    async fn stream(&self, request: &Request) -> Result<ReplyStream, LlmError> {
         let model = self.endpoint.model(request.tier);
         let mut system = request.system.clone();
         if request.format == Format::Json {
@@ -79,7 +104,7 @@ impl Provider for Anthropic {
         }
         let messages: Vec<_> =
             request.messages.iter().map(|m| json!({"role": m.role.as_str(), "content": m.content})).collect();
-        let body = json!({
+        let mut body = json!({
             "model": model,
             "max_tokens": request.max_tokens,
             "temperature": request.temperature,
@@ -87,29 +112,61 @@ impl Provider for Anthropic {
             "messages": messages,
             "stream": true,
         });
+        if !request.tools.is_empty() {
+            let tools: Vec<_> = request
+                .tools
+                .iter()
+                .map(
+                    |t| json!({"name": t.name, "description": t.description, "input_schema": t.input_schema}),
+                )
+                .collect();
+            body["tools"] = json!(tools);
+        }
         let url = format!("{}/v1/messages", self.endpoint.base_url);
         let response = send_with_retries(&self.endpoint.policy, || {
             self.authorised(self.endpoint.client.post(&url)).json(&body)
         })
         .await?;
 
-        // Text arrives in `content_block_delta` events; `message_stop` ends a complete reply.
-        // Event types this client does not know are skipped, as the API's versioning asks.
+        // Text arrives in `content_block_delta` events; a tool call is a `tool_use` block whose
+        // input streams as pieces of JSON until its `content_block_stop`; `message_stop` ends a
+        // complete reply. Event types this client does not know are skipped, as the API's
+        // versioning asks.
         let events = sse_events(response, self.endpoint.policy.idle_timeout);
-        Ok(decode_text(events, |event| match event.event.as_str() {
-            "content_block_delta" => {
-                let delta: Delta = serde_json::from_str(&event.data)
-                    .map_err(|e| LlmError::Protocol(format!("bad content_block_delta: {e}")))?;
-                Ok(if delta.delta.kind == "text_delta" { Piece::Text(delta.delta.text) } else { Piece::Skip })
+        let mut tools = ToolBlocks::default();
+        Ok(decode_stream(events, move |event| match event.event.as_str() {
+            "content_block_start" => {
+                let start: BlockStart = parse(&event.data, "content_block_start")?;
+                if start.content_block.kind == "tool_use" {
+                    tools.0.insert(start.index, (start.content_block.name, String::new()));
+                }
+                Ok(Decoded::skip())
             }
-            "message_stop" => Ok(Piece::Done),
+            "content_block_delta" => {
+                let delta: Delta = parse(&event.data, "content_block_delta")?;
+                Ok(match delta.delta.kind.as_str() {
+                    "text_delta" => Decoded::text(delta.delta.text),
+                    "input_json_delta" => {
+                        if let Some((_, input)) = tools.0.get_mut(&delta.index) {
+                            input.push_str(&delta.delta.partial_json);
+                        }
+                        Decoded::skip()
+                    }
+                    _ => Decoded::skip(),
+                })
+            }
+            "content_block_stop" => {
+                let stop: BlockStop = parse(&event.data, "content_block_stop")?;
+                Ok(Decoded { outputs: tools.finish(stop.index).into_iter().collect(), done: false })
+            }
+            "message_stop" => Ok(Decoded::done()),
             "error" => {
                 let message = serde_json::from_str::<StreamError>(&event.data)
                     .map(|e| format!("{}: {}", e.error.kind, e.error.message))
                     .unwrap_or_else(|_| event.data.clone());
                 Err(LlmError::Interrupted(message))
             }
-            _ => Ok(Piece::Skip),
+            _ => Ok(Decoded::skip()),
         }))
     }
 
@@ -118,5 +175,21 @@ impl Provider for Anthropic {
         send_with_retries(&self.endpoint.policy, || self.authorised(self.endpoint.client.get(&url)))
             .await
             .map(drop)
+    }
+}
+
+fn parse<'a, T: Deserialize<'a>>(data: &'a str, what: &str) -> Result<T, LlmError> {
+    serde_json::from_str(data).map_err(|e| LlmError::Protocol(format!("bad {what}: {e}")))
+}
+
+/// Tool calls whose input is still streaming, by content block index.
+#[derive(Default)]
+struct ToolBlocks(BTreeMap<u64, (String, String)>);
+
+impl ToolBlocks {
+    /// The finished call of a block, if it was a tool call.
+    fn finish(&mut self, index: u64) -> Option<Output> {
+        let (name, input) = self.0.remove(&index)?;
+        tool_call(name, &input)
     }
 }

@@ -5,7 +5,7 @@ use super::Message;
 
 #[derive(Clone, Debug)]
 pub enum Purpose {
-    Tutor(TutorBrief),
+    Tutor(Box<TutorBrief>),
     Evaluator(EvaluatorBrief),
     Detector(DetectorBrief),
     Explorer(ExplorerBrief),
@@ -80,6 +80,37 @@ impl Rung {
     }
 }
 
+warren_app::named_enum! {
+    /// The tutor's tools: each shows the learner one of the set's resources.
+    pub enum ShowTool {
+        /// Shows an image resource.
+        Image = "show_image",
+        /// Shows a text excerpt.
+        Resource = "show_resource",
+    }
+}
+
+impl ShowTool {
+    /// The tool that shows a resource of this kind (`image` or `text`).
+    pub fn for_kind(kind: &str) -> Option<Self> {
+        match kind {
+            "image" => Some(ShowTool::Image),
+            "text" => Some(ShowTool::Resource),
+            _ => None,
+        }
+    }
+}
+
+/// A resource the tutor may show: one of the set's, not yet shown in this session.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Showable {
+    pub id: String,
+    pub tool: ShowTool,
+    pub title: String,
+    /// Ids of the points it is linked to.
+    pub points: Vec<String>,
+}
+
 /// The point the tutor asks about now, and where its hint ladder stands.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Focus {
@@ -110,6 +141,8 @@ pub struct TutorBrief {
     pub learner_message: Option<String>,
     /// The tutor's previous words, which this reply must not repeat.
     pub previous_reply: Option<String>,
+    /// Resources it may show with its tools.
+    pub showable: Vec<Showable>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

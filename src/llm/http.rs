@@ -7,7 +7,9 @@ use futures_util::{Stream, StreamExt};
 use reqwest::header::HeaderMap;
 use reqwest::{RequestBuilder, Response, StatusCode};
 
-use super::{LlmError, NetPolicy, TextStream, Tier};
+use std::collections::VecDeque;
+
+use super::{LlmError, NetPolicy, Output, ReplyStream, Tier, ToolCall};
 
 /// Where a network provider sends its requests, and how: the HTTP client it keeps for its
 /// lifetime (connection pool, connect timeout), the models for each tier and the policy for
@@ -158,34 +160,74 @@ pub(crate) fn sse_events(response: Response, idle: Duration) -> impl Stream<Item
     })
 }
 
-/// What one server-sent event means to a provider's decoder.
-pub(crate) enum Piece {
-    Text(String),
-    /// Bookkeeping events (pings, metadata) and event types this client does not know.
-    Skip,
-    /// The reply is complete.
-    Done,
+/// What one server-sent event means to a provider's decoder: what it yields (text, finished
+/// tool calls; often nothing, for pings and event types this client does not know), and
+/// whether the reply is complete.
+#[derive(Default)]
+pub(crate) struct Decoded {
+    pub outputs: Vec<Output>,
+    pub done: bool,
 }
 
-/// Turns a provider's events into streamed text. A stream that closes before the decoder says
-/// [`Piece::Done`] was cut off, and ends with [`LlmError::Interrupted`].
-pub(crate) fn decode_text<S, D>(events: S, decode: D) -> TextStream
+impl Decoded {
+    pub fn text(text: String) -> Self {
+        Self { outputs: vec![Output::Text(text)], done: false }
+    }
+
+    pub fn skip() -> Self {
+        Self::default()
+    }
+
+    pub fn done() -> Self {
+        Self { outputs: Vec::new(), done: true }
+    }
+}
+
+/// A tool call whose streamed input is complete, if that input is a JSON object (empty counts
+/// as `{}`). A malformed input is the model's mistake, not the stream's: the call is dropped
+/// and logged, and the reply goes on.
+pub(crate) fn tool_call(name: String, input: &str) -> Option<Output> {
+    let input = if input.trim().is_empty() { "{}" } else { input };
+    match serde_json::from_str::<serde_json::Value>(input) {
+        Ok(input) if input.is_object() => Some(Output::Tool(ToolCall { name, input })),
+        Ok(_) | Err(_) => {
+            tracing::warn!(tool = %name, "dropped a tool call whose input is not a JSON object");
+            None
+        }
+    }
+}
+
+/// Turns a provider's events into a streamed reply. A stream that closes before the decoder
+/// says it is done was cut off, and ends with [`LlmError::Interrupted`].
+pub(crate) fn decode_stream<S, D>(events: S, decode: D) -> ReplyStream
 where
     S: Stream<Item = Result<Event, LlmError>> + Send + 'static,
-    D: FnMut(&Event) -> Result<Piece, LlmError> + Send + 'static,
+    D: FnMut(&Event) -> Result<Decoded, LlmError> + Send + 'static,
 {
-    let state = Some((Box::pin(events), decode));
+    let state = Some((Box::pin(events), decode, VecDeque::<Output>::new(), false));
     Box::pin(futures_util::stream::unfold(state, |state| async move {
-        let (mut events, mut decode) = state?;
+        let (mut events, mut decode, mut ready, mut done) = state?;
         loop {
+            if let Some(output) = ready.pop_front() {
+                return Some((Ok(output), Some((events, decode, ready, done))));
+            }
+            if done {
+                return None;
+            }
             let error = match events.next().await {
                 None => LlmError::Interrupted("the reply ended before it was complete".into()),
                 Some(Err(err)) => err,
                 Some(Ok(event)) => match decode(&event) {
-                    Ok(Piece::Text(text)) if text.is_empty() => continue,
-                    Ok(Piece::Text(text)) => return Some((Ok(text), Some((events, decode)))),
-                    Ok(Piece::Skip) => continue,
-                    Ok(Piece::Done) => return None,
+                    Ok(decoded) => {
+                        ready.extend(
+                            decoded
+                                .outputs
+                                .into_iter()
+                                .filter(|o| !matches!(o, Output::Text(t) if t.is_empty())),
+                        );
+                        done = decoded.done;
+                        continue;
+                    }
                     Err(err) => err,
                 },
             };

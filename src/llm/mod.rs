@@ -67,10 +67,35 @@ pub enum Format {
     Json,
 }
 
+/// A tool a model may call while it answers: the tutor's `show_image` and `show_resource`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tool {
+    pub name: &'static str,
+    pub description: &'static str,
+    /// JSON Schema of its input.
+    pub input_schema: serde_json::Value,
+}
+
+/// A tool call from a model, once its input is complete.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolCall {
+    pub name: String,
+    pub input: serde_json::Value,
+}
+
+/// What a streamed reply yields: text as it comes, and tool calls as they complete.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Output {
+    Text(String),
+    Tool(ToolCall),
+}
+
 #[derive(Clone, Debug)]
 pub struct Request {
     pub system: String,
     pub messages: Vec<Message>,
+    /// Tools the model may call (none for most agents).
+    pub tools: Vec<Tool>,
     pub max_tokens: u32,
     pub temperature: f32,
     pub format: Format,
@@ -94,7 +119,7 @@ pub enum LlmError {
     Protocol(String),
 }
 
-pub type TextStream = Pin<Box<dyn Stream<Item = Result<String, LlmError>> + Send>>;
+pub type ReplyStream = Pin<Box<dyn Stream<Item = Result<Output, LlmError>> + Send>>;
 
 #[async_trait]
 pub trait Provider: Send + Sync {
@@ -102,7 +127,7 @@ pub trait Provider: Send + Sync {
 
     /// Starts a reply. Connection failures and retryable statuses are retried before this
     /// returns; once text flows, a failure arrives as an `Err` item and ends the stream.
-    async fn stream(&self, request: &Request) -> Result<TextStream, LlmError>;
+    async fn stream(&self, request: &Request) -> Result<ReplyStream, LlmError>;
 
     /// A cheap request proving the configuration works (key accepted, server reachable).
     async fn probe(&self) -> Result<(), LlmError>;
@@ -110,12 +135,15 @@ pub trait Provider: Send + Sync {
 
 pub type SharedProvider = Arc<dyn Provider>;
 
-/// The whole reply as one string.
+/// The whole reply's text as one string (tool calls are for streamed replies only).
 pub async fn complete(provider: &dyn Provider, request: &Request) -> Result<String, LlmError> {
     let mut stream = provider.stream(request).await?;
     let mut text = String::new();
     while let Some(piece) = stream.next().await {
-        text.push_str(&piece?);
+        match piece? {
+            Output::Text(piece) => text.push_str(&piece),
+            Output::Tool(_) => {}
+        }
     }
     Ok(text)
 }

@@ -7,8 +7,10 @@ use serde::Deserialize;
 use serde_json::json;
 use warren_app::protocol::ProviderInfo;
 
-use super::http::{Endpoint, Piece, decode_text, send_with_retries, sse_events};
-use super::{Format, LlmError, NetPolicy, Provider, Request, TextStream};
+use std::collections::BTreeMap;
+
+use super::http::{Decoded, Endpoint, decode_stream, send_with_retries, sse_events, tool_call};
+use super::{Format, LlmError, NetPolicy, Output, Provider, ReplyStream, Request};
 
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 pub const DEFAULT_MODEL: &str = "gpt-4.1-mini";
@@ -49,11 +51,31 @@ struct Chunk {
 struct Choice {
     #[serde(default)]
     delta: ChoiceDelta,
+    finish_reason: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
 struct ChoiceDelta {
     content: Option<String>,
+    #[serde(default)]
+    tool_calls: Vec<ToolCallDelta>,
+}
+
+/// A piece of a streamed tool call: the first names the function, the rest add to its
+/// arguments (a JSON object, as text).
+#[derive(Deserialize)]
+struct ToolCallDelta {
+    #[serde(default)]
+    index: u64,
+    #[serde(default)]
+    function: FunctionDelta,
+}
+
+#[derive(Deserialize, Default)]
+struct FunctionDelta {
+    name: Option<String>,
+    #[serde(default)]
+    arguments: String,
 }
 
 #[derive(Deserialize)]
@@ -73,7 +95,7 @@ impl Provider for OpenAi {
         }
     }
 
-    async fn stream(&self, request: &Request) -> Result<TextStream, LlmError> {
+    async fn stream(&self, request: &Request) -> Result<ReplyStream, LlmError> {
         let model = self.endpoint.model(request.tier);
         let mut messages = vec![json!({"role": "system", "content": request.system})];
         messages
@@ -88,29 +110,59 @@ impl Provider for OpenAi {
         if request.format == Format::Json {
             body["response_format"] = json!({"type": "json_object"});
         }
+        if !request.tools.is_empty() {
+            let tools: Vec<_> = request
+                .tools
+                .iter()
+                .map(|t| {
+                    json!({"type": "function", "function": {
+                        "name": t.name, "description": t.description, "parameters": t.input_schema,
+                    }})
+                })
+                .collect();
+            body["tools"] = json!(tools);
+        }
         let url = format!("{}/chat/completions", self.endpoint.base_url);
         let response = send_with_retries(&self.endpoint.policy, || {
             self.authorised(self.endpoint.client.post(&url)).json(&body)
         })
         .await?;
 
-        // Each event's data is a JSON chunk; the literal `[DONE]` ends a complete reply.
+        // Each event's data is a JSON chunk; the literal `[DONE]` ends a complete reply. Tool
+        // calls stream in pieces keyed by index and are complete once the choice has a finish
+        // reason (or, from servers that send none, at `[DONE]`).
         let events = sse_events(response, self.endpoint.policy.idle_timeout);
-        Ok(decode_text(events, |event| {
+        let mut calls = BTreeMap::<u64, (String, String)>::new();
+        Ok(decode_stream(events, move |event| {
             let data = event.data.trim();
             if data == "[DONE]" {
-                return Ok(Piece::Done);
+                return Ok(Decoded { outputs: finished(&mut calls), done: true });
             }
             if data.is_empty() {
-                return Ok(Piece::Skip);
+                return Ok(Decoded::skip());
             }
             let chunk: Chunk = serde_json::from_str(data)
                 .map_err(|e| LlmError::Protocol(format!("bad stream chunk: {e}")))?;
             if let Some(error) = chunk.error {
                 return Err(LlmError::Interrupted(error.message));
             }
-            let text: String = chunk.choices.into_iter().filter_map(|c| c.delta.content).collect();
-            Ok(Piece::Text(text))
+            let mut decoded = Decoded::skip();
+            for choice in chunk.choices {
+                if let Some(text) = choice.delta.content {
+                    decoded.outputs.push(Output::Text(text));
+                }
+                for piece in choice.delta.tool_calls {
+                    let (name, input) = calls.entry(piece.index).or_default();
+                    if let Some(part) = piece.function.name {
+                        name.push_str(&part);
+                    }
+                    input.push_str(&piece.function.arguments);
+                }
+                if choice.finish_reason.is_some() {
+                    decoded.outputs.extend(finished(&mut calls));
+                }
+            }
+            Ok(decoded)
         }))
     }
 
@@ -120,6 +172,11 @@ impl Provider for OpenAi {
             .await
             .map(drop)
     }
+}
+
+/// The tool calls gathered so far, now complete.
+fn finished(calls: &mut BTreeMap<u64, (String, String)>) -> Vec<Output> {
+    std::mem::take(calls).into_values().filter_map(|(name, input)| tool_call(name, &input)).collect()
 }
 
 fn host_of(url: &str) -> String {

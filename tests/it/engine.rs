@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use warren::engine::{Attachment, Engine, EngineConfig, demo};
-use warren::llm::{LlmError, Provider, Purpose, Request, TextStream};
+use warren::llm::{LlmError, Output, Provider, Purpose, ReplyStream, Request};
 use warren::store::Store;
 use warren_app::protocol::{ClientMessage, ProviderInfo, ServerMessage, SessionStatus};
 
@@ -32,7 +32,7 @@ impl Provider for Scripted {
         ProviderInfo { kind: "scripted".into(), model: "s".into(), offline: true, label: "scripted".into() }
     }
 
-    async fn stream(&self, request: &Request) -> Result<TextStream, LlmError> {
+    async fn stream(&self, request: &Request) -> Result<ReplyStream, LlmError> {
         let (name, text) = match &request.purpose {
             Purpose::Evaluator(_) => (
                 "evaluator",
@@ -45,7 +45,7 @@ impl Provider for Scripted {
             Purpose::Probe => ("probe", "ok".into()),
         };
         self.calls.lock().unwrap().push(name);
-        Ok(Box::pin(futures_util::stream::iter(vec![Ok(text)])))
+        Ok(Box::pin(futures_util::stream::iter(vec![Ok(Output::Text(text))])))
     }
 
     async fn probe(&self) -> Result<(), LlmError> {

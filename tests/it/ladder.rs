@@ -185,3 +185,64 @@ async fn after_a_restart_between_two_rungs_the_next_reply_is_the_next_rung() {
     let nudge = reply_of(&ws.say("still nothing").await);
     assert!(nudge.contains("starts with"), "the next rung, not the first: {nudge}");
 }
+
+#[tokio::test]
+async fn the_offline_tutor_shows_the_linked_resource_as_its_second_hint_once() {
+    let app = TestApp::spawn().await;
+    let set = warren::store::NewSet {
+        name: "Diagrams".into(),
+        points: vec![warren::store::NewPoint {
+            content: "The aorta carries oxygenated blood from the left ventricle.".into(),
+            context: "Which vessel leaves the left side of the heart?".into(),
+            card: None,
+        }],
+        resources: vec![warren::store::NewResource {
+            kind: "image".into(),
+            title: "The heart, from the front".into(),
+            mime_type: Some("image/png".into()),
+            image: Some(crate::authoring::PNG.to_vec()),
+            points: vec![(0, 1.0)],
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    app.store().create_set(app.owner(), &set).await.unwrap();
+    let (session, _) = app.start("Diagrams").await;
+    let mut ws = app.connect(&session).await;
+    let opening = ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    assert!(
+        !opening.iter().any(|m| matches!(m, ServerMessage::ShowImage(_))),
+        "not before a try: {opening:?}"
+    );
+
+    let frames = ws.say("I don't know").await;
+    let images: Vec<_> = frames
+        .iter()
+        .filter_map(|m| match m {
+            ServerMessage::ShowImage(i) => Some(i.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(images.len(), 1, "{frames:?}");
+    assert!(images[0].url.starts_with("/media/"), "{:?}", images[0]);
+    assert_eq!(images[0].caption.as_deref(), Some("The heart, from the front"));
+    assert!(
+        reply_of(&frames).contains("Have a look at \"The heart, from the front\"."),
+        "{}",
+        reply_of(&frames)
+    );
+
+    let frames = ws.say("no idea").await;
+    assert!(!frames.iter().any(|m| matches!(m, ServerMessage::ShowImage(_))), "once: {frames:?}");
+    let frames = ws.say("The aorta carries oxygenated blood from the left ventricle").await;
+    assert_eq!(recalled_ids(&frames).len(), 1);
+    assert!(
+        !frames.iter().any(|m| matches!(m, ServerMessage::ShowImage(_))),
+        "once, recall or not: {frames:?}"
+    );
+
+    drop(ws);
+    let mut again = app.connect(&session).await;
+    let ServerMessage::SessionStarted(started) = again.next().await else { panic!("session_started first") };
+    assert_eq!(started.images, images, "kept on reload");
+}

@@ -90,3 +90,111 @@ async fn an_unreachable_provider_is_reported_at_start_up_and_on_readyz() {
     // Readiness is about the database; learners can still browse.
     assert_eq!(body["ready"], true);
 }
+
+/// The system prompt, wherever the wire format puts it.
+fn system_of(body: &serde_json::Value) -> String {
+    body["system"]
+        .as_str()
+        .or_else(|| body["messages"][0]["content"].as_str())
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// Like [`answers`], but the tutor calls its tools: at the opening with an id that is no
+/// resource of the session; on "ODD" with a tool it was never given; on "SHOW" with the
+/// image the prompt lists.
+fn showing(body: &serde_json::Value) -> Reply {
+    let system = system_of(body);
+    let last = body["messages"].as_array().and_then(|m| m.last()).map(|m| m["content"].to_string());
+    let last = last.unwrap_or_default();
+    if !system.contains("recall facilitator") {
+        return answers(body);
+    }
+    let image = system
+        .lines()
+        .find(|l| l.starts_with("- id ") && l.contains("(image)"))
+        .and_then(|l| l.split_whitespace().nth(2))
+        .unwrap_or("none")
+        .to_string();
+    let text = vec!["Which compartment ", "holds the DNA?"];
+    if last.contains("SHOW") {
+        Reply::Tool { text, name: "show_image".into(), input: json!({ "resource_id": image }).to_string() }
+    } else if last.contains("ODD") {
+        Reply::Tool { text, name: "show_video".into(), input: json!({ "resource_id": image }).to_string() }
+    } else {
+        Reply::Tool { text, name: "show_image".into(), input: r#"{"resource_id":"not-a-resource"}"#.into() }
+    }
+}
+
+#[tokio::test]
+async fn the_tutor_shows_resources_through_tool_calls_checked_against_the_session() {
+    for wire in [Wire::Anthropic, Wire::OpenAi] {
+        let fake = FakeLlm::start_with(wire, vec![], Some(Arc::new(showing))).await;
+        let base = fake.base_url();
+        let app = TestApp::spawn_with(|c| match wire {
+            Wire::Anthropic => {
+                c.llm.provider = ProviderChoice::Anthropic;
+                c.llm.anthropic_api_key = Some("sk-test".into());
+                c.llm.anthropic_base_url = base;
+            }
+            Wire::OpenAi => {
+                c.llm.provider = ProviderChoice::Openai;
+                c.llm.openai_base_url = Some(base);
+            }
+        })
+        .await;
+        let (session, _) = app.start("The living cell").await;
+        let image =
+            app.store().set_named(app.owner(), "The living cell").await.unwrap().map(|set| set.id).unwrap();
+        let image = app
+            .store()
+            .resources(app.owner(), &image)
+            .await
+            .unwrap()
+            .into_iter()
+            .find(|r| r.kind == "image")
+            .unwrap();
+        let mut ws = app.connect(&session).await;
+
+        // An id that is none of the session's resources is dropped, and the reply still comes.
+        let frames = ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+        assert!(!frames.iter().any(|m| matches!(m, ServerMessage::ShowImage(_))), "{wire:?}: {frames:?}");
+        // So is a tool the tutor was never given.
+        let frames = ws.say("ODD").await;
+        assert!(!frames.iter().any(|m| matches!(m, ServerMessage::ShowImage(_))), "{wire:?}: {frames:?}");
+
+        // A streamed call naming the set's image becomes a show_image frame.
+        let frames = ws.say("SHOW").await;
+        let shown: Vec<_> = frames
+            .iter()
+            .filter_map(|m| match m {
+                ServerMessage::ShowImage(s) => Some(s.clone()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(shown.len(), 1, "{wire:?}: {frames:?}");
+        assert_eq!(shown[0].resource_id, image.id);
+        assert_eq!(shown[0].url, image.url.clone().unwrap());
+        assert_eq!(shown[0].caption.as_deref(), Some(image.title.as_str()));
+
+        // The tutor was offered its tools in the wire's own format, naming the set's ids only.
+        let tutor =
+            fake.received().into_iter().find(|r| system_of(&r.body).contains("recall facilitator")).unwrap();
+        let offered = tutor.body["tools"].to_string();
+        assert!(offered.contains("show_image") && offered.contains(&image.id), "{wire:?}: {offered}");
+
+        // Once shown, it is shown once: asking again sends nothing, and a reload keeps it.
+        let frames = ws.say("SHOW").await;
+        assert!(!frames.iter().any(|m| matches!(m, ServerMessage::ShowImage(_))), "{wire:?}: {frames:?}");
+        drop(ws);
+        let mut again = app.connect(&session).await;
+        let ServerMessage::SessionStarted(started) = again.next().await else {
+            panic!("session_started first")
+        };
+        assert_eq!(
+            started.images.iter().map(|i| i.resource_id.as_str()).collect::<Vec<_>>(),
+            vec![image.id.as_str()]
+        );
+        assert_eq!(app.store().shown_resources(app.owner(), &session).await.unwrap(), vec![image.id.clone()]);
+    }
+}

@@ -6,7 +6,7 @@ use crate::common::fake_llm::{FakeLlm, Reply, Wire};
 use futures_util::StreamExt;
 use warren::llm::anthropic::Anthropic;
 use warren::llm::openai::OpenAi;
-use warren::llm::{Format, LlmError, Message, NetPolicy, Provider, Purpose, Request, Tier};
+use warren::llm::{Format, LlmError, Message, NetPolicy, Output, Provider, Purpose, Request, Tier, Tool};
 
 fn quick_policy() -> NetPolicy {
     NetPolicy {
@@ -42,6 +42,7 @@ fn request(format: Format, tier: Tier) -> Request {
     Request {
         system: "You are terse.".into(),
         messages: vec![Message::user("Hello?")],
+        tools: vec![],
         max_tokens: 50,
         temperature: 0.0,
         format,
@@ -50,7 +51,7 @@ fn request(format: Format, tier: Tier) -> Request {
     }
 }
 
-/// Every piece of a reply, or the error that ended it.
+/// Every piece of a reply (a tool call written `tool:NAME:INPUT`), or the error that ended it.
 async fn collect(p: &dyn Provider, r: &Request) -> (Vec<String>, Option<LlmError>) {
     let mut stream = match p.stream(r).await {
         Ok(s) => s,
@@ -59,7 +60,8 @@ async fn collect(p: &dyn Provider, r: &Request) -> (Vec<String>, Option<LlmError
     let mut pieces = vec![];
     while let Some(item) = stream.next().await {
         match item {
-            Ok(piece) => pieces.push(piece),
+            Ok(Output::Text(piece)) => pieces.push(piece),
+            Ok(Output::Tool(call)) => pieces.push(format!("tool:{}:{}", call.name, call.input)),
             Err(e) => return (pieces, Some(e)),
         }
     }
@@ -92,6 +94,55 @@ async fn streamed_text_arrives_in_order_with_the_right_request() {
                 assert_eq!(sent.body["messages"][1]["content"], "Hello?");
             }
         }
+    }
+}
+
+#[tokio::test]
+async fn streamed_tool_calls_arrive_whole_and_tools_are_sent_in_each_wire_format() {
+    for wire in WIRES {
+        let reply = Reply::Tool {
+            text: vec!["Have a look ", "at this."],
+            name: "show_image".into(),
+            input: r#"{"resource_id":"r-42"}"#.into(),
+        };
+        let fake = FakeLlm::start(wire, vec![reply]).await;
+        let mut r = request(Format::Text, Tier::Main);
+        r.tools = vec![Tool {
+            name: "show_image",
+            description: "Show an image.",
+            input_schema: serde_json::json!({"type": "object", "properties": {"resource_id": {"type": "string"}}}),
+        }];
+        let (pieces, err) = collect(&*provider(wire, &fake), &r).await;
+        assert_eq!(err, None, "{wire:?}");
+        assert_eq!(
+            pieces,
+            vec!["Have a look ", "at this.", r#"tool:show_image:{"resource_id":"r-42"}"#],
+            "{wire:?}: the input streams in pieces and comes out whole, once"
+        );
+        let sent = &fake.received()[0].body;
+        match wire {
+            Wire::Anthropic => {
+                assert_eq!(sent["tools"][0]["name"], "show_image");
+                assert_eq!(sent["tools"][0]["input_schema"]["type"], "object");
+            }
+            Wire::OpenAi => {
+                assert_eq!(sent["tools"][0]["type"], "function");
+                assert_eq!(sent["tools"][0]["function"]["name"], "show_image");
+                assert_eq!(sent["tools"][0]["function"]["parameters"]["type"], "object");
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_tool_call_with_malformed_input_is_dropped_and_the_reply_goes_on() {
+    for wire in WIRES {
+        let reply =
+            Reply::Tool { text: vec!["Still here."], name: "show_image".into(), input: "{\"resource".into() };
+        let fake = FakeLlm::start(wire, vec![reply]).await;
+        let (pieces, err) = collect(&*provider(wire, &fake), &request(Format::Text, Tier::Main)).await;
+        assert_eq!((pieces, err), (vec!["Still here.".to_string()], None), "{wire:?}");
+        assert!(fake.received()[0].body.get("tools").is_none(), "no tools offered, none sent");
     }
 }
 

@@ -4,7 +4,6 @@
 
 use warren_app::protocol::{
     RabbitholeDetected, RecallPointNearMiss, RecallPointRecalled, SessionEvent, SessionMode, SessionStatus,
-    ShowImage, ShowResource,
 };
 
 use tokio::sync::oneshot;
@@ -47,7 +46,7 @@ impl Actor {
                 total_points: self.session.total(),
             };
             self.emit(SessionEvent::RecallPointRecalled(recalled), Audience::All);
-            self.show_resources_for(point_id);
+            self.show_resources_for(point_id).await?;
         }
         for (point_id, feedback) in evaluation.near_misses {
             if self.session.points.iter().any(|p| p.id == point_id) && !self.session.is_recalled(&point_id) {
@@ -101,45 +100,36 @@ impl Actor {
         Ok(())
     }
 
-    /// Resources linked to a point just recalled: shown once, to reinforce what was retrieved.
-    fn show_resources_for(&mut self, point_id: &str) {
-        let linked: Vec<_> = self
+    /// Resources linked to a point just recalled: shown, if they have not been, to reinforce
+    /// what was retrieved.
+    async fn show_resources_for(&mut self, point_id: &str) -> Result<(), StoreError> {
+        let linked: Vec<String> = self
             .session
             .resources
             .iter()
             .filter(|r| r.points.iter().any(|(p, relevance)| p == point_id && *relevance >= 0.5))
-            .filter(|r| !self.session.shown_resources.contains(&r.id))
-            .cloned()
+            .map(|r| r.id.clone())
             .collect();
-        for resource in linked {
-            self.session.shown_resources.insert(resource.id.clone());
-            let event = match (resource.kind.as_str(), resource.url) {
-                ("image", Some(url)) => SessionEvent::ShowImage(ShowImage {
-                    resource_id: resource.id,
-                    url,
-                    caption: Some(resource.title),
-                    mime_type: resource.mime_type,
-                }),
-                _ => SessionEvent::ShowResource(ShowResource {
-                    resource_id: resource.id,
-                    title: resource.title,
-                    snippet: snippet(&resource.body),
-                }),
-            };
-            self.emit(event, Audience::All);
+        for id in linked {
+            self.show_resource(&id).await?;
         }
+        Ok(())
     }
-}
 
-/// About 200 characters of a resource, cut at a word.
-fn snippet(body: &str) -> String {
-    let body = body.trim();
-    if body.chars().count() <= 200 {
-        return body.to_string();
-    }
-    let cut: String = body.chars().take(200).collect();
-    match cut.rfind(' ') {
-        Some(space) => format!("{}…", &cut[..space]),
-        None => format!("{cut}…"),
+    /// Shows one of the session's resources, once: noted in the database first, so a reload
+    /// shows it again and a second call does nothing.
+    pub(super) async fn show_resource(&mut self, resource_id: &str) -> Result<(), StoreError> {
+        let Some(resource) = self.session.resources.iter().find(|r| r.id == resource_id) else {
+            return Ok(());
+        };
+        if self.session.shown.iter().any(|id| id == resource_id) {
+            return Ok(());
+        }
+        let show = LiveSession::show(resource);
+        let shared = self.shared.clone();
+        shared.store.record_shown(self.session.owner(), self.session.id(), resource_id).await?;
+        self.session.shown.push(resource_id.to_string());
+        self.emit(show.into(), Audience::All);
+        Ok(())
     }
 }

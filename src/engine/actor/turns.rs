@@ -7,8 +7,9 @@ use warren_app::protocol::{AssistantChunk, ErrorCode, ServerMessage, SessionEven
 use super::{Actor, Audience};
 use crate::engine::session::LiveSession;
 use crate::engine::turn::{self, TurnEvent, TurnInput, TurnKind};
-use crate::llm::LlmError;
-use crate::store::{NewEntry, Speaker};
+use crate::llm::brief::ShowTool;
+use crate::llm::{LlmError, ToolCall};
+use crate::store::{NewEntry, Speaker, StoreError};
 
 pub(super) struct ActiveTurn {
     events: mpsc::Receiver<TurnEvent>,
@@ -45,6 +46,30 @@ impl Actor {
         self.turn = Some(ActiveTurn { events, speaker, streamed: String::new() });
     }
 
+    /// A tool call from the tutor, checked against the session's own resources: a tool it was
+    /// not given, or an id that is not one of this set's resources of the tool's kind, is
+    /// dropped and logged, never sent.
+    async fn show_called(&mut self, call: &ToolCall) -> Result<(), StoreError> {
+        let tool = call.name.parse::<ShowTool>().ok();
+        let id = call.input.get("resource_id").and_then(|v| v.as_str()).unwrap_or_default();
+        let known = tool.is_some()
+            && self.session.resources.iter().any(|r| {
+                r.id == id
+                    && ShowTool::for_kind(&r.kind) == tool
+                    && (tool != Some(ShowTool::Image) || r.url.is_some())
+            });
+        if !known {
+            tracing::warn!(
+                session = self.session.id(),
+                tool = %call.name,
+                resource = id,
+                "dropped a tool call naming no resource of this session"
+            );
+            return Ok(());
+        }
+        self.show_resource(id).await
+    }
+
     pub(super) async fn on_turn_event(&mut self, event: Option<TurnEvent>) {
         let event = event.unwrap_or_else(|| {
             TurnEvent::Failed(LlmError::Interrupted("the reply stopped unexpectedly".into()))
@@ -68,6 +93,12 @@ impl Actor {
                     self.emit(SessionEvent::AssistantStreamingStart, Audience::All);
                 }
                 self.send(Audience::All, ServerMessage::AssistantChunk(AssistantChunk { content: piece }));
+            }
+            TurnEvent::Show(call) => {
+                if let Err(err) = self.show_called(&call).await {
+                    // Showing is a nicety: the reply goes on without it.
+                    tracing::error!(session = self.session.id(), "cannot record a shown resource: {err}");
+                }
             }
             TurnEvent::Finished { text, chunks } => {
                 let speaker = self.turn.take().map_or(Speaker::Tutor, |t| t.speaker);

@@ -54,6 +54,7 @@ pub fn request(brief: DetectorBrief, recent: &[Message]) -> Request {
     Request {
         system,
         messages: vec![Message::user(user)],
+        tools: vec![],
         max_tokens: 300,
         temperature: 0.0,
         format: Format::Json,

@@ -75,6 +75,7 @@ pub fn request(brief: EvaluatorBrief, recent: &[Message]) -> Request {
     Request {
         system,
         messages: vec![Message::user(user)],
+        tools: vec![],
         max_tokens: 600,
         temperature: 0.0,
         format: Format::Json,

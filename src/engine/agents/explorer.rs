@@ -45,6 +45,7 @@ pub fn request(brief: ExplorerBrief, description: &str) -> Request {
     Request {
         system,
         messages,
+        tools: vec![],
         max_tokens: 700,
         temperature: 0.8,
         format: Format::Text,

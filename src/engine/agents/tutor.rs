@@ -1,7 +1,9 @@
 //! The recall facilitator: asks, never tells; narrows hints; no praise (the UI reinforces).
 
-use crate::llm::brief::{Focus, PointBrief, Rung, TutorBrief, TutorMoment};
-use crate::llm::{Format, Message, Purpose, Request, Tier};
+use serde_json::json;
+
+use crate::llm::brief::{Focus, PointBrief, Rung, ShowTool, Showable, TutorBrief, TutorMoment};
+use crate::llm::{Format, Message, Purpose, Request, Tier, Tool};
 
 /// Appended last to the tutor's prompt: what the UI says through events, the tutor must not.
 pub const UI_HANDLED_CONTENT: &str = "## CRITICAL: UI-Handled Content — Do NOT Generate
@@ -95,6 +97,9 @@ pub fn request(brief: TutorBrief, guidelines: &str, context: Vec<Message>) -> Re
             system.push('\n');
         }
     }
+    if !brief.showable.is_empty() {
+        system.push_str(&showable_lines(&brief.showable, &brief.pending));
+    }
     if !guidelines.trim().is_empty() {
         system.push_str(&format!("Guidelines for this recall set:\n{}\n\n", guidelines.trim()));
     }
@@ -111,11 +116,12 @@ pub fn request(brief: TutorBrief, guidelines: &str, context: Vec<Message>) -> Re
     Request {
         system,
         messages,
+        tools: tools(&brief.showable),
         max_tokens: 400,
         temperature: 0.6,
         format: Format::Text,
         tier: Tier::Main,
-        purpose: Purpose::Tutor(brief),
+        purpose: Purpose::Tutor(Box::new(brief)),
     }
 }
 
@@ -146,6 +152,69 @@ fn focus_lines(focus: &Focus) -> String {
     text
 }
 
+/// The resources the tutor may show, and when.
+fn showable_lines(showable: &[Showable], pending: &[PointBrief]) -> String {
+    let mut text = String::from(
+        "Resources from the learner's material that you can show with your tools (show_image, \
+         show_resource, with the resource's id). The learner sees it beside your words, so still \
+         write your reply; show at most one per reply. Show one only as a hint for the point under \
+         discussion once the learner has tried it without recalling it, or when the learner asks to \
+         see it; never name ids in your text.\n",
+    );
+    for resource in showable {
+        let kind = match resource.tool {
+            ShowTool::Image => "image",
+            ShowTool::Resource => "text",
+        };
+        let linked: Vec<String> = resource
+            .points
+            .iter()
+            .filter_map(|id| pending.iter().position(|p| &p.id == id))
+            .map(|i| format!("point {}", i + 1))
+            .collect();
+        let linked =
+            if linked.is_empty() { String::new() } else { format!(", for {}", linked.join(" and ")) };
+        text.push_str(&format!("- id {} ({kind}) \"{}\"{linked}\n", resource.id, resource.title.trim()));
+    }
+    text.push('\n');
+    text
+}
+
+/// The tools for the resources the tutor may show: one per kind present, each naming only
+/// the ids of its kind.
+fn tools(showable: &[Showable]) -> Vec<Tool> {
+    ShowTool::ALL
+        .iter()
+        .filter_map(|&tool| {
+            let ids: Vec<&str> =
+                showable.iter().filter(|r| r.tool == tool).map(|r| r.id.as_str()).collect();
+            if ids.is_empty() {
+                return None;
+            }
+            let description = match tool {
+                ShowTool::Image => "Show the learner one of the images from their own material, beside your reply.",
+                ShowTool::Resource => {
+                    "Show the learner an excerpt from one of the texts in their own material, beside your reply."
+                }
+            };
+            Some(Tool {
+                name: tool.as_str(),
+                description,
+                input_schema: json!({
+                    "type": "object",
+                    "properties": {"resource_id": {
+                        "type": "string",
+                        "enum": ids,
+                        "description": "The resource's id, from the list in the instructions.",
+                    }},
+                    "required": ["resource_id"],
+                    "additionalProperties": false,
+                }),
+            })
+        })
+        .collect()
+}
+
 fn point_line(index: usize, p: &PointBrief) -> String {
     if p.context.trim().is_empty() {
         format!("{}. {}\n", index + 1, p.content.trim())
@@ -174,6 +243,7 @@ mod tests {
             observation: Some("They named the organelle but not the molecule.".into()),
             learner_message: Some("mitochondria".into()),
             previous_reply: Some("Which organelle powers the cell?".into()),
+            showable: vec![],
         }
     }
 
@@ -206,6 +276,23 @@ mod tests {
         assert!(r.system.contains("not the molecule"));
         // It is in the system prompt of this one request, never in the conversation.
         assert!(r.messages.iter().all(|m| !m.content.contains("not the molecule")));
+    }
+
+    #[test]
+    fn resources_come_as_tools_of_their_kind_only() {
+        let mut b = brief(TutorMoment::Reply);
+        assert!(request(b.clone(), "", vec![]).tools.is_empty(), "nothing to show, no tools");
+        b.showable = vec![Showable {
+            id: "r9".into(),
+            tool: ShowTool::Image,
+            title: "Cell diagram".into(),
+            points: vec!["p1".into()],
+        }];
+        let r = request(b, "", vec![]);
+        assert_eq!(r.tools.len(), 1);
+        assert_eq!(r.tools[0].name, "show_image");
+        assert_eq!(r.tools[0].input_schema["properties"]["resource_id"]["enum"], json!(["r9"]));
+        assert!(r.system.contains("- id r9 (image) \"Cell diagram\", for point 1"), "{}", r.system);
     }
 
     #[test]

@@ -14,11 +14,11 @@ use serde_json::json;
 use warren_app::protocol::ProviderInfo;
 
 use super::brief::{
-    DetectorBrief, EvaluatorBrief, ExplorerBrief, Focus, PointBrief, Rung, SummaryBrief, TutorBrief,
-    TutorMoment,
+    DetectorBrief, EvaluatorBrief, ExplorerBrief, Focus, PointBrief, Rung, Showable, SummaryBrief,
+    TutorBrief, TutorMoment,
 };
 use super::topic::topic_of;
-use super::{LlmError, Provider, Purpose, Request, Role, TextStream};
+use super::{LlmError, Output, Provider, Purpose, ReplyStream, Request, Role, ToolCall};
 use text::{content_words, coverage, is_dont_know, pick, sentences, terms};
 
 pub const MODEL: &str = "warren-offline-1";
@@ -49,10 +49,21 @@ impl Provider for Offline {
         }
     }
 
-    async fn stream(&self, request: &Request) -> Result<TextStream, LlmError> {
+    async fn stream(&self, request: &Request) -> Result<ReplyStream, LlmError> {
         let text = answer(request);
         let delay = self.chunk_delay;
-        let pieces = chunks(&text);
+        // A resource to show goes first, so it is there as the words arrive.
+        let shown = match &request.purpose {
+            Purpose::Tutor(brief) => to_show(brief).map(|r| {
+                Output::Tool(ToolCall { name: r.tool.as_str().into(), input: json!({"resource_id": r.id}) })
+            }),
+            Purpose::Evaluator(_)
+            | Purpose::Detector(_)
+            | Purpose::Explorer(_)
+            | Purpose::Summariser(_)
+            | Purpose::Probe => None,
+        };
+        let pieces = shown.into_iter().chain(chunks(&text).into_iter().map(Output::Text));
         let stream = futures_util::stream::iter(pieces).then(move |piece| async move {
             if !delay.is_zero() {
                 tokio::time::sleep(delay).await;
@@ -142,6 +153,14 @@ fn cue(point: &PointBrief, set_name: &str) -> String {
     }
 }
 
+/// The resource linked to the point under discussion, shown as its second hint ("another
+/// angle"): after the learner has tried once, never before, so it does not do their
+/// recalling for them. Showable resources are those not yet shown, so it comes once.
+fn to_show(brief: &TutorBrief) -> Option<&Showable> {
+    let focus = brief.focus.as_ref().filter(|f| f.rung == Rung::Angle && !f.revisit)?;
+    brief.showable.iter().find(|r| r.points.contains(&focus.point.id))
+}
+
 fn tutor(brief: &TutorBrief) -> String {
     let set = brief.set_name.as_str();
     let Some(focus) = &brief.focus else {
@@ -181,8 +200,12 @@ fn tutor(brief: &TutorBrief) -> String {
     };
     // The first wording that shares no sentence with the previous reply.
     let previous = brief.previous_reply.as_deref().map(sentences).unwrap_or_default();
+    let look = to_show(brief).map(|r| format!("Have a look at \"{}\".", r.title.trim()));
     let mut candidates = (0..3).flat_map(|variant| {
-        let body = ask(focus, set, variant);
+        let body = match &look {
+            Some(look) => format!("{look} {}", ask(focus, set, variant)),
+            None => ask(focus, set, variant),
+        };
         leads.iter().map(move |lead| if lead.is_empty() { body.clone() } else { format!("{lead} {body}") })
     });
     let first = candidates.next().unwrap_or_default();
@@ -447,6 +470,7 @@ mod tests {
             observation: None,
             learner_message: Some(message.into()),
             previous_reply: previous.map(str::to_string),
+            showable: vec![],
         })
     }
 

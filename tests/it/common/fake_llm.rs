@@ -27,6 +27,9 @@ pub enum Reply {
     Breaks(Vec<&'static str>),
     /// Anthropic only: an `error` event mid-stream (e.g. overloaded).
     ErrorEvent(Vec<&'static str>),
+    /// A complete reply: text in these pieces, then a tool call whose JSON input streams in
+    /// a few pieces (Anthropic `tool_use` block, OpenAI `tool_calls` deltas).
+    Tool { text: Vec<&'static str>, name: String, input: String },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,13 +118,24 @@ async fn answer(State(shared): State<Shared>, headers: HeaderMap, body: Bytes) -
         Reply::EndsEarly(pieces) => sse(events(shared.wire, &pieces, End::None), false),
         Reply::Breaks(pieces) => sse(events(shared.wire, &pieces, End::None), true),
         Reply::ErrorEvent(pieces) => sse(events(shared.wire, &pieces, End::Error), false),
+        Reply::Tool { text, name, input } => {
+            sse(events(shared.wire, &text, End::Tool { name: &name, input: &input }), false)
+        }
     }
 }
 
-enum End {
+enum End<'a> {
     Complete,
     None,
     Error,
+    Tool { name: &'a str, input: &'a str },
+}
+
+/// A tool call's input, as the three pieces it streams in.
+fn thirds(input: &str) -> Vec<String> {
+    let chars: Vec<char> = input.chars().collect();
+    let step = chars.len().div_ceil(3).max(1);
+    chars.chunks(step).map(|c| c.iter().collect()).collect()
 }
 
 fn events(wire: Wire, pieces: &[&str], end: End) -> Vec<String> {
@@ -142,6 +156,18 @@ fn events(wire: Wire, pieces: &[&str], end: End) -> Vec<String> {
                     out.push("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n".to_string());
                 }
                 End::Error => out.push("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n".to_string()),
+                End::Tool { name, input } => {
+                    out.push("event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n".to_string());
+                    let start = serde_json::json!({"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_01","name":name,"input":{}}});
+                    out.push(format!("event: content_block_start\ndata: {start}\n\n"));
+                    for part in thirds(input) {
+                        let data = serde_json::json!({"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":part}});
+                        out.push(format!("event: content_block_delta\ndata: {data}\n\n"));
+                    }
+                    out.push("event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":1}\n\n".to_string());
+                    out.push("event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":15}}\n\n".to_string());
+                    out.push("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n".to_string());
+                }
                 End::None => {}
             }
         }
@@ -158,6 +184,16 @@ fn events(wire: Wire, pieces: &[&str], end: End) -> Vec<String> {
                 }
                 End::Error => {
                     out.push("data: {\"error\":{\"message\":\"server had an error\"}}\n\n".to_string())
+                }
+                End::Tool { name, input } => {
+                    let first = serde_json::json!({"id":"c1","object":"chat.completion.chunk","created":1,"model":"fake","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":name,"arguments":""}}]},"finish_reason":null}]});
+                    out.push(format!("data: {first}\n\n"));
+                    for part in thirds(input) {
+                        let data = serde_json::json!({"id":"c1","object":"chat.completion.chunk","created":1,"model":"fake","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":part}}]},"finish_reason":null}]});
+                        out.push(format!("data: {data}\n\n"));
+                    }
+                    out.push("data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"fake\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n".to_string());
+                    out.push("data: [DONE]\n\n".to_string());
                 }
                 End::None => {}
             }

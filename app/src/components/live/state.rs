@@ -156,6 +156,9 @@ impl LiveState {
                 self.deferred_overlay = None;
                 self.elapsed_ms = started.elapsed_ms;
                 self.error = None;
+                // What the session has shown stays shown across reloads and reconnects.
+                self.images = started.images;
+                self.resources = started.resources;
                 match started.streaming_reply {
                     Some(partial) => {
                         self.agent_text = partial;
@@ -385,6 +388,8 @@ mod tests {
             elapsed_ms: 0,
             streaming_reply: None,
             last_client_message_id: None,
+            images: vec![],
+            resources: vec![],
         }))
     }
 
