@@ -14,6 +14,10 @@ use crate::tree::{EntryKind, Speaker};
 pub struct Viewer {
     pub user_id: String,
     pub username: String,
+    /// Minutes the learner's clock is ahead of UTC (from the `tz` cookie the page sets; 0
+    /// until it has): their days, for statistics and date filters, begin at their midnight.
+    #[serde(default)]
+    pub utc_offset_min: i32,
 }
 
 /// Which language model answers, and whether it passed its start-up check.
@@ -59,6 +63,33 @@ pub struct Dashboard {
     pub sets: Vec<SetCard>,
     pub recent: Vec<SessionCard>,
     pub provider: ProviderNotice,
+    pub stats: StudyStats,
+}
+
+/// How study has gone lately, counted in the learner's own days.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StudyStats {
+    /// Sessions started today, and the study time in them.
+    pub sessions_today: u32,
+    pub study_ms_today: i64,
+    /// Points due now, in sets on the dashboard.
+    pub due_now: u32,
+    /// Days in a row with study, up to today (or yesterday, when today has none yet).
+    pub streak_days: u32,
+    pub studied_today: bool,
+    /// Points asked in sessions started in the last 7 days, and how many of them were
+    /// recalled without being given the answer.
+    pub asked_7d: u32,
+    pub recalled_7d: u32,
+    /// Reviews on each of the last 30 days, oldest first; the last is today.
+    pub reviews: Vec<DayReviews>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DayReviews {
+    /// The day, written out ("Sun 22 Nov").
+    pub label: String,
+    pub count: u32,
 }
 
 /// A recall point with its schedule.
@@ -192,7 +223,27 @@ pub struct Transcript {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct HistoryList {
     pub now: i64,
+    /// The sessions that pass the filter, newest first.
     pub sessions: Vec<SessionCard>,
+    /// Every set the learner has sessions of, archived ones included, to filter by.
+    pub sets: Vec<SetChoice>,
+    /// The filter as applied (dates as `YYYY-MM-DD`, in the learner's days).
+    pub filter: HistoryFilter,
+    /// Why part of the filter was left out (a date that is not one).
+    pub filter_error: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HistoryFilter {
+    pub set: Option<String>,
+    pub from: Option<String>,
+    pub to: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SetChoice {
+    pub id: String,
+    pub name: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -290,9 +341,13 @@ pub async fn get_session_header(id: String) -> Result<SessionHeader, ApiError> {
 }
 
 #[server(endpoint = "get_history")]
-pub async fn get_history() -> Result<HistoryList, ApiError> {
+pub async fn get_history(
+    set: Option<String>,
+    from: Option<String>,
+    to: Option<String>,
+) -> Result<HistoryList, ApiError> {
     let viewer = backend::require_viewer()?;
-    backend::answer(backend::get()?.history(&viewer).await)
+    backend::answer(backend::get()?.history(&viewer, HistoryFilter { set, from, to }).await)
 }
 
 #[server(endpoint = "get_transcript")]
@@ -318,7 +373,7 @@ pub trait Backend: Send + Sync + 'static {
     async fn import_preview(&self, viewer: &Viewer, draft_id: &str) -> Result<ImportPreview, ApiError>;
     async fn start_session(&self, viewer: &Viewer, set_id: &str, all: bool) -> Result<String, ApiError>;
     async fn session_header(&self, viewer: &Viewer, id: &str) -> Result<SessionHeader, ApiError>;
-    async fn history(&self, viewer: &Viewer) -> Result<HistoryList, ApiError>;
+    async fn history(&self, viewer: &Viewer, filter: HistoryFilter) -> Result<HistoryList, ApiError>;
     async fn transcript(&self, viewer: &Viewer, id: &str) -> Result<Transcript, ApiError>;
 }
 

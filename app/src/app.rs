@@ -7,6 +7,7 @@ use leptos_router::{
 };
 
 use crate::api::{Viewer, get_viewer};
+use crate::clock::CLOCK_BOOT_SCRIPT;
 use crate::components::theme::{THEME_BOOT_SCRIPT, ThemeToggle};
 use crate::pages::{
     auth::{SignIn, SignUp},
@@ -32,7 +33,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta name="color-scheme" content="light dark" />
                 // Applies the stored theme before first paint, so a dark-mode learner never sees a
                 // white flash. Static text of our own; no user data goes into it.
-                <script>{THEME_BOOT_SCRIPT}</script>
+                <script>{THEME_BOOT_SCRIPT}{CLOCK_BOOT_SCRIPT}</script>
                 <HydrationScripts options islands=true />
                 <MetaTags />
             </head>

@@ -13,6 +13,7 @@ mod rabbitholes;
 mod resources;
 mod sessions;
 mod sets;
+mod stats;
 mod struggles;
 mod users;
 

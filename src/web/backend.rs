@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use warren_app::api::{
-    ApiError, Backend, Dashboard, HistoryList, ImportPreview, PointPage, PointView, ProviderNotice, Recalled,
-    ResourcePage, ResourceView, SessionCard, SessionHeader, SetCard, SetDeletion, SetDetail, Transcript,
-    TranscriptEntry, Viewer,
+    ApiError, Backend, Dashboard, HistoryFilter, HistoryList, ImportPreview, PointPage, PointView,
+    ProviderNotice, Recalled, ResourcePage, ResourceView, SessionCard, SessionHeader, SetCard, SetChoice,
+    SetDeletion, SetDetail, Transcript, TranscriptEntry, Viewer,
 };
 use warren_app::protocol::SessionStatus;
 
@@ -16,6 +16,8 @@ use crate::engine::{Engine, EngineError};
 use crate::llm::select::ProviderStatus;
 use crate::store::{SessionRow, SetSummary, Store, StoreError, now_ms, path_to};
 use crate::transfer;
+
+use super::stats;
 
 /// How many recent sessions the dashboard lists.
 const RECENT: usize = 8;
@@ -161,7 +163,8 @@ impl Backend for ServerBackend {
         let sets = self.store.list_sets(owner, now_ms()).await.map_err(internal)?;
         let sessions = self.store.sessions(owner).await.map_err(internal)?;
         let counts = self.counts(owner).await?;
-        let cards = sets.iter().cloned().map(|summary| Self::set_card(summary, &sessions, &counts)).collect();
+        let cards: Vec<SetCard> =
+            sets.iter().cloned().map(|summary| Self::set_card(summary, &sessions, &counts)).collect();
         let recent = sessions
             .iter()
             .take(RECENT)
@@ -171,7 +174,12 @@ impl Backend for ServerBackend {
                 card(row, name, &counts)
             })
             .collect();
-        Ok(Dashboard { now: now_ms(), sets: cards, recent, provider: self.provider() })
+        let now = now_ms();
+        let due_now = cards.iter().filter(|c: &&SetCard| !c.archived).map(|c| c.due_count).sum();
+        let stats = stats::study_stats(&self.store, owner, viewer.utc_offset_min, now, &sessions, due_now)
+            .await
+            .map_err(internal)?;
+        Ok(Dashboard { now, sets: cards, recent, provider: self.provider(), stats })
     }
 
     async fn recall_set(&self, viewer: &Viewer, id: &str) -> Result<SetDetail, ApiError> {
@@ -283,20 +291,30 @@ impl Backend for ServerBackend {
         Ok(SessionHeader { card: card(&row, &name, &counts), provider: self.provider() })
     }
 
-    async fn history(&self, viewer: &Viewer) -> Result<HistoryList, ApiError> {
+    async fn history(&self, viewer: &Viewer, filter: HistoryFilter) -> Result<HistoryList, ApiError> {
         let owner = &viewer.user_id;
         let sets = self.store.list_sets(owner, now_ms()).await.map_err(internal)?;
         let counts = self.counts(owner).await?;
         let sessions = self.store.sessions(owner).await.map_err(internal)?;
+        let (range, filter_error) = stats::date_range(&filter, viewer.utc_offset_min);
+        // An unknown set id filters to nothing, like any id that is not the learner's.
+        let set = filter.set.as_deref().filter(|s| !s.is_empty());
         let cards = sessions
             .iter()
+            .filter(|row| set.is_none_or(|id| row.set_id == id))
+            .filter(|row| range.contains(&row.started_at))
             .map(|row| {
                 let name =
                     sets.iter().find(|s| s.id == row.set_id).map(|s| s.name.as_str()).unwrap_or_default();
                 card(row, name, &counts)
             })
             .collect();
-        Ok(HistoryList { now: now_ms(), sessions: cards })
+        let choices = sets
+            .iter()
+            .filter(|s| sessions.iter().any(|row| row.set_id == s.id))
+            .map(|s| SetChoice { id: s.id.clone(), name: s.name.clone() })
+            .collect();
+        Ok(HistoryList { now: now_ms(), sessions: cards, sets: choices, filter, filter_error })
     }
 
     async fn transcript(&self, viewer: &Viewer, id: &str) -> Result<Transcript, ApiError> {

@@ -8,6 +8,7 @@ mod forms;
 mod health;
 mod media;
 pub mod socket;
+mod stats;
 mod transfer;
 pub mod viewer;
 

@@ -13,6 +13,7 @@ use warren_app::api::Viewer;
 use super::auth::USER_KEY;
 use super::query_value;
 use crate::store::Store;
+use warren_app::clock::TZ_COOKIE;
 
 /// Paths that never need a learner: the sign-in pages, static files, health checks, and the
 /// server functions and socket, which answer 401 themselves.
@@ -31,7 +32,8 @@ pub async fn resolve(
 ) -> Response {
     let path = request.uri().path();
     let static_file = ["/pkg/", "/katex/", "/demo/"].iter().any(|p| path.starts_with(p));
-    if !static_file && let Some(viewer) = lookup(&store, &session).await {
+    if !static_file && let Some(mut viewer) = lookup(&store, &session).await {
+        viewer.utc_offset_min = utc_offset(request.headers());
         request.extensions_mut().insert(viewer);
     }
     next.run(request).await
@@ -40,13 +42,28 @@ pub async fn resolve(
 async fn lookup(store: &Store, session: &Session) -> Option<Viewer> {
     let user_id = session.get::<String>(USER_KEY).await.ok().flatten()?;
     match store.user(&user_id).await {
-        Ok(Some(user)) => Some(Viewer { user_id: user.id, username: user.username }),
+        Ok(Some(user)) => Some(Viewer { user_id: user.id, username: user.username, utc_offset_min: 0 }),
         Ok(None) => None,
         Err(err) => {
             tracing::error!("cannot load the signed-in learner: {err}");
             None
         }
     }
+}
+
+/// The learner's clock, from the `tz` cookie (minutes ahead of UTC) that every page sets; UTC
+/// when it is missing or makes no sense.
+fn utc_offset(headers: &HeaderMap) -> i32 {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(cookie::Cookie::split_parse)
+        .filter_map(Result::ok)
+        .find(|c| c.name() == TZ_COOKIE)
+        .and_then(|c| c.value().parse::<i32>().ok())
+        .filter(|minutes| minutes.abs() <= 14 * 60)
+        .unwrap_or(0)
 }
 
 /// Pages without a learner go to sign-in (or to sign-up while nobody has an account).
@@ -111,6 +128,18 @@ mod tests {
         assert!(origin_matches(&h));
         h.insert(header::ORIGIN, "http://evil.example".parse().unwrap());
         assert!(!origin_matches(&h));
+    }
+
+    #[test]
+    fn the_clock_cookie_is_read_and_bounded() {
+        let mut h = HeaderMap::new();
+        assert_eq!(utc_offset(&h), 0);
+        h.insert(header::COOKIE, "id=abc; tz=-300".parse().unwrap());
+        assert_eq!(utc_offset(&h), -300);
+        h.insert(header::COOKIE, "tz=99999".parse().unwrap());
+        assert_eq!(utc_offset(&h), 0);
+        h.insert(header::COOKIE, "tz=soon".parse().unwrap());
+        assert_eq!(utc_offset(&h), 0);
     }
 
     #[test]

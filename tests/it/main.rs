@@ -15,3 +15,4 @@ mod network_session;
 mod providers;
 mod session_socket;
 mod startup;
+mod study;

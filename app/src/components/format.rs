@@ -31,6 +31,17 @@ pub fn plural(n: i64, word: &str) -> String {
     if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
 }
 
+/// A length of study: "no time", "under a minute", "25 min", "1 h 5 min".
+pub fn span(ms: i64) -> String {
+    match ms.max(0) {
+        0 => "no time".into(),
+        d if d < MINUTE => "under a minute".into(),
+        d if d < HOUR => format!("{} min", d / MINUTE),
+        d if d % HOUR < MINUTE => format!("{} h", d / HOUR),
+        d => format!("{} h {} min", d / HOUR, (d % HOUR) / MINUTE),
+    }
+}
+
 /// MM:SS, or H:MM:SS past an hour.
 pub fn clock(ms: u64) -> String {
     let s = ms / 1000;
@@ -54,5 +65,9 @@ mod tests {
         assert_eq!(due(5, 0), "due now");
         assert_eq!(clock(65_000), "01:05");
         assert_eq!(clock(3_725_000), "1:02:05");
+        assert_eq!(span(0), "no time");
+        assert_eq!(span(25 * MINUTE + 10_000), "25 min");
+        assert_eq!(span(HOUR + 5 * MINUTE), "1 h 5 min");
+        assert_eq!(span(2 * HOUR), "2 h");
     }
 }

@@ -2,6 +2,7 @@ use leptos::prelude::*;
 
 use crate::api::{Dashboard as Data, SetCard, StartSession, get_dashboard};
 use crate::components::format::{ago, due, plural};
+use crate::components::stats::StudyStatsView;
 use crate::components::widgets::{ProviderBanner, SessionItem, StatusPill, titled};
 
 #[component]
@@ -14,7 +15,7 @@ fn DashboardView(data: Data) -> impl IntoView {
     let now = data.now;
     // Archived sets stay on the sets page, not here.
     let sets: Vec<SetCard> = data.sets.into_iter().filter(|s| !s.archived).collect();
-    let due_total: u32 = sets.iter().map(|s| s.due_count).sum();
+    let due_total = data.stats.due_now;
     let paused: Vec<_> = sets.iter().filter_map(|s| s.open_session.clone()).collect();
     view! {
         <section class="page dashboard">
@@ -50,6 +51,7 @@ fn DashboardView(data: Data) -> impl IntoView {
             <ul class="cards" data-testid="set-list">
                 {sets.into_iter().map(|set| view! { <SetRow set now /> }).collect_view()}
             </ul>
+            <StudyStatsView stats=data.stats />
             {(!data.recent.is_empty()).then(|| view! {
                 <h2>"Recent sessions"</h2>
                 <ul class="list">

@@ -3,8 +3,9 @@
 
 use leptos::prelude::*;
 use leptos_meta::Title;
+use leptos_router::hooks::use_query_map;
 
-use crate::api::{HistoryList, Transcript, TranscriptEntry, get_history, get_transcript};
+use crate::api::{HistoryFilter, HistoryList, Transcript, TranscriptEntry, get_history, get_transcript};
 use crate::components::format::ago;
 use crate::components::markdown::Markdown;
 use crate::components::widgets::{SessionItem, StatusPill, loaded, route_id, titled};
@@ -12,17 +13,45 @@ use crate::tree::{EntryKind, Speaker};
 
 #[component]
 pub fn History() -> impl IntoView {
-    titled("History", Resource::new(|| (), |_| get_history()), |list| view! { <HistoryView list /> })
+    let query = use_query_map();
+    let filter = move || query.with(|q| (q.get("set"), q.get("from"), q.get("to")));
+    let list = Resource::new(filter, |(set, from, to)| get_history(set, from, to));
+    titled("History", list, |list| view! { <HistoryView list /> })
 }
 
 #[component]
 fn HistoryView(list: HistoryList) -> impl IntoView {
     let now = list.now;
+    let filter = list.filter;
+    let filtered = filter != HistoryFilter::default();
+    let chosen = filter.set.clone().unwrap_or_default();
     view! {
         <section class="page">
             <h1>"History"</h1>
+            // A plain GET form: filtering works without JavaScript, and the address keeps it.
+            <form class="filters" method="get" action="/history" data-testid="history-filter">
+                <label>"Set"
+                    <select name="set">
+                        <option value="" selected=chosen.is_empty()>"All sets"</option>
+                        {list.sets.into_iter().map(|s| {
+                            let selected = s.id == chosen;
+                            view! { <option value=s.id selected=selected>{s.name}</option> }
+                        }).collect_view()}
+                    </select>
+                </label>
+                <label>"From"<input type="date" name="from" value=filter.from.unwrap_or_default() /></label>
+                <label>"To"<input type="date" name="to" value=filter.to.unwrap_or_default() /></label>
+                <button type="submit" class="button">"Filter"</button>
+                {filtered.then(|| view! { <a class="button" href="/history">"Show all"</a> })}
+            </form>
+            {list.filter_error.map(|e| view! { <p class="form-error" role="alert">{e}</p> })}
             {if list.sessions.is_empty() {
-                view! { <p class="lede">"No sessions yet. Start one from the dashboard."</p> }.into_any()
+                let text = if filtered {
+                    "No sessions match this filter."
+                } else {
+                    "No sessions yet. Start one from the dashboard."
+                };
+                view! { <p class="lede">{text}</p> }.into_any()
             } else {
                 view! {
                     <ul class="list" data-testid="history-list">

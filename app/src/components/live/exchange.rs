@@ -39,10 +39,10 @@ pub fn Exchange(
                 </figure>
             }).collect_view()}
             {move || resources.get().into_iter().map(|r| view! {
-                <details class="resource">
-                    <summary>{r.title}</summary>
-                    <p>{r.snippet}</p>
-                </details>
+                <aside class="resource-card" data-testid="resource-card">
+                    <h3>{r.title}</h3>
+                    <Markdown text=r.snippet />
+                </aside>
             }).collect_view()}
             {children()}
         </section>

@@ -1,0 +1,98 @@
+//! The dashboard's study statistics, and the reviews-per-day chart: an SVG drawn on the
+//! server (readable without JavaScript), with its figures also given as a table.
+
+use leptos::prelude::*;
+
+use crate::api::{DayReviews, StudyStats};
+use crate::components::format::{plural, span};
+
+#[component]
+pub fn StudyStatsView(stats: StudyStats) -> impl IntoView {
+    let rate = if stats.asked_7d == 0 {
+        "no points asked yet".to_string()
+    } else {
+        let percent = u64::from(stats.recalled_7d) * 100 / u64::from(stats.asked_7d);
+        format!("{percent}% ({} of {})", stats.recalled_7d, plural(i64::from(stats.asked_7d), "point"))
+    };
+    let streak = match (stats.streak_days, stats.studied_today) {
+        (0, _) => "no streak yet".to_string(),
+        (n, true) => plural(i64::from(n), "day"),
+        (n, false) => format!("{}, study today to keep it", plural(i64::from(n), "day")),
+    };
+    view! {
+        <section class="stats" aria-labelledby="stats-heading" data-testid="stats">
+            <h2 id="stats-heading">"Your study"</h2>
+            <dl class="stat-grid">
+                <div><dt>"Today"</dt><dd data-testid="stat-today">
+                    {format!("{} · {}", plural(i64::from(stats.sessions_today), "session"), span(stats.study_ms_today))}
+                </dd></div>
+                <div><dt>"Due now"</dt><dd data-testid="stat-due">{plural(i64::from(stats.due_now), "point")}</dd></div>
+                <div><dt>"Streak"</dt><dd data-testid="stat-streak">{streak}</dd></div>
+                <div><dt>"Recalled, last 7 days"</dt><dd data-testid="stat-rate">{rate}</dd></div>
+            </dl>
+            <ReviewsChart days=stats.reviews />
+        </section>
+    }
+}
+
+/// Bars of reviews per day, today last.
+#[component]
+fn ReviewsChart(days: Vec<DayReviews>) -> impl IntoView {
+    const BAR: usize = 10;
+    const GAP: usize = 2;
+    const HEIGHT: u32 = 80;
+    let width = days.len() * (BAR + GAP);
+    let most = days.iter().map(|d| d.count).max().unwrap_or(0).max(1);
+    let total: u32 = days.iter().map(|d| d.count).sum();
+    let summary = match (days.first(), days.last()) {
+        (Some(first), Some(last)) => format!(
+            "{} from {} to {}; the most in one day, {}.",
+            plural(i64::from(total), "review"),
+            first.label,
+            last.label,
+            days.iter().map(|d| d.count).max().unwrap_or(0)
+        ),
+        (None, _) | (_, None) => "No days to show.".to_string(),
+    };
+    let bars = days
+        .iter()
+        .enumerate()
+        .map(|(i, day)| {
+            // At least a sliver for days with reviews, so one review is visible beside forty.
+            let h = if day.count == 0 { 0 } else { (day.count * HEIGHT / most).max(2) };
+            view! {
+                <rect x=i * (BAR + GAP) y=HEIGHT - h width=BAR height=h rx="1">
+                    <title>{format!("{}: {}", day.label, plural(i64::from(day.count), "review"))}</title>
+                </rect>
+            }
+        })
+        .collect_view();
+    let rows = days
+        .iter()
+        .rev()
+        .map(|d| view! { <tr><th scope="row">{d.label.clone()}</th><td>{d.count}</td></tr> })
+        .collect_view();
+    view! {
+        <figure class="chart" data-testid="reviews-chart">
+            <svg
+                viewBox=format!("0 0 {width} {}", HEIGHT + 1)
+                role="img"
+                aria-labelledby="chart-title chart-desc"
+                preserveAspectRatio="none"
+            >
+                <title id="chart-title">"Reviews per day, last 30 days"</title>
+                <desc id="chart-desc">{summary.clone()}</desc>
+                <line class="baseline" x1="0" y1=HEIGHT x2=width y2=HEIGHT />
+                {bars}
+            </svg>
+            <figcaption>{format!("Reviews per day, last 30 days: {summary}")}</figcaption>
+            <details>
+                <summary>"As a table"</summary>
+                <table class="chart-table">
+                    <thead><tr><th scope="col">"Day"</th><th scope="col">"Reviews"</th></tr></thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            </details>
+        </figure>
+    }
+}
