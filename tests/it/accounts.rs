@@ -13,9 +13,13 @@ async fn snapshot(app: &TestApp, owner: &str) -> String {
     let store = app.store();
     let mut out = String::new();
     for set in store.list_sets(owner, 0).await.unwrap() {
-        out.push_str(&format!("set {} {}\n", set.id, set.name));
+        let full = store.set(owner, &set.id).await.unwrap().unwrap();
+        out.push_str(&format!("set {full:?}\n"));
         for p in store.points(owner, &set.id).await.unwrap() {
-            out.push_str(&format!("  point {} reps {} due {}\n", p.id, p.card.reps, p.card.due_at));
+            out.push_str(&format!("  point {p:?}\n"));
+        }
+        for r in store.resources(owner, &set.id).await.unwrap() {
+            out.push_str(&format!("  resource {r:?}\n"));
         }
     }
     for s in store.sessions(owner).await.unwrap() {
@@ -54,34 +58,121 @@ async fn learner_b_gets_404_for_every_one_of_learner_as_ids_and_changes_nothing(
     ws.until(|m| matches!(m, ServerMessage::SessionPaused(_))).await;
     drop(ws);
     let set_id = points[0].set_id.clone();
+
+    // A's authored material: an uploaded image linked to a point, and an import waiting
+    // for confirmation.
+    let form = reqwest::multipart::Form::new()
+        .text("title", "A's diagram")
+        .text("points", points[0].id.clone())
+        .part("file", reqwest::multipart::Part::bytes(crate::authoring::PNG.to_vec()).file_name("d.png"));
+    assert_eq!(app.upload(&set_id, form).await.status(), 303);
+    let resources = app.store().resources(&a.id, &set_id).await.unwrap();
+    let image =
+        resources.iter().find(|r| r.url.as_deref().is_some_and(|u| u.starts_with("/media/"))).unwrap();
+    let resource = image.id.clone();
+    let media = image.url.clone().unwrap();
+    let res = app.upload_import_as(&a, "mine.csv", b"content,cue\nA fact,A cue\n".to_vec()).await;
+    let draft = res.headers()["location"].to_str().unwrap().trim_start_matches("/import/").to_string();
+    let point = points[0].id.clone();
     let before = snapshot(&app, &a.id).await;
 
-    // Pages.
-    for path in [format!("/sets/{set_id}"), format!("/sessions/{session}"), format!("/history/{session}")] {
-        let res = app.http.get(app.url(&path)).header("cookie", &b.cookie).send().await.unwrap();
-        assert_eq!(res.status(), 404, "B on {path}");
-        // …exactly as for an id that does not exist.
-        let missing = path.replace(&session, "00000000-0000-7000-8000-000000000000").replace(&set_id, "nope");
-        let res = app.http.get(app.url(&missing)).header("cookie", &b.cookie).send().await.unwrap();
-        assert_eq!(res.status(), 404, "B on {missing}");
-        // A can see them.
-        let res = app.http.get(app.url(&path)).header("cookie", &a.cookie).send().await.unwrap();
-        assert_eq!(res.status(), 200, "A on {path}");
+    // Pages and downloads: 404 for B, exactly as for an id that does not exist, and 200 for A.
+    let pages = [
+        format!("/sets/{set_id}"),
+        format!("/sets/{set_id}/edit"),
+        format!("/sets/{set_id}/delete"),
+        format!("/sets/{set_id}/points/{point}/edit"),
+        format!("/sets/{set_id}/points/{point}/delete"),
+        format!("/sets/{set_id}/resources/{resource}/delete"),
+        format!("/sets/{set_id}/export.json"),
+        format!("/sets/{set_id}/export.csv"),
+        format!("/sets/{set_id}/export.md"),
+        media.clone(),
+        format!("/import/{draft}"),
+        format!("/sessions/{session}"),
+        format!("/history/{session}"),
+    ];
+    let missing_ids = |path: &str| {
+        path.replace(&session, "00000000-0000-7000-8000-000000000000")
+            .replace(&set_id, "00000000-0000-7000-8000-000000000001")
+            .replace(&point, "00000000-0000-7000-8000-000000000002")
+            .replace(&resource, "00000000-0000-7000-8000-000000000003")
+            .replace(&draft, "00000000-0000-7000-8000-000000000004")
+    };
+    for path in &pages {
+        let (status, body) = app.page_as(&b, path).await;
+        assert_eq!(status, 404, "B on {path}");
+        assert!(!body.contains("A's diagram") && !body.contains("A fact"), "B on {path} sees A's words");
+        let (status, _) = app.page_as(&b, &missing_ids(path)).await;
+        assert_eq!(status, 404, "B on a missing id like {path}");
+        let (status, _) = app.page_as(&a, path).await;
+        assert_eq!(status, 200, "A on {path}");
     }
+
+    // Every form that changes something: 404 for B, and nothing of A's changes.
+    let posts: Vec<(String, Vec<(&str, &str)>)> = vec![
+        (
+            format!("/sets/{set_id}/edit"),
+            vec![("name", "Taken over"), ("description", ""), ("guidelines", "")],
+        ),
+        (format!("/sets/{set_id}/archive"), vec![]),
+        (format!("/sets/{set_id}/unarchive"), vec![]),
+        (format!("/sets/{set_id}/points"), vec![("content", "Injected"), ("context", "")]),
+        (format!("/sets/{set_id}/points/{point}/edit"), vec![("content", "Changed"), ("context", "")]),
+        (format!("/sets/{set_id}/points/{point}/move"), vec![("direction", "down")]),
+        (format!("/sets/{set_id}/points/{point}/delete"), vec![]),
+        (format!("/sets/{set_id}/resources/{resource}/delete"), vec![]),
+        (format!("/sets/{set_id}/delete"), vec![("confirm", "on")]),
+        (format!("/import/{draft}"), vec![("name", "Stolen")]),
+        (format!("/import/{draft}/cancel"), vec![]),
+    ];
+    for (path, fields) in &posts {
+        let res = app.post_form_as(&b, path, fields).await;
+        assert_eq!(res.status(), 404, "B posting to {path}");
+        let res = app.post_form_as(&b, &missing_ids(path), fields).await;
+        assert_eq!(res.status(), 404, "B posting to a missing id like {path}");
+    }
+    // An upload into A's set.
+    let form = reqwest::multipart::Form::new().text("title", "Planted").text("body", "B's text");
+    let res = app
+        .http
+        .post(app.url(&format!("/sets/{set_id}/resources")))
+        .header("cookie", &b.cookie)
+        .multipart(form)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 404, "B uploading into A's set");
 
     // Server functions.
     assert_eq!(server_fn(&app, &b, "get_set", &[("id", &set_id)]).await, 404);
+    assert_eq!(server_fn(&app, &b, "get_set_deletion", &[("id", &set_id)]).await, 404);
+    assert_eq!(server_fn(&app, &b, "get_point", &[("set_id", &set_id), ("point_id", &point)]).await, 404);
+    assert_eq!(
+        server_fn(&app, &b, "get_resource", &[("set_id", &set_id), ("resource_id", &resource)]).await,
+        404
+    );
+    assert_eq!(server_fn(&app, &b, "get_import_preview", &[("id", &draft)]).await, 404);
     assert_eq!(server_fn(&app, &b, "start_session", &[("set_id", &set_id)]).await, 404);
     assert_eq!(server_fn(&app, &b, "get_session_header", &[("id", &session)]).await, 404);
     assert_eq!(server_fn(&app, &b, "get_transcript", &[("id", &session)]).await, 404);
     assert_eq!(server_fn(&app, &a, "get_set", &[("id", &set_id)]).await, 200);
-    // B's own dashboard and history do not mention A's set or session.
-    for name in ["get_dashboard", "get_history"] {
-        let res =
-            app.http.post(app.url(&format!("/api/{name}"))).header("cookie", &b.cookie).send().await.unwrap();
+    // B's own dashboard and history do not mention A's set or session, even asked by A's set.
+    for (name, args) in
+        [("get_dashboard", vec![]), ("get_history", vec![]), ("get_history", vec![("set", set_id.as_str())])]
+    {
+        let res = app
+            .http
+            .post(app.url(&format!("/api/{name}")))
+            .header("cookie", &b.cookie)
+            .form(&args)
+            .send()
+            .await
+            .unwrap();
         assert_eq!(res.status(), 200);
         let body = res.text().await.unwrap();
-        assert!(!body.contains(&set_id) && !body.contains(&session), "{name} leaks A's ids: {body}");
+        assert!(!body.contains(&set_id) || name == "get_history", "{name} leaks A's ids: {body}");
+        assert!(!body.contains(&session) && !body.contains(&point), "{name} leaks A's: {body}");
     }
 
     // The socket: B is told the session does not exist, and it is closed with 4404.
@@ -98,6 +189,7 @@ async fn learner_b_gets_404_for_every_one_of_learner_as_ids_and_changes_nothing(
     assert_eq!(u16::from(close.unwrap().code), 4404);
 
     assert_eq!(snapshot(&app, &a.id).await, before, "nothing of A's changed");
+    assert_eq!(app.page_as(&a, &format!("/import/{draft}")).await.0, 200, "A's import still waits");
 }
 
 #[tokio::test]
