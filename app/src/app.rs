@@ -33,7 +33,9 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta name="color-scheme" content="light dark" />
                 // Applies the stored theme before first paint, so a dark-mode learner never sees a
                 // white flash. Static text of our own; no user data goes into it.
-                <script>{THEME_BOOT_SCRIPT}{CLOCK_BOOT_SCRIPT}</script>
+                <script>{THEME_BOOT_SCRIPT}</script>
+                // One text per script: two would be rendered with a marker between them.
+                <script>{CLOCK_BOOT_SCRIPT}</script>
                 <HydrationScripts options islands=true />
                 <MetaTags />
             </head>

@@ -57,6 +57,8 @@ async function controlsAreTall(page: Page, where: string): Promise<void> {
 test('a learner makes a set of their own, studies it, sees the image and the schedule, then archives and deletes it', async ({
   page,
 }) => {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
   await signUp(page);
   await createSet(page);
   await expect(page.getByTestId('no-points')).toBeVisible();
@@ -125,6 +127,7 @@ test('a learner makes a set of their own, studies it, sees the image and the sch
   await page.getByTestId('confirm-delete').click();
   await expect(page.getByRole('heading', { level: 1, name: 'Recall sets' })).toBeVisible();
   await expect(page.getByText(SET)).toHaveCount(0);
+  expect(errors).toEqual([]);
 });
 
 test('on a phone every control is at least 44 px tall', async ({ page }) => {

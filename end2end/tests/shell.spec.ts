@@ -43,3 +43,17 @@ test('the theme toggle works once the page is hydrated', async ({ page }) => {
   await expect(page.getByTestId('theme-toggle')).toContainText('Dark');
   expect(errors).toEqual([]);
 });
+
+test.describe('in Kolkata', () => {
+  test.use({ timezoneId: 'Asia/Kolkata' });
+
+  test('every page tells the server the learner’s time zone, without script errors', async ({ page }) => {
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto('/signin');
+    await expect
+      .poll(async () => (await page.context().cookies()).find((c) => c.name === 'tz')?.value)
+      .toBe('330');
+    expect(errors).toEqual([]);
+  });
+});
