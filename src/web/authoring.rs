@@ -37,22 +37,11 @@ fn name_taken(name: &str) -> FieldErrors {
 }
 
 async fn create_set(State(state): State<AppState>, request: Request) -> Response {
-    let Posted { parts, viewer, fields } = match forms::read::<SetFields>(&state, request).await {
-        Ok(posted) => posted,
-        Err(response) => return response,
-    };
-    let checked = match fields.check() {
-        Ok(checked) => checked,
-        Err(errors) => {
-            return render(
-                &state,
-                parts,
-                Some(echo("set", &fields, errors, None)),
-                StatusCode::UNPROCESSABLE_ENTITY,
-            )
-            .await;
-        }
-    };
+    let (Posted { parts, viewer, fields }, checked) =
+        match forms::read_checked(&state, request, "set", None, SetFields::check).await {
+            Ok(read) => read,
+            Err(response) => return response,
+        };
     let new = NewSet {
         name: checked.name.clone(),
         description: checked.description,
@@ -73,22 +62,11 @@ async fn create_set(State(state): State<AppState>, request: Request) -> Response
 }
 
 async fn edit_set(State(state): State<AppState>, Path(set): Path<String>, request: Request) -> Response {
-    let Posted { parts, viewer, fields } = match forms::read::<SetFields>(&state, request).await {
-        Ok(posted) => posted,
-        Err(response) => return response,
-    };
-    let checked = match fields.check() {
-        Ok(checked) => checked,
-        Err(errors) => {
-            return render(
-                &state,
-                parts,
-                Some(echo("set", &fields, errors, None)),
-                StatusCode::UNPROCESSABLE_ENTITY,
-            )
-            .await;
-        }
-    };
+    let (Posted { parts, viewer, fields }, checked) =
+        match forms::read_checked(&state, request, "set", None, SetFields::check).await {
+            Ok(read) => read,
+            Err(response) => return response,
+        };
     let owner = &viewer.user_id;
     match state.store.update_set(owner, &set, &checked.name, &checked.description, &checked.guidelines).await
     {
@@ -150,24 +128,12 @@ async fn delete_set(State(state): State<AppState>, Path(set): Path<String>, requ
 }
 
 async fn add_point(State(state): State<AppState>, Path(set): Path<String>, request: Request) -> Response {
-    let Posted { parts, viewer, fields } = match forms::read::<PointFields>(&state, request).await {
-        Ok(posted) => posted,
-        Err(response) => return response,
-    };
-    let checked = match fields.check() {
-        Ok(checked) => checked,
-        Err(errors) => {
-            let echo = echo("add-point", &fields, errors, None);
-            return render_at(
-                &state,
-                parts,
-                &format!("/sets/{set}"),
-                Some(echo),
-                StatusCode::UNPROCESSABLE_ENTITY,
-            )
-            .await;
-        }
-    };
+    let page = format!("/sets/{set}");
+    let (Posted { parts, viewer, fields }, checked) =
+        match forms::read_checked(&state, request, "add-point", Some(&page), PointFields::check).await {
+            Ok(read) => read,
+            Err(response) => return response,
+        };
     match state.store.add_point(&viewer.user_id, &set, &checked.content, &checked.context).await {
         Ok(Some(_)) => see_other(&format!("/sets/{set}#points")),
         Ok(None) => not_found(&state, parts).await,
@@ -180,22 +146,11 @@ async fn edit_point(
     Path((set, point)): Path<(String, String)>,
     request: Request,
 ) -> Response {
-    let Posted { parts, viewer, fields } = match forms::read::<PointFields>(&state, request).await {
-        Ok(posted) => posted,
-        Err(response) => return response,
-    };
-    let checked = match fields.check() {
-        Ok(checked) => checked,
-        Err(errors) => {
-            return render(
-                &state,
-                parts,
-                Some(echo("point", &fields, errors, None)),
-                StatusCode::UNPROCESSABLE_ENTITY,
-            )
-            .await;
-        }
-    };
+    let (Posted { parts, viewer, fields }, checked) =
+        match forms::read_checked(&state, request, "point", None, PointFields::check).await {
+            Ok(read) => read,
+            Err(response) => return response,
+        };
     let owner = &viewer.user_id;
     if !owns_point(&state, owner, &set, &point).await {
         return not_found(&state, parts).await;

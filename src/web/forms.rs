@@ -38,6 +38,26 @@ pub async fn read<T: DeserializeOwned>(state: &AppState, request: Request) -> Re
     Ok(Posted { parts, viewer, fields })
 }
 
+/// Reads a form and checks it. One with mistakes goes back at once: the page at `page` (the
+/// post's own address when `None`) rendered again with what was typed, and status 422.
+pub async fn read_checked<T: DeserializeOwned + Serialize>(
+    state: &AppState,
+    request: Request,
+    form: &str,
+    page: Option<&str>,
+    check: impl FnOnce(&T) -> Result<T, FieldErrors>,
+) -> Result<(Posted<T>, T), Response> {
+    let posted = read::<T>(state, request).await?;
+    match check(&posted.fields) {
+        Ok(checked) => Ok((posted, checked)),
+        Err(errors) => {
+            let echo = echo(form, &posted.fields, errors, None);
+            let path = page.map_or_else(|| posted.parts.uri.path().to_string(), str::to_string);
+            Err(render_at(state, posted.parts, &path, Some(echo), StatusCode::UNPROCESSABLE_ENTITY).await)
+        }
+    }
+}
+
 /// "See other": where the result of a post can be seen.
 pub fn see_other(path: &str) -> Response {
     Redirect::to(path).into_response()
