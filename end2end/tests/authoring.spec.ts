@@ -92,6 +92,10 @@ test('a learner makes a set of their own, studies it, sees the image and the sch
   await expect(page.locator('.exchange figure.resource-image')).toContainText('The heart from the front');
   await page.getByRole('button', { name: 'Leave Session' }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'Dashboard' })).toBeVisible();
+  await expect(page.getByTestId('stat-today')).toContainText('1 session');
+  await expect(page.getByTestId('stat-streak')).toHaveText('1 day');
+  await expect(page.getByTestId('reviews-chart')).toContainText('1 review from');
+  await page.screenshot({ path: screenshotPath('dashboard-stats'), fullPage: true });
 
   // The schedule of that point has moved on.
   await page.goto('/sets');
