@@ -179,7 +179,8 @@ pub struct ExplorerBrief {
     pub resources: Vec<ResourceBrief>,
     /// The learner's latest message; `None` for the opening.
     pub learner_message: Option<String>,
-    /// The conversation so far inside this rabbit hole.
+    /// The conversation so far inside this rabbit hole: the opt-in, then every message, ending
+    /// with the one to answer.
     pub history: Vec<Message>,
 }
 

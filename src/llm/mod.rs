@@ -53,6 +53,28 @@ impl Message {
     }
 }
 
+/// A conversation as the providers require it: the learner's turn first (`opener` stands in
+/// when the model spoke first) and turns alternating, a speaker's consecutive messages joined
+/// into one. Empty messages are dropped.
+pub fn alternating(messages: Vec<Message>, opener: &str) -> Vec<Message> {
+    let mut out: Vec<Message> = Vec::with_capacity(messages.len() + 1);
+    for message in messages.into_iter().filter(|m| !m.content.trim().is_empty()) {
+        match out.last_mut() {
+            Some(last) if last.role == message.role => {
+                last.content.push_str("\n\n");
+                last.content.push_str(&message.content);
+            }
+            Some(_) => out.push(message),
+            None if message.role == Role::Assistant => {
+                out.push(Message::user(opener));
+                out.push(message);
+            }
+            None => out.push(message),
+        }
+    }
+    out
+}
+
 /// Which model tier answers: the main one for conversation, a fast one for structured checks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tier {
@@ -172,5 +194,28 @@ impl Default for NetPolicy {
             base_backoff: Duration::from_millis(500),
             max_backoff: Duration::from_secs(20),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Message, Role, alternating};
+
+    #[test]
+    fn conversations_start_with_the_learner_and_alternate() {
+        let got = alternating(
+            vec![
+                Message::assistant("Hello?"),
+                Message::user("(Side note.)"),
+                Message::user("Hi."),
+                Message::user(" "),
+                Message::assistant("What else?"),
+            ],
+            "(Opens.)",
+        );
+        let roles: Vec<Role> = got.iter().map(|m| m.role).collect();
+        assert_eq!(roles, [Role::User, Role::Assistant, Role::User, Role::Assistant]);
+        assert_eq!(got[0].content, "(Opens.)");
+        assert_eq!(got[2].content, "(Side note.)\n\nHi.");
     }
 }

@@ -8,6 +8,7 @@ mod common;
 
 mod accounts;
 mod authoring;
+mod contracts;
 mod engine;
 mod import;
 mod ladder;

@@ -24,7 +24,8 @@ fn answers(body: &serde_json::Value) -> Reply {
         Reply::Text(vec![
             r#"{"isRabbithole":false,"topic":"","depth":1,"relatedToCurrentPoint":false,"relatedRecallPointIds":[],"confidence":0.1,"reasoning":"on topic"}"#,
         ])
-    } else if last.contains("CUT") {
+    } else if last.ends_with("CUT\"") {
+        // Only when "CUT" is the newest words: a kept "CUT" and a later message arrive joined.
         Reply::Breaks(vec!["Think about ", "where the "])
     } else {
         Reply::Text(vec!["What does the cell ", "use for energy?"])

@@ -2,7 +2,7 @@
 //! following the learner's curiosity. It never sees the tutor's context or the evaluator.
 
 use crate::llm::brief::ExplorerBrief;
-use crate::llm::{Format, Message, Purpose, Request, Tier};
+use crate::llm::{Format, Purpose, Request, Tier, alternating};
 
 pub fn system_prompt(brief: &ExplorerBrief, description: &str) -> String {
     let topic = &brief.topic;
@@ -34,14 +34,12 @@ pub fn system_prompt(brief: &ExplorerBrief, description: &str) -> String {
     prompt
 }
 
-/// The first words when the learner opts in, or the answer to their latest message.
+/// The first words when the learner opts in, or the answer to their latest message. The
+/// brief's history is the whole branch so far: the opt-in, then every message, ending with the
+/// one to answer (stored before the turn starts).
 pub fn request(brief: ExplorerBrief, description: &str) -> Request {
     let system = system_prompt(&brief, description);
-    let mut messages = brief.history.clone();
-    match &brief.learner_message {
-        Some(message) => messages.push(Message::user(message.clone())),
-        None => messages.push(Message::user(opening_prompt(&brief.topic))),
-    }
+    let messages = alternating(brief.history.clone(), &opening_prompt(&brief.topic));
     Request {
         system,
         messages,

@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use crate::llm::brief::{Focus, PointBrief, Rung, ShowTool, Showable, TutorBrief, TutorMoment};
-use crate::llm::{Format, Message, Purpose, Request, Tier, Tool};
+use crate::llm::{Format, Message, Purpose, Request, Tier, Tool, alternating};
 
 /// Appended last to the tutor's prompt: what the UI says through events, the tutor must not.
 pub const UI_HANDLED_CONTENT: &str = "## CRITICAL: UI-Handled Content — Do NOT Generate
@@ -42,6 +42,9 @@ three or four failed tries.
 session, the learner's performance or your own role.
 - If the learner asks you something directly, answer briefly, then return to recall.
 - Be direct and warm. One to three sentences. No exclamation marks. No lists. No praise.";
+
+/// What the learner is taken to have said before the tutor's opening.
+const OPENER: &str = "(The learner opens the session.)";
 
 pub fn request(brief: TutorBrief, guidelines: &str, context: Vec<Message>) -> Request {
     let mut system = format!("{ROLE}\n\nRecall set: \"{}\".\n\n", brief.set_name);
@@ -107,12 +110,13 @@ pub fn request(brief: TutorBrief, guidelines: &str, context: Vec<Message>) -> Re
 
     let mut messages = context;
     match brief.moment {
-        TutorMoment::Opening if messages.is_empty() => {
-            messages.push(Message::user("(The learner opens the session.)"))
-        }
+        TutorMoment::Opening if messages.is_empty() => messages.push(Message::user(OPENER)),
         TutorMoment::Resume => messages.push(Message::user("(The learner is back.)")),
         TutorMoment::Opening | TutorMoment::Reply => {}
     }
+    // The main line starts with the tutor's opening, and a rabbit hole's summary can follow a
+    // learner message: the providers want the learner first and turns alternating.
+    let messages = alternating(messages, OPENER);
     Request {
         system,
         messages,

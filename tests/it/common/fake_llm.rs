@@ -19,6 +19,8 @@ use axum::routing::{get, post};
 pub enum Reply {
     /// A complete streamed reply, in these pieces.
     Text(Vec<&'static str>),
+    /// A complete streamed reply made up as the request came in.
+    Said(String),
     /// An error status with headers and a JSON body.
     Status { status: u16, headers: Vec<(&'static str, &'static str)>, body: &'static str },
     /// Some pieces, then the body ends without the provider's end marker.
@@ -115,6 +117,7 @@ async fn answer(State(shared): State<Shared>, headers: HeaderMap, body: Bytes) -
             response.header("content-type", "application/json").body(Body::from(body)).unwrap()
         }
         Reply::Text(pieces) => sse(events(shared.wire, &pieces, End::Complete), false),
+        Reply::Said(text) => sse(events(shared.wire, &[text.as_str()], End::Complete), false),
         Reply::EndsEarly(pieces) => sse(events(shared.wire, &pieces, End::None), false),
         Reply::Breaks(pieces) => sse(events(shared.wire, &pieces, End::None), true),
         Reply::ErrorEvent(pieces) => sse(events(shared.wire, &pieces, End::Error), false),

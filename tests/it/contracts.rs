@@ -1,0 +1,328 @@
+//! Prompt contracts: a scripted session through the real prompt builders, against a local
+//! server speaking each provider's wire format, with every request each agent receives checked
+//! against the rules it must keep.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde_json::{Value, json};
+use warren::config::ProviderChoice;
+use warren_app::protocol::ServerMessage;
+
+use crate::common::fake_llm::{FakeLlm, Reply, Wire};
+use crate::common::{TestApp, Ws};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Agent {
+    Tutor,
+    Evaluator,
+    Detector,
+    Explorer,
+}
+
+/// One request as an agent sent it, whatever the wire format.
+#[derive(Clone, Debug)]
+struct Sent {
+    agent: Agent,
+    system: String,
+    /// (role, content), in order.
+    messages: Vec<(String, String)>,
+}
+
+impl Sent {
+    fn read(body: &Value) -> Sent {
+        let mut messages: Vec<(String, String)> = body["messages"]
+            .as_array()
+            .map(|m| {
+                m.iter()
+                    .map(|m| {
+                        let content = m["content"].as_str().unwrap_or_default().to_string();
+                        (m["role"].as_str().unwrap_or_default().to_string(), content)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        // OpenAI's system prompt is its first message; Anthropic's has its own field.
+        let system = match body["system"].as_str() {
+            Some(system) => system.to_string(),
+            None if messages.first().is_some_and(|(role, _)| role == "system") => messages.remove(0).1,
+            None => String::new(),
+        };
+        let agent = if system.contains("recall facilitator") {
+            Agent::Tutor
+        } else if system.contains("You check which recall points") {
+            Agent::Evaluator
+        } else if system.contains("for tangents") {
+            Agent::Detector
+        } else if system.contains("exploring a tangent") {
+            Agent::Explorer
+        } else {
+            panic!("a request from no known agent: {system}")
+        };
+        Sent { agent, system, messages }
+    }
+
+    /// The learner's latest message, for the judges.
+    fn judged(&self) -> String {
+        let user = self.messages.last().map(|(_, c)| c.as_str()).unwrap_or_default();
+        user.split_once("Latest learner message:\n").map(|(_, m)| m.trim().to_string()).unwrap_or_default()
+    }
+
+    fn everything(&self) -> String {
+        let mut all = self.system.clone();
+        for (_, content) in &self.messages {
+            all.push('\n');
+            all.push_str(content);
+        }
+        all
+    }
+}
+
+/// The evaluator's observation about a message: unique to it, so where it goes can be traced.
+fn observation(message: &str) -> String {
+    format!("OBSERVED<{message}>")
+}
+
+/// Answers as each agent would: the evaluator recalls a point whose whole content the message
+/// holds and observes every message; the detector fires on "TANGENT"; the tutor and the
+/// explorer say something new each time.
+fn answerer() -> impl Fn(&Value) -> Reply + Send + Sync + 'static {
+    let count = Arc::new(AtomicUsize::new(0));
+    move |body| {
+        let sent = Sent::read(body);
+        let n = count.fetch_add(1, Ordering::Relaxed);
+        let text = match sent.agent {
+            Agent::Evaluator => {
+                let message = sent.judged();
+                let recalled: Vec<Value> = sent
+                    .system
+                    .lines()
+                    .filter_map(|l| l.strip_prefix("- id \""))
+                    .filter_map(|l| l.split_once("\": "))
+                    .filter(|(_, content)| message.contains(content.trim()))
+                    .map(|(id, _)| json!({"pointId": id, "confidence": 0.9}))
+                    .collect();
+                json!({"recalled": recalled, "nearMisses": [], "observation": observation(&message)})
+                    .to_string()
+            }
+            Agent::Detector => {
+                let tangent = sent.judged().contains("TANGENT");
+                json!({"isRabbithole": tangent, "topic": "why the tides rise", "depth": 1,
+                       "relatedToCurrentPoint": false, "relatedRecallPointIds": [],
+                       "confidence": if tangent { 0.9 } else { 0.1 }, "reasoning": "scripted"})
+                .to_string()
+            }
+            Agent::Tutor => format!("Tutor question number {n}?"),
+            Agent::Explorer => format!("Explorer thought number {n}."),
+        };
+        Reply::Said(text)
+    }
+}
+
+async fn app_on(wire: Wire, fake: &FakeLlm) -> TestApp {
+    let base = fake.base_url();
+    TestApp::spawn_with(|c| match wire {
+        Wire::Anthropic => {
+            c.llm.provider = ProviderChoice::Anthropic;
+            c.llm.anthropic_api_key = Some("sk-test".into());
+            c.llm.anthropic_base_url = base;
+        }
+        Wire::OpenAi => {
+            c.llm.provider = ProviderChoice::Openai;
+            c.llm.openai_base_url = Some(base);
+        }
+    })
+    .await
+}
+
+/// Says something and returns the rabbit hole offered in reply, if one was.
+async fn say(ws: &mut Ws, text: &str) -> Option<(String, String)> {
+    ws.say(text).await.into_iter().find_map(|m| match m {
+        ServerMessage::RabbitholeDetected(d) => Some((d.rabbithole_event_id, d.topic)),
+        _ => None,
+    })
+}
+
+/// The whole scripted session; returns what every agent was sent, in order, and the points.
+async fn scripted_session(wire: Wire) -> (Vec<Sent>, Vec<warren::store::Point>, FakeLlm) {
+    let fake = FakeLlm::start_with(wire, vec![], Some(Arc::new(answerer()))).await;
+    let app = app_on(wire, &fake).await;
+    let (session, points) = app.start("The living cell").await;
+    let mut ws = app.connect(&session).await;
+    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+
+    // Exchanges 1 and 2 are quiet whatever is said; the detector first hears exchange 3.
+    assert_eq!(say(&mut ws, "TANGENT one: is the moon made of rock?").await, None);
+    assert_eq!(say(&mut ws, "TANGENT two: and the sun?").await, None);
+    let offer = say(&mut ws, "TANGENT three: why do the tides rise?").await;
+    assert!(offer.is_some(), "exchange 3 is heard");
+    ws.send(json!({"type": "decline_rabbithole"})).await;
+    // Three messages of cooldown, then the detector listens again.
+    for text in ["TANGENT cool one", "TANGENT cool two", "TANGENT cool three"] {
+        assert_eq!(say(&mut ws, text).await, None, "{text} falls in the cooldown");
+    }
+    let (hole, topic) =
+        say(&mut ws, "TANGENT after the cooldown: what pulls the sea?").await.expect("offered");
+
+    ws.send(json!({"type": "enter_rabbithole", "rabbitholeEventId": hole, "topic": topic})).await;
+    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    ws.say("Inside the hole: TANGENT does the moon pull the sea?").await;
+    ws.say("Inside the hole, again: and the sun as well?").await;
+    ws.send(json!({"type": "exit_rabbithole"})).await;
+    ws.until(|m| matches!(m, ServerMessage::RabbitholeExited(_))).await;
+
+    ws.say(&format!("Back on track: {}", points[0].content)).await;
+    ws.say("And after that recall, something else entirely.").await;
+    let sent = fake.received().iter().map(|r| Sent::read(&r.body)).collect();
+    (sent, points, fake)
+}
+
+const WIRES: [Wire; 2] = [Wire::Anthropic, Wire::OpenAi];
+
+#[tokio::test]
+async fn every_conversation_starts_with_the_learner_alternates_and_repeats_no_message() {
+    for wire in WIRES {
+        let (sent, _, _) = scripted_session(wire).await;
+        assert!(sent.iter().any(|s| s.agent == Agent::Explorer), "{wire:?}: the explorer was asked");
+        for (i, s) in sent.iter().enumerate() {
+            let roles: Vec<&str> = s.messages.iter().map(|(r, _)| r.as_str()).collect();
+            assert_eq!(
+                roles.first(),
+                Some(&"user"),
+                "{wire:?} request {i} ({:?}) starts with the learner",
+                s.agent
+            );
+            for pair in roles.windows(2) {
+                assert_ne!(
+                    pair[0], pair[1],
+                    "{wire:?} request {i} ({:?}): roles alternate: {roles:?}",
+                    s.agent
+                );
+            }
+            let mut seen = std::collections::HashSet::new();
+            for message in &s.messages {
+                assert!(seen.insert(message), "{wire:?} request {i} ({:?}) repeats {message:?}", s.agent);
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_explorer_hears_each_message_once_and_sees_its_branch_the_description_and_notes_not_the_checklist()
+ {
+    for wire in WIRES {
+        let (sent, points, _) = scripted_session(wire).await;
+        let explorer: Vec<&Sent> = sent.iter().filter(|s| s.agent == Agent::Explorer).collect();
+        assert_eq!(explorer.len(), 3, "{wire:?}: the opening and two answers");
+        // The opening: the opt-in, once.
+        assert_eq!(explorer[0].messages.len(), 1, "{wire:?}: {:?}", explorer[0].messages);
+        assert!(explorer[0].messages[0].1.contains("I'm curious about"));
+        // Each answer: the branch so far, ending with the message to answer, each once.
+        let last = &explorer[2].messages;
+        assert_eq!(last.len(), 5, "{wire:?}: opt-in, opening, message, answer, message: {last:?}");
+        assert_eq!(last[4].1, "Inside the hole, again: and the sun as well?");
+        assert_eq!(last.iter().filter(|(_, c)| c.starts_with("Inside the hole")).count(), 2);
+        for s in &explorer {
+            assert!(
+                s.system.contains("The main parts of a eukaryotic cell"),
+                "{wire:?}: the set's description"
+            );
+            assert!(s.system.contains("Where mitochondria came from"), "{wire:?}: the learner's notes");
+            for p in &points {
+                assert!(
+                    !s.everything().contains(&p.content),
+                    "{wire:?}: the explorer never sees the checklist"
+                );
+            }
+            // Nothing from the main line before the hole.
+            assert!(!s.everything().contains("TANGENT one"), "{wire:?}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_tutor_sees_the_main_line_only_and_each_observation_once_in_the_next_reply() {
+    for wire in WIRES {
+        let (sent, _, _) = scripted_session(wire).await;
+        let tutor: Vec<&Sent> = sent.iter().filter(|s| s.agent == Agent::Tutor).collect();
+        let after_hole: Vec<&&Sent> =
+            tutor.iter().filter(|s| s.everything().contains("Back on track")).collect();
+        assert_eq!(after_hole.len(), 2, "{wire:?}");
+        for s in &after_hole {
+            let all = s.everything();
+            assert!(!all.contains("Inside the hole"), "{wire:?}: no learner message from the branch");
+            assert!(!all.contains("Explorer thought"), "{wire:?}: no explorer reply");
+            assert!(all.contains("Explored \"why the tides rise\""), "{wire:?}: only the branch summary");
+        }
+        // Every learner message's observation is in exactly one tutor request: the reply to it.
+        let evaluated: Vec<String> =
+            sent.iter().filter(|s| s.agent == Agent::Evaluator).map(Sent::judged).collect();
+        assert!(evaluated.len() >= 10, "{wire:?}: {evaluated:?}");
+        for message in evaluated.iter().filter(|m| !m.starts_with("Inside the hole")) {
+            let holders: Vec<&&Sent> =
+                tutor.iter().filter(|s| s.system.contains(&observation(message))).collect();
+            assert_eq!(holders.len(), 1, "{wire:?}: the observation on {message:?}");
+            let (role, last) = holders[0].messages.last().unwrap();
+            assert_eq!(role, "user");
+            assert!(last.ends_with(message.as_str()), "{wire:?}: in the reply to {message:?}, not later");
+            assert!(
+                holders[0].messages.iter().all(|(_, c)| !c.contains("OBSERVED<")),
+                "{wire:?}: never in the conversation"
+            );
+        }
+        // Inside the hole the evaluator checks silently: no observation reaches anyone.
+        for s in sent.iter().filter(|s| s.agent != Agent::Evaluator) {
+            assert!(!s.everything().contains("OBSERVED<Inside the hole"), "{wire:?}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_tutors_system_prompt_is_role_then_guidelines_then_the_safety_block_last() {
+    for wire in WIRES {
+        let (sent, _, _) = scripted_session(wire).await;
+        let tutor: Vec<&Sent> = sent.iter().filter(|s| s.agent == Agent::Tutor).collect();
+        assert!(tutor.len() >= 10, "{wire:?}");
+        for s in tutor {
+            let role = s.system.find("You are a recall facilitator").expect("the role");
+            let guidelines = s.system.find("Accept everyday wording").expect("the set's guidelines");
+            let safety = s.system.find("## CRITICAL: UI-Handled Content").expect("the safety block");
+            assert_eq!(role, 0, "{wire:?}: the role comes first");
+            assert!(role < guidelines && guidelines < safety, "{wire:?}: {}", s.system);
+            assert!(s.system.trim_end().ends_with("through visual and audio UI elements."), "{wire:?}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_evaluator_sees_only_unchecked_points_and_the_detector_keeps_its_quiet_times() {
+    for wire in WIRES {
+        let (sent, points, _) = scripted_session(wire).await;
+        let recalled = &points[0].content;
+        let evaluator: Vec<&Sent> = sent.iter().filter(|s| s.agent == Agent::Evaluator).collect();
+        let after = evaluator.iter().find(|s| s.judged().starts_with("And after that recall")).unwrap();
+        assert!(!after.system.contains(recalled.as_str()), "{wire:?}: a recalled point is not judged again");
+        assert!(after.system.contains(&points[1].content), "{wire:?}");
+        for s in &evaluator {
+            let (_, recent) = s.messages[0].1.split_once("Latest learner message:").unwrap();
+            let earlier = s.messages[0].1.trim_end_matches(recent);
+            assert!(
+                !earlier.contains(&s.judged()),
+                "{wire:?}: the latest message is not also in the context"
+            );
+        }
+
+        let heard: Vec<String> =
+            sent.iter().filter(|s| s.agent == Agent::Detector).map(Sent::judged).collect();
+        assert_eq!(
+            heard,
+            vec![
+                "TANGENT three: why do the tides rise?".to_string(),
+                "TANGENT after the cooldown: what pulls the sea?".to_string(),
+                "Back on track: ".to_string() + recalled,
+                "And after that recall, something else entirely.".to_string(),
+            ],
+            "{wire:?}: not in exchanges 1 and 2, not in the cooldown, not inside the hole"
+        );
+    }
+}
