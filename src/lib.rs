@@ -8,5 +8,6 @@ pub mod llm;
 pub mod startup;
 pub mod store;
 pub mod telemetry;
+pub mod text;
 pub mod transfer;
 pub mod web;

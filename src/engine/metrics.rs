@@ -8,6 +8,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use warren_app::protocol::{ErrorCode, SessionEvent};
 
+use super::reply_check::Rule;
+
 /// One counter per kind of happening.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Counter {
@@ -97,6 +99,7 @@ impl Counter {
 pub struct Metrics {
     counters: [AtomicU64; Counter::ALL.len()],
     errors: [AtomicU64; ErrorCode::ALL.len()],
+    removed: [AtomicU64; Rule::ALL.len()],
 }
 
 impl Metrics {
@@ -115,6 +118,18 @@ impl Metrics {
             self.errors[i].fetch_add(1, Ordering::Relaxed);
         }
         tracing::debug!(code = code.as_str(), "error frame");
+    }
+
+    /// Counts a sentence taken out of a tutor reply.
+    pub fn removed(&self, rule: Rule) {
+        if let Some(i) = Rule::ALL.iter().position(|r| *r == rule) {
+            self.removed[i].fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Sentences taken out of tutor replies for breaking `rule` so far.
+    pub fn removed_for(&self, rule: Rule) -> u64 {
+        Rule::ALL.iter().position(|r| *r == rule).map_or(0, |i| self.removed[i].load(Ordering::Relaxed))
     }
 
     fn bump(&self, counter: Counter) {
@@ -148,6 +163,15 @@ impl Metrics {
                 "warren_errors_total{{code=\"{}\"}} {}",
                 code.as_str(),
                 self.errors[i].load(Ordering::Relaxed)
+            );
+        }
+        let _ = writeln!(out, "# TYPE warren_tutor_sentences_removed_total counter");
+        for (i, rule) in Rule::ALL.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "warren_tutor_sentences_removed_total{{rule=\"{}\"}} {}",
+                rule.as_str(),
+                self.removed[i].load(Ordering::Relaxed)
             );
         }
         out

@@ -8,6 +8,7 @@ pub mod demo;
 pub mod fsrs;
 pub mod metrics;
 pub mod rate;
+pub mod reply_check;
 mod session;
 pub mod struggle;
 mod turn;

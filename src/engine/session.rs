@@ -351,8 +351,15 @@ impl LiveSession {
                 notes: self.notes_for(&point.id),
             }
         });
+        // Points the learner has not tried: the tutor's reply must not give them away.
+        let untried = pending
+            .iter()
+            .filter(|p| self.struggles.get(&p.id).is_none_or(|s| s.attempts == 0 && !s.revealed))
+            .map(|p| Self::point_brief(p))
+            .collect();
         TutorPlan {
             pending: pending.into_iter().map(Self::point_brief).collect(),
+            untried,
             focus,
             previous_reply: self.last_tutor_reply(),
             showable: self.showable(),

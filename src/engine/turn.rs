@@ -10,6 +10,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::engine::agents::detector::{self, Detection};
 use crate::engine::agents::evaluator::{self, Evaluation};
 use crate::engine::agents::{explorer, tutor};
+use crate::engine::reply_check::{ReplyCheck, Rule, Sentences};
 use crate::llm::brief::{
     DetectorBrief, EvalMode, EvaluatorBrief, ExplorerBrief, Focus, PointBrief, ResourceBrief, Showable,
     TutorBrief, TutorMoment,
@@ -29,6 +30,11 @@ pub enum TurnEvent {
         plan: Option<oneshot::Sender<TutorPlan>>,
     },
     Chunk(String),
+    /// A sentence of the tutor's reply was taken out: it broke `rule`.
+    Removed {
+        rule: Rule,
+        sentence: String,
+    },
     /// The tutor called a tool to show a resource (not yet checked against the session's).
     Show(ToolCall),
     Finished {
@@ -45,6 +51,8 @@ pub enum TurnEvent {
 pub struct TutorPlan {
     /// Points not yet recalled, in the order they will be asked about.
     pub pending: Vec<PointBrief>,
+    /// Of those, the ones the learner has not tried yet (the reply check guards them).
+    pub untried: Vec<PointBrief>,
     pub focus: Option<Focus>,
     pub just_recalled: Vec<PointBrief>,
     pub set_aside: Option<PointBrief>,
@@ -99,12 +107,12 @@ async fn run(provider: SharedProvider, input: TurnInput, tx: mpsc::Sender<TurnEv
     let provider = &*provider;
     let done = match &input.kind {
         TurnKind::Opening(plan) => {
-            stream_reply(provider, tutor_request(&input, TutorMoment::Opening, plan.clone(), None, None), &tx)
-                .await
+            let (request, check) = tutor_request(&input, TutorMoment::Opening, plan.clone(), None, None);
+            stream_reply(provider, request, Some(check), &tx).await
         }
         TurnKind::Resume(plan) => {
-            stream_reply(provider, tutor_request(&input, TutorMoment::Resume, plan.clone(), None, None), &tx)
-                .await
+            let (request, check) = tutor_request(&input, TutorMoment::Resume, plan.clone(), None, None);
+            stream_reply(provider, request, Some(check), &tx).await
         }
         TurnKind::Recall { message, run_detector } => {
             let evaluate = evaluator::evaluate(
@@ -137,9 +145,9 @@ async fn run(provider: SharedProvider, input: TurnInput, tx: mpsc::Sender<TurnEv
             }
             match plan_rx.await {
                 Ok(plan) if !plan.silent => {
-                    let request =
+                    let (request, check) =
                         tutor_request(&input, TutorMoment::Reply, plan, observation, Some(message.clone()));
-                    stream_reply(provider, request, &tx).await
+                    stream_reply(provider, request, Some(check), &tx).await
                 }
                 // Silent, or the actor could not save the assessment (it has told the learner).
                 Ok(_) | Err(_) => TurnEvent::Silent,
@@ -153,7 +161,7 @@ async fn run(provider: SharedProvider, input: TurnInput, tx: mpsc::Sender<TurnEv
                 learner_message: message.clone(),
                 history: input.explorer_history.clone(),
             };
-            let reply = stream_reply(provider, explorer::request(brief, &input.set_description), &tx);
+            let reply = stream_reply(provider, explorer::request(brief, &input.set_description), None, &tx);
             match message {
                 // The evaluator runs silently beside the explorer and never steers it.
                 Some(message) => {
@@ -177,32 +185,79 @@ async fn run(provider: SharedProvider, input: TurnInput, tx: mpsc::Sender<TurnEv
 }
 
 /// Streams a reply as `Chunk`s (and its tool calls as `Show`s) and returns the event that
-/// ends it (not yet sent).
-async fn stream_reply(provider: &dyn Provider, request: Request, tx: &mpsc::Sender<TurnEvent>) -> TurnEvent {
+/// ends it (not yet sent). With a check (the tutor's replies), text is passed on a sentence at
+/// a time, and a sentence that breaks a rule is reported as `Removed` instead; if nothing is
+/// left, the check's stand-in question is the reply.
+async fn stream_reply(
+    provider: &dyn Provider,
+    request: Request,
+    check: Option<ReplyCheck>,
+    tx: &mpsc::Sender<TurnEvent>,
+) -> TurnEvent {
     let mut stream = match provider.stream(&request).await {
         Ok(stream) => stream,
         Err(err) => return TurnEvent::Failed(err),
     };
     let mut text = String::new();
     let mut chunks = 0u32;
+    let mut sentences = Sentences::default();
+    let stopped = || TurnEvent::Failed(LlmError::Interrupted("the session stopped listening".into()));
     while let Some(piece) = stream.next().await {
-        let event = match piece {
-            Ok(Output::Text(piece)) => {
-                text.push_str(&piece);
-                chunks += 1;
-                TurnEvent::Chunk(piece)
+        let pieces = match piece {
+            Ok(Output::Text(piece)) => match &check {
+                Some(_) => sentences.push(&piece),
+                None => vec![piece],
+            },
+            Ok(Output::Tool(call)) => {
+                if tx.send(TurnEvent::Show(call)).await.is_err() {
+                    return stopped();
+                }
+                continue;
             }
-            Ok(Output::Tool(call)) => TurnEvent::Show(call),
             Err(err) => return TurnEvent::Failed(err),
         };
-        if tx.send(event).await.is_err() {
-            return TurnEvent::Failed(LlmError::Interrupted("the session stopped listening".into()));
+        for piece in pieces {
+            if !pass(piece, check.as_ref(), &mut text, &mut chunks, tx).await {
+                return stopped();
+            }
         }
     }
+    if let Some(rest) = sentences.finish()
+        && !pass(rest, check.as_ref(), &mut text, &mut chunks, tx).await
+    {
+        return stopped();
+    }
     if text.trim().is_empty() {
-        return TurnEvent::Failed(LlmError::Protocol("the reply was empty".into()));
+        match check.map(|c| c.stand_in().to_string()) {
+            Some(stand_in) if chunks == 0 => {
+                if tx.send(TurnEvent::Chunk(stand_in.clone())).await.is_err() {
+                    return stopped();
+                }
+                return TurnEvent::Finished { text: stand_in, chunks: 1 };
+            }
+            Some(_) | None => return TurnEvent::Failed(LlmError::Protocol("the reply was empty".into())),
+        }
     }
     TurnEvent::Finished { text, chunks }
+}
+
+/// Sends one piece of a reply on, unless the check takes it out; false when nobody listens.
+async fn pass(
+    piece: String,
+    check: Option<&ReplyCheck>,
+    text: &mut String,
+    chunks: &mut u32,
+    tx: &mpsc::Sender<TurnEvent>,
+) -> bool {
+    let event = match check.and_then(|c| c.check(&piece)) {
+        Some(rule) => TurnEvent::Removed { rule, sentence: piece.trim().to_string() },
+        None => {
+            text.push_str(&piece);
+            *chunks += 1;
+            TurnEvent::Chunk(piece)
+        }
+    };
+    tx.send(event).await.is_ok()
 }
 
 fn tutor_request(
@@ -211,7 +266,15 @@ fn tutor_request(
     plan: TutorPlan,
     observation: Option<String>,
     learner_message: Option<String>,
-) -> Request {
+) -> (Request, ReplyCheck) {
+    // If every sentence is taken out, the point's cue asks instead.
+    let stand_in = plan
+        .focus
+        .as_ref()
+        .map(|f| f.point.context.trim())
+        .filter(|cue| !cue.is_empty())
+        .map_or_else(|| "What else comes to mind?".to_string(), str::to_string);
+    let check = ReplyCheck::new(&plan.untried, stand_in);
     let brief = TutorBrief {
         set_name: input.set_name.clone(),
         moment,
@@ -224,5 +287,5 @@ fn tutor_request(
         previous_reply: plan.previous_reply,
         showable: plan.showable,
     };
-    tutor::request(brief, &input.guidelines, input.tutor_context.clone())
+    (tutor::request(brief, &input.guidelines, input.tutor_context.clone()), check)
 }

@@ -199,3 +199,76 @@ async fn the_tutor_shows_resources_through_tool_calls_checked_against_the_sessio
         assert_eq!(app.store().shown_resources(app.owner(), &session).await.unwrap(), vec![image.id.clone()]);
     }
 }
+
+/// The evaluator recalls a point whose whole content the message holds; the tutor answers
+/// "QUIET" with praise, a progress count, an untried point given away and then a question,
+/// and "NAMED" by naming the point just recalled before asking on.
+fn careless(body: &serde_json::Value) -> Reply {
+    let system = system_of(body);
+    let last = body["messages"].as_array().and_then(|m| m.last()).map(|m| m["content"].to_string());
+    let last = last.unwrap_or_default();
+    if system.contains("You check which recall points") {
+        let recalled: Vec<serde_json::Value> = system
+            .lines()
+            .filter_map(|l| l.strip_prefix("- id \""))
+            .filter_map(|l| l.split_once("\": "))
+            .filter(|(_, content)| last.contains(content.trim()))
+            .map(|(id, _)| json!({"pointId": id, "confidence": 0.9}))
+            .collect();
+        return Reply::Said(json!({"recalled": recalled, "nearMisses": []}).to_string());
+    }
+    if !system.contains("recall facilitator") {
+        return answers(body);
+    }
+    if last.contains("QUIET") {
+        Reply::Text(vec![
+            "Great job! You've recalled 1 out of 5 points. Ribo",
+            "somes translate messenger RNA into proteins. Which part of the cell ",
+            "holds the DNA?",
+        ])
+    } else if last.contains("NAMED") {
+        Reply::Text(vec!["Mitochondria produce most of the cell's ATP. ", "Where are proteins assembled?"])
+    } else {
+        Reply::Text(vec!["What does the cell use for energy?"])
+    }
+}
+
+#[tokio::test]
+async fn praise_progress_and_a_point_given_away_are_taken_out_of_the_tutors_reply() {
+    let fake = FakeLlm::start_with(Wire::Anthropic, vec![], Some(Arc::new(careless))).await;
+    let base = fake.base_url();
+    let app = TestApp::spawn_with(|c| {
+        c.llm.provider = ProviderChoice::Anthropic;
+        c.llm.anthropic_api_key = Some("sk-test".into());
+        c.llm.anthropic_base_url = base;
+    })
+    .await;
+    let (session, points) = app.start("The living cell").await;
+    let mut ws = app.connect(&session).await;
+    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+
+    let frames = ws.say(&format!("{} QUIET", points[0].content)).await;
+    assert_eq!(crate::common::recalled_ids(&frames), vec![points[0].id.clone()]);
+    let streamed: String = frames
+        .iter()
+        .filter_map(|m| match m {
+            ServerMessage::AssistantChunk(c) => Some(c.content.as_str()),
+            _ => None,
+        })
+        .collect();
+    let reply = crate::common::reply_of(&frames);
+    assert_eq!(reply, "Which part of the cell holds the DNA?");
+    assert_eq!(streamed, reply, "what streamed is what was kept");
+    let entries = app.store().entries(app.owner(), &session).await.unwrap();
+    assert_eq!(entries.last().unwrap().content, reply, "and what was stored");
+
+    // Naming a point already recalled is no giveaway.
+    let reply = crate::common::reply_of(&ws.say("NAMED").await);
+    assert_eq!(reply, "Mitochondria produce most of the cell's ATP. Where are proteins assembled?");
+
+    let metrics = app.http.get(app.url("/metrics")).send().await.unwrap().text().await.unwrap();
+    for rule in ["praise", "progress", "leak"] {
+        let line = format!("warren_tutor_sentences_removed_total{{rule=\"{rule}\"}} 1");
+        assert!(metrics.contains(&line), "{line} in {metrics}");
+    }
+}

@@ -94,6 +94,15 @@ impl Actor {
                 }
                 self.send(Audience::All, ServerMessage::AssistantChunk(AssistantChunk { content: piece }));
             }
+            TurnEvent::Removed { rule, sentence } => {
+                self.shared.metrics.removed(rule);
+                tracing::warn!(
+                    session = self.session.id(),
+                    rule = rule.as_str(),
+                    sentence,
+                    "took a sentence out of the tutor's reply"
+                );
+            }
             TurnEvent::Show(call) => {
                 if let Err(err) = self.show_called(&call).await {
                     // Showing is a nicety: the reply goes on without it.

@@ -4,8 +4,6 @@
 //! leave the points, the explorer from the set's own resources. Good enough to study with, and
 //! what the tests drive.
 
-mod text;
-
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -19,7 +17,7 @@ use super::brief::{
 };
 use super::topic::topic_of;
 use super::{LlmError, Output, Provider, Purpose, ReplyStream, Request, Role, ToolCall};
-use text::{content_words, coverage, is_dont_know, pick, sentences, terms};
+use crate::text::{content_words, coverage, is_dont_know, pick, sentences, terms};
 
 pub const MODEL: &str = "warren-offline-1";
 /// Share of a point's terms that counts as recalling it.

@@ -1,5 +1,6 @@
-//! Word-level text handling for the offline provider: content terms with light stemming, so
-//! "mitochondria produce ATP" matches "the mitochondrion produces atp".
+//! Word-level text handling, shared by the offline provider's judges and the tutor's reply
+//! check: content terms with light stemming, so "mitochondria produce ATP" matches "the
+//! mitochondrion produces atp".
 
 use std::collections::HashSet;
 

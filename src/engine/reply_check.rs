@@ -1,0 +1,284 @@
+//! The tutor's reply, checked sentence by sentence before the learner sees it. Two rules from
+//! the design: no praise or progress talk (the interface does that with events), and no
+//! giving away a point the learner has not tried yet (the hint ladder gives points away only
+//! after tries). A sentence that breaks a rule is taken out, counted and logged; the rest of
+//! the reply streams on, a sentence at a time.
+
+use crate::llm::brief::PointBrief;
+use crate::text::{coverage, terms};
+
+warren_app::named_enum! {
+    /// Why a sentence was taken out of a reply.
+    pub enum Rule {
+        /// Praise or congratulation ("Great job!").
+        Praise = "praise",
+        /// Progress or transition talk ("3 out of 5", "let's move to the next point").
+        Progress = "progress",
+        /// The content of a point the learner has not tried yet.
+        Leak = "leak",
+    }
+}
+
+/// Phrases that praise, matched on whole words of the lower-cased sentence.
+const PRAISE: &[&str] = &[
+    "great job",
+    "good job",
+    "nice job",
+    "well done",
+    "nailed it",
+    "great work",
+    "nice work",
+    "good work",
+    "great answer",
+    "exactly right",
+    "that's right!",
+    "that's correct",
+    "you're right",
+    "you are right",
+    "that's perfect",
+    "that's excellent",
+    "correct!",
+    "spot on",
+    "bravo",
+    "you got it",
+    "keep it up",
+    "good thinking",
+    "great thinking",
+];
+
+/// Words that praise when they open a sentence on their own ("Perfect!", "Excellent, …"), but
+/// not in "perfect competition" or "Great Britain".
+const PRAISE_OPENERS: &[&str] = &[
+    "excellent",
+    "perfect",
+    "brilliant",
+    "fantastic",
+    "awesome",
+    "amazing",
+    "impressive",
+    "great",
+    "wonderful",
+    "superb",
+    "correct",
+    "bravo",
+];
+
+/// Phrases that announce progress or move between points.
+const PROGRESS: &[&str] = &[
+    "points left",
+    "points to go",
+    "point left",
+    "one more to go",
+    "almost there",
+    "halfway",
+    "you've covered",
+    "we've covered",
+    "you have covered",
+    "we have covered",
+    "you've recalled",
+    "you have recalled",
+    "your progress",
+    "great progress",
+    "next point",
+    "let's move on",
+    "let's move to",
+    "moving on to",
+    "now let's talk about",
+    "now let's turn to",
+    "let's turn to",
+    "all the points",
+    "every point",
+];
+
+/// Share of a point's terms that, said by the tutor, gives it away.
+const LEAK_COVERAGE: f64 = 0.6;
+
+/// The rules for one reply: which points it must not give away.
+#[derive(Clone, Debug, Default)]
+pub struct ReplyCheck {
+    /// Points not recalled and not tried yet, with their terms.
+    guarded: Vec<(PointBrief, Vec<String>)>,
+    /// What the tutor says when every sentence of its reply was taken out.
+    stand_in: String,
+}
+
+impl ReplyCheck {
+    /// `untried`: the points the learner has not tried yet (the ladder has given none of them).
+    pub fn new(untried: &[PointBrief], stand_in: String) -> Self {
+        let guarded = untried
+            .iter()
+            .map(|p| (p.clone(), terms(&p.content)))
+            // A point of one or two words cannot be told from a question about it.
+            .filter(|(_, t)| t.len() >= 3)
+            .collect();
+        Self { guarded, stand_in }
+    }
+
+    pub fn stand_in(&self) -> &str {
+        &self.stand_in
+    }
+
+    /// The rule a sentence breaks, if any.
+    pub fn check(&self, sentence: &str) -> Option<Rule> {
+        let lower = format!(" {} ", sentence.to_lowercase().replace('’', "'"));
+        let has = |phrase: &&str| {
+            // Whole words: " excellent " and " excellent," but not " excellently".
+            lower.match_indices(phrase).any(|(at, _)| {
+                let before = lower[..at].chars().next_back().is_none_or(|c| !c.is_alphanumeric());
+                let after = lower[at + phrase.len()..].chars().next().is_none_or(|c| !c.is_alphanumeric());
+                before && after
+            })
+        };
+        if PRAISE.iter().any(has) || opens_with_praise(&lower) {
+            return Some(Rule::Praise);
+        }
+        if PROGRESS.iter().any(has) || counts_points(&lower) {
+            return Some(Rule::Progress);
+        }
+        let said = terms(sentence);
+        let leaks = self.guarded.iter().any(|(_, key)| coverage(key, &said).0 >= LEAK_COVERAGE);
+        leaks.then_some(Rule::Leak)
+    }
+}
+
+/// A sentence that opens with a word of praise standing alone: followed by punctuation or by
+/// nothing ("Perfect!", "Great, and…"), not by another word ("Great Britain").
+fn opens_with_praise(lower: &str) -> bool {
+    let text = lower.trim_start();
+    let word: String = text.chars().take_while(|c| c.is_alphanumeric()).collect();
+    PRAISE_OPENERS.contains(&word.as_str())
+        && text[word.len()..].trim_start().chars().next().is_none_or(|c| !c.is_alphanumeric())
+}
+
+/// "3 of 5", "3 out of 5", "two of the five points": a count of points done.
+fn counts_points(lower: &str) -> bool {
+    const NUMBERS: [&str; 11] =
+        ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "all"];
+    let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    let number = |w: &str| w.chars().all(|c| c.is_ascii_digit()) || NUMBERS.contains(&w);
+    let counted = (0..words.len()).any(|i| {
+        let at = |k: usize| words.get(i + k).copied().unwrap_or_default();
+        number(at(0))
+            && ((at(1) == "of" && (number(at(2)) || at(2) == "the"))
+                || (at(1) == "out" && at(2) == "of" && number(at(3))))
+    });
+    counted && words.iter().any(|w| w.starts_with("point") || w.starts_with("recall"))
+}
+
+/// Streamed text cut into whole sentences (each with the space after it), so each can be
+/// checked before it is shown. A sentence ends at `.`, `?` or `!` followed by white space, or
+/// at a line break.
+#[derive(Debug, Default)]
+pub struct Sentences {
+    pending: String,
+}
+
+impl Sentences {
+    /// The sentences that `piece` completes.
+    pub fn push(&mut self, piece: &str) -> Vec<String> {
+        self.pending.push_str(piece);
+        let mut done = Vec::new();
+        loop {
+            let Some(end) = self.boundary() else { break };
+            let rest = self.pending.split_off(end);
+            done.push(std::mem::replace(&mut self.pending, rest));
+        }
+        done
+    }
+
+    /// What is left when the stream ends.
+    pub fn finish(self) -> Option<String> {
+        (!self.pending.is_empty()).then_some(self.pending)
+    }
+
+    /// Where the first complete sentence (with its trailing white space) ends.
+    fn boundary(&self) -> Option<usize> {
+        let text = &self.pending;
+        let mut chars = text.char_indices().peekable();
+        while let Some((at, c)) = chars.next() {
+            let ends = c == '\n'
+                || (matches!(c, '.' | '?' | '!') && chars.peek().is_some_and(|(_, n)| n.is_whitespace()));
+            if ends {
+                // Take the white space that follows, so the next sentence starts clean.
+                let mut end = at + c.len_utf8();
+                while let Some(&(next, n)) = chars.peek() {
+                    if !n.is_whitespace() {
+                        return Some(end);
+                    }
+                    end = next + n.len_utf8();
+                    chars.next();
+                }
+                // White space up to the end: more may follow; wait for it.
+                return None;
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(id: &str, content: &str) -> PointBrief {
+        PointBrief { id: id.into(), content: content.into(), context: String::new() }
+    }
+
+    fn check() -> ReplyCheck {
+        ReplyCheck::new(
+            &[point("r", "Ribosomes translate messenger RNA into proteins.")],
+            "What else?".into(),
+        )
+    }
+
+    #[test]
+    fn praise_and_progress_are_caught() {
+        let c = check();
+        assert_eq!(c.check("Great job!"), Some(Rule::Praise));
+        assert_eq!(c.check("Excellent, that's it."), Some(Rule::Praise));
+        assert_eq!(c.check("You've recalled 3 out of 5 points."), Some(Rule::Progress));
+        assert_eq!(c.check("That's two of the five points."), Some(Rule::Progress));
+        assert_eq!(c.check("Let's move to the next point."), Some(Rule::Progress));
+        assert_eq!(c.check("Almost there."), Some(Rule::Progress));
+        assert_eq!(c.check("Perfect! What else?"), Some(Rule::Praise));
+        assert_eq!(c.check("That's 4 out of 6 recalled."), Some(Rule::Progress));
+    }
+
+    #[test]
+    fn neutral_questions_and_acknowledgements_pass() {
+        let c = check();
+        for fine in [
+            "Right.",
+            "Yes.",
+            "Mm-hmm.",
+            "Where are proteins assembled, and from which instructions?",
+            "Which organelle did you mean?",
+            "How does the cell read its genes?",
+            "Excellently put questions are rare.",
+            "What is perfect competition?",
+            "When did Great Britain leave?",
+            "What comes out of the nucleus?",
+        ] {
+            assert_eq!(c.check(fine), None, "{fine}");
+        }
+    }
+
+    #[test]
+    fn an_untried_point_is_not_given_away_but_a_recalled_one_may_be_named() {
+        let c = check();
+        assert_eq!(c.check("Ribosomes translate mRNA into proteins, remember?"), Some(Rule::Leak));
+        assert_eq!(c.check("The ribosome translates messenger RNA."), Some(Rule::Leak));
+        // Mitochondria were recalled: not guarded.
+        assert_eq!(c.check("Mitochondria produce ATP; what builds the proteins?"), None);
+    }
+
+    #[test]
+    fn sentences_come_whole_with_their_spaces() {
+        let mut s = Sentences::default();
+        assert_eq!(s.push("Right. Wh"), vec!["Right. "]);
+        assert_eq!(s.push("at about 3.5 g"), Vec::<String>::new());
+        assert_eq!(s.push("rams? And"), vec!["What about 3.5 grams? "]);
+        assert_eq!(s.push(" then\nmore"), vec!["And then\n"]);
+        assert_eq!(s.finish(), Some("more".into()));
+    }
+}
