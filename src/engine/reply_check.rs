@@ -178,8 +178,7 @@ impl Sentences {
     pub fn push(&mut self, piece: &str) -> Vec<String> {
         self.pending.push_str(piece);
         let mut done = Vec::new();
-        loop {
-            let Some(end) = self.boundary() else { break };
+        while let Some(end) = self.boundary() {
             let rest = self.pending.split_off(end);
             done.push(std::mem::replace(&mut self.pending, rest));
         }
