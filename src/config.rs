@@ -17,7 +17,7 @@ pub struct Cli {
     pub config: Config,
 }
 
-#[derive(Subcommand, Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Subcommand, Debug, Clone, Default, PartialEq)]
 pub enum Command {
     /// Apply pending migrations, check readiness and serve (the default).
     #[default]
@@ -42,6 +42,17 @@ pub enum Command {
         set: String,
         #[arg(long, value_enum, default_value_t = ExportFormat::Json)]
         format: ExportFormat,
+    },
+    /// Measure a judge of the configured provider on labelled cases (JSON Lines; see evals/).
+    Eval {
+        /// Which judge: evaluator or detector.
+        #[arg(value_enum)]
+        judge: crate::eval::Judge,
+        /// The cases, one JSON object a line.
+        cases: PathBuf,
+        /// Exit with an error when F1 is below this.
+        #[arg(long)]
+        min_f1: Option<f64>,
     },
 }
 

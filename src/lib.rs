@@ -4,6 +4,7 @@
 pub mod cli_transfer;
 pub mod config;
 pub mod engine;
+pub mod eval;
 pub mod llm;
 pub mod startup;
 pub mod store;

@@ -2,7 +2,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use warren::config::{Cli, Command};
-use warren::{cli_transfer, startup, telemetry};
+use warren::{cli_transfer, eval, startup, telemetry};
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -20,6 +20,7 @@ async fn main() -> ExitCode {
         Command::Migrate => startup::migrate_only(&cli.config).await,
         Command::Import { user, file } => cli_transfer::import(&cli.config, &user, &file).await,
         Command::Export { user, set, format } => cli_transfer::export(&cli.config, &user, &set, format).await,
+        Command::Eval { judge, cases, min_f1 } => eval::command(&cli.config, judge, &cases, min_f1).await,
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -36,6 +36,8 @@ pub enum StartupError {
     Serve(std::io::Error),
     #[error(transparent)]
     Transfer(#[from] crate::cli_transfer::TransferError),
+    #[error(transparent)]
+    Eval(#[from] crate::eval::EvalError),
 }
 
 /// A started, ready application bound to its address.

@@ -10,6 +10,7 @@ mod accounts;
 mod authoring;
 mod contracts;
 mod engine;
+mod eval;
 mod import;
 mod ladder;
 mod network_session;

@@ -1,0 +1,85 @@
+//! `warren eval`: the judges measured on labelled cases, offline and on the real request path.
+
+use std::process::Command;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::common::fake_llm::{FakeLlm, Reply, Wire};
+use warren::eval::{Judge, run};
+use warren::llm::NetPolicy;
+use warren::llm::openai::OpenAi;
+
+const EVALUATOR_CASES: &str = r#"{"set":"Cells","points":{"p1":"Mitochondria produce ATP.","p2":"Ribosomes make proteins."},"recent":["What powers the cell?"],"message":"the mitochondria produce atp","recalled":["p1"]}
+{"set":"Cells","points":{"p1":"Mitochondria produce ATP.","p2":"Ribosomes make proteins."},"message":"no idea, sorry","recalled":[]}
+{"set":"Cells","points":{"p1":"Mitochondria produce ATP.","p2":"Ribosomes make proteins."},"message":"ribosomes make proteins and mitochondria produce ATP","recalled":["p1","p2"],"near_miss":[]}
+"#;
+
+const DETECTOR_CASES: &str = r#"{"set":"Rome","points":{"p1":"Caesar crossed the Rubicon in 49 BC."},"message":"How did the Romans build such straight roads?","rabbithole":true}
+{"set":"Rome","points":{"p1":"Caesar crossed the Rubicon in 49 BC."},"message":"Caesar crossed the Rubicon in 49 BC","rabbithole":false}
+"#;
+
+fn warren(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_warren")).args(args).env("WARREN_LLM", "offline").output().unwrap()
+}
+
+#[test]
+fn the_command_prints_each_case_and_the_figures_and_fails_below_the_minimum() {
+    let dir = tempfile::tempdir().unwrap();
+    let evaluator = dir.path().join("evaluator.jsonl");
+    let detector = dir.path().join("detector.jsonl");
+    std::fs::write(&evaluator, EVALUATOR_CASES).unwrap();
+    std::fs::write(&detector, DETECTOR_CASES).unwrap();
+
+    let out = warren(&["eval", "evaluator", evaluator.to_str().unwrap(), "--min-f1", "0.9"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(stdout.lines().filter(|l| l.starts_with("ok   line")).count(), 3, "{stdout}");
+    assert!(stdout.contains("precision 1.000  recall 1.000  F1 1.000  (tp 3, fp 0, fn 0)"), "{stdout}");
+    assert!(stdout.contains("near-miss accuracy") && stdout.contains("latency p50"), "{stdout}");
+
+    let out = warren(&["eval", "detector", detector.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert!(stdout.contains("cases 2  passed 2"), "{stdout}");
+
+    // A case the judge gets wrong pulls F1 under a minimum it cannot reach: the exit says so.
+    let wrong = dir.path().join("wrong.jsonl");
+    std::fs::write(
+        &wrong,
+        r#"{"set":"Rome","points":{"p1":"Caesar crossed the Rubicon in 49 BC."},"message":"Caesar crossed the Rubicon in 49 BC","rabbithole":true}"#,
+    )
+    .unwrap();
+    let out = warren(&["eval", "detector", wrong.to_str().unwrap(), "--min-f1", "0.5"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("MISS line   1"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("F1 0.000 is below the minimum 0.500"));
+
+    let out = warren(&["eval", "detector", evaluator.to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("line 1 is not a case"));
+}
+
+#[tokio::test]
+async fn a_network_judge_is_measured_through_its_real_requests() {
+    // The model recalls p1 in every case: right once, wrong (a false positive) in the second,
+    // and it misses p2 in the third.
+    let answer = |_: &serde_json::Value| {
+        Reply::Said(r#"{"recalled":[{"pointId":"p1","confidence":0.9}],"nearMisses":[]}"#.into())
+    };
+    let fake = FakeLlm::start_with(Wire::OpenAi, vec![], Some(Arc::new(answer))).await;
+    let policy = NetPolicy { max_retries: 0, base_backoff: Duration::from_millis(1), ..NetPolicy::default() };
+    let provider = OpenAi::new(&fake.base_url(), None, "m".into(), "fast".into(), policy);
+    let mut out = Vec::new();
+    let report = run(&provider, Judge::Evaluator, EVALUATOR_CASES, &mut out).await.unwrap();
+    let s = report.scores;
+    assert_eq!((s.true_positives, s.false_positives, s.false_negatives), (2, 1, 1));
+    assert_eq!(report.passed, 1);
+    let sent = fake.received();
+    assert_eq!(sent.len(), 3, "one request per case");
+    assert_eq!(sent[0].body["model"], "fast", "the fast model judges");
+    let user = sent[0].body["messages"][1]["content"].as_str().unwrap();
+    assert!(
+        user.contains("Tutor: What powers the cell?") && user.ends_with("the mitochondria produce atp"),
+        "{user}"
+    );
+}
