@@ -210,12 +210,14 @@ pub async fn run(
             let (mut agreed, mut labelled) = (0, 0);
             for (line, case) in cases::<EvaluatorCase>(text)? {
                 let brief = EvaluatorBrief {
+                    set_name: case.set.clone(),
                     unchecked: briefs(&case.points),
                     learner_message: case.message.clone(),
                     mode: EvalMode::Recall,
+                    recent: recent_messages(&case.recent),
                 };
                 let started = Instant::now();
-                let found = evaluator::evaluate(provider, brief, &recent_messages(&case.recent)).await;
+                let found = evaluator::evaluate(provider, brief).await;
                 report.latencies.push(started.elapsed());
                 let recalled: BTreeSet<String> = found.recalled.into_iter().map(|(id, _)| id).collect();
                 let near: BTreeSet<String> = found.near_misses.into_iter().map(|(id, _)| id).collect();
@@ -245,9 +247,10 @@ pub async fn run(
                     set_name: case.set.clone(),
                     points: briefs(&case.points),
                     learner_message: case.message.clone(),
+                    recent: recent_messages(&case.recent),
                 };
                 let started = Instant::now();
-                let found = detector::detect(provider, brief, &recent_messages(&case.recent)).await;
+                let found = detector::detect(provider, brief).await;
                 report.latencies.push(started.elapsed());
                 let fired = found.is_some();
                 report.scores.add(fired, case.rabbithole);

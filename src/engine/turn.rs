@@ -118,11 +118,12 @@ async fn run(provider: SharedProvider, input: TurnInput, tx: mpsc::Sender<TurnEv
             let evaluate = evaluator::evaluate(
                 provider,
                 EvaluatorBrief {
+                    set_name: input.set_name.clone(),
                     unchecked: input.creditable.clone(),
                     learner_message: message.clone(),
                     mode: EvalMode::Recall,
+                    recent: input.judge_context.clone(),
                 },
-                &input.judge_context,
             );
             let detect = async {
                 if !*run_detector {
@@ -132,8 +133,9 @@ async fn run(provider: SharedProvider, input: TurnInput, tx: mpsc::Sender<TurnEv
                     set_name: input.set_name.clone(),
                     points: input.all_points.clone(),
                     learner_message: message.clone(),
+                    recent: input.judge_context.clone(),
                 };
-                detector::detect(provider, brief, &input.judge_context).await
+                detector::detect(provider, brief).await
             };
             // Independent checks run together: the first tutor token waits for one round trip
             // of them, not one per point.
@@ -167,11 +169,13 @@ async fn run(provider: SharedProvider, input: TurnInput, tx: mpsc::Sender<TurnEv
                 Some(message) => {
                     let silent_check = async {
                         let brief = EvaluatorBrief {
+                            set_name: input.set_name.clone(),
                             unchecked: input.creditable.clone(),
                             learner_message: message.clone(),
                             mode: EvalMode::Rabbithole,
+                            recent: input.judge_context.clone(),
                         };
-                        let evaluation = evaluator::evaluate(provider, brief, &input.judge_context).await;
+                        let evaluation = evaluator::evaluate(provider, brief).await;
                         let _ =
                             tx.send(TurnEvent::Assessed { evaluation, detection: None, plan: None }).await;
                     };

@@ -154,9 +154,12 @@ pub enum EvalMode {
 
 #[derive(Clone, Debug)]
 pub struct EvaluatorBrief {
+    pub set_name: String,
     pub unchecked: Vec<PointBrief>,
     pub learner_message: String,
     pub mode: EvalMode,
+    /// The turns before the message, oldest first (the tutor's question last, usually).
+    pub recent: Vec<Message>,
 }
 
 #[derive(Clone, Debug)]
@@ -164,6 +167,8 @@ pub struct DetectorBrief {
     pub set_name: String,
     pub points: Vec<PointBrief>,
     pub learner_message: String,
+    /// The turns before the message, oldest first.
+    pub recent: Vec<Message>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -110,7 +110,7 @@ async fn a_near_miss_is_reported_and_nothing_is_checked_off() {
     let mut ws = app.connect(&session).await;
     ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
 
-    let frames = ws.say("mitochondria make ATP").await;
+    let frames = ws.say("the mitochondria do respiration").await;
     assert!(recalled_ids(&frames).is_empty());
     let near: Vec<_> = frames
         .iter()

@@ -29,7 +29,7 @@ pub struct Detection {
     pub reasoning: String,
 }
 
-pub fn request(brief: DetectorBrief, recent: &[Message]) -> Request {
+pub fn request(brief: DetectorBrief) -> Request {
     let mut system = format!(
         "You watch a recall session on \"{}\" for tangents. A tangent is the learner showing genuine \
          curiosity about something outside the points below: a question or musing that would lead the \
@@ -48,7 +48,7 @@ pub fn request(brief: DetectorBrief, recent: &[Message]) -> Request {
     );
     let user = format!(
         "Recent conversation:\n{}\nLatest learner message:\n{}",
-        super::transcript(recent, "Tutor"),
+        super::transcript(&brief.recent, "Tutor"),
         brief.learner_message.trim()
     );
     Request {
@@ -75,8 +75,8 @@ pub fn parse(text: &str) -> Option<Option<Detection>> {
 }
 
 /// Asks, retries once on a malformed answer, and otherwise stays quiet.
-pub async fn detect(provider: &dyn Provider, brief: DetectorBrief, recent: &[Message]) -> Option<Detection> {
-    let request = request(brief, recent);
+pub async fn detect(provider: &dyn Provider, brief: DetectorBrief) -> Option<Detection> {
+    let request = request(brief);
     for attempt in 1..=2 {
         match complete(provider, &request).await {
             Ok(text) => match parse(&text) {

@@ -45,10 +45,11 @@ struct NearMissItem {
     feedback: String,
 }
 
-pub fn request(brief: EvaluatorBrief, recent: &[Message]) -> Request {
-    let mut system = String::from(
+pub fn request(brief: EvaluatorBrief) -> Request {
+    let mut system = format!(
         "You check which recall points a learner has just shown they remember. You never talk to the learner.\n\n\
-         Points not yet recalled:\n",
+         Recall set: \"{}\".\n\nPoints not yet recalled:\n",
+        brief.set_name
     );
     for p in &brief.unchecked {
         system.push_str(&format!("- id \"{}\": {}\n", p.id, p.content.trim()));
@@ -69,7 +70,7 @@ pub fn request(brief: EvaluatorBrief, recent: &[Message]) -> Request {
     }
     let user = format!(
         "Recent conversation:\n{}\nLatest learner message:\n{}",
-        transcript(recent, "Tutor"),
+        transcript(&brief.recent, "Tutor"),
         brief.learner_message.trim()
     );
     Request {
@@ -115,11 +116,11 @@ pub fn parse(text: &str, brief: &EvaluatorBrief) -> Option<Evaluation> {
 }
 
 /// Asks, retries once on a malformed answer, and otherwise degrades to "nothing recalled".
-pub async fn evaluate(provider: &dyn Provider, brief: EvaluatorBrief, recent: &[Message]) -> Evaluation {
+pub async fn evaluate(provider: &dyn Provider, brief: EvaluatorBrief) -> Evaluation {
     if brief.unchecked.is_empty() {
         return Evaluation::default();
     }
-    let request = request(brief.clone(), recent);
+    let request = request(brief.clone());
     for attempt in 1..=2 {
         match complete(provider, &request).await {
             Ok(text) => match parse(&text, &brief) {
@@ -142,12 +143,14 @@ mod tests {
 
     fn brief() -> EvaluatorBrief {
         EvaluatorBrief {
+            set_name: "Letters".into(),
             unchecked: vec![
                 PointBrief { id: "a".into(), content: "A".into(), context: String::new() },
                 PointBrief { id: "b".into(), content: "B".into(), context: String::new() },
             ],
             learner_message: "x".into(),
             mode: EvalMode::Recall,
+            recent: vec![],
         }
     }
 

@@ -4,6 +4,8 @@
 //! leave the points, the explorer from the set's own resources. Good enough to study with, and
 //! what the tests drive.
 
+mod judge;
+
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -20,10 +22,6 @@ use super::{LlmError, Output, Provider, Purpose, ReplyStream, Request, Role, Too
 use crate::text::{content_words, coverage, is_dont_know, pick, sentences, terms};
 
 pub const MODEL: &str = "warren-offline-1";
-/// Share of a point's terms that counts as recalling it.
-const RECALL_COVERAGE: f64 = 0.6;
-/// Share that counts as a near miss.
-const NEAR_COVERAGE: f64 = 0.25;
 
 pub struct Offline {
     /// Pause between streamed pieces, so replies appear to type out. Zero in tests.
@@ -111,21 +109,16 @@ fn answer(request: &Request) -> String {
 // --- evaluator --------------------------------------------------------------------------------
 
 fn evaluator(brief: &EvaluatorBrief) -> serde_json::Value {
-    let said = terms(&brief.learner_message);
+    let context = judge::Context::new(brief);
     let mut recalled = Vec::new();
     let mut near = Vec::new();
     for point in &brief.unchecked {
-        let key = terms(&point.content);
-        let (score, present) = coverage(&key, &said);
-        if score >= RECALL_COVERAGE {
-            recalled.push(json!({"pointId": point.id, "confidence": (score * 100.0).round() / 100.0}));
-        } else if score >= NEAR_COVERAGE && !present.is_empty() {
-            let close = content_words(&point.content)
-                .into_iter()
-                .filter(|w| present.iter().any(|p| terms(w).first() == Some(p)))
-                .take(3)
-                .collect::<Vec<_>>()
-                .join(", ");
+        let verdict = context.judge(point);
+        if verdict.recalled {
+            let confidence = (0.5 + verdict.score / 2.0).min(1.0);
+            recalled.push(json!({"pointId": point.id, "confidence": (confidence * 100.0).round() / 100.0}));
+        } else if verdict.near {
+            let close = verdict.present.iter().take(3).cloned().collect::<Vec<_>>().join(", ");
             near.push(json!({"pointId": point.id, "feedback": format!("On the right track with {close}.")}));
         }
     }
@@ -441,13 +434,15 @@ mod tests {
     #[test]
     fn evaluator_recalls_several_points_and_spots_near_misses() {
         let brief = EvaluatorBrief {
+            set_name: "Cells".into(),
             unchecked: vec![
                 point("m", "Mitochondria produce most of the cell's ATP.", ""),
                 point("r", "Ribosomes translate messenger RNA into proteins.", ""),
                 point("n", "The nucleus stores the cell's DNA and controls gene expression.", ""),
             ],
-            learner_message: "The mitochondrion produces ATP for the cell, and ribosomes translate mRNA messenger RNA into proteins. DNA is somewhere.".into(),
+            learner_message: "The mitochondrion produces ATP for the cell, and ribosomes translate mRNA messenger RNA into proteins. DNA is kept somewhere.".into(),
             mode: EvalMode::Recall,
+            recent: vec![],
         };
         let v = evaluator(&brief);
         let ids: Vec<&str> =
@@ -503,6 +498,7 @@ mod tests {
             set_name: "Cells".into(),
             points: vec![point("m", "Mitochondria produce ATP", "")],
             learner_message: "Wait, how did the printing press change Europe?".into(),
+            recent: vec![],
         };
         let v = detector(&brief);
         assert_eq!(v["isRabbithole"], true);

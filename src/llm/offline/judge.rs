@@ -1,0 +1,214 @@
+//! The offline evaluator's judgement of one point against a learner's message. Words are
+//! compared as canonical stems (base forms, synonyms, Snowball), numbers by value and unit,
+//! typos within an edit or two, and negation by polarity. Words the tutor's question already
+//! said count for little: repeating the question is not recalling the answer. Words several
+//! points share count for less than the ones that tell a point apart.
+
+use crate::llm::Role;
+use crate::llm::brief::{EvaluatorBrief, PointBrief};
+use crate::text::{Token, tokens};
+
+/// Share of a point's weight a message must carry to recall it.
+const RECALL: f64 = 0.5;
+/// Enough when the message has the point's number right: numbers are strong evidence.
+const RECALL_WITH_NUMBER: f64 = 0.3;
+/// Share for a near miss.
+const NEAR: f64 = 0.25;
+
+/// How a message stands against one point.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Verdict {
+    /// Share of the point's weight the message carries (0..1).
+    pub score: f64,
+    pub recalled: bool,
+    pub near: bool,
+    /// The point's words the message has, as the point writes them.
+    pub present: Vec<String>,
+}
+
+/// What a point is judged against: the message, what the learner was already told (the
+/// tutor's question, the set's name), and the other unchecked points.
+pub struct Context {
+    message: Vec<Token>,
+    /// Words of the tutor's last question and of the set's name.
+    given: Vec<Token>,
+    /// The question's words as written, for compounds ("sunlight" gives "sun" and "light").
+    asked_words: Vec<String>,
+    others: Vec<Vec<Token>>,
+    asks: bool,
+}
+
+impl Context {
+    pub fn new(brief: &EvaluatorBrief) -> Self {
+        let question =
+            brief.recent.iter().rev().find(|m| m.role == Role::Assistant).map(|m| m.content.as_str());
+        let question = question.unwrap_or_default();
+        let mut given = tokens(question);
+        given.extend(tokens(&brief.set_name));
+        Self {
+            message: tokens(&brief.learner_message),
+            given,
+            asked_words: question
+                .to_lowercase()
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| w.len() > 5)
+                .map(str::to_string)
+                .collect(),
+            others: brief
+                .unchecked
+                .iter()
+                .map(|p| key(&p.content).into_iter().map(|(t, _)| t).collect())
+                .collect(),
+            // A question back ("is it the ribosome?") is a guess, not a recall.
+            asks: brief.learner_message.trim_end().ends_with('?'),
+        }
+    }
+
+    /// Whether the learner was already told a word of the point.
+    fn is_given(&self, k: &Token) -> bool {
+        self.given.iter().any(|g| g.same_as(k))
+            || (k.word.len() >= 3
+                && k.quantity.is_none()
+                && self.asked_words.iter().any(|w| w.contains(&k.word)))
+    }
+
+    pub fn judge(&self, point: &PointBrief) -> Verdict {
+        let keyed = key(&point.content);
+        let key: Vec<&Token> = keyed.iter().map(|(t, _)| t).collect();
+        // What the learner had to add: the point's words they were not told. Repeating the
+        // question recalls nothing. (A point the question wholly gives away is judged whole.)
+        let told: Vec<bool> = key.iter().map(|k| self.is_given(k)).collect();
+        let all_told = told.iter().all(|t| *t);
+        let judged: Vec<(&Token, bool)> = keyed
+            .iter()
+            .zip(&told)
+            .filter(|(_, told)| !**told || all_told)
+            .map(|((k, aside), _)| (k, *aside))
+            .collect();
+        let mut total = 0.0;
+        let mut carried = 0.0;
+        let mut present = Vec::new();
+        let mut number_right = false;
+        let mut number_missing = false;
+        for (k, aside) in &judged {
+            let weight = self.weight(k) * if *aside { 0.3 } else { 1.0 };
+            total += weight;
+            if self.message.iter().any(|m| m.negated == k.negated && m.same_as(k)) {
+                carried += weight;
+                present.push(k.word.clone());
+                number_right |= k.quantity.is_some();
+            } else {
+                number_missing |= k.quantity.is_some();
+            }
+        }
+        // "It's not the nucleus", "not sure about katakana": the message denies a word of the point.
+        let opposed = key.iter().any(|k| self.message.iter().any(|m| m.negated != k.negated && m.same_as(k)));
+        // A number of the point missing while the message has a number the point does not.
+        let stray_number = self
+            .message
+            .iter()
+            .any(|m| m.quantity.is_some() && !m.negated && !key.iter().any(|k| k.same_as(m)));
+        let wrong_number = number_missing && stray_number;
+        let score = if total > 0.0 { carried / total } else { 0.0 };
+        let enough = score >= RECALL || (number_right && score >= RECALL_WITH_NUMBER);
+        let recalled = enough && !wrong_number && !opposed && !self.asks;
+        let near = !recalled && score >= NEAR && !present.is_empty();
+        Verdict { score, recalled, near, present }
+    }
+
+    /// How much a word of a point counts: numbers most, generic words and words several points
+    /// share less.
+    fn weight(&self, k: &Token) -> f64 {
+        let mut weight = if k.quantity.is_some() { 1.5 } else { 1.0 };
+        if k.is_generic() {
+            weight *= 0.4;
+        }
+        // The point itself is among `others`.
+        let shared = self.others.iter().filter(|other| other.iter().any(|o| o.term == k.term)).count();
+        weight / shared.max(1) as f64
+    }
+}
+
+/// A point's content words, each once, and whether each was said in parentheses (an
+/// alternative or an aside: "Litmus (an indicator)", "93 °C (200 °F)").
+fn key(content: &str) -> Vec<(Token, bool)> {
+    let (mut main, mut aside, mut depth) = (String::new(), String::new(), 0usize);
+    for c in content.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            _ if depth > 0 => aside.push(c),
+            _ => main.push(c),
+        }
+        if matches!(c, '(' | ')') {
+            main.push(' ');
+            aside.push(' ');
+        }
+    }
+    let mut out: Vec<(Token, bool)> = Vec::new();
+    let all =
+        tokens(&main).into_iter().map(|t| (t, false)).chain(tokens(&aside).into_iter().map(|t| (t, true)));
+    for (token, is_aside) in all {
+        if !out.iter().any(|(t, _)| t.term == token.term) {
+            out.push((token, is_aside));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(id: &str, content: &str) -> PointBrief {
+        PointBrief { id: id.into(), content: content.into(), context: String::new() }
+    }
+
+    fn points() -> Vec<PointBrief> {
+        vec![
+            point("m", "Mercury is the planet closest to the Sun."),
+            point("j", "Jupiter is the largest planet in the Solar System."),
+            point("v", "Venus is the hottest planet because its thick carbon dioxide atmosphere traps heat."),
+            point("t", "The Treaty of Versailles was signed in 1919."),
+        ]
+    }
+
+    fn judged(message: &str, question: Option<&str>, id: &str) -> Verdict {
+        let brief = EvaluatorBrief {
+            set_name: "The Solar System".into(),
+            unchecked: points(),
+            learner_message: message.into(),
+            mode: crate::llm::brief::EvalMode::Recall,
+            recent: question.map(|q| vec![crate::llm::Message::assistant(q)]).unwrap_or_default(),
+        };
+        let context = Context::new(&brief);
+        context.judge(brief.unchecked.iter().find(|p| p.id == id).unwrap_or(&brief.unchecked[0]))
+    }
+
+    #[test]
+    fn a_short_answer_to_the_question_recalls_the_point() {
+        assert!(judged("jupiter def the biggest", None, "j").recalled);
+        assert!(judged("mercury", Some("Which planet is closest to the Sun?"), "m").recalled);
+        assert!(judged("CO2 trapping heat, so Venus", None, "v").recalled);
+    }
+
+    #[test]
+    fn repeating_the_question_a_wrong_entity_a_wrong_number_or_a_negation_does_not() {
+        assert!(
+            !judged("the planet closest to the sun", Some("Which planet is closest to the Sun?"), "m")
+                .recalled
+        );
+        assert!(
+            !judged(
+                "Venus is the planet closest to the Sun.",
+                Some("Which planet is closest to the Sun?"),
+                "m"
+            )
+            .recalled
+        );
+        assert!(!judged("The Treaty of Versailles was signed in 1945", None, "t").recalled);
+        assert!(!judged("it's not Jupiter that is the largest planet", None, "j").recalled);
+        assert!(!judged("is Jupiter the largest planet?", None, "j").recalled);
+        assert!(judged("signed in nineteen nineteen, at Versailles", None, "t").recalled);
+    }
+}

@@ -1,0 +1,332 @@
+//! Word-level text handling, shared by the offline provider's judges and the tutor's reply
+//! check: content terms with light stemming, so "mitochondria produce ATP" matches "the
+//! mitochondrion produces atp".
+
+mod lexicon;
+pub mod numbers;
+
+use std::collections::{HashMap, HashSet};
+use std::sync::LazyLock;
+
+use lexicon::{BASE_FORMS, FORMULAS, GENERIC, NEGATIONS, STOPWORDS, SYNONYMS};
+use numbers::Quantity;
+use rust_stemmers::{Algorithm, Stemmer};
+
+static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
+
+fn is_stopword(word: &str) -> bool {
+    STOPWORDS.contains(&word)
+}
+
+/// One content word of a text, as the judges compare it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Token {
+    /// The word as written, lower-cased (for spotting typos).
+    pub word: String,
+    /// Its canonical stem: base form, synonym group and Snowball stem; `#n` for a number.
+    pub term: String,
+    /// Said under a negation ("not the nucleus").
+    pub negated: bool,
+    /// For a number, its value (and its value in base units when a unit followed).
+    pub quantity: Option<Quantity>,
+}
+
+impl Token {
+    /// Whether two tokens say the same word: the same term, a typo of it (one edit in five
+    /// letters, two in nine), or the same amount.
+    pub fn same_as(&self, other: &Token) -> bool {
+        match (&self.quantity, &other.quantity) {
+            (Some(a), Some(b)) => return a.matches(b),
+            (Some(_), None) | (None, Some(_)) => return false,
+            (None, None) => {}
+        }
+        if self.term == other.term {
+            return true;
+        }
+        // A typo keeps the first letter; "deoxygenated" is not "oxygenated".
+        if self.word.chars().next() != other.word.chars().next() {
+            return false;
+        }
+        let shortest = self.word.chars().count().min(other.word.chars().count());
+        let allowed = match shortest {
+            0..=4 => 0,
+            5..=8 => 1,
+            _ => 2,
+        };
+        allowed > 0 && strsim::levenshtein(&self.word, &other.word) <= allowed
+    }
+
+    /// Counts for less in telling points apart.
+    pub fn is_generic(&self) -> bool {
+        GENERIC.iter().any(|g| canonical(g) == self.term)
+    }
+}
+
+/// Lower-cased words, with numbers kept whole ("8,849", "1.6", "-273.15"), "n't" split off
+/// as its own word, and clause ends marked as "," words.
+fn raw_words(text: &str) -> Vec<String> {
+    let text = text.to_lowercase().replace(['’', '‘'], "'").replace('−', "-").replace('°', " ");
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let flush = |current: &mut String, out: &mut Vec<String>| {
+        let word = current.trim_matches('\'').to_string();
+        current.clear();
+        if word.is_empty() {
+            return;
+        }
+        match word.strip_suffix("n't") {
+            // "can't" is "can not"; "won't" is "will not".
+            Some(base) => {
+                out.push(match base {
+                    "ca" => "can".into(),
+                    "wo" => "will".into(),
+                    other => other.to_string(),
+                });
+                out.push("n't".into());
+            }
+            None => out.push(word.strip_suffix("'s").unwrap_or(&word).to_string()),
+        }
+    };
+    for (i, &c) in chars.iter().enumerate() {
+        let digit_around =
+            |j: Option<usize>| j.and_then(|j| chars.get(j)).is_some_and(|d| d.is_ascii_digit());
+        let inside_number =
+            matches!(c, '.' | ',') && digit_around(i.checked_sub(1)) && digit_around(Some(i + 1));
+        let sign = c == '-' && current.is_empty() && digit_around(Some(i + 1));
+        if c.is_alphanumeric() || c == '\'' || inside_number || sign {
+            current.push(c);
+            continue;
+        }
+        flush(&mut current, &mut out);
+        if matches!(c, ',' | '.' | ';' | ':' | '!' | '?' | '(' | ')' | '\n') {
+            out.push(",".into());
+        }
+    }
+    flush(&mut current, &mut out);
+    out
+}
+
+/// "-ize" and "-ise" spell the same word; then Snowball's English stem.
+fn stem(word: &str) -> String {
+    STEMMER.stem(&word.replace("iz", "is")).into_owned()
+}
+
+/// Each synonym's stem, to its group's.
+static SYNONYM_STEMS: LazyLock<HashMap<String, String>> = LazyLock::new(|| {
+    let mut map = HashMap::new();
+    for group in SYNONYMS {
+        let first = stem(group[0]);
+        for word in group.iter() {
+            map.entry(stem(word)).or_insert_with(|| first.clone());
+        }
+    }
+    map
+});
+
+/// A word's canonical stem: its base form, then its stem, then its synonym group's.
+fn canonical(word: &str) -> String {
+    let base = BASE_FORMS.iter().find(|(form, _)| *form == word).map_or(word, |(_, base)| base);
+    let stemmed = stem(base);
+    SYNONYM_STEMS.get(&stemmed).cloned().unwrap_or(stemmed)
+}
+
+/// The content words of a text, in order, numbers read with their units, negations marked.
+pub fn tokens(text: &str) -> Vec<Token> {
+    let words = raw_words(text);
+    let refs: Vec<&str> = words.iter().map(String::as_str).collect();
+    let mut out: Vec<Token> = Vec::new();
+    // Content words left in reach of the last negation.
+    let mut negation_reach: u8 = 0;
+    let mut i = 0;
+    while i < refs.len() {
+        let word = refs[i];
+        if word == "," || word == "but" {
+            negation_reach = 0;
+            i += 1;
+            continue;
+        }
+        if NEGATIONS.contains(&word) {
+            negation_reach = 4;
+            i += 1;
+            continue;
+        }
+        // "goes up", "went down": a rise, a fall.
+        if matches!(word, "go" | "goes" | "went" | "going" | "gone")
+            && let Some(direction) = refs.get(i + 1).filter(|w| matches!(**w, "up" | "down"))
+        {
+            let meaning = if *direction == "up" { "increase" } else { "decrease" };
+            out.push(Token {
+                word: meaning.into(),
+                term: canonical(meaning),
+                negated: negation_reach > 0,
+                quantity: None,
+            });
+            negation_reach = negation_reach.saturating_sub(1);
+            i += 2;
+            continue;
+        }
+        let negated = negation_reach > 0;
+        if let Some((value, used)) = numbers::read(&refs[i..]) {
+            let rest = &refs[i + used..];
+            let (base, unit_words) = match numbers::unit(rest) {
+                Some((dimension, to_base, n)) => (Some((dimension, to_base(value))), n),
+                // "5 to 6 centimetres": the unit after a range is both ends'.
+                None => match rest {
+                    [joint, ..] if matches!(*joint, "to" | "and" | "-") => numbers::read(&rest[1..])
+                        .and_then(|(_, n)| numbers::unit(&rest[1 + n..]))
+                        .map_or((None, 0), |(dimension, to_base, _)| (Some((dimension, to_base(value))), 0)),
+                    _ => (None, 0),
+                },
+            };
+            out.push(Token {
+                word: refs[i..i + used].join(" "),
+                term: format!("#{value}"),
+                negated,
+                quantity: Some(Quantity { value, base }),
+            });
+            negation_reach = negation_reach.saturating_sub(1);
+            i += used + unit_words;
+            continue;
+        }
+        i += 1;
+        if let Some((_, expanded)) = FORMULAS.iter().find(|(formula, _)| *formula == word) {
+            for w in *expanded {
+                out.push(Token { word: (*w).into(), term: canonical(w), negated, quantity: None });
+            }
+            continue;
+        }
+        if is_stopword(word) || (word.chars().count() < 2 && !word.chars().all(|c| c.is_ascii_digit())) {
+            continue;
+        }
+        out.push(Token { word: word.to_string(), term: canonical(word), negated, quantity: None });
+        negation_reach = negation_reach.saturating_sub(1);
+    }
+    out
+}
+
+/// Content terms of a text, stemmed, in order of first appearance, without repeats.
+pub fn terms(text: &str) -> Vec<String> {
+    let mut seen = HashSet::new();
+    tokens(text).into_iter().map(|t| t.term).filter(|t| seen.insert(t.clone())).collect()
+}
+
+/// The original content words (not stemmed), for quoting back.
+pub fn content_words(text: &str) -> Vec<String> {
+    text.split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-'))
+        .filter(|w| !w.is_empty() && !is_stopword(&w.to_lowercase()))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Share of `key` terms present in `text` terms (0..1), and the ones present.
+pub fn coverage(key: &[String], text: &[String]) -> (f64, Vec<String>) {
+    if key.is_empty() {
+        return (0.0, Vec::new());
+    }
+    let present: Vec<String> = key.iter().filter(|k| text.contains(k)).cloned().collect();
+    (present.len() as f64 / key.len() as f64, present)
+}
+
+/// "I don't know", "no idea", "can't remember"…
+pub fn is_dont_know(text: &str) -> bool {
+    let t = text.to_lowercase().replace('’', "'");
+    [
+        "don't know",
+        "dont know",
+        "do not know",
+        "don't remember",
+        "dont remember",
+        "do not remember",
+        "can't remember",
+        "cant remember",
+        "cannot remember",
+        "no idea",
+        "not sure",
+        "forgot",
+        "forget",
+        "no clue",
+        "i'm stuck",
+        "im stuck",
+        "pass",
+    ]
+    .iter()
+    .any(|p| t.contains(p))
+}
+
+/// Sentences of a text, trimmed.
+pub fn sentences(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    for c in text.chars() {
+        current.push(c);
+        if matches!(c, '.' | '!' | '?') {
+            let s = current.trim();
+            if s.chars().count() > 2 {
+                out.push(s.to_string());
+            }
+            current.clear();
+        }
+    }
+    if !current.trim().is_empty() {
+        out.push(current.trim().to_string());
+    }
+    out
+}
+
+/// A stable number from a text, to vary phrasing deterministically.
+pub fn pick(text: &str, n: usize) -> usize {
+    let h = text.bytes().fold(2166136261u32, |h, b| (h ^ u32::from(b)).wrapping_mul(16777619));
+    (h as usize) % n.max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plurals_and_inflections_match() {
+        assert_eq!(terms("Mitochondria produce ATP"), terms("the mitochondrion produces atp"));
+        assert_eq!(terms("Ribosomes translate"), terms("ribosome translates"));
+        assert_eq!(terms("produced producing produces made built"), vec!["make"], "one synonym group");
+        assert_eq!(terms("the the THE"), Vec::<String>::new());
+        assert_eq!(terms("In 49 BC"), vec!["#49", "bc"]);
+        assert_eq!(terms("in forty-nine BC"), vec!["#49", "bc"]);
+        assert_eq!(terms("CO2 and H2O"), terms("carbon dioxide and water"));
+    }
+
+    #[test]
+    fn negations_reach_a_few_words_up_to_the_clause_end() {
+        let negated: Vec<(String, bool)> = tokens("Canberra, not Sydney. Mitochondria don't make proteins")
+            .into_iter()
+            .map(|t| (t.term, t.negated))
+            .collect();
+        let flags: Vec<bool> = negated.iter().map(|(_, n)| *n).collect();
+        assert_eq!(flags, vec![false, true, false, true, true], "{negated:?}");
+    }
+
+    #[test]
+    fn typos_and_amounts_are_the_same_word() {
+        let one = |text: &str| tokens(text).remove(0);
+        assert!(one("sharin").same_as(&one("sharing")));
+        assert!(!one("cat").same_as(&one("car")), "short words must match exactly");
+        assert!(one("about two inches").same_as(&one("5 cm")));
+        assert!(!one("1945").same_as(&one("1919")));
+    }
+
+    #[test]
+    fn coverage_counts_key_terms() {
+        let key = terms("binary search runs in logarithmic time");
+        let (score, present) = coverage(&key, &terms("it's a binary search, log time"));
+        assert!((score - 0.6).abs() < 1e-9, "{score}");
+        assert_eq!(present, vec!["binari", "search", "time"]);
+    }
+
+    #[test]
+    fn dont_know_phrases() {
+        assert!(is_dont_know("I don’t remember"));
+        assert!(is_dont_know("no idea, sorry"));
+        assert!(!is_dont_know("ribosomes make proteins"));
+    }
+}

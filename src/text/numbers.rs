@@ -1,0 +1,340 @@
+//! Numbers as a learner writes them: digits ("8,849", "1.6", "1870s"), words ("forty-nine",
+//! "three hundred thousand", "one point six"), years said in pairs ("ten sixty-six",
+//! "fifteen-oh-eight", "two seventy-three"), ordinals ("fourteenth"), and the units after them,
+//! so "about two inches" can be compared with "5 centimetres".
+
+/// What a quantity measures, for comparing across units.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dimension {
+    Length,
+    Time,
+    Temperature,
+    Mass,
+    Speed,
+}
+
+/// A number, and its value in base units when a unit followed it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Quantity {
+    pub value: f64,
+    pub base: Option<(Dimension, f64)>,
+}
+
+impl Quantity {
+    /// The same number (whole numbers under 10,000, such as years, exactly; others within 2%),
+    /// or the same amount in other units (within 12%: learners round).
+    pub fn matches(&self, other: &Quantity) -> bool {
+        let close = |a: f64, b: f64, tolerance: f64| (a - b).abs() <= tolerance * a.abs().max(b.abs()) + 1e-9;
+        let whole = |n: f64| n.fract() == 0.0 && n.abs() < 10_000.0;
+        // "in 49" for 1949: a year said by its last two digits.
+        let short_year = |year: f64, short: f64| {
+            (1000.0..=2100.0).contains(&year) && (0.0..100.0).contains(&short) && year % 100.0 == short
+        };
+        let same = if whole(self.value) && whole(other.value) {
+            self.value == other.value
+                || short_year(self.value, other.value)
+                || short_year(other.value, self.value)
+        } else {
+            close(self.value, other.value, 0.02)
+        };
+        match (self.base, other.base) {
+            // Both with units: the amounts decide ("150 million miles" is not 150 million km).
+            (Some((d1, a)), Some((d2, b))) => d1 == d2 && close(a, b, 0.12),
+            (Some(_), None) | (None, Some(_)) | (None, None) => same,
+        }
+    }
+}
+
+/// Words for numbers, with what they are.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Word {
+    /// 0..=9 (also "oh" inside a year).
+    Unit(u32),
+    /// 10..=19.
+    Teen(u32),
+    /// 20, 30, … 90.
+    Tens(u32),
+    Hundred,
+    Scale(f64),
+    Point,
+}
+
+fn word(w: &str) -> Option<Word> {
+    const UNITS: [&str; 10] =
+        ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"];
+    const TEENS: [&str; 10] = [
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+    ];
+    const TENS: [&str; 8] = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"];
+    const UNIT_ORDINALS: [&str; 10] =
+        ["zeroth", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth"];
+    const TEEN_ORDINALS: [&str; 10] = [
+        "tenth",
+        "eleventh",
+        "twelfth",
+        "thirteenth",
+        "fourteenth",
+        "fifteenth",
+        "sixteenth",
+        "seventeenth",
+        "eighteenth",
+        "nineteenth",
+    ];
+    const TENS_ORDINALS: [&str; 8] = [
+        "twentieth",
+        "thirtieth",
+        "fortieth",
+        "fiftieth",
+        "sixtieth",
+        "seventieth",
+        "eightieth",
+        "ninetieth",
+    ];
+    let at = |list: &[&str]| list.iter().position(|x| *x == w).and_then(|i| u32::try_from(i).ok());
+    if let Some(n) = at(&UNITS).or_else(|| at(&UNIT_ORDINALS).filter(|n| *n >= 1)) {
+        return Some(Word::Unit(n));
+    }
+    if let Some(n) = at(&TEENS).or_else(|| at(&TEEN_ORDINALS)) {
+        return Some(Word::Teen(10 + n));
+    }
+    if let Some(n) = at(&TENS).or_else(|| at(&TENS_ORDINALS)) {
+        return Some(Word::Tens(20 + 10 * n));
+    }
+    match w {
+        "hundred" | "hundredth" => Some(Word::Hundred),
+        "thousand" | "thousandth" => Some(Word::Scale(1e3)),
+        "million" | "millionth" => Some(Word::Scale(1e6)),
+        "billion" => Some(Word::Scale(1e9)),
+        "trillion" => Some(Word::Scale(1e12)),
+        "point" => Some(Word::Point),
+        _ => None,
+    }
+}
+
+/// A number written in digits: "8,849", "-273.15", "1870s", "49bc" is not one.
+fn digits(w: &str) -> Option<f64> {
+    let w = w.strip_suffix('s').filter(|d| d.len() == 4).unwrap_or(w);
+    let w = w.replace(',', "");
+    if w.is_empty() || !w.chars().any(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    w.parse::<f64>().ok().filter(|n| n.is_finite())
+}
+
+/// Reads a number at the start of `words`; returns it and how many words it took.
+pub fn read(words: &[&str]) -> Option<(f64, usize)> {
+    let first = *words.first()?;
+    let (negative, start) = if matches!(first, "minus" | "negative") { (true, 1) } else { (false, 0) };
+    let (mut value, mut used) = if let Some(n) = words.get(start).and_then(|w| digits(w)) {
+        (n, start + 1)
+    } else {
+        spelled(&words[start..]).map(|(n, k)| (n, start + k))?
+    };
+    // "150 million", "3 thousand".
+    if let Some(Word::Scale(scale)) = words.get(used).and_then(|w| word(w)) {
+        value *= scale;
+        used += 1;
+    }
+    Some((if negative { -value } else { value }, used))
+}
+
+/// A number in words.
+fn spelled(words: &[&str]) -> Option<(f64, usize)> {
+    // The run of number words ("a" and "and" inside it count when a hundred or more follows or
+    // precedes; "oh" inside a year).
+    let mut run: Vec<Word> = Vec::new();
+    let mut used = 0;
+    for (i, w) in words.iter().enumerate() {
+        let next = words.get(i + 1).and_then(|n| word(n));
+        let item = match (*w, word(w)) {
+            (_, Some(item)) => item,
+            ("a", _) if matches!(next, Some(Word::Hundred | Word::Scale(_))) && run.is_empty() => {
+                Word::Unit(1)
+            }
+            ("and", _) if matches!(run.last(), Some(Word::Hundred | Word::Scale(_))) && next.is_some() => {
+                used = i + 1;
+                continue;
+            }
+            ("oh", _) if !run.is_empty() && matches!(next, Some(Word::Unit(_))) => Word::Unit(0),
+            _ => break,
+        };
+        run.push(item);
+        used = i + 1;
+    }
+    if run.is_empty() || matches!(run.as_slice(), [Word::Point, ..]) {
+        return None;
+    }
+    let (whole, decimals) = match run.iter().position(|w| *w == Word::Point) {
+        Some(at) => (&run[..at], &run[at + 1..]),
+        None => (&run[..], &run[..0]),
+    };
+    let mut value = integer(whole)?;
+    let mut scale = 0.1;
+    for digit in decimals {
+        let Word::Unit(d) = digit else { break };
+        value += f64::from(*d) * scale;
+        scale /= 10.0;
+    }
+    Some((value, used))
+}
+
+/// The whole part: "three hundred thousand", or two pairs said as a year ("nineteen forty-five").
+fn integer(run: &[Word]) -> Option<f64> {
+    let plain = run.iter().all(|w| matches!(w, Word::Unit(_) | Word::Teen(_) | Word::Tens(_)));
+    if plain {
+        let pairs = pairs(run);
+        return match pairs.as_slice() {
+            [one] => Some(f64::from(*one)),
+            // "ten sixty-six", "two seventy-three", "fifteen oh eight".
+            [high, low] => Some(f64::from(high * 100 + low)),
+            _ => pairs.first().map(|n| f64::from(*n)),
+        };
+    }
+    let (mut total, mut current) = (0.0, 0.0);
+    for w in run {
+        match *w {
+            Word::Unit(n) | Word::Teen(n) | Word::Tens(n) => current += f64::from(n),
+            Word::Hundred => current = current.max(1.0) * 100.0,
+            Word::Scale(scale) => {
+                total += current.max(1.0) * scale;
+                current = 0.0;
+            }
+            Word::Point => break,
+        }
+    }
+    Some(total + current)
+}
+
+/// Numbers below a hundred in a run: "forty nine" is one, "nineteen forty five" two.
+fn pairs(run: &[Word]) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < run.len() {
+        match (run[i], run.get(i + 1)) {
+            (Word::Tens(t), Some(Word::Unit(u))) if *u > 0 => {
+                out.push(t + u);
+                i += 2;
+            }
+            // "oh eight" after a pair: 08.
+            (Word::Unit(0), Some(Word::Unit(u))) if !out.is_empty() => {
+                out.push(*u);
+                i += 2;
+            }
+            (Word::Unit(n) | Word::Teen(n) | Word::Tens(n), _) => {
+                out.push(n);
+                i += 1;
+            }
+            (Word::Hundred | Word::Scale(_) | Word::Point, _) => break,
+        }
+    }
+    out
+}
+
+/// The unit at the start of `words`, if one: its dimension, how to convert to base units, and
+/// how many words it took.
+pub fn unit(words: &[&str]) -> Option<(Dimension, fn(f64) -> f64, usize)> {
+    let first = *words.first()?;
+    // "degrees celsius", "degrees fahrenheit"; plain "degrees" may be an angle.
+    if matches!(first, "degree" | "degrees" | "deg") {
+        return unit(&words[1..])
+            .filter(|(d, _, _)| *d == Dimension::Temperature)
+            .map(|(d, f, n)| (d, f, n + 1));
+    }
+    let length: Option<fn(f64) -> f64> = match first {
+        "km" | "kilometre" | "kilometres" | "kilometer" | "kilometers" => Some(|x| x * 1000.0),
+        "m" | "metre" | "metres" | "meter" | "meters" => Some(|x| x),
+        "cm" | "centimetre" | "centimetres" | "centimeter" | "centimeters" => Some(|x| x * 0.01),
+        "mm" | "millimetre" | "millimetres" | "millimeter" | "millimeters" => Some(|x| x * 0.001),
+        "mile" | "miles" | "mi" => Some(|x| x * 1609.34),
+        "foot" | "feet" | "ft" => Some(|x| x * 0.3048),
+        "inch" | "inches" | "in" => Some(|x| x * 0.0254),
+        _ => None,
+    };
+    if let Some(to_base) = length {
+        // "km/h", "km per hour", "miles an hour": a speed, in metres per second.
+        let is_hour = |w: &&str| matches!(*w, "h" | "hr" | "hour");
+        let hour = match &words[1..] {
+            [h, ..] if is_hour(h) => Some(2),
+            [per, h, ..] if matches!(*per, "per" | "an" | "a") && is_hour(h) => Some(3),
+            _ => None,
+        };
+        return Some(match hour {
+            Some(used) => {
+                (Dimension::Speed, if to_base(1.0) > 1000.0 { |x| x * 0.44704 } else { |x| x / 3.6 }, used)
+            }
+            None => (Dimension::Length, to_base, 1),
+        });
+    }
+    let (dimension, to_base): (Dimension, fn(f64) -> f64) = match first {
+        "s" | "sec" | "secs" | "second" | "seconds" => (Dimension::Time, |x| x),
+        "min" | "mins" | "minute" | "minutes" => (Dimension::Time, |x| x * 60.0),
+        "h" | "hr" | "hrs" | "hour" | "hours" => (Dimension::Time, |x| x * 3600.0),
+        "day" | "days" => (Dimension::Time, |x| x * 86400.0),
+        "c" | "celsius" | "centigrade" => (Dimension::Temperature, |x| x + 273.15),
+        "f" | "fahrenheit" => (Dimension::Temperature, |x| (x - 32.0) * 5.0 / 9.0 + 273.15),
+        "k" | "kelvin" | "kelvins" => (Dimension::Temperature, |x| x),
+        "kg" | "kilogram" | "kilograms" | "kilo" | "kilos" => (Dimension::Mass, |x| x),
+        "g" | "gram" | "grams" => (Dimension::Mass, |x| x * 0.001),
+        "lb" | "lbs" | "pound" | "pounds" => (Dimension::Mass, |x| x * 0.4536),
+        "mph" => (Dimension::Speed, |x| x * 0.44704),
+        "kph" | "kmh" => (Dimension::Speed, |x| x / 3.6),
+        _ => return None,
+    };
+    Some((dimension, to_base, 1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn number(text: &str) -> Option<f64> {
+        let words: Vec<&str> = text.split([' ', '-']).collect();
+        read(&words).map(|(n, _)| n)
+    }
+
+    #[test]
+    fn numbers_in_words_and_digits() {
+        assert_eq!(number("forty-nine"), Some(49.0));
+        assert_eq!(number("three hundred thousand"), Some(300_000.0));
+        assert_eq!(number("a hundred and five"), Some(105.0));
+        assert_eq!(number("one point six"), Some(1.6));
+        assert_eq!(number("ten sixty-six"), Some(1066.0));
+        assert_eq!(number("nineteen forty-five"), Some(1945.0));
+        assert_eq!(number("fifteen oh eight"), Some(1508.0));
+        assert_eq!(
+            number("minus two seventy-three point one five").map(|n| (n * 100.0).round()),
+            Some(-27315.0)
+        );
+        assert_eq!(number("fourteenth"), Some(14.0));
+        assert_eq!(number("8,849"), Some(8849.0));
+        assert_eq!(number("150 million"), Some(150e6));
+        assert_eq!(number("1870s"), Some(1870.0));
+        assert_eq!(number("sixty and a hundred"), Some(60.0));
+        assert_eq!(number("nothing here"), None);
+    }
+
+    #[test]
+    fn amounts_compare_across_units() {
+        let q = |value: f64, unit_words: &str| {
+            let words: Vec<&str> = unit_words.split(' ').collect();
+            let base = unit(&words).map(|(d, f, _)| (d, f(value)));
+            Quantity { value, base }
+        };
+        assert!(q(2.0, "inches").matches(&q(5.0, "centimetres")));
+        assert!(q(200.0, "fahrenheit").matches(&q(93.0, "°c".trim_start_matches('°'))));
+        assert!(q(480.0, "seconds").matches(&q(8.0, "minutes")));
+        assert!(q(8.9, "km").matches(&q(8849.0, "metres")));
+        assert!(q(70.0, "mph").matches(&q(112.0, "km per hour")));
+        assert!(!q(90.0, "degrees").matches(&q(100.0, "degrees celsius")));
+        assert!(!q(1945.0, "").matches(&q(1919.0, "")));
+    }
+}
