@@ -3,6 +3,9 @@
 //! "fifteen-oh-eight", "two seventy-three"), ordinals ("fourteenth"), and the units after them,
 //! so "about two inches" can be compared with "5 centimetres".
 
+/// Converts an amount in some unit to base units (metres, seconds, kelvin, kilograms, m/s).
+pub type ToBase = fn(f64) -> f64;
+
 /// What a quantity measures, for comparing across units.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Dimension {
@@ -241,7 +244,7 @@ fn pairs(run: &[Word]) -> Vec<u32> {
 
 /// The unit at the start of `words`, if one: its dimension, how to convert to base units, and
 /// how many words it took.
-pub fn unit(words: &[&str]) -> Option<(Dimension, fn(f64) -> f64, usize)> {
+pub fn unit(words: &[&str]) -> Option<(Dimension, ToBase, usize)> {
     let first = *words.first()?;
     // "degrees celsius", "degrees fahrenheit"; plain "degrees" may be an angle.
     if matches!(first, "degree" | "degrees" | "deg") {
@@ -249,7 +252,7 @@ pub fn unit(words: &[&str]) -> Option<(Dimension, fn(f64) -> f64, usize)> {
             .filter(|(d, _, _)| *d == Dimension::Temperature)
             .map(|(d, f, n)| (d, f, n + 1));
     }
-    let length: Option<fn(f64) -> f64> = match first {
+    let length: Option<ToBase> = match first {
         "km" | "kilometre" | "kilometres" | "kilometer" | "kilometers" => Some(|x| x * 1000.0),
         "m" | "metre" | "metres" | "meter" | "meters" => Some(|x| x),
         "cm" | "centimetre" | "centimetres" | "centimeter" | "centimeters" => Some(|x| x * 0.01),
@@ -274,7 +277,7 @@ pub fn unit(words: &[&str]) -> Option<(Dimension, fn(f64) -> f64, usize)> {
             None => (Dimension::Length, to_base, 1),
         });
     }
-    let (dimension, to_base): (Dimension, fn(f64) -> f64) = match first {
+    let (dimension, to_base): (Dimension, ToBase) = match first {
         "s" | "sec" | "secs" | "second" | "seconds" => (Dimension::Time, |x| x),
         "min" | "mins" | "minute" | "minutes" => (Dimension::Time, |x| x * 60.0),
         "h" | "hr" | "hrs" | "hour" | "hours" => (Dimension::Time, |x| x * 3600.0),

@@ -19,7 +19,7 @@ use super::brief::{
 };
 use super::topic::topic_of;
 use super::{LlmError, Output, Provider, Purpose, ReplyStream, Request, Role, ToolCall};
-use crate::text::{content_words, coverage, is_dont_know, pick, sentences, terms};
+use crate::text::{content_words, is_dont_know, pick, sentences, terms};
 
 pub const MODEL: &str = "warren-offline-1";
 
@@ -331,20 +331,7 @@ fn ensure_period(text: &str) -> String {
 
 fn detector(brief: &DetectorBrief) -> serde_json::Value {
     let message = brief.learner_message.trim();
-    let lower = message.to_lowercase();
-    let asks = message.contains('?')
-        || ["why ", "how ", "what about", "tell me", "i wonder", "what if"]
-            .iter()
-            .any(|p| lower.starts_with(p));
-    let said = terms(message);
-    let known: Vec<String> = brief
-        .points
-        .iter()
-        .flat_map(|p| terms(&p.content).into_iter().chain(terms(&p.context)))
-        .chain(terms(&brief.set_name))
-        .collect();
-    let (overlap, _) = coverage(&said, &known);
-    let fires = asks && said.len() >= 2 && overlap < 0.34 && !is_dont_know(message);
+    let fires = judge::is_tangent(brief);
     let topic = if fires { topic_of(message) } else { String::new() };
     json!({
         "isRabbithole": fires && !topic.is_empty(),
