@@ -139,6 +139,19 @@ pub struct LlmConfig {
     /// Pause between the offline tutor's streamed pieces, in milliseconds.
     #[arg(long, env = "WARREN_OFFLINE_DELAY_MS", default_value_t = 25, global = true)]
     pub offline_delay_ms: u64,
+
+    /// Start the tutor while the evaluator judges, keeping its reply when nothing was recalled
+    /// (one model round trip to the first word). `auto`: on for network providers.
+    #[arg(long, env = "WARREN_SPECULATIVE_TUTOR", value_enum, default_value = "auto", global = true)]
+    pub speculative_tutor: Switch,
+}
+
+/// On, off, or decided by the provider.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Switch {
+    Auto,
+    On,
+    Off,
 }
 
 impl LlmConfig {
@@ -155,6 +168,7 @@ impl LlmConfig {
             openai_model: openai::DEFAULT_MODEL.into(),
             openai_fast_model: None,
             offline_delay_ms: 0,
+            speculative_tutor: Switch::Auto,
         }
     }
 }

@@ -10,7 +10,7 @@ use axum::serve::ListenerExt;
 use leptos::config::LeptosOptions;
 use tokio::net::TcpListener;
 
-use crate::config::Config;
+use crate::config::{Config, Switch};
 use crate::engine::{Engine, EngineConfig};
 use crate::llm::select::{self, ProviderConfigError};
 use crate::store::{Store, StoreError};
@@ -59,10 +59,20 @@ impl Application {
             tracing::error!("language model unavailable: {}", provider_status.detail);
             eprintln!("warning: the language model did not answer its check: {}", provider_status.detail);
         }
+        // The offline tutor answers at once: speculating would only double its work.
+        let speculative_tutor = match config.llm.speculative_tutor {
+            Switch::Auto => !provider.info().offline,
+            Switch::On => true,
+            Switch::Off => false,
+        };
         let engine = Engine::new(
             store.clone(),
             provider,
-            EngineConfig { decline_cooldown: config.rabbithole_cooldown, ..EngineConfig::default() },
+            EngineConfig {
+                decline_cooldown: config.rabbithole_cooldown,
+                speculative_tutor,
+                ..EngineConfig::default()
+            },
         );
 
         let listener = TcpListener::bind(config.addr)

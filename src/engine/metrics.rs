@@ -100,6 +100,8 @@ pub struct Metrics {
     counters: [AtomicU64; Counter::ALL.len()],
     errors: [AtomicU64; ErrorCode::ALL.len()],
     removed: [AtomicU64; Rule::ALL.len()],
+    /// Speculative tutor replies kept and thrown away, and the characters thrown away.
+    speculation: [AtomicU64; 3],
 }
 
 impl Metrics {
@@ -125,6 +127,18 @@ impl Metrics {
         if let Some(i) = Rule::ALL.iter().position(|r| *r == rule) {
             self.removed[i].fetch_add(1, Ordering::Relaxed);
         }
+    }
+
+    /// Counts a tutor reply started before the evaluator answered: kept, or thrown away after
+    /// `wasted_chars` characters.
+    pub fn speculated(&self, kept: bool, wasted_chars: usize) {
+        self.speculation[usize::from(!kept)].fetch_add(1, Ordering::Relaxed);
+        self.speculation[2].fetch_add(u64::try_from(wasted_chars).unwrap_or(u64::MAX), Ordering::Relaxed);
+    }
+
+    /// Speculative tutor replies (kept, thrown away) so far.
+    pub fn speculation(&self) -> (u64, u64) {
+        (self.speculation[0].load(Ordering::Relaxed), self.speculation[1].load(Ordering::Relaxed))
     }
 
     /// Sentences taken out of tutor replies for breaking `rule` so far.
@@ -165,6 +179,19 @@ impl Metrics {
                 self.errors[i].load(Ordering::Relaxed)
             );
         }
+        let _ = writeln!(out, "# TYPE warren_speculative_tutor_total counter");
+        for (i, outcome) in ["kept", "wasted"].iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "warren_speculative_tutor_total{{outcome=\"{outcome}\"}} {}",
+                self.speculation[i].load(Ordering::Relaxed)
+            );
+        }
+        let _ = writeln!(
+            out,
+            "# TYPE warren_speculative_tutor_wasted_chars_total counter\nwarren_speculative_tutor_wasted_chars_total {}",
+            self.speculation[2].load(Ordering::Relaxed)
+        );
         let _ = writeln!(out, "# TYPE warren_tutor_sentences_removed_total counter");
         for (i, rule) in Rule::ALL.iter().enumerate() {
             let _ = writeln!(

@@ -42,6 +42,9 @@ pub struct EngineConfig {
     pub message_interval: Duration,
     /// Frames buffered per socket before a slow one is dropped (it reconnects and resyncs).
     pub socket_buffer: usize,
+    /// Start the tutor alongside the evaluator, as if the message recalls nothing, and keep
+    /// its reply when that is so: one model round trip to the first word instead of two.
+    pub speculative_tutor: bool,
 }
 
 impl Default for EngineConfig {
@@ -54,6 +57,7 @@ impl Default for EngineConfig {
             message_burst: 12,
             message_interval: Duration::from_secs(1),
             socket_buffer: 512,
+            speculative_tutor: false,
         }
     }
 }

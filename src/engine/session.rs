@@ -340,9 +340,15 @@ impl LiveSession {
     /// What the tutor is about to ask: the pending points in asking order, and the point under
     /// discussion with its rung and notes.
     pub fn plan(&self, focus: Option<&str>, revisit: bool) -> TutorPlan {
-        let pending = struggle::ask_order(&self.pending(), &self.struggles);
+        self.plan_with(&self.struggles, focus, revisit)
+    }
+
+    /// The same, for struggles that are not (yet) the session's: what the plan will be if a
+    /// message recalls nothing, for the tutor that starts before the evaluator answers.
+    pub fn plan_with(&self, struggles: &Struggles, focus: Option<&str>, revisit: bool) -> TutorPlan {
+        let pending = struggle::ask_order(&self.pending(), struggles);
         let focus = focus.and_then(|id| self.points.iter().find(|p| p.id == id)).map(|point| {
-            let struggle = self.struggles.get(&point.id).cloned().unwrap_or_default();
+            let struggle = struggles.get(&point.id).cloned().unwrap_or_default();
             Focus {
                 point: Self::point_brief(point),
                 rung: struggle.rung,
@@ -354,7 +360,7 @@ impl LiveSession {
         // Points the learner has not tried: the tutor's reply must not give them away.
         let untried = pending
             .iter()
-            .filter(|p| self.struggles.get(&p.id).is_none_or(|s| s.attempts == 0 && !s.revealed))
+            .filter(|p| struggles.get(&p.id).is_none_or(|s| s.attempts == 0 && !s.revealed))
             .map(|p| Self::point_brief(p))
             .collect();
         TutorPlan {

@@ -15,7 +15,7 @@ use crate::llm::brief::{
     DetectorBrief, EvalMode, EvaluatorBrief, ExplorerBrief, Focus, PointBrief, ResourceBrief, Showable,
     TutorBrief, TutorMoment,
 };
-use crate::llm::{LlmError, Message, Output, Provider, Request, SharedProvider, ToolCall};
+use crate::llm::{LlmError, Message, Output, Provider, ReplyStream, Request, SharedProvider, ToolCall};
 
 /// What a turn reports: at most one `Assessed` and any number of `Chunk`s and `Show`s, then
 /// exactly one of `Finished`, `Silent` or `Failed`. A recall turn assesses before its first chunk; in a
@@ -30,6 +30,12 @@ pub enum TurnEvent {
         plan: Option<oneshot::Sender<TutorPlan>>,
     },
     Chunk(String),
+    /// A tutor reply started before the evaluator answered was kept, or thrown away after
+    /// `wasted_chars` characters of it had been generated.
+    Speculated {
+        kept: bool,
+        wasted_chars: usize,
+    },
     /// A sentence of the tutor's reply was taken out: it broke `rule`.
     Removed {
         rule: Rule,
@@ -47,7 +53,7 @@ pub enum TurnEvent {
 }
 
 /// What the tutor's next words are about, decided by the actor from the session's state.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct TutorPlan {
     /// Points not yet recalled, in the order they will be asked about.
     pub pending: Vec<PointBrief>,
@@ -67,10 +73,12 @@ pub struct TutorPlan {
 pub enum TurnKind {
     Opening(TutorPlan),
     Resume(TutorPlan),
-    /// A learner message in recall mode.
+    /// A learner message in recall mode. With a speculative plan, the tutor starts at once on
+    /// it, alongside the evaluator; its reply is kept if the evaluator finds nothing.
     Recall {
         message: String,
         run_detector: bool,
+        speculative: Option<TutorPlan>,
     },
     /// In a rabbit hole: the explorer's opening (`None`) or its answer to a learner message,
     /// with the evaluator checking silently.
@@ -103,8 +111,8 @@ pub fn spawn(provider: SharedProvider, input: TurnInput) -> mpsc::Receiver<TurnE
     rx
 }
 
-async fn run(provider: SharedProvider, input: TurnInput, tx: mpsc::Sender<TurnEvent>) {
-    let provider = &*provider;
+async fn run(shared_provider: SharedProvider, input: TurnInput, tx: mpsc::Sender<TurnEvent>) {
+    let provider = &*shared_provider;
     let done = match &input.kind {
         TurnKind::Opening(plan) => {
             let (request, check) = tutor_request(&input, TutorMoment::Opening, plan.clone(), None, None);
@@ -114,7 +122,13 @@ async fn run(provider: SharedProvider, input: TurnInput, tx: mpsc::Sender<TurnEv
             let (request, check) = tutor_request(&input, TutorMoment::Resume, plan.clone(), None, None);
             stream_reply(provider, request, Some(check), &tx).await
         }
-        TurnKind::Recall { message, run_detector } => {
+        TurnKind::Recall { message, run_detector, speculative } => {
+            // The tutor starts now, as if nothing will be found; its reply waits unseen.
+            let held = speculative.as_ref().map(|plan| {
+                let (request, check) =
+                    tutor_request(&input, TutorMoment::Reply, plan.clone(), None, Some(message.clone()));
+                (Speculation::start(shared_provider.clone(), request), check, plan)
+            });
             let evaluate = evaluator::evaluate(
                 provider,
                 EvaluatorBrief {
@@ -140,19 +154,49 @@ async fn run(provider: SharedProvider, input: TurnInput, tx: mpsc::Sender<TurnEv
             // Independent checks run together: the first tutor token waits for one round trip
             // of them, not one per point.
             let (evaluation, detection) = tokio::join!(evaluate, detect);
+            // A recall or a near miss changes what the tutor should say; a tangent does not
+            // (its offer is shown beside the reply).
+            let found = !evaluation.recalled.is_empty() || !evaluation.near_misses.is_empty();
             let observation = evaluation.observation.clone();
             let (plan_tx, plan_rx) = oneshot::channel();
             if tx.send(TurnEvent::Assessed { evaluation, detection, plan: Some(plan_tx) }).await.is_err() {
                 return;
             }
-            match plan_rx.await {
-                Ok(plan) if !plan.silent => {
+            // The plan comes once the assessment is saved: nothing is shown before that.
+            match (plan_rx.await, held) {
+                (Ok(plan), Some((speculation, check, assumed)))
+                    if !plan.silent && !found && plan == *assumed =>
+                {
+                    match speculation.release(&check, &tx).await {
+                        Some(done) => done,
+                        // It could not start: ask again, the ordinary way.
+                        None => {
+                            let (request, check) = tutor_request(
+                                &input,
+                                TutorMoment::Reply,
+                                plan,
+                                observation,
+                                Some(message.clone()),
+                            );
+                            stream_reply(provider, request, Some(check), &tx).await
+                        }
+                    }
+                }
+                (Ok(plan), held) if !plan.silent => {
+                    if let Some((speculation, _, _)) = held {
+                        speculation.cancel(&tx).await;
+                    }
                     let (request, check) =
                         tutor_request(&input, TutorMoment::Reply, plan, observation, Some(message.clone()));
                     stream_reply(provider, request, Some(check), &tx).await
                 }
                 // Silent, or the actor could not save the assessment (it has told the learner).
-                Ok(_) | Err(_) => TurnEvent::Silent,
+                (Ok(_) | Err(_), held) => {
+                    if let Some((speculation, _, _)) = held {
+                        speculation.cancel(&tx).await;
+                    }
+                    TurnEvent::Silent
+                }
             }
         }
         TurnKind::Explore { message } => {
@@ -198,17 +242,25 @@ async fn stream_reply(
     check: Option<ReplyCheck>,
     tx: &mpsc::Sender<TurnEvent>,
 ) -> TurnEvent {
-    let mut stream = match provider.stream(&request).await {
-        Ok(stream) => stream,
-        Err(err) => return TurnEvent::Failed(err),
-    };
+    match provider.stream(&request).await {
+        Ok(stream) => relay(stream, check.as_ref(), tx).await,
+        Err(err) => TurnEvent::Failed(err),
+    }
+}
+
+/// Passes a reply's stream on (see [`stream_reply`]).
+async fn relay(
+    mut stream: ReplyStream,
+    check: Option<&ReplyCheck>,
+    tx: &mpsc::Sender<TurnEvent>,
+) -> TurnEvent {
     let mut text = String::new();
     let mut chunks = 0u32;
     let mut sentences = Sentences::default();
     let stopped = || TurnEvent::Failed(LlmError::Interrupted("the session stopped listening".into()));
     while let Some(piece) = stream.next().await {
         let pieces = match piece {
-            Ok(Output::Text(piece)) => match &check {
+            Ok(Output::Text(piece)) => match check {
                 Some(_) => sentences.push(&piece),
                 None => vec![piece],
             },
@@ -221,13 +273,13 @@ async fn stream_reply(
             Err(err) => return TurnEvent::Failed(err),
         };
         for piece in pieces {
-            if !pass(piece, check.as_ref(), &mut text, &mut chunks, tx).await {
+            if !pass(piece, check, &mut text, &mut chunks, tx).await {
                 return stopped();
             }
         }
     }
     if let Some(rest) = sentences.finish()
-        && !pass(rest, check.as_ref(), &mut text, &mut chunks, tx).await
+        && !pass(rest, check, &mut text, &mut chunks, tx).await
     {
         return stopped();
     }
@@ -243,6 +295,64 @@ async fn stream_reply(
         }
     }
     TurnEvent::Finished { text, chunks }
+}
+
+/// A tutor reply requested before the evaluator has answered, held until it has: released
+/// when the evaluator finds nothing, cancelled (its connection closed, so the provider stops
+/// generating) when it finds something.
+struct Speculation {
+    replies: mpsc::Receiver<Result<Output, LlmError>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Speculation {
+    fn start(provider: SharedProvider, request: Request) -> Self {
+        // Room for a whole reply: generation goes on at full speed while it waits.
+        let (tx, replies) = mpsc::channel(4096);
+        let task = tokio::spawn(async move {
+            match provider.stream(&request).await {
+                Ok(mut stream) => {
+                    while let Some(item) = stream.next().await {
+                        if tx.send(item).await.is_err() {
+                            break;
+                        }
+                    }
+                }
+                Err(err) => {
+                    let _ = tx.send(Err(err)).await;
+                }
+            }
+        });
+        Self { replies, task }
+    }
+
+    /// Shows the held reply and streams the rest live; `None` when the request never started
+    /// (the caller asks again).
+    async fn release(mut self, check: &ReplyCheck, tx: &mpsc::Sender<TurnEvent>) -> Option<TurnEvent> {
+        let first = self.replies.recv().await;
+        let started = !matches!(first, Some(Err(_)));
+        let _ = tx.send(TurnEvent::Speculated { kept: started, wasted_chars: 0 }).await;
+        if !started {
+            return None;
+        }
+        let rest = futures_util::stream::unfold(self.replies, |mut replies| async move {
+            replies.recv().await.map(|item| (item, replies))
+        });
+        let stream: ReplyStream = Box::pin(futures_util::stream::iter(first).chain(rest));
+        Some(relay(stream, Some(check), tx).await)
+    }
+
+    /// Stops the request and reports how much of it was generated for nothing.
+    async fn cancel(mut self, tx: &mpsc::Sender<TurnEvent>) {
+        self.task.abort();
+        let mut wasted_chars = 0;
+        while let Ok(item) = self.replies.try_recv() {
+            if let Ok(Output::Text(text)) = item {
+                wasted_chars += text.chars().count();
+            }
+        }
+        let _ = tx.send(TurnEvent::Speculated { kept: false, wasted_chars }).await;
+    }
 }
 
 /// Sends one piece of a reply on, unless the check takes it out; false when nobody listens.

@@ -171,7 +171,9 @@ async fn scripted_session(wire: Wire) -> (Vec<Sent>, Vec<warren::store::Point>, 
     ws.send(json!({"type": "exit_rabbithole"})).await;
     ws.until(|m| matches!(m, ServerMessage::RabbitholeExited(_))).await;
 
-    ws.say(&format!("Back on track: {}", points[0].content)).await;
+    // A point no rung has given away yet (the first two were revealed by now), so it counts.
+    let frames = ws.say(&format!("Back on track: {}", points[2].content)).await;
+    assert_eq!(crate::common::recalled_ids(&frames), vec![points[2].id.clone()], "{wire:?}");
     ws.say("And after that recall, something else entirely.").await;
     let sent = fake.received().iter().map(|r| Sent::read(&r.body)).collect();
     (sent, points, fake)
@@ -241,34 +243,40 @@ async fn the_explorer_hears_each_message_once_and_sees_its_branch_the_descriptio
 }
 
 #[tokio::test]
-async fn the_tutor_sees_the_main_line_only_and_each_observation_once_in_the_next_reply() {
+async fn the_tutor_sees_the_main_line_only_and_an_observation_only_in_the_reply_it_changed() {
     for wire in WIRES {
         let (sent, _, _) = scripted_session(wire).await;
         let tutor: Vec<&Sent> = sent.iter().filter(|s| s.agent == Agent::Tutor).collect();
         let after_hole: Vec<&&Sent> =
             tutor.iter().filter(|s| s.everything().contains("Back on track")).collect();
-        assert_eq!(after_hole.len(), 2, "{wire:?}");
+        assert!(after_hole.len() >= 2, "{wire:?}");
         for s in &after_hole {
             let all = s.everything();
             assert!(!all.contains("Inside the hole"), "{wire:?}: no learner message from the branch");
             assert!(!all.contains("Explorer thought"), "{wire:?}: no explorer reply");
             assert!(all.contains("Explored \"why the tides rise\""), "{wire:?}: only the branch summary");
         }
-        // Every learner message's observation is in exactly one tutor request: the reply to it.
+        // An observation reaches the tutor only in the reply to its own message, and only when
+        // the evaluator found something there: otherwise the reply the tutor started before
+        // the evaluator answered is the one given (the scripted evaluator finds a point in the
+        // "Back on track" message alone).
         let evaluated: Vec<String> =
             sent.iter().filter(|s| s.agent == Agent::Evaluator).map(Sent::judged).collect();
         assert!(evaluated.len() >= 10, "{wire:?}: {evaluated:?}");
         for message in evaluated.iter().filter(|m| !m.starts_with("Inside the hole")) {
             let holders: Vec<&&Sent> =
                 tutor.iter().filter(|s| s.system.contains(&observation(message))).collect();
-            assert_eq!(holders.len(), 1, "{wire:?}: the observation on {message:?}");
-            let (role, last) = holders[0].messages.last().unwrap();
-            assert_eq!(role, "user");
-            assert!(last.ends_with(message.as_str()), "{wire:?}: in the reply to {message:?}, not later");
-            assert!(
-                holders[0].messages.iter().all(|(_, c)| !c.contains("OBSERVED<")),
-                "{wire:?}: never in the conversation"
-            );
+            let found = message.starts_with("Back on track");
+            assert_eq!(holders.len(), usize::from(found), "{wire:?}: the observation on {message:?}");
+            for holder in holders {
+                let (role, last) = holder.messages.last().unwrap();
+                assert_eq!(role, "user");
+                assert!(last.ends_with(message.as_str()), "{wire:?}: in the reply to {message:?}, not later");
+                assert!(
+                    holder.messages.iter().all(|(_, c)| !c.contains("OBSERVED<")),
+                    "{wire:?}: never in the conversation"
+                );
+            }
         }
         // Inside the hole the evaluator checks silently: no observation reaches anyone.
         for s in sent.iter().filter(|s| s.agent != Agent::Evaluator) {
@@ -298,11 +306,11 @@ async fn the_tutors_system_prompt_is_role_then_guidelines_then_the_safety_block_
 async fn the_evaluator_sees_only_unchecked_points_and_the_detector_keeps_its_quiet_times() {
     for wire in WIRES {
         let (sent, points, _) = scripted_session(wire).await;
-        let recalled = &points[0].content;
+        let recalled = &points[2].content;
         let evaluator: Vec<&Sent> = sent.iter().filter(|s| s.agent == Agent::Evaluator).collect();
         let after = evaluator.iter().find(|s| s.judged().starts_with("And after that recall")).unwrap();
         assert!(!after.system.contains(recalled.as_str()), "{wire:?}: a recalled point is not judged again");
-        assert!(after.system.contains(&points[1].content), "{wire:?}");
+        assert!(after.system.contains(&points[3].content), "{wire:?}");
         for s in &evaluator {
             let (_, recent) = s.messages[0].1.split_once("Latest learner message:").unwrap();
             let earlier = s.messages[0].1.trim_end_matches(recent);

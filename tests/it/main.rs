@@ -16,5 +16,6 @@ mod ladder;
 mod network_session;
 mod providers;
 mod session_socket;
+mod speculation;
 mod startup;
 mod study;

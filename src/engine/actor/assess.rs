@@ -12,7 +12,7 @@ use super::{Actor, Audience};
 use crate::engine::agents::detector::{Detection, label_for};
 use crate::engine::agents::evaluator::Evaluation;
 use crate::engine::session::LiveSession;
-use crate::engine::struggle::{self, Step};
+use crate::engine::struggle::{self, Step, Struggles};
 use crate::engine::turn::TutorPlan;
 use crate::store::{StoreError, now_ms};
 
@@ -88,16 +88,39 @@ impl Actor {
             self.emit(SessionEvent::RabbitholeDetected(detected), Audience::All);
         }
         if let Some(plan) = plan {
-            let brief =
-                |id: &String| self.session.points.iter().find(|p| &p.id == id).map(LiveSession::point_brief);
-            let mut next = self.session.plan(step.next.as_deref(), step.revisit);
-            next.just_recalled = just.iter().filter_map(brief).collect();
-            next.set_aside = step.set_aside.as_ref().and_then(brief);
+            let mut next = self.plan_after(&self.session.struggles, &step, &just);
             // The last recall is answered by the overlay, not by the tutor.
             next.silent = overlay.is_some();
             let _ = plan.send(next);
         }
         Ok(())
+    }
+
+    /// The tutor's plan after a message that recalled `just`, the ladder having taken `step`.
+    fn plan_after(&self, struggles: &Struggles, step: &Step, just: &[String]) -> TutorPlan {
+        let brief =
+            |id: &String| self.session.points.iter().find(|p| &p.id == id).map(LiveSession::point_brief);
+        let mut next = self.session.plan_with(struggles, step.next.as_deref(), step.revisit);
+        next.just_recalled = just.iter().filter_map(brief).collect();
+        next.set_aside = step.set_aside.as_ref().and_then(brief);
+        next
+    }
+
+    /// What the tutor will be asked to say if the learner's latest message recalls and nearly
+    /// recalls nothing: the ladder climbed as it would be, nothing saved. The turn starts the
+    /// tutor on it at once and keeps the reply only if the evaluator agrees.
+    pub(super) fn speculative_plan(&self) -> Option<TutorPlan> {
+        if !self.shared.config.speculative_tutor || self.session.mode() == SessionMode::Rabbithole {
+            return None;
+        }
+        let mut struggles = self.session.struggles.clone();
+        let discussed = self.session.discussed().map(|p| p.id.clone());
+        let message_id = self.session.leaf().unwrap_or_default().to_string();
+        let step = {
+            let pending = self.session.pending();
+            struggle::after_message(&mut struggles, discussed.as_deref(), &[], &message_id, &pending)
+        };
+        Some(self.plan_after(&struggles, &step, &[]))
     }
 
     /// Resources linked to a point just recalled: shown, if they have not been, to reinforce

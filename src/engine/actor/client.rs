@@ -79,7 +79,11 @@ impl Actor {
                     earlier >= self.shared.config.quiet_exchanges
                 };
                 self.session.save(&self.shared.store).await?;
-                self.start_turn(TurnKind::Recall { message: content, run_detector }, Speaker::Tutor);
+                let speculative = self.speculative_plan();
+                self.start_turn(
+                    TurnKind::Recall { message: content, run_detector, speculative },
+                    Speaker::Tutor,
+                );
             }
             SessionMode::Rabbithole => {
                 self.start_turn(TurnKind::Explore { message: Some(content) }, Speaker::Explorer);

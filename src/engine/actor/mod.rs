@@ -179,7 +179,8 @@ impl Actor {
                     let message = waiting.content.clone();
                     next = Some(match self.session.mode() {
                         SessionMode::Recall => {
-                            (TurnKind::Recall { message, run_detector: false }, Speaker::Tutor)
+                            let speculative = self.speculative_plan();
+                            (TurnKind::Recall { message, run_detector: false, speculative }, Speaker::Tutor)
                         }
                         SessionMode::Rabbithole => {
                             (TurnKind::Explore { message: Some(message) }, Speaker::Explorer)

@@ -94,6 +94,18 @@ impl Actor {
                 }
                 self.send(Audience::All, ServerMessage::AssistantChunk(AssistantChunk { content: piece }));
             }
+            TurnEvent::Speculated { kept, wasted_chars } => {
+                self.shared.metrics.speculated(kept, wasted_chars);
+                if !kept {
+                    // Providers bill by the token; about four characters make one.
+                    tracing::info!(
+                        session = self.session.id(),
+                        wasted_chars,
+                        wasted_tokens = wasted_chars.div_ceil(4),
+                        "threw away a tutor reply started before the evaluator found something"
+                    );
+                }
+            }
             TurnEvent::Removed { rule, sentence } => {
                 self.shared.metrics.removed(rule);
                 tracing::warn!(

@@ -13,6 +13,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::routing::{get, post};
+use futures_util::StreamExt;
 
 /// One scripted answer.
 #[derive(Clone, Debug)]
@@ -21,6 +22,8 @@ pub enum Reply {
     Text(Vec<&'static str>),
     /// A complete streamed reply made up as the request came in.
     Said(String),
+    /// A complete reply in these pieces, one every `delay`: slow enough to be cut off.
+    Slow { pieces: Vec<String>, delay: std::time::Duration },
     /// An error status with headers and a JSON body.
     Status { status: u16, headers: Vec<(&'static str, &'static str)>, body: &'static str },
     /// Some pieces, then the body ends without the provider's end marker.
@@ -56,6 +59,8 @@ struct Shared {
     /// Used when the script runs out; `None` answers 500.
     fallback: Option<Answerer>,
     received: Arc<Mutex<Vec<Received>>>,
+    /// Replies whose connection the client closed before their end.
+    cancelled: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 pub struct FakeLlm {
@@ -70,8 +75,13 @@ impl FakeLlm {
 
     /// With a fallback that answers by looking at each request (for whole sessions).
     pub async fn start_with(wire: Wire, script: Vec<Reply>, fallback: Option<Answerer>) -> Self {
-        let shared =
-            Shared { wire, script: Arc::new(Mutex::new(script.into())), fallback, received: Arc::default() };
+        let shared = Shared {
+            wire,
+            script: Arc::new(Mutex::new(script.into())),
+            fallback,
+            received: Arc::default(),
+            cancelled: Arc::default(),
+        };
         let app = Router::new()
             .route("/v1/messages", post(answer))
             .route("/v1/chat/completions", post(answer))
@@ -94,6 +104,11 @@ impl FakeLlm {
 
     pub fn received(&self) -> Vec<Received> {
         self.shared.received.lock().unwrap().clone()
+    }
+
+    /// How many replies the client stopped reading before their end (closing the connection).
+    pub fn cancelled(&self) -> usize {
+        self.shared.cancelled.load(std::sync::atomic::Ordering::SeqCst)
     }
 }
 
@@ -118,6 +133,10 @@ async fn answer(State(shared): State<Shared>, headers: HeaderMap, body: Bytes) -
         }
         Reply::Text(pieces) => sse(events(shared.wire, &pieces, End::Complete), false),
         Reply::Said(text) => sse(events(shared.wire, &[text.as_str()], End::Complete), false),
+        Reply::Slow { pieces, delay } => {
+            let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
+            watched(events(shared.wire, &pieces, End::Complete), delay, shared.cancelled.clone())
+        }
         Reply::EndsEarly(pieces) => sse(events(shared.wire, &pieces, End::None), false),
         Reply::Breaks(pieces) => sse(events(shared.wire, &pieces, End::None), true),
         Reply::ErrorEvent(pieces) => sse(events(shared.wire, &pieces, End::Error), false),
@@ -223,4 +242,52 @@ fn sse(events: Vec<String>, breaks: bool) -> Response {
         .unwrap()
 }
 
-use futures_util::StreamExt;
+/// Counts a reply as cancelled when its body is dropped before its last event was sent.
+struct Watch {
+    done: bool,
+    cancelled: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Watch {
+    fn finish(&mut self) {
+        self.done = true;
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        if !self.done {
+            self.cancelled.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+}
+
+/// A `text/event-stream` body sent one event every `delay`, noting whether the client read it
+/// to the end.
+fn watched(
+    events: Vec<String>,
+    delay: std::time::Duration,
+    cancelled: Arc<std::sync::atomic::AtomicUsize>,
+) -> Response {
+    let watch = Watch { done: false, cancelled };
+    let stream = futures_util::stream::unfold(
+        (events.into_iter(), watch),
+        move |(mut events, mut watch)| async move {
+            match events.next() {
+                Some(event) => {
+                    tokio::time::sleep(delay).await;
+                    Some((Ok::<_, std::io::Error>(Bytes::from(event)), (events, watch)))
+                }
+                None => {
+                    watch.finish();
+                    None
+                }
+            }
+        },
+    );
+    Response::builder()
+        .header("content-type", "text/event-stream")
+        .header("cache-control", "no-cache")
+        .body(Body::from_stream(stream))
+        .unwrap()
+}

@@ -1,0 +1,151 @@
+//! The tutor starts while the evaluator judges: its reply is shown when nothing was found,
+//! and cancelled (its connection closed) when something was, on both wire formats.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::json;
+use warren::config::ProviderChoice;
+use warren_app::protocol::ServerMessage;
+
+use crate::common::fake_llm::{FakeLlm, Reply, Wire};
+use crate::common::{TestApp, reply_of};
+
+/// The slow reply the tutor starts before the evaluator answers.
+const FIRST: [&str; 12] =
+    ["What ", "else ", "comes ", "to ", "mind ", "about ", "it? ", "Take ", "your ", "time ", "with ", "it."];
+const SECOND: &str = "Which part of that is still missing?";
+
+fn system_of(body: &serde_json::Value) -> String {
+    body["system"]
+        .as_str()
+        .or_else(|| body["messages"][0]["content"].as_str())
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// The evaluator recalls the first point listed on "RECALL", nearly recalls it on "NEAR",
+/// finds nothing otherwise; the tutor answers slowly unless it has an observation to use.
+fn answers(body: &serde_json::Value) -> Reply {
+    let system = system_of(body);
+    let last = body["messages"].as_array().and_then(|m| m.last()).map(|m| m["content"].to_string());
+    let last = last.unwrap_or_default();
+    if system.contains("You check which recall points") {
+        let first = system
+            .lines()
+            .find_map(|l| {
+                l.strip_prefix("- id \"").and_then(|l| l.split_once('"')).map(|(id, _)| id.to_string())
+            })
+            .unwrap_or_default();
+        let said = last.rsplit("Latest learner message:").next().unwrap_or_default();
+        let answer = if said.contains("RECALL") {
+            json!({"recalled": [{"pointId": first, "confidence": 0.9}], "nearMisses": [], "observation": "Found it."})
+        } else if said.contains("NEAR") {
+            json!({"recalled": [], "nearMisses": [{"pointId": first, "feedback": "close"}], "observation": "Close."})
+        } else {
+            json!({"recalled": [], "nearMisses": [], "observation": ""})
+        };
+        return Reply::Said(answer.to_string());
+    }
+    if system.contains("for tangents") {
+        return Reply::Said(json!({"isRabbithole": false, "confidence": 0.0}).to_string());
+    }
+    if system.contains("Observation about the latest message") {
+        return Reply::Slow { pieces: vec![SECOND.to_string()], delay: Duration::from_millis(5) };
+    }
+    Reply::Slow { pieces: FIRST.iter().map(|p| p.to_string()).collect(), delay: Duration::from_millis(40) }
+}
+
+async fn app_on(wire: Wire, fake: &FakeLlm) -> TestApp {
+    let base = fake.base_url();
+    TestApp::spawn_with(|c| match wire {
+        Wire::Anthropic => {
+            c.llm.provider = ProviderChoice::Anthropic;
+            c.llm.anthropic_api_key = Some("sk-test".into());
+            c.llm.anthropic_base_url = base;
+        }
+        Wire::OpenAi => {
+            c.llm.provider = ProviderChoice::Openai;
+            c.llm.openai_base_url = Some(base);
+        }
+    })
+    .await
+}
+
+fn streamed(frames: &[ServerMessage]) -> String {
+    frames
+        .iter()
+        .filter_map(|m| match m {
+            ServerMessage::AssistantChunk(c) => Some(c.content.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Tutor requests the fake has seen whose latest learner words contain `said`.
+fn tutor_requests(fake: &FakeLlm, said: &str) -> usize {
+    fake.received()
+        .iter()
+        .filter(|r| system_of(&r.body).contains("recall facilitator"))
+        .filter(|r| {
+            r.body["messages"]
+                .as_array()
+                .and_then(|m| m.last())
+                .is_some_and(|m| m["content"].to_string().contains(said))
+        })
+        .count()
+}
+
+async fn cancelled_becomes(fake: &FakeLlm, expected: usize) {
+    for _ in 0..100 {
+        if fake.cancelled() == expected {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(fake.cancelled(), expected, "replies cut off by the client");
+}
+
+#[tokio::test]
+async fn a_turn_that_finds_nothing_shows_the_early_reply_once_and_one_that_finds_something_cancels_it() {
+    for wire in [Wire::Anthropic, Wire::OpenAi] {
+        let fake = FakeLlm::start_with(wire, vec![], Some(Arc::new(answers))).await;
+        let app = app_on(wire, &fake).await;
+        let (session, _) = app.start("The living cell").await;
+        let mut ws = app.connect(&session).await;
+        ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+
+        // Nothing found: the reply started early is the reply, every piece once, in order.
+        let frames = ws.say("hmm, nothing comes to mind here").await;
+        assert_eq!(streamed(&frames), FIRST.concat(), "{wire:?}");
+        assert_eq!(reply_of(&frames), FIRST.concat(), "{wire:?}");
+        assert_eq!(tutor_requests(&fake, "nothing comes to mind"), 1, "{wire:?}: one request, kept");
+        assert_eq!(fake.cancelled(), 0, "{wire:?}");
+
+        // A recall: the early reply is cut off and never shown; the second one is.
+        let frames = ws.say("RECALL: I know this one").await;
+        assert_eq!(crate::common::recalled_ids(&frames).len(), 1, "{wire:?}");
+        assert_eq!(streamed(&frames), SECOND, "{wire:?}: only the second reply");
+        assert!(frames.iter().all(|m| !format!("{m:?}").contains("comes to mind about")), "{wire:?}");
+        assert_eq!(tutor_requests(&fake, "RECALL"), 2, "{wire:?}");
+        cancelled_becomes(&fake, 1).await;
+
+        // A near miss is something found too.
+        let frames = ws.say("NEAR: something like that").await;
+        assert_eq!(streamed(&frames), SECOND, "{wire:?}");
+        cancelled_becomes(&fake, 2).await;
+
+        let stored = app.store().entries(app.owner(), &session).await.unwrap();
+        let replies: Vec<&str> = stored.iter().map(|e| e.content.as_str()).collect();
+        assert_eq!(
+            replies.iter().filter(|c| **c == FIRST.concat()).count(),
+            2,
+            "{wire:?}: the opening and turn one"
+        );
+        assert_eq!(replies.iter().filter(|c| **c == SECOND).count(), 2, "{wire:?}");
+
+        let metrics = app.http.get(app.url("/metrics")).send().await.unwrap().text().await.unwrap();
+        assert!(metrics.contains("warren_speculative_tutor_total{outcome=\"kept\"} 1"), "{metrics}");
+        assert!(metrics.contains("warren_speculative_tutor_total{outcome=\"wasted\"} 2"), "{metrics}");
+    }
+}
