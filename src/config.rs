@@ -93,6 +93,12 @@ pub struct Config {
     /// Learner messages after a declined rabbit hole before another may be offered.
     #[arg(long, env = "WARREN_RABBITHOLE_COOLDOWN", default_value_t = 3, global = true)]
     pub rabbithole_cooldown: u32,
+
+    /// Tokens of conversation the agents are sent (about four characters each). Past three
+    /// quarters of it, the summariser condenses the older part of the session.
+    #[arg(long, env = "WARREN_CONTEXT_TOKENS", default_value_t = 6000,
+          value_parser = clap::value_parser!(u32).range(400..), global = true)]
+    pub context_tokens: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -184,6 +190,7 @@ impl Config {
             public_url: None,
             llm: LlmConfig::offline(),
             rabbithole_cooldown: 3,
+            context_tokens: 6000,
         }
     }
 }

@@ -70,6 +70,7 @@ impl Application {
             provider,
             EngineConfig {
                 decline_cooldown: config.rabbithole_cooldown,
+                context_tokens: config.context_tokens as usize,
                 speculative_tutor,
                 ..EngineConfig::default()
             },

@@ -10,6 +10,7 @@ pub mod metrics;
 pub mod rate;
 pub mod reply_check;
 mod session;
+pub use session::tokens;
 pub mod struggle;
 mod turn;
 
@@ -45,6 +46,9 @@ pub struct EngineConfig {
     /// Start the tutor alongside the evaluator, as if the message recalls nothing, and keep
     /// its reply when that is so: one model round trip to the first word instead of two.
     pub speculative_tutor: bool,
+    /// Tokens of conversation an agent is sent; past three quarters of it the older part of
+    /// the session is compacted into a summary.
+    pub context_tokens: usize,
 }
 
 impl Default for EngineConfig {
@@ -58,6 +62,7 @@ impl Default for EngineConfig {
             message_interval: Duration::from_secs(1),
             socket_buffer: 512,
             speculative_tutor: false,
+            context_tokens: 6000,
         }
     }
 }

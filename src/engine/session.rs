@@ -16,13 +16,11 @@ use crate::llm::Message;
 use crate::llm::brief::{Focus, PointBrief, ResourceBrief, ShowTool, Showable};
 use crate::store::{
     Entry, EntryKind, NewEntry, NewOutcome, OutcomeRow, Point, RabbitholeRow, RabbitholeStatus, RecallSet,
-    Resource, SessionRow, Speaker, Store, StoreError, Struggle, path_to,
+    Resource, SessionRow, Speaker, Store, StoreError, Struggle, Tree, resolve,
 };
 
 /// How many recent messages the evaluator and detector see besides the latest one.
 const JUDGE_CONTEXT: usize = 6;
-/// How many messages of the main line the tutor sees.
-const TUTOR_CONTEXT: usize = 40;
 
 pub const OVERLAY_MESSAGE: &str = "You've covered everything.";
 
@@ -33,7 +31,7 @@ pub struct LiveSession {
     pub points: Vec<Point>,
     pub resources: Vec<Resource>,
     pub outcomes: Vec<OutcomeRow>,
-    pub entries: Vec<Entry>,
+    pub tree: Tree,
     pub rabbitholes: Vec<RabbitholeRow>,
     /// How hard each point has been, by point id.
     pub struggles: Struggles,
@@ -81,7 +79,8 @@ impl LiveSession {
             .iter()
             .filter_map(|id| all_points.iter().find(|p| &p.id == id).cloned())
             .collect();
-        Self { row, set, points, resources, outcomes, entries, rabbitholes, struggles, shown: Vec::new() }
+        let tree = Tree::new(entries);
+        Self { row, set, points, resources, outcomes, tree, rabbitholes, struggles, shown: Vec::new() }
     }
 
     pub fn owner(&self) -> &str {
@@ -126,12 +125,11 @@ impl LiveSession {
     }
 
     pub fn leaf_entry(&self) -> Option<&Entry> {
-        let leaf = self.leaf()?;
-        self.entries.iter().find(|e| e.id == leaf)
+        self.tree.get(self.leaf()?)
     }
 
     pub fn path(&self) -> Vec<&Entry> {
-        path_to(&self.entries, self.leaf())
+        self.tree.path(self.leaf())
     }
 
     pub fn rabbithole(&self, id: &str) -> Option<&RabbitholeRow> {
@@ -184,25 +182,69 @@ impl LiveSession {
         }
     }
 
-    /// The tutor's conversation: the main line from the root, with branch summaries as notes.
+    /// The tutor's conversation: the main line from the root, with branch summaries as notes;
+    /// after a compaction, its summary and then the main line from its first kept entry.
     pub fn tutor_context(&self) -> Vec<Message> {
-        let mut messages: Vec<Message> = self
-            .main_line()
-            .into_iter()
-            .filter_map(|e| match e.kind {
-                EntryKind::Message => match e.speaker? {
-                    Speaker::Learner => Some(Message::user(e.content.clone())),
-                    Speaker::Tutor => Some(Message::assistant(e.content.clone())),
-                    Speaker::Explorer => None,
-                },
-                EntryKind::BranchSummary => Some(Message::user(format!("(Side note: {})", e.content))),
-                EntryKind::ModeChange | EntryKind::Compaction | EntryKind::Label | EntryKind::Custom => None,
-            })
-            .collect();
-        if messages.len() > TUTOR_CONTEXT {
-            messages.drain(..messages.len() - TUTOR_CONTEXT);
+        let main = self.main_line();
+        let resolved = resolve(&main);
+        let summary = resolved.summary.map(|c| Message::user(earlier(&c.content)));
+        summary.into_iter().chain(resolved.kept.into_iter().filter_map(tutor_message)).collect()
+    }
+
+    /// What to condense, when the tutor's conversation has grown past three quarters of
+    /// `budget` tokens: the main line up to the learner message from which the newest quarter
+    /// of the budget is kept. `None` in a rabbit hole or when there is nothing to condense.
+    pub fn compaction_plan(&self, budget: usize) -> Option<CompactionPlan> {
+        if self.mode() != SessionMode::Recall {
+            return None;
         }
-        messages
+        let tokens_before = tokens(&self.tutor_context());
+        if tokens_before <= budget / 4 * 3 {
+            return None;
+        }
+        let main = self.main_line();
+        let resolved = resolve(&main);
+        let kept = &resolved.kept;
+        let mut newest = 0;
+        let mut cut = kept.len();
+        for (i, entry) in kept.iter().enumerate().rev() {
+            newest += tutor_message(entry).map_or(0, |m| tokens(std::slice::from_ref(&m)));
+            cut = i;
+            if newest >= budget / 4 {
+                break;
+            }
+        }
+        // Kept messages start with the learner, as every conversation sent must.
+        let cut = (cut..kept.len()).find(|&i| kept[i].is_message_from(Speaker::Learner))?;
+        if cut == 0 {
+            return None;
+        }
+        Some(CompactionPlan {
+            first_kept_id: kept[cut].id.clone(),
+            previous: resolved.summary.map(|c| c.content.clone()),
+            messages: kept[..cut].iter().copied().filter_map(tutor_message).collect(),
+            tokens_before,
+        })
+    }
+
+    /// Writes a compaction on the main line, if the plan still fits it: in recall mode, its
+    /// first kept entry on the path, and no learner message waiting for its answer at the
+    /// leaf (a compaction there would hide it). False when it no longer fits.
+    pub async fn compact(
+        &mut self,
+        store: &Store,
+        plan: &CompactionPlan,
+        summary: String,
+    ) -> Result<bool, StoreError> {
+        let fits = self.mode() == SessionMode::Recall
+            && self.unanswered_message().is_none()
+            && self.main_line().iter().any(|e| e.id == plan.first_kept_id);
+        if !fits {
+            return Ok(false);
+        }
+        let data = json!({"firstKeptEntryId": plan.first_kept_id, "tokensBefore": plan.tokens_before});
+        self.append(store, NewEntry::note(EntryKind::Compaction, summary, data)).await?;
+        Ok(true)
     }
 
     /// The explorer's own conversation inside the rabbit hole under way.
@@ -243,7 +285,7 @@ impl LiveSession {
     }
 
     pub fn last_client_message_id(&self) -> Option<String> {
-        self.entries.iter().rev().find_map(|e| e.client_message_id.clone())
+        self.tree.entries.iter().rev().find_map(|e| e.client_message_id.clone())
     }
 
     pub fn overlay(&self, now: i64) -> Option<SessionCompleteOverlay> {
@@ -477,7 +519,7 @@ impl LiveSession {
         let (entry, created) = store.append_entry(self.owner(), self.id(), parent, new, true).await?;
         if created {
             self.row.leaf_id = Some(entry.id.clone());
-            self.entries.push(entry.clone());
+            self.tree.push(entry.clone());
         }
         Ok((entry, created))
     }
@@ -615,6 +657,39 @@ impl LiveSession {
     }
 }
 
+/// A main-line entry as the tutor sees it: messages, and branch summaries as notes.
+fn tutor_message(entry: &Entry) -> Option<Message> {
+    match entry.kind {
+        EntryKind::Message => match entry.speaker? {
+            Speaker::Learner => Some(Message::user(entry.content.clone())),
+            Speaker::Tutor => Some(Message::assistant(entry.content.clone())),
+            Speaker::Explorer => None,
+        },
+        EntryKind::BranchSummary => Some(Message::user(format!("(Side note: {})", entry.content))),
+        EntryKind::ModeChange | EntryKind::Compaction | EntryKind::Label | EntryKind::Custom => None,
+    }
+}
+
+/// A compaction's summary as the tutor reads it.
+fn earlier(summary: &str) -> String {
+    format!("(Earlier in this session, in summary: {summary})")
+}
+
+/// About how many tokens messages cost: four characters each, and a few per message.
+pub fn tokens(messages: &[Message]) -> usize {
+    messages.iter().map(|m| m.content.chars().count().div_ceil(4) + 4).sum()
+}
+
+/// The older part of the main line to condense, and from where the conversation is kept.
+#[derive(Clone, Debug)]
+pub struct CompactionPlan {
+    pub first_kept_id: String,
+    /// The summary of the compaction this one replaces.
+    pub previous: Option<String>,
+    pub messages: Vec<Message>,
+    pub tokens_before: usize,
+}
+
 fn count(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
@@ -732,12 +807,12 @@ mod tests {
 
     /// Appends an entry under the leaf, as the store would.
     fn push(s: &mut LiveSession, new: NewEntry, at: i64) -> String {
-        let id = format!("e{}", s.entries.len() + 1);
-        s.entries.push(Entry {
+        let id = format!("e{}", s.tree.len() + 1);
+        s.tree.push(Entry {
             id: id.clone(),
             session_id: "s".into(),
             parent_id: s.row.leaf_id.clone(),
-            seq: s.entries.len() as i64 + 1,
+            seq: s.tree.len() as i64 + 1,
             created_at: at,
             kind: new.kind,
             speaker: new.speaker,
@@ -930,17 +1005,50 @@ mod tests {
     }
 
     #[test]
-    fn the_tutor_context_keeps_the_latest_messages() {
+    fn a_long_main_line_is_planned_for_compaction_and_read_through_its_summary() {
         let mut s = session(&["a"], &["a"]);
-        for i in 0..(TUTOR_CONTEXT + 10) {
-            let speaker = if i % 2 == 0 { Speaker::Tutor } else { Speaker::Learner };
-            say(&mut s, speaker, &format!("m{i}"), i as i64);
+        say(&mut s, Speaker::Tutor, "What do you remember?", 0);
+        for i in 1..60 {
+            say(&mut s, Speaker::Learner, &format!("answer {i} with a few more words in it"), i);
+            say(&mut s, Speaker::Tutor, &format!("question {i}, asked in a few more words"), i);
         }
+        let budget = 400;
+        let before = tokens(&s.tutor_context());
+        assert!(before > budget);
+        let plan = s.compaction_plan(budget).expect("over three quarters of the budget");
+        assert_eq!(plan.tokens_before, before);
+        assert!(plan.previous.is_none());
+        let kept = s.tree.get(&plan.first_kept_id).expect("on the path").clone();
+        assert!(kept.is_message_from(Speaker::Learner), "the kept part starts with the learner");
+        assert_eq!(plan.messages.first().map(|m| m.content.as_str()), Some("What do you remember?"));
+
+        push(
+            &mut s,
+            NewEntry::note(
+                EntryKind::Compaction,
+                "They tried hard.",
+                json!({"firstKeptEntryId": plan.first_kept_id}),
+            ),
+            100,
+        );
         let context = s.tutor_context();
-        assert_eq!(context.len(), TUTOR_CONTEXT);
+        assert_eq!(context[0].content, "(Earlier in this session, in summary: They tried hard.)");
+        assert_eq!(context[1].content, kept.content);
         assert_eq!(
             context.last().map(|m| m.content.as_str()),
-            Some(format!("m{}", TUTOR_CONTEXT + 9).as_str())
+            Some("question 59, asked in a few more words")
         );
+        let after = tokens(&context);
+        assert!(after <= budget / 2, "{after} tokens after compaction");
+        assert!(s.compaction_plan(budget).is_none(), "nothing more to condense yet");
+
+        // The next compaction folds this one's summary in.
+        for i in 60..90 {
+            say(&mut s, Speaker::Learner, &format!("answer {i} with a few more words in it"), i);
+            say(&mut s, Speaker::Tutor, &format!("question {i}, asked in a few more words"), i);
+        }
+        let plan = s.compaction_plan(budget).expect("over budget again");
+        assert_eq!(plan.previous.as_deref(), Some("They tried hard."));
+        assert_eq!(plan.messages[0].content, kept.content, "it condenses from the last kept entry on");
     }
 }

@@ -192,9 +192,18 @@ pub struct ExplorerBrief {
 #[derive(Clone, Debug)]
 pub struct SummaryBrief {
     pub set_name: String,
-    pub recalled: Vec<PointBrief>,
-    pub struggled: Vec<PointBrief>,
-    pub remaining: Vec<PointBrief>,
-    pub rabbitholes: Vec<String>,
-    pub duration_ms: u64,
+    pub task: SummaryTask,
+}
+
+/// What the summariser is asked to write.
+#[derive(Clone, Debug)]
+pub enum SummaryTask {
+    /// The older part of a long session's main line, condensed for the agents that carry on
+    /// (it stands in for those messages in their context).
+    Compaction {
+        /// The summary the last compaction wrote, which this one replaces.
+        previous: Option<String>,
+        /// The messages being condensed, oldest first.
+        messages: Vec<Message>,
+    },
 }

@@ -2,8 +2,6 @@
 //! Who spoke is stored as `role` (`user`/`assistant`) and `agent` (`tutor`/`explorer`) and read
 //! back as one [`Speaker`].
 
-use std::collections::HashMap;
-
 use warren_app::tree::{EntryKind, Speaker};
 
 use super::columns::{MaybeJson, MaybeName};
@@ -83,6 +81,7 @@ macro_rules! select_entries {
         )
     };
 }
+pub(super) use select_entries;
 
 impl Store {
     /// Appends an entry under `parent_id` and, when `advance_leaf`, points the session's leaf
@@ -97,6 +96,13 @@ impl Store {
         advance_leaf: bool,
     ) -> Result<(Entry, bool), StoreError> {
         let mut tx = self.write_transaction().await?;
+        // Takes the session's row lock on PostgreSQL (SQLite's write lock is already held):
+        // appends to one session take turns, so `seq` cannot be handed out twice.
+        sqlx::query("UPDATE sessions SET updated_at = updated_at WHERE id = $1 AND owner_id = $2")
+            .bind(session_id)
+            .bind(owner)
+            .execute(&mut *tx)
+            .await?;
         if let Some(client_id) = &new.client_message_id {
             let existing: Option<Entry> = sqlx::query_as(select_entries!(
                 "WHERE session_id = $1 AND client_message_id = $2 AND owner_id = $3"
@@ -168,21 +174,4 @@ impl Store {
             .fetch_all(self.pool())
             .await?)
     }
-}
-
-/// The entries from the root to `leaf`, in order (the context an agent sees, before compaction).
-pub fn path_to<'a>(entries: &'a [Entry], leaf: Option<&str>) -> Vec<&'a Entry> {
-    let by_id: HashMap<&str, &Entry> = entries.iter().map(|e| (e.id.as_str(), e)).collect();
-    let mut path = Vec::new();
-    let mut next = leaf;
-    while let Some(entry) = next.and_then(|id| by_id.get(id)) {
-        // Bounded by the entry count, so a corrupt cycle cannot loop forever.
-        if path.len() == entries.len() {
-            break;
-        }
-        path.push(*entry);
-        next = entry.parent_id.as_deref();
-    }
-    path.reverse();
-    path
 }

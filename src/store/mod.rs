@@ -15,17 +15,19 @@ mod sessions;
 mod sets;
 mod stats;
 mod struggles;
+mod tree;
 mod users;
 
 pub use accounts::Account;
 pub use db::{Backend, Check, Store, StoreError};
-pub use entries::{Entry, NewEntry, path_to};
+pub use entries::{Entry, NewEntry};
 pub use points::{FsrsCard, Point, Review};
 pub use rabbitholes::{RabbitholeRow, RabbitholeStatus};
 pub use resources::{Resource, image_type, media_url};
 pub use sessions::{NewOutcome, OutcomeRow, SessionRow, SessionState};
 pub use sets::{NewPoint, NewResource, NewSet, RecallSet, SetContents, SetSummary};
 pub use struggles::Struggle;
+pub use tree::{MAX_LABEL, Resolved, Tree, first_kept_id, resolve};
 pub use users::User;
 pub use warren_app::tree::{EntryKind, Speaker};
 

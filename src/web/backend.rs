@@ -14,7 +14,7 @@ use warren_app::protocol::SessionStatus;
 
 use crate::engine::{Engine, EngineError};
 use crate::llm::select::ProviderStatus;
-use crate::store::{SessionRow, SetSummary, Store, StoreError, now_ms, path_to};
+use crate::store::{SessionRow, SetSummary, Store, StoreError, Tree, now_ms};
 use crate::transfer;
 
 use super::stats;
@@ -321,10 +321,10 @@ impl Backend for ServerBackend {
         let owner = &viewer.user_id;
         let row = self.owned_session(owner, id).await?;
         let name = self.set_name(owner, &row.set_id).await?;
-        let entries = self.store.entries(owner, id).await.map_err(internal)?;
-        let main_line: Vec<String> =
-            path_to(&entries, row.leaf_id.as_deref()).iter().map(|e| e.id.clone()).collect();
-        let entries = entries
+        let tree = Tree::new(self.store.entries(owner, id).await.map_err(internal)?);
+        let main_line = tree.path_ids(row.leaf_id.as_deref());
+        let entries = tree
+            .entries
             .iter()
             .map(|e| TranscriptEntry {
                 id: e.id.clone(),
@@ -333,7 +333,7 @@ impl Backend for ServerBackend {
                 speaker: e.speaker,
                 content: e.content.clone(),
                 created_at: e.created_at,
-                on_main_line: main_line.contains(&e.id),
+                on_main_line: main_line.contains(e.id.as_str()),
             })
             .collect();
         let counts = self.counts(owner).await?;

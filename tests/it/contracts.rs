@@ -18,6 +18,7 @@ enum Agent {
     Evaluator,
     Detector,
     Explorer,
+    Summariser,
 }
 
 /// One request as an agent sent it, whatever the wire format.
@@ -56,6 +57,8 @@ impl Sent {
             Agent::Detector
         } else if system.contains("exploring a tangent") {
             Agent::Explorer
+        } else if system.contains("You keep the record of a recall session") {
+            Agent::Summariser
         } else {
             panic!("a request from no known agent: {system}")
         };
@@ -114,22 +117,30 @@ fn answerer() -> impl Fn(&Value) -> Reply + Send + Sync + 'static {
             }
             Agent::Tutor => format!("Tutor question number {n}?"),
             Agent::Explorer => format!("Explorer thought number {n}."),
+            Agent::Summariser => format!("Summary number {n}: the learner kept trying."),
         };
         Reply::Said(text)
     }
 }
 
 async fn app_on(wire: Wire, fake: &FakeLlm) -> TestApp {
+    app_with(wire, fake, |_| {}).await
+}
+
+async fn app_with(wire: Wire, fake: &FakeLlm, adjust: impl FnOnce(&mut warren::config::Config)) -> TestApp {
     let base = fake.base_url();
-    TestApp::spawn_with(|c| match wire {
-        Wire::Anthropic => {
-            c.llm.provider = ProviderChoice::Anthropic;
-            c.llm.anthropic_api_key = Some("sk-test".into());
-            c.llm.anthropic_base_url = base;
-        }
-        Wire::OpenAi => {
-            c.llm.provider = ProviderChoice::Openai;
-            c.llm.openai_base_url = Some(base);
+    TestApp::spawn_with(|c| {
+        adjust(c);
+        match wire {
+            Wire::Anthropic => {
+                c.llm.provider = ProviderChoice::Anthropic;
+                c.llm.anthropic_api_key = Some("sk-test".into());
+                c.llm.anthropic_base_url = base;
+            }
+            Wire::OpenAi => {
+                c.llm.provider = ProviderChoice::Openai;
+                c.llm.openai_base_url = Some(base);
+            }
         }
     })
     .await
@@ -332,5 +343,54 @@ async fn the_evaluator_sees_only_unchecked_points_and_the_detector_keeps_its_qui
             ],
             "{wire:?}: not in exchanges 1 and 2, not in the cooldown, not inside the hole"
         );
+    }
+}
+
+#[tokio::test]
+async fn the_summariser_condenses_the_older_main_line_and_the_tutor_reads_its_summary_first() {
+    for wire in WIRES {
+        let fake = FakeLlm::start_with(wire, vec![], Some(Arc::new(answerer()))).await;
+        let app = app_with(wire, &fake, |c| c.context_tokens = 400).await;
+        let (session, points) = app.start("The living cell").await;
+        let mut ws = app.connect(&session).await;
+        ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+        let mut n = 0;
+        while !fake.received().iter().any(|r| Sent::read(&r.body).agent == Agent::Summariser) {
+            n += 1;
+            assert!(n < 40, "{wire:?}: no compaction after {n} messages");
+            ws.say(&format!(
+                "Message {n} from the learner, thinking aloud about the question at some length."
+            ))
+            .await;
+        }
+        ws.say("The message after the compaction.").await;
+
+        let sent: Vec<Sent> = fake.received().iter().map(|r| Sent::read(&r.body)).collect();
+        let at = sent.iter().position(|s| s.agent == Agent::Summariser).unwrap();
+        let summariser = &sent[at];
+        assert!(summariser.system.contains("\"The living cell\""), "{wire:?}: the set's name");
+        assert!(summariser.system.contains("at most 150 words"), "{wire:?}");
+        assert_eq!(summariser.messages.len(), 1, "{wire:?}: one message with the conversation");
+        let (role, body) = &summariser.messages[0];
+        assert_eq!(role, "user");
+        assert!(body.contains("Conversation to summarise:\nTutor: "), "{wire:?}: {body}");
+        assert!(body.contains("Learner: Message 1 from the learner"), "{wire:?}: the oldest messages");
+        assert!(!body.contains(&format!("Message {n} from")), "{wire:?}: not the newest");
+        for p in &points {
+            assert!(!summariser.everything().contains(&p.content), "{wire:?}: never the checklist");
+        }
+        let summary_number = sent.iter().take(at).count();
+        // The tutor's next request reads the summary first, then the kept conversation.
+        let tutor = sent.iter().rev().find(|s| s.agent == Agent::Tutor).unwrap();
+        let (role, first) = &tutor.messages[0];
+        assert_eq!(role, "user", "{wire:?}");
+        assert!(
+            first.starts_with(&format!(
+                "(Earlier in this session, in summary: Summary number {summary_number}: the learner kept trying.)"
+            )),
+            "{wire:?}: {first}"
+        );
+        assert!(!tutor.everything().contains("Message 1 from"), "{wire:?}: the condensed part is gone");
+        assert!(tutor.everything().contains("The message after the compaction."), "{wire:?}");
     }
 }

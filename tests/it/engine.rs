@@ -15,6 +15,8 @@ use warren_app::protocol::{ClientMessage, ProviderInfo, ServerMessage, SessionSt
 struct Scripted {
     evaluator: Mutex<VecDeque<String>>,
     calls: Mutex<Vec<&'static str>>,
+    /// Every request, in order.
+    requests: Mutex<Vec<Request>>,
 }
 
 impl Scripted {
@@ -41,10 +43,14 @@ impl Provider for Scripted {
             Purpose::Detector(_) => ("detector", r#"{"isRabbithole":false}"#.into()),
             Purpose::Tutor(_) => ("tutor", "What else comes to mind?".into()),
             Purpose::Explorer(_) => ("explorer", "Here is something.".into()),
-            Purpose::Summariser(_) => ("summariser", "Summary.".into()),
+            Purpose::Summariser(_) => {
+                let n = self.calls().iter().filter(|c| **c == "summariser").count() + 1;
+                ("summariser", format!("Summary number {n} of what was said."))
+            }
             Purpose::Probe => ("probe", "ok".into()),
         };
         self.calls.lock().unwrap().push(name);
+        self.requests.lock().unwrap().push(request.clone());
         Ok(Box::pin(futures_util::stream::iter(vec![Ok(Output::Text(text))])))
     }
 
@@ -64,13 +70,17 @@ struct Fixture {
 }
 
 async fn fixture() -> Fixture {
+    fixture_with(EngineConfig::default()).await
+}
+
+async fn fixture_with(config: EngineConfig) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(&format!("sqlite://{}/e.db", dir.path().display())).await.unwrap();
     store.migrate().await.unwrap();
     let owner = store.create_account("learner", "not-a-real-hash").await.unwrap().unwrap();
     demo::ensure_demo_sets(&store, &owner).await.unwrap();
     let provider = Arc::new(Scripted::default());
-    let engine = Engine::new(store.clone(), provider.clone(), EngineConfig::default());
+    let engine = Engine::new(store.clone(), provider.clone(), config);
     let set = store.list_sets(&owner, 0).await.unwrap().remove(0);
     let session = engine.start_session(&owner, &set.id, true).await.unwrap().id;
     let points = store.points(&owner, &set.id).await.unwrap().into_iter().map(|p| p.id).collect();
@@ -221,4 +231,54 @@ async fn another_learners_session_is_not_found() {
     assert!(matches!(err, warren::engine::EngineError::NotFound));
     let err = f.engine.attach(&f.owner, "missing").await.err().expect("refused");
     assert!(matches!(err, warren::engine::EngineError::NotFound));
+}
+
+#[tokio::test]
+async fn a_long_session_is_compacted_within_its_budget_and_keeps_its_checklist() {
+    let budget = 1_000;
+    let config = EngineConfig { context_tokens: budget, message_burst: u32::MAX, ..EngineConfig::default() };
+    let f = fixture_with(config).await;
+    let mut a = f.engine.attach(&f.owner, &f.session).await.unwrap();
+    until(&mut a, turn_end).await;
+    let p0 = f.points[0].clone();
+    f.provider.evaluator_says(&[&recall_json(&[&p0])]);
+    assert_eq!(recalled(&say(&mut a, "the first answer, which recalls a point").await), vec![p0.clone()]);
+    for i in 1..300 {
+        let frames = say(&mut a, &format!("answer number {i}, thinking aloud about what it might be")).await;
+        assert!(matches!(frames.last(), Some(ServerMessage::AssistantComplete(_))), "turn {i}: {frames:?}");
+    }
+
+    let requests = f.provider.requests.lock().unwrap().clone();
+    let tutor: Vec<&Request> = requests.iter().filter(|r| matches!(r.purpose, Purpose::Tutor(_))).collect();
+    assert_eq!(tutor.len(), 301, "the opening and one reply per message");
+    for (i, request) in tutor.iter().enumerate() {
+        let tokens = warren::engine::tokens(&request.messages);
+        assert!(tokens <= budget, "tutor request {i} carries {tokens} tokens, over {budget}");
+    }
+    let summaries = requests.iter().filter(|r| matches!(r.purpose, Purpose::Summariser(_))).count();
+    assert!(summaries >= 5, "300 turns need several compactions, not {summaries}");
+    let last = tutor.last().unwrap();
+    assert!(
+        last.messages[0].content.contains(&format!("Summary number {summaries} of what was said.")),
+        "the tutor reads the newest summary first: {:?}",
+        last.messages[0]
+    );
+    assert!(last.messages.iter().any(|m| m.content.contains("answer number 299")), "and the newest messages");
+    assert!(!last.messages.iter().any(|m| m.content.contains("answer number 1,")), "not the oldest");
+
+    // The recall made before every compaction still counts: the evaluator is not asked
+    // about the point again, and the checklist says it was recalled.
+    let evaluations: Vec<&Request> =
+        requests.iter().filter(|r| matches!(r.purpose, Purpose::Evaluator(_))).collect();
+    let Purpose::Evaluator(brief) = &evaluations.last().unwrap().purpose else { unreachable!() };
+    assert!(brief.unchecked.iter().all(|p| p.id != p0));
+    let outcomes = f.store.outcomes(&f.owner, &f.session).await.unwrap();
+    assert_eq!(outcomes.iter().map(|o| o.point_id.clone()).collect::<Vec<_>>(), vec![p0]);
+
+    // Nothing was deleted: every message is in the tree, and the compactions beside them.
+    let entries = f.store.entries(&f.owner, &f.session).await.unwrap();
+    let messages = entries.iter().filter(|e| e.kind == warren::store::EntryKind::Message).count();
+    assert_eq!(messages, 1 + 2 * 300);
+    let compactions = entries.iter().filter(|e| e.kind == warren::store::EntryKind::Compaction).count();
+    assert_eq!(compactions, summaries);
 }

@@ -19,3 +19,4 @@ mod session_socket;
 mod speculation;
 mod startup;
 mod study;
+mod tree;

@@ -9,6 +9,7 @@
 
 mod assess;
 mod client;
+mod compact;
 mod rabbithole;
 mod turns;
 
@@ -26,6 +27,7 @@ use super::struggle;
 use super::turn::{TurnKind, TutorPlan};
 use super::{EngineError, Shared};
 use crate::store::{Speaker, StoreError, now_ms};
+use compact::Compaction;
 use turns::ActiveTurn;
 
 pub enum Command {
@@ -75,6 +77,7 @@ pub struct Actor {
     next_subscriber: u64,
     queue: VecDeque<(u64, ClientMessage)>,
     turn: Option<ActiveTurn>,
+    compaction: Option<Compaction>,
     learner_rate: TokenBucket,
 }
 
@@ -88,21 +91,27 @@ impl Actor {
             next_subscriber: 1,
             queue: VecDeque::new(),
             turn: None,
+            compaction: None,
             learner_rate,
         }
     }
 
     pub async fn run(mut self, mut commands: mpsc::Receiver<Command>) {
         loop {
-            let idle = self.subscribers.is_empty() && self.turn.is_none() && self.queue.is_empty();
+            let idle = self.subscribers.is_empty()
+                && self.turn.is_none()
+                && self.queue.is_empty()
+                && self.compaction.is_none();
             tokio::select! {
                 command = commands.recv() => match command {
                     Some(command) => self.on_command(command).await,
                     None => break,
                 },
                 event = turns::next_event(&mut self.turn) => self.on_turn_event(event).await,
+                done = compact::next_summary(&mut self.compaction) => self.on_summary(done),
                 () = tokio::time::sleep(self.shared.config.idle_shutdown), if idle => break,
             }
+            self.apply_compaction().await;
             while self.turn.is_none() {
                 let Some((from, message)) = self.queue.pop_front() else { break };
                 self.handle(from, message).await;
@@ -170,7 +179,7 @@ impl Actor {
                 next = Some((TurnKind::Resume(self.first_plan().await?), Speaker::Tutor));
             }
             SessionStatus::InProgress if self.turn.is_none() => {
-                if self.session.entries.is_empty() {
+                if self.session.tree.is_empty() {
                     next = Some((TurnKind::Opening(self.first_plan().await?), Speaker::Tutor));
                 } else if let Some(waiting) = self.session.unanswered_message()
                     // A last recall is answered by the overlay, not by the tutor.

@@ -139,6 +139,9 @@ impl Actor {
                     Audience::All,
                 );
                 self.emit(SessionEvent::AssistantMessage { content: text }, Audience::All);
+                if speaker == Speaker::Tutor {
+                    self.compact_if_needed();
+                }
             }
             TurnEvent::Silent => self.turn = None,
             TurnEvent::Failed(err) => {

@@ -4,6 +4,7 @@
 pub mod detector;
 pub mod evaluator;
 pub mod explorer;
+pub mod summariser;
 pub mod tutor;
 
 use crate::llm::Message;

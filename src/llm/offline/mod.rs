@@ -15,7 +15,7 @@ use warren_app::protocol::ProviderInfo;
 
 use super::brief::{
     DetectorBrief, EvaluatorBrief, ExplorerBrief, Focus, PointBrief, Rung, Showable, SummaryBrief,
-    TutorBrief, TutorMoment,
+    SummaryTask, TutorBrief, TutorMoment,
 };
 use super::topic::topic_of;
 use super::{LlmError, Output, Provider, Purpose, ReplyStream, Request, Role, ToolCall};
@@ -379,34 +379,47 @@ fn explorer(brief: &ExplorerBrief) -> String {
 
 // --- summariser -------------------------------------------------------------------------------
 
+/// An extractive summary: what the learner said, a line each, first sentence only, after the
+/// lines the last summary kept; the newest lines are kept when there are too many. The same
+/// conversation always gives the same summary.
 fn summary(brief: &SummaryBrief) -> String {
-    let list = |points: &[PointBrief]| {
-        points.iter().map(|p| p.content.trim().to_string()).collect::<Vec<_>>().join("; ")
-    };
-    let minutes = (brief.duration_ms / 60_000).max(1);
-    let mut parts = vec![format!(
-        "In about {minutes} minute{} on {}, you recalled {} point{}.",
-        if minutes == 1 { "" } else { "s" },
-        brief.set_name,
-        brief.recalled.len(),
-        if brief.recalled.len() == 1 { "" } else { "s" }
-    )];
-    if !brief.struggled.is_empty() {
-        parts.push(format!("These took some work: {}.", list(&brief.struggled)));
+    const LINES: usize = 12;
+    const LINE_CHARS: usize = 120;
+    match &brief.task {
+        SummaryTask::Compaction { previous, messages } => {
+            let mut lines: Vec<String> = previous
+                .iter()
+                .flat_map(|p| p.lines())
+                .filter(|l| l.starts_with("- "))
+                .map(str::to_string)
+                .collect();
+            for message in messages.iter().filter(|m| m.role == Role::User) {
+                let said = first_sentence(&message.content);
+                if said.is_empty() || said.starts_with("(") {
+                    continue;
+                }
+                let said = if said.chars().count() > LINE_CHARS {
+                    format!("{}…", said.chars().take(LINE_CHARS).collect::<String>().trim_end())
+                } else {
+                    said
+                };
+                lines.push(format!("- The learner said: \u{201c}{said}\u{201d}"));
+            }
+            let skip = lines.len().saturating_sub(LINES);
+            let mut out = format!("Earlier in this session on {}:", brief.set_name);
+            for line in &lines[skip..] {
+                out.push('\n');
+                out.push_str(line);
+            }
+            out
+        }
     }
-    if !brief.rabbitholes.is_empty() {
-        parts.push(format!("You explored {}.", brief.rabbitholes.join(", ")));
-    }
-    if brief.remaining.is_empty() {
-        parts.push("Nothing is left for this round.".into());
-    } else {
-        parts.push(format!(
-            "Still to recall: {} point{}.",
-            brief.remaining.len(),
-            if brief.remaining.len() == 1 { "" } else { "s" }
-        ));
-    }
-    parts.join(" ")
+}
+
+/// A text's first sentence, on one line.
+fn first_sentence(text: &str) -> String {
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    sentences(&text).into_iter().next().unwrap_or_default()
 }
 
 #[cfg(test)]
