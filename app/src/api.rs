@@ -7,7 +7,6 @@ use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::protocol::SessionStatus;
-use crate::tree::{EntryKind, Speaker};
 
 /// The signed-in learner. The server's sign-in middleware puts it into each request.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -199,32 +198,62 @@ pub struct SessionHeader {
     pub provider: ProviderNotice,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TranscriptEntry {
-    pub id: String,
-    pub parent_id: Option<String>,
-    pub kind: EntryKind,
-    /// Who wrote it, for messages.
-    pub speaker: Option<Speaker>,
-    pub content: String,
-    pub created_at: i64,
-    /// On the path from the root to the session's leaf (false inside rabbit-hole branches).
-    pub on_main_line: bool,
+crate::named_enum! {
+    /// Which entries a session page shows.
+    #[derive(Default)]
+    pub enum EntryFilter {
+        /// The conversation: messages and branch summaries.
+        #[default]
+        Default = "default",
+        /// What the learner wrote.
+        Learner = "learner",
+        /// Entries with a label.
+        Labelled = "labelled",
+        /// Every entry, mode changes and compactions included.
+        All = "all",
+    }
+}
+
+/// How a session page was asked for: `?leafId=…&targetId=…&filter=…&q=…`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TranscriptQuery {
+    /// The line shown in full: the path to this entry (the session's leaf when absent).
+    pub leaf_id: Option<String>,
+    /// The entry to scroll to and highlight.
+    pub target_id: Option<String>,
+    pub filter: EntryFilter,
+    /// Words every shown entry must contain.
+    pub q: String,
+    /// The entry whose label form is open.
+    pub edit: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Transcript {
     pub now: i64,
     pub card: SessionCard,
-    pub entries: Vec<TranscriptEntry>,
+    pub study_ms: i64,
+    pub query: TranscriptQuery,
+    /// The leaf of the line shown in full.
+    pub leaf_id: String,
+    /// Entries shown with this filter and search, and in all (labels themselves not counted).
+    pub shown: u32,
+    pub total: u32,
+    /// The entries as HTML, written and escaped on the server: the shown line in full, other
+    /// branches folded beside the entries they left from.
+    pub html: String,
 }
 
-/// How a request can fail, as pages show it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct HistoryList {
     pub now: i64,
-    /// The sessions that pass the filter, newest first.
-    pub sessions: Vec<SessionCard>,
+    /// This page of the sessions that pass the filter, newest first.
+    pub sessions: Vec<HistoryItem>,
+    /// Sessions that pass the filter, on every page.
+    pub total: u64,
+    /// This page (from 1) and how many there are.
+    pub page: u32,
+    pub pages: u32,
     /// Every set the learner has sessions of, archived ones included, to filter by.
     pub sets: Vec<SetChoice>,
     /// The filter as applied (dates as `YYYY-MM-DD`, in the learner's days).
@@ -233,11 +262,25 @@ pub struct HistoryList {
     pub filter_error: Option<String>,
 }
 
+/// A session in the history list.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HistoryItem {
+    pub card: SessionCard,
+    pub study_ms: i64,
+    /// Rabbit holes explored.
+    pub rabbitholes: u32,
+}
+
+/// The history list's query: `?set=…&status=…&from=…&to=…&q=…&page=…`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HistoryFilter {
     pub set: Option<String>,
+    pub status: Option<String>,
     pub from: Option<String>,
     pub to: Option<String>,
+    /// Words each of which must appear in the set's name or the session's messages.
+    pub q: Option<String>,
+    pub page: Option<u32>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -246,6 +289,7 @@ pub struct SetChoice {
     pub name: String,
 }
 
+/// How a request can fail, as pages show it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ApiError {
     /// Missing, or another learner's.
@@ -341,19 +385,18 @@ pub async fn get_session_header(id: String) -> Result<SessionHeader, ApiError> {
 }
 
 #[server(endpoint = "get_history")]
-pub async fn get_history(
-    set: Option<String>,
-    from: Option<String>,
-    to: Option<String>,
-) -> Result<HistoryList, ApiError> {
+pub async fn get_history(#[server(default)] filter: HistoryFilter) -> Result<HistoryList, ApiError> {
     let viewer = backend::require_viewer()?;
-    backend::answer(backend::get()?.history(&viewer, HistoryFilter { set, from, to }).await)
+    backend::answer(backend::get()?.history(&viewer, filter).await)
 }
 
 #[server(endpoint = "get_transcript")]
-pub async fn get_transcript(id: String) -> Result<Transcript, ApiError> {
+pub async fn get_transcript(
+    id: String,
+    #[server(default)] query: TranscriptQuery,
+) -> Result<Transcript, ApiError> {
     let viewer = backend::require_viewer()?;
-    backend::answer(backend::get()?.transcript(&viewer, &id).await)
+    backend::answer(backend::get()?.transcript(&viewer, &id, query).await)
 }
 
 /// The server's side of the API, implemented where the storage lives.
@@ -374,7 +417,12 @@ pub trait Backend: Send + Sync + 'static {
     async fn start_session(&self, viewer: &Viewer, set_id: &str, all: bool) -> Result<String, ApiError>;
     async fn session_header(&self, viewer: &Viewer, id: &str) -> Result<SessionHeader, ApiError>;
     async fn history(&self, viewer: &Viewer, filter: HistoryFilter) -> Result<HistoryList, ApiError>;
-    async fn transcript(&self, viewer: &Viewer, id: &str) -> Result<Transcript, ApiError>;
+    async fn transcript(
+        &self,
+        viewer: &Viewer,
+        id: &str,
+        query: TranscriptQuery,
+    ) -> Result<Transcript, ApiError>;
 }
 
 #[cfg(feature = "ssr")]

@@ -14,6 +14,9 @@ pub mod protocol;
 pub mod tree;
 
 pub use app::{App, shell};
+/// Markdown written straight to HTML, for server pages and exports that hold thousands of messages.
+#[cfg(feature = "ssr")]
+pub use components::markdown::{escape, write_html};
 
 /// Entry point of the WebAssembly client: hydrates the islands of the server-rendered page.
 #[cfg(feature = "hydrate")]

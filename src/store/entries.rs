@@ -5,7 +5,7 @@
 use warren_app::tree::{EntryKind, Speaker};
 
 use super::columns::{MaybeJson, MaybeName};
-use super::{Store, StoreError, new_id, now_ms};
+use super::{Backend, Store, StoreError, new_id, now_ms};
 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct Entry {
@@ -61,7 +61,7 @@ impl NewEntry {
 }
 
 /// The `role` and `agent` columns for a speaker.
-fn role_and_agent(speaker: Option<Speaker>) -> (Option<&'static str>, Option<&'static str>) {
+pub(super) fn role_and_agent(speaker: Option<Speaker>) -> (Option<&'static str>, Option<&'static str>) {
     match speaker {
         None => (None, None),
         Some(Speaker::Learner) => (Some("user"), None),
@@ -166,12 +166,79 @@ impl Store {
         Ok((stored, true))
     }
 
-    /// Every entry of a session in append order.
+    /// Every entry of a session in append order. The rows come back as one JSON array: a
+    /// session can hold tens of thousands of entries, and one row crosses from the database
+    /// driver far faster than as many rows as there are entries.
     pub async fn entries(&self, owner: &str, session_id: &str) -> Result<Vec<Entry>, StoreError> {
-        Ok(sqlx::query_as(select_entries!("WHERE session_id = $1 AND owner_id = $2 ORDER BY seq"))
-            .bind(session_id)
-            .bind(owner)
-            .fetch_all(self.pool())
-            .await?)
+        let sql = match self.backend() {
+            Backend::Sqlite => {
+                "SELECT COALESCE(json_group_array(json_array(id, parent_id, seq, created_at, kind, role, agent,
+                     content, data, client_message_id)), '[]')
+                 FROM (SELECT * FROM session_entries WHERE session_id = $1 AND owner_id = $2 ORDER BY seq)"
+            }
+            Backend::Postgres => {
+                "SELECT COALESCE(json_agg(json_build_array(id, parent_id, seq, created_at, kind, role, agent,
+                     content, data, client_message_id) ORDER BY seq)::text, '[]')
+                 FROM session_entries WHERE session_id = $1 AND owner_id = $2"
+            }
+        };
+        let text: String =
+            sqlx::query_scalar(sql).bind(session_id).bind(owner).fetch_one(self.pool()).await?;
+        let rows: Vec<EntryRow> =
+            serde_json::from_str(&text).map_err(|e| StoreError::Corrupt(format!("session entries: {e}")))?;
+        let mut entries =
+            rows.into_iter().map(|row| row.into_entry(session_id)).collect::<Result<Vec<_>, _>>()?;
+        // Already in order; kept so whatever the engine does with a subquery's order.
+        entries.sort_by_key(|e| e.seq);
+        Ok(entries)
+    }
+}
+
+/// An entry as the JSON array `entries` reads.
+type EntryRow = (
+    String,
+    Option<String>,
+    i64,
+    i64,
+    String,
+    Option<String>,
+    Option<String>,
+    String,
+    Option<String>,
+    Option<String>,
+);
+
+trait IntoEntry {
+    fn into_entry(self, session_id: &str) -> Result<Entry, StoreError>;
+}
+
+impl IntoEntry for EntryRow {
+    fn into_entry(self, session_id: &str) -> Result<Entry, StoreError> {
+        let (id, parent_id, seq, created_at, kind, role, agent, content, data, client_message_id) = self;
+        let corrupt = |what: String| StoreError::Corrupt(format!("entry {id}: {what}"));
+        let kind = kind.parse().map_err(|e: warren_app::names::UnknownName| corrupt(e.to_string()))?;
+        let speaker = match (role.as_deref(), agent.as_deref()) {
+            (None, _) => None,
+            (Some("user"), _) => Some(Speaker::Learner),
+            (Some("assistant"), Some("explorer")) => Some(Speaker::Explorer),
+            (Some("assistant"), _) => Some(Speaker::Tutor),
+            (Some(other), _) => return Err(corrupt(format!("role {other}"))),
+        };
+        let data = match data {
+            Some(text) => Some(serde_json::from_str(&text).map_err(|e| corrupt(e.to_string()))?),
+            None => None,
+        };
+        Ok(Entry {
+            id,
+            session_id: session_id.to_string(),
+            parent_id,
+            seq,
+            created_at,
+            kind,
+            speaker,
+            content,
+            data,
+            client_message_id,
+        })
     }
 }

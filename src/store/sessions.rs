@@ -6,7 +6,7 @@ use warren_app::protocol::{SessionMode, SessionStatus};
 
 use super::columns::{Flag, JsonText, json_text};
 use super::points::{FsrsCard, write_card};
-use super::{Store, StoreError, new_id, now_ms};
+use super::{Entry, Store, StoreError, new_id, now_ms};
 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct SessionRow {
@@ -219,5 +219,116 @@ impl Store {
         .await?;
         tx.commit().await?;
         Ok(ids)
+    }
+}
+
+/// A session read from a file, its ids settled, ready to be written in one go.
+pub struct ImportedSession {
+    pub id: String,
+    pub set_id: String,
+    pub status: SessionStatus,
+    pub target_point_ids: Vec<String>,
+    pub leaf_id: Option<String>,
+    pub active_ms: i64,
+    pub started_at: i64,
+    pub updated_at: i64,
+    pub ended_at: Option<i64>,
+    /// In append order, parents first.
+    pub entries: Vec<Entry>,
+    /// (point id, rating, in a rabbit hole, when).
+    pub recalled: Vec<(String, String, bool, i64)>,
+}
+
+impl Store {
+    /// Whether any learner has a session with this id.
+    pub async fn session_exists(&self, id: &str) -> Result<bool, StoreError> {
+        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM sessions WHERE id = $1")
+            .bind(id)
+            .fetch_one(self.pool())
+            .await?;
+        Ok(n > 0)
+    }
+
+    /// Writes an imported session, its entries and its recalls in one transaction, all owned
+    /// by `owner`. An open (paused) session is kept open only if its set has no other.
+    pub async fn insert_imported_session(&self, owner: &str, s: &ImportedSession) -> Result<(), StoreError> {
+        let mut tx = self.write_transaction().await?;
+        let open: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM sessions WHERE owner_id = $1 AND set_id = $2 AND status IN ('in_progress', 'paused')",
+        )
+        .bind(owner)
+        .bind(&s.set_id)
+        .fetch_one(&mut *tx)
+        .await?;
+        let status = match s.status {
+            SessionStatus::InProgress | SessionStatus::Paused if open > 0 => SessionStatus::Abandoned,
+            other @ (SessionStatus::InProgress
+            | SessionStatus::Paused
+            | SessionStatus::Completed
+            | SessionStatus::Abandoned) => other,
+        };
+        sqlx::query(
+            "INSERT INTO sessions (id, owner_id, set_id, status, target_point_ids, active_ms, started_at,
+                 updated_at, ended_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        )
+        .bind(&s.id)
+        .bind(owner)
+        .bind(&s.set_id)
+        .bind(status.as_str())
+        .bind(json_text(&s.target_point_ids)?)
+        .bind(s.active_ms)
+        .bind(s.started_at)
+        .bind(s.updated_at)
+        .bind(s.ended_at)
+        .execute(&mut *tx)
+        .await?;
+        for e in &s.entries {
+            let (role, agent) = super::entries::role_and_agent(e.speaker);
+            sqlx::query(
+                "INSERT INTO session_entries (id, session_id, owner_id, parent_id, seq, created_at, kind, role,
+                     agent, content, data, client_message_id)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, NULL)",
+            )
+            .bind(&e.id)
+            .bind(&s.id)
+            .bind(owner)
+            .bind(&e.parent_id)
+            .bind(e.seq)
+            .bind(e.created_at)
+            .bind(e.kind.as_str())
+            .bind(role)
+            .bind(agent)
+            .bind(&e.content)
+            .bind(e.data.as_ref().map(|d| d.to_string()))
+            .execute(&mut *tx)
+            .await?;
+        }
+        // The leaf is set once its entry exists.
+        sqlx::query("UPDATE sessions SET leaf_id = $1 WHERE id = $2 AND owner_id = $3")
+            .bind(&s.leaf_id)
+            .bind(&s.id)
+            .bind(owner)
+            .execute(&mut *tx)
+            .await?;
+        for (point, rating, in_rabbithole, at) in &s.recalled {
+            sqlx::query(
+                "INSERT INTO recall_outcomes (id, session_id, point_id, owner_id, rating, confidence, entry_id,
+                     in_rabbithole, recalled_at)
+                 VALUES ($1, $2, $3, $4, $5, 1.0, NULL, $6, $7)
+                 ON CONFLICT (session_id, point_id) DO NOTHING",
+            )
+            .bind(new_id())
+            .bind(&s.id)
+            .bind(point)
+            .bind(owner)
+            .bind(rating)
+            .bind(i64::from(*in_rabbithole))
+            .bind(at)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(())
     }
 }

@@ -9,6 +9,7 @@ mod csv;
 pub mod export;
 mod json;
 mod markdown;
+pub mod session;
 
 use std::collections::HashMap;
 

@@ -6,18 +6,18 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use warren_app::api::{
-    ApiError, Backend, Dashboard, HistoryFilter, HistoryList, ImportPreview, PointPage, PointView,
-    ProviderNotice, Recalled, ResourcePage, ResourceView, SessionCard, SessionHeader, SetCard, SetChoice,
-    SetDeletion, SetDetail, Transcript, TranscriptEntry, Viewer,
+    ApiError, Backend, Dashboard, HistoryFilter, HistoryItem, HistoryList, ImportPreview, PointPage,
+    PointView, ProviderNotice, Recalled, ResourcePage, ResourceView, SessionCard, SessionHeader, SetCard,
+    SetChoice, SetDeletion, SetDetail, Transcript, TranscriptQuery, Viewer,
 };
 use warren_app::protocol::SessionStatus;
 
 use crate::engine::{Engine, EngineError};
 use crate::llm::select::ProviderStatus;
-use crate::store::{SessionRow, SetSummary, Store, StoreError, Tree, now_ms};
+use crate::store::{HistoryQuery, SessionRow, SetSummary, Store, StoreError, now_ms};
 use crate::transfer;
 
-use super::stats;
+use super::{stats, transcript};
 
 /// How many recent sessions the dashboard lists.
 const RECENT: usize = 8;
@@ -292,51 +292,83 @@ impl Backend for ServerBackend {
     }
 
     async fn history(&self, viewer: &Viewer, filter: HistoryFilter) -> Result<HistoryList, ApiError> {
+        const PAGE: u32 = 50;
         let owner = &viewer.user_id;
-        let sets = self.store.list_sets(owner, now_ms()).await.map_err(internal)?;
-        let counts = self.counts(owner).await?;
-        let sessions = self.store.sessions(owner).await.map_err(internal)?;
+        let now = now_ms();
         let (range, filter_error) = stats::date_range(&filter, viewer.utc_offset_min);
-        // An unknown set id filters to nothing, like any id that is not the learner's.
-        let set = filter.set.as_deref().filter(|s| !s.is_empty());
-        let cards = sessions
-            .iter()
-            .filter(|row| set.is_none_or(|id| row.set_id == id))
-            .filter(|row| range.contains(&row.started_at))
-            .map(|row| {
-                let name =
-                    sets.iter().find(|s| s.id == row.set_id).map(|s| s.name.as_str()).unwrap_or_default();
-                card(row, name, &counts)
+        let text =
+            |v: &Option<String>| v.as_deref().map(str::trim).filter(|v| !v.is_empty()).map(str::to_string);
+        // An unknown status filters to nothing, like an unknown set.
+        let status = text(&filter.status).map(|s| s.parse::<SessionStatus>());
+        let unknown_status = matches!(status, Some(Err(_)));
+        let store_query = HistoryQuery {
+            set_id: text(&filter.set),
+            status: status.and_then(Result::ok),
+            started: (range != (i64::MIN..i64::MAX)).then_some(range),
+            terms: text(&filter.q)
+                .map(|q| q.split_whitespace().map(str::to_string).collect())
+                .unwrap_or_default(),
+        };
+        let page = filter.page.unwrap_or(1).max(1);
+        let (rows, total) = if unknown_status {
+            (Vec::new(), 0)
+        } else {
+            self.store
+                .history(owner, &store_query, PAGE, (page - 1).saturating_mul(PAGE))
+                .await
+                .map_err(internal)?
+        };
+        let sessions = rows
+            .into_iter()
+            .map(|row| HistoryItem {
+                card: SessionCard {
+                    total_points: count(row.total_points()),
+                    id: row.id,
+                    set_id: row.set_id,
+                    set_name: row.set_name,
+                    status: row.status,
+                    recalled_count: count(row.recalled),
+                    started_at: row.started_at,
+                    updated_at: row.updated_at,
+                },
+                study_ms: row.active_ms + row.resumed_at.map_or(0, |start| (now - start).max(0)),
+                rabbitholes: count(row.rabbitholes),
             })
             .collect();
-        let choices = sets
-            .iter()
-            .filter(|s| sessions.iter().any(|row| row.set_id == s.id))
-            .map(|s| SetChoice { id: s.id.clone(), name: s.name.clone() })
+        let choices = self
+            .store
+            .sets_with_sessions(owner)
+            .await
+            .map_err(internal)?
+            .into_iter()
+            .map(|(id, name)| SetChoice { id, name })
             .collect();
-        Ok(HistoryList { now: now_ms(), sessions: cards, sets: choices, filter, filter_error })
+        let pages = u32::try_from(total.div_ceil(u64::from(PAGE))).unwrap_or(u32::MAX).max(1);
+        Ok(HistoryList { now, sessions, total, page, pages, sets: choices, filter, filter_error })
     }
 
-    async fn transcript(&self, viewer: &Viewer, id: &str) -> Result<Transcript, ApiError> {
+    async fn transcript(
+        &self,
+        viewer: &Viewer,
+        id: &str,
+        query: TranscriptQuery,
+    ) -> Result<Transcript, ApiError> {
         let owner = &viewer.user_id;
-        let row = self.owned_session(owner, id).await?;
+        let (row, tree) = self.store.tree(owner, id).await.map_err(internal)?.ok_or(ApiError::NotFound)?;
         let name = self.set_name(owner, &row.set_id).await?;
-        let tree = Tree::new(self.store.entries(owner, id).await.map_err(internal)?);
-        let main_line = tree.path_ids(row.leaf_id.as_deref());
-        let entries = tree
-            .entries
-            .iter()
-            .map(|e| TranscriptEntry {
-                id: e.id.clone(),
-                parent_id: e.parent_id.clone(),
-                kind: e.kind,
-                speaker: e.speaker,
-                content: e.content.clone(),
-                created_at: e.created_at,
-                on_main_line: main_line.contains(e.id.as_str()),
-            })
-            .collect();
-        let counts = self.counts(owner).await?;
-        Ok(Transcript { now: now_ms(), card: card(&row, &name, &counts), entries })
+        let recalled = self.store.outcomes(owner, id).await.map_err(internal)?.len();
+        let written =
+            transcript::write(&tree, &row.id, row.leaf_id.as_deref(), &query, transcript::Links::Page);
+        let counts = HashMap::from([(row.id.clone(), i64::try_from(recalled).unwrap_or(i64::MAX))]);
+        Ok(Transcript {
+            now: now_ms(),
+            card: card(&row, &name, &counts),
+            study_ms: row.state.active_ms,
+            query,
+            leaf_id: written.leaf_id,
+            shown: written.shown,
+            total: written.total,
+            html: written.html,
+        })
     }
 }

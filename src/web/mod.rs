@@ -6,9 +6,11 @@ mod authoring;
 mod backend;
 mod forms;
 mod health;
+mod history;
 mod media;
 pub mod socket;
 mod stats;
+mod transcript;
 mod transfer;
 pub mod viewer;
 
@@ -88,6 +90,7 @@ pub fn router(state: AppState) -> Router {
         .route("/auth/signout", post(auth::sign_out))
         .merge(authoring::routes())
         .merge(transfer::routes())
+        .merge(history::routes())
         .leptos_routes_with_context(
             &state,
             routes,

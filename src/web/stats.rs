@@ -121,8 +121,11 @@ mod tests {
 
     #[test]
     fn date_filters_cover_whole_days_in_the_learners_zone() {
-        let filter =
-            |from: &str, to: &str| HistoryFilter { set: None, from: Some(from.into()), to: Some(to.into()) };
+        let filter = |from: &str, to: &str| HistoryFilter {
+            from: Some(from.into()),
+            to: Some(to.into()),
+            ..HistoryFilter::default()
+        };
         let at = 1_795_390_200_000; // 2026-11-22 23:30 UTC
         let (range, error) = date_range(&filter("2026-11-22", "2026-11-22"), 0);
         assert!(range.contains(&at) && error.is_none());

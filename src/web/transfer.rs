@@ -13,6 +13,7 @@ use warren_app::forms::FieldErrors;
 use super::AppState;
 use super::forms::{echo, not_found, render, see_other};
 use crate::store::StoreError;
+use crate::transfer::session as session_file;
 use crate::transfer::{self, Format, export};
 
 pub fn routes() -> Router<AppState> {
@@ -67,6 +68,22 @@ async fn upload(State(state): State<AppState>, request: Request) -> Response {
     let Some((name, bytes)) = file else {
         return refuse(&state, parts, "Choose a file to import.".into()).await;
     };
+    // A session (JSONL) goes straight into history: there is nothing to choose about it.
+    if name.to_lowercase().ends_with(".jsonl") {
+        let read = std::str::from_utf8(&bytes)
+            .map_err(|_| "The file is not UTF-8 text.".to_string())
+            .and_then(|text| session_file::read(text).map_err(|e| e.to_string()));
+        return match read {
+            Err(why) => refuse(&state, parts, why).await,
+            Ok(file) => match session_file::import(&state.store, &viewer.user_id, file).await {
+                Ok(id) => see_other(&format!("/history/{id}")),
+                Err(err) => {
+                    tracing::error!("cannot import a session: {err}");
+                    refuse(&state, parts, "The session could not be imported; nothing was kept.".into()).await
+                }
+            },
+        };
+    }
     // Files that cannot be read at all are refused here, before anything is kept.
     if let Err(err) = transfer::read(&name, &bytes).await {
         return refuse(&state, parts, err.to_string()).await;

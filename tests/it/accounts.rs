@@ -158,9 +158,11 @@ async fn learner_b_gets_404_for_every_one_of_learner_as_ids_and_changes_nothing(
     assert_eq!(server_fn(&app, &b, "get_transcript", &[("id", &session)]).await, 404);
     assert_eq!(server_fn(&app, &a, "get_set", &[("id", &set_id)]).await, 200);
     // B's own dashboard and history do not mention A's set or session, even asked by A's set.
-    for (name, args) in
-        [("get_dashboard", vec![]), ("get_history", vec![]), ("get_history", vec![("set", set_id.as_str())])]
-    {
+    for (name, args) in [
+        ("get_dashboard", vec![]),
+        ("get_history", vec![]),
+        ("get_history", vec![("filter[set]", set_id.as_str())]),
+    ] {
         let res = app
             .http
             .post(app.url(&format!("/api/{name}")))

@@ -11,6 +11,7 @@ mod authoring;
 mod contracts;
 mod engine;
 mod eval;
+mod history;
 mod import;
 mod ladder;
 mod network_session;

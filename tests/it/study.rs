@@ -19,12 +19,13 @@ async fn dashboard(app: &TestApp, who: &Learner, tz: i32) -> Dashboard {
     res.json().await.unwrap()
 }
 
-async fn history(app: &TestApp, tz: i32, args: &[(&str, &str)]) -> HistoryList {
+pub async fn history(app: &TestApp, tz: i32, args: &[(&str, &str)]) -> HistoryList {
+    let args: Vec<(String, &str)> = args.iter().map(|(k, v)| (format!("filter[{k}]"), *v)).collect();
     let res = app
         .http
         .post(app.url("/api/get_history"))
         .header("cookie", format!("{}; tz={tz}", app.learner.cookie))
-        .form(args)
+        .form(&args)
         .send()
         .await
         .unwrap();
@@ -90,7 +91,7 @@ async fn history_filters_by_set_and_by_dates_in_the_learners_days() {
     assert_eq!(all.sets.len(), 2, "only sets with sessions are offered");
 
     let only = history(&app, 0, &[("set", &cell_set)]).await;
-    assert_eq!(only.sessions.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(), vec![cell.as_str()]);
+    assert_eq!(only.sessions.iter().map(|s| s.card.id.as_str()).collect::<Vec<_>>(), vec![cell.as_str()]);
     assert!(history(&app, 0, &[("set", "not-a-set")]).await.sessions.is_empty());
 
     // Today, in whatever zone the learner is in, holds both; the day after holds neither.

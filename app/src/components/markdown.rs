@@ -156,6 +156,118 @@ fn render_all(nodes: Vec<Node>) -> Vec<AnyView> {
     nodes.into_iter().map(render).collect()
 }
 
+/// Writes `text` as Markdown into an HTML string, escaped, with the same elements as
+/// [`Markdown`]; math is left as TeX in `span.math` for [`TypesetMath`] to typeset. For pages
+/// with thousands of messages, where building views would cost far more than the text.
+#[cfg(feature = "ssr")]
+pub fn write_html(text: &str, out: &mut String) {
+    out.push_str("<div class=\"md\">");
+    if is_plain(text) {
+        // What the parser would make of it: one paragraph of text.
+        out.push_str("<p>");
+        escape(text.trim(), out);
+        out.push_str("</p>");
+    } else {
+        for node in parse(text) {
+            write_node(node, out);
+        }
+    }
+    out.push_str("</div>");
+}
+
+/// One line of prose with nothing Markdown reads as markup: most messages, which need no
+/// parser.
+#[cfg(feature = "ssr")]
+fn is_plain(text: &str) -> bool {
+    // Four spaces in front make a code block.
+    let indent = text.len() - text.trim_start().len();
+    let text = text.trim();
+    indent < 4
+        && text.chars().next().is_some_and(char::is_alphabetic)
+        && !text.contains(|c: char| "*_`[]<>&$#!|~\\\n\r".contains(c) || c == '\t')
+}
+
+#[cfg(feature = "ssr")]
+fn write_node(node: Node, out: &mut String) {
+    match node {
+        Node::Element(tag, children) => {
+            out.push('<');
+            out.push_str(tag);
+            out.push('>');
+            for child in children {
+                write_node(child, out);
+            }
+            out.push_str("</");
+            out.push_str(tag);
+            out.push('>');
+        }
+        Node::Link(href, children) => {
+            out.push_str("<a href=\"");
+            escape(&href, out);
+            out.push_str("\" rel=\"noopener noreferrer nofollow\" target=\"_blank\">");
+            for child in children {
+                write_node(child, out);
+            }
+            out.push_str("</a>");
+        }
+        Node::Text(text) => escape(&text, out),
+        Node::Code(code) => {
+            out.push_str("<code>");
+            escape(&code, out);
+            out.push_str("</code>");
+        }
+        Node::CodeBlock(code) => {
+            out.push_str("<pre><code>");
+            escape(&code, out);
+            out.push_str("</code></pre>");
+        }
+        Node::Math { tex, display } => {
+            out.push_str(if display { "<span class=\"math display\">" } else { "<span class=\"math\">" });
+            escape(&tex, out);
+            out.push_str("</span>");
+        }
+        Node::Break => out.push_str("<br>"),
+        Node::Rule => out.push_str("<hr>"),
+    }
+}
+
+/// Text and attribute values, escaped for HTML.
+#[cfg(feature = "ssr")]
+pub fn escape(text: &str, out: &mut String) {
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+}
+
+/// Typesets every `span.math` inside the element with id `within`, once the page is live:
+/// one island for a page of server-written Markdown.
+#[island]
+pub fn TypesetMath(within: String) -> impl IntoView {
+    #[cfg(feature = "hydrate")]
+    Effect::new(move |_| {
+        use wasm_bindgen::JsCast;
+        let Some(document) = web_sys::window().and_then(|w| w.document()) else { return };
+        let Ok(spans) = document.query_selector_all(&format!("#{within} span.math")) else { return };
+        for i in 0..spans.length() {
+            let Some(span) = spans.item(i).and_then(|n| n.dyn_into::<web_sys::HtmlSpanElement>().ok()) else {
+                continue;
+            };
+            let display = span.class_list().contains("display");
+            let tex = span.text_content().unwrap_or_default();
+            katex::typeset(span, tex, display);
+        }
+    });
+    #[cfg(not(feature = "hydrate"))]
+    let _ = within;
+}
+
 /// Renders `text` (which may still be streaming) as Markdown.
 #[component]
 pub fn Markdown(#[prop(into)] text: Signal<String>) -> impl IntoView {
@@ -280,6 +392,41 @@ mod tests {
         assert_eq!(shape(&parse("[x](javascript:alert(1))")), "<p><span>x</span></p>");
         assert_eq!(shape(&parse("[x](https://example.org)")), "<p><a https://example.org>x</a></p>");
         assert_eq!(shape(&parse("![cat](https://e.org/c.png)")), "<p><a https://e.org/c.png>cat</a></p>");
+    }
+
+    #[cfg(feature = "ssr")]
+    #[test]
+    fn html_strings_escape_everything_they_were_not_written_to_hold() {
+        let mut out = String::new();
+        write_html("<b>\"x\"</b> & *y* [l](https://e.org/?a=1&b=\"2\") $a<b$", &mut out);
+        assert_eq!(
+            out,
+            "<div class=\"md\"><p>&lt;b&gt;&quot;x&quot;&lt;/b&gt; &amp; <em>y</em> <a href=\"https://e.org/?a=1&amp;b=&quot;2&quot;\" \
+             rel=\"noopener noreferrer nofollow\" target=\"_blank\">l</a> <span class=\"math\">a&lt;b</span></p></div>"
+        );
+    }
+
+    #[cfg(feature = "ssr")]
+    #[test]
+    fn plain_prose_skips_the_parser_and_comes_out_the_same() {
+        let slow = |text: &str| {
+            let mut out = String::from("<div class=\"md\">");
+            parse(text).into_iter().for_each(|n| write_node(n, &mut out));
+            out + "</div>"
+        };
+        for text in [
+            "Which part of the cell supplies most of its energy, and in what form?",
+            "  Romulus, I think. \"He\" founded it (753 BC) — didn't he? ",
+            "It's 3.14 or so; maybe 22/7.",
+        ] {
+            assert!(is_plain(text), "{text}");
+            let mut fast = String::new();
+            write_html(text, &mut fast);
+            assert_eq!(fast, slow(text));
+        }
+        for text in ["- a list", "1. first", "*em*", "a\nb", "x $y$", "# title", "a <b>", "    code"] {
+            assert!(!is_plain(text), "{text}");
+        }
     }
 
     #[test]

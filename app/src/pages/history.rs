@@ -5,31 +5,79 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
-use crate::api::{HistoryFilter, HistoryList, Transcript, TranscriptEntry, get_history, get_transcript};
-use crate::components::format::ago;
-use crate::components::markdown::Markdown;
-use crate::components::widgets::{SessionItem, StatusPill, loaded, route_id, titled};
-use crate::tree::{EntryKind, Speaker};
+use crate::api::{
+    EntryFilter, HistoryFilter, HistoryList, Transcript, TranscriptQuery, get_history, get_transcript,
+};
+use crate::components::format::{ago, plural, span};
+use crate::components::markdown::TypesetMath;
+use crate::components::widgets::{SessionItem, StatusPill, loaded, route_id, status_label, titled};
+use crate::protocol::SessionStatus;
 
 #[component]
 pub fn History() -> impl IntoView {
     let query = use_query_map();
-    let filter = move || query.with(|q| (q.get("set"), q.get("from"), q.get("to")));
-    let list = Resource::new(filter, |(set, from, to)| get_history(set, from, to));
+    let filter = move || {
+        query.with(|q| {
+            let text = |key: &str| q.get(key).filter(|v| !v.trim().is_empty());
+            HistoryFilter {
+                set: text("set"),
+                status: text("status"),
+                from: text("from"),
+                to: text("to"),
+                q: text("q"),
+                page: text("page").and_then(|p| p.trim().parse().ok()),
+            }
+        })
+    };
+    let list = Resource::new(filter, get_history);
     titled("History", list, |list| view! { <HistoryView list /> })
+}
+
+/// The list's address for another page of the same filter.
+fn list_link(filter: &HistoryFilter, page: u32) -> String {
+    let mut pairs = Vec::new();
+    let mut add = |key: &str, value: &Option<String>| {
+        if let Some(value) = value.as_deref().filter(|v| !v.is_empty()) {
+            pairs.push(format!("{key}={}", encode(value)));
+        }
+    };
+    add("set", &filter.set);
+    add("status", &filter.status);
+    add("from", &filter.from);
+    add("to", &filter.to);
+    add("q", &filter.q);
+    if page > 1 {
+        pairs.push(format!("page={page}"));
+    }
+    if pairs.is_empty() { "/history".into() } else { format!("/history?{}", pairs.join("&")) }
 }
 
 #[component]
 fn HistoryView(list: HistoryList) -> impl IntoView {
     let now = list.now;
     let filter = list.filter;
-    let filtered = filter != HistoryFilter::default();
+    let filtered = HistoryFilter { page: None, ..filter.clone() } != HistoryFilter::default();
     let chosen = filter.set.clone().unwrap_or_default();
+    let chosen_status = filter.status.clone().unwrap_or_default();
+    let statuses = SessionStatus::ALL
+        .iter()
+        .map(|&status| {
+            let selected = status.as_str() == chosen_status;
+            view! { <option value=status.as_str() selected=selected>{status_label(status)}</option> }
+        })
+        .collect_view();
+    let (page, pages) = (list.page, list.pages);
+    let newer = (page > 1).then(|| list_link(&filter, page - 1));
+    let older = (page < pages).then(|| list_link(&filter, page + 1));
     view! {
         <section class="page">
             <h1>"History"</h1>
             // A plain GET form: filtering works without JavaScript, and the address keeps it.
             <form class="filters" method="get" action="/history" data-testid="history-filter">
+                <label>"Search"
+                    <input type="search" name="q" value=filter.q.clone().unwrap_or_default()
+                        placeholder="words from the set or the conversation" data-testid="history-search" />
+                </label>
                 <label>"Set"
                     <select name="set">
                         <option value="" selected=chosen.is_empty()>"All sets"</option>
@@ -39,8 +87,14 @@ fn HistoryView(list: HistoryList) -> impl IntoView {
                         }).collect_view()}
                     </select>
                 </label>
-                <label>"From"<input type="date" name="from" value=filter.from.unwrap_or_default() /></label>
-                <label>"To"<input type="date" name="to" value=filter.to.unwrap_or_default() /></label>
+                <label>"Status"
+                    <select name="status">
+                        <option value="" selected=chosen_status.is_empty()>"Any"</option>
+                        {statuses}
+                    </select>
+                </label>
+                <label>"From"<input type="date" name="from" value=filter.from.clone().unwrap_or_default() /></label>
+                <label>"To"<input type="date" name="to" value=filter.to.clone().unwrap_or_default() /></label>
                 <button type="submit" class="button">"Filter"</button>
                 {filtered.then(|| view! { <a class="button" href="/history">"Show all"</a> })}
             </form>
@@ -54,12 +108,21 @@ fn HistoryView(list: HistoryList) -> impl IntoView {
                 view! { <p class="lede">{text}</p> }.into_any()
             } else {
                 view! {
+                    <p class="meta" data-testid="history-total">{plural(list.total as i64, "session")}</p>
                     <ul class="list" data-testid="history-list">
-                        {list.sessions.into_iter().map(|session| {
-                            let when = format!("started {}", ago(now, session.started_at));
-                            view! { <SessionItem session when /> }
+                        {list.sessions.into_iter().map(|item| {
+                            let mut when = format!("started {} · studied {}", ago(now, item.card.started_at), span(item.study_ms));
+                            if item.rabbitholes > 0 {
+                                when.push_str(&format!(" · {}", plural(i64::from(item.rabbitholes), "rabbit hole")));
+                            }
+                            view! { <SessionItem session=item.card when /> }
                         }).collect_view()}
                     </ul>
+                    <nav class="pager" aria-label="Pages">
+                        {newer.map(|href| view! { <a href=href rel="prev" class="button">"Newer"</a> })}
+                        <span class="meta">{format!("Page {page} of {pages}")}</span>
+                        {older.map(|href| view! { <a href=href rel="next" class="button">"Older"</a> })}
+                    </nav>
                 }.into_any()
             }}
         </section>
@@ -68,53 +131,145 @@ fn HistoryView(list: HistoryList) -> impl IntoView {
 
 #[component]
 pub fn TranscriptPage() -> impl IntoView {
-    let data = Resource::new(route_id(), get_transcript);
+    let id = route_id();
+    let query = use_query_map();
+    let asked = move || {
+        let q = query.read();
+        let text = |key: &str| q.get(key).filter(|v| !v.is_empty());
+        let asked = TranscriptQuery {
+            leaf_id: text("leafId"),
+            target_id: text("targetId"),
+            filter: text("filter").and_then(|f| f.parse().ok()).unwrap_or_default(),
+            q: text("q").unwrap_or_default(),
+            edit: text("edit"),
+        };
+        (id(), asked)
+    };
+    let data = Resource::new(asked, |(id, query)| get_transcript(id, query));
     loaded(data, |transcript| view! { <TranscriptView transcript /> })
+}
+
+/// A session page's address with this query (its filter, search and line; no target).
+fn page_link(session: &str, query: &TranscriptQuery) -> String {
+    let mut pairs = Vec::new();
+    if let Some(leaf) = &query.leaf_id {
+        pairs.push(format!("leafId={}", encode(leaf)));
+    }
+    if query.filter != EntryFilter::Default {
+        pairs.push(format!("filter={}", query.filter));
+    }
+    if !query.q.is_empty() {
+        pairs.push(format!("q={}", encode(&query.q)));
+    }
+    if pairs.is_empty() {
+        format!("/history/{session}")
+    } else {
+        format!("/history/{session}?{}", pairs.join("&"))
+    }
+}
+
+fn encode(text: &str) -> String {
+    let mut out = String::new();
+    for byte in text.bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => out.push(byte as char),
+            b' ' => out.push('+'),
+            other => out.push_str(&format!("%{other:02X}")),
+        }
+    }
+    out
+}
+
+fn filter_name(filter: EntryFilter) -> &'static str {
+    match filter {
+        EntryFilter::Default => "Conversation",
+        EntryFilter::Learner => "Your messages",
+        EntryFilter::Labelled => "Labelled",
+        EntryFilter::All => "Everything",
+    }
 }
 
 #[component]
 fn TranscriptView(transcript: Transcript) -> impl IntoView {
     let card = transcript.card;
     let now = transcript.now;
+    let query = transcript.query;
+    let session = card.id.clone();
+    let filters = EntryFilter::ALL
+        .iter()
+        .map(|&filter| {
+            let href = page_link(&session, &TranscriptQuery { filter, ..query.clone() });
+            let current = (filter == query.filter).then_some("page");
+            view! { <a href=href aria-current=current class="filter-link">{filter_name(filter)}</a> }
+        })
+        .collect_view();
+    let off_main = query.leaf_id.is_some();
+    let main_link = page_link(&session, &TranscriptQuery { leaf_id: None, ..query.clone() });
     view! {
         <Title text=format!("{} · history", card.set_name) />
         <section class="page transcript">
             <h1>{card.set_name.clone()}</h1>
             <p class="meta">
                 <StatusPill status=card.status />
-                {format!(" {} of {} recalled · started {}", card.recalled_count, card.total_points, ago(now, card.started_at))}
+                {format!(
+                    " {} of {} recalled · started {} · studied {}",
+                    card.recalled_count,
+                    card.total_points,
+                    ago(now, card.started_at),
+                    span(transcript.study_ms)
+                )}
             </p>
-            <ol class="entries" data-testid="transcript">
-                {transcript.entries.into_iter().map(|e| view! { <EntryView entry=e /> }).collect_view()}
-            </ol>
+            <nav class="filters" aria-label="Which entries" data-testid="entry-filters">{filters}</nav>
+            <form class="search" method="get" action=format!("/history/{session}") role="search">
+                {query.leaf_id.clone().map(|leaf| view! { <input type="hidden" name="leafId" value=leaf /> })}
+                {(query.filter != EntryFilter::Default)
+                    .then(|| view! { <input type="hidden" name="filter" value=query.filter.as_str() /> })}
+                <label>"Search this session"
+                    <input type="search" name="q" value=query.q.clone() data-testid="transcript-search" />
+                </label>
+                <button type="submit" class="button">"Search"</button>
+            </form>
+            <p class="count" data-testid="entry-count">
+                {format!("{} / {} entries", transcript.shown, transcript.total)}
+                {off_main.then(|| view! { " · "<a href=main_link>"Back to where the session is"</a> })}
+            </p>
+            // Written and escaped on the server (see the server's `web::transcript`).
+            <ol class="entries" id="transcript" data-testid="transcript" inner_html=transcript.html></ol>
+            <TypesetMath within="transcript".to_string() />
+            <CopyLinks />
+            <p class="exports">
+                "Download: "
+                <a href=format!("/history/{session}/export.jsonl") download="">"JSONL"</a>
+                " · "
+                <a href=format!("/history/{session}/export.html") download="">"one HTML page"</a>
+            </p>
         </section>
     }
 }
 
-#[component]
-fn EntryView(entry: TranscriptEntry) -> impl IntoView {
-    let class = format!(
-        "entry kind-{} {}{}",
-        entry.kind,
-        entry.speaker.map(|s| format!("speaker-{s}")).unwrap_or_default(),
-        if entry.on_main_line { "" } else { " branch" }
-    );
-    let who = entry.speaker.map(|speaker| match speaker {
-        Speaker::Learner => "You",
-        Speaker::Tutor => "Tutor",
-        Speaker::Explorer => "Explorer",
+/// With JavaScript, "Link" on an entry copies its address instead of following it.
+#[island]
+fn CopyLinks() -> impl IntoView {
+    #[cfg(feature = "hydrate")]
+    Effect::new(move |_| {
+        use wasm_bindgen::JsCast;
+        use wasm_bindgen::prelude::Closure;
+        let Some(document) = web_sys::window().and_then(|w| w.document()) else { return };
+        let on_click = Closure::<dyn Fn(web_sys::Event)>::new(move |event: web_sys::Event| {
+            let Some(link) = event
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                .and_then(|e| e.closest("a.copy-link").ok().flatten())
+                .and_then(|e| e.dyn_into::<web_sys::HtmlAnchorElement>().ok())
+            else {
+                return;
+            };
+            let Some(window) = web_sys::window() else { return };
+            event.prevent_default();
+            let _ = window.navigator().clipboard().write_text(&link.href());
+            link.set_text_content(Some("Copied"));
+        });
+        let _ = document.add_event_listener_with_callback("click", on_click.as_ref().unchecked_ref());
+        on_click.forget();
     });
-    let body = match entry.kind {
-        EntryKind::Message => view! { <Markdown text=entry.content /> }.into_any(),
-        EntryKind::ModeChange => view! { <p class="note">"Went down a rabbit hole."</p> }.into_any(),
-        EntryKind::BranchSummary | EntryKind::Compaction | EntryKind::Label | EntryKind::Custom => {
-            view! { <p class="note">{entry.content}</p> }.into_any()
-        }
-    };
-    view! {
-        <li class=class id=format!("entry-{}", entry.id)>
-            {who.map(|who| view! { <span class="speaker">{who}</span> })}
-            {body}
-        </li>
-    }
 }

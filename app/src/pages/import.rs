@@ -24,6 +24,7 @@ pub fn ImportPage() -> impl IntoView {
                 <li><strong>"CSV"</strong>": one point a row, then its cue; a first row may name the columns (content, cue)."</li>
                 <li><strong>"Markdown"</strong>": a heading names the set; each list item is a point; an indented line under it is its cue."</li>
                 <li><strong>"Anki package (.apkg)"</strong>": each note's front becomes the cue, its back the point; its images come along."</li>
+                <li><strong>"A session (.jsonl)"</strong>": a session exported from a history page goes straight into your history, under your set of the same name."</li>
             </ul>
             <FormMessage echo=echo.clone() />
             <form method="post" action="/import" enctype="multipart/form-data" class="stack" data-testid="import-form">
@@ -31,7 +32,7 @@ pub fn ImportPage() -> impl IntoView {
                     echo=echo
                     form="import"
                     label="File"
-                    accept=".json,.csv,.tsv,.txt,.md,.markdown,.apkg"
+                    accept=".json,.csv,.tsv,.txt,.md,.markdown,.apkg,.jsonl"
                     hint="Up to 20 MB."
                 />
                 <button type="submit" class="button primary">"Preview"</button>

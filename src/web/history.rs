@@ -1,0 +1,82 @@
+//! History's forms and files: labels set and cleared with a plain form post, and a session's
+//! downloads (versioned JSONL, one self-contained HTML page) and JSONL import.
+
+use axum::Router;
+use axum::extract::{Path, Request, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde::Deserialize;
+
+use super::AppState;
+use super::forms::{self, Posted, not_found, see_other};
+use super::viewer::CurrentViewer;
+use crate::store::StoreError;
+use crate::transfer::session as session_file;
+
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/history/{id}/label", post(label))
+        .route("/history/{id}/export.jsonl", get(export_jsonl))
+}
+
+#[derive(Deserialize)]
+struct LabelForm {
+    target: String,
+    #[serde(default)]
+    label: String,
+    /// Present when "Remove" was pressed.
+    #[serde(default)]
+    clear: Option<String>,
+    /// The page to go back to; only this session's own page is followed.
+    #[serde(default)]
+    back: String,
+}
+
+async fn label(State(state): State<AppState>, Path(id): Path<String>, request: Request) -> Response {
+    let Posted { parts, viewer, fields } = match forms::read::<LabelForm>(&state, request).await {
+        Ok(posted) => posted,
+        Err(response) => return response,
+    };
+    let label = if fields.clear.is_some() { None } else { Some(fields.label.as_str()) };
+    match state.store.set_label(&viewer.user_id, &id, &fields.target, label).await {
+        Ok(true) => {
+            let own = format!("/history/{id}");
+            let back = if fields.back == own || fields.back.starts_with(&format!("{own}?")) {
+                fields.back
+            } else {
+                own
+            };
+            see_other(&format!("{back}#entry-{}", fields.target))
+        }
+        Ok(false) => not_found(&state, parts).await,
+        Err(err) => internal(err),
+    }
+}
+
+async fn export_jsonl(
+    State(state): State<AppState>,
+    CurrentViewer(viewer): CurrentViewer,
+    Path(id): Path<String>,
+) -> Response {
+    let Some(viewer) = viewer else { return StatusCode::NOT_FOUND.into_response() };
+    match session_file::export(&state.store, &viewer.user_id, &id).await {
+        Ok(Some(file)) => (
+            [
+                (header::CONTENT_TYPE, "application/x-ndjson; charset=utf-8".to_string()),
+                (header::CONTENT_DISPOSITION, format!("attachment; filename=\"{}\"", file.file_name)),
+                (header::X_CONTENT_TYPE_OPTIONS, "nosniff".to_string()),
+            ],
+            file.text,
+        )
+            .into_response(),
+        Ok(None) => StatusCode::NOT_FOUND.into_response(),
+        Err(err) => internal(err),
+    }
+}
+
+fn internal(err: StoreError) -> Response {
+    tracing::error!("storage failed: {err}");
+    (StatusCode::INTERNAL_SERVER_ERROR, "The server could not do that; nothing was changed. Try again.")
+        .into_response()
+}
