@@ -8,9 +8,9 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde::Deserialize;
 
-use super::AppState;
 use super::forms::{self, Posted, not_found, see_other};
 use super::viewer::CurrentViewer;
+use super::{AppState, export_page};
 use crate::store::StoreError;
 use crate::transfer::session as session_file;
 
@@ -18,6 +18,7 @@ pub fn routes() -> Router<AppState> {
     Router::new()
         .route("/history/{id}/label", post(label))
         .route("/history/{id}/export.jsonl", get(export_jsonl))
+        .route("/history/{id}/export.html", get(export_html))
 }
 
 #[derive(Deserialize)]
@@ -70,6 +71,43 @@ async fn export_jsonl(
             file.text,
         )
             .into_response(),
+        Ok(None) => StatusCode::NOT_FOUND.into_response(),
+        Err(err) => internal(err),
+    }
+}
+
+async fn export_html(
+    State(state): State<AppState>,
+    CurrentViewer(viewer): CurrentViewer,
+    Path(id): Path<String>,
+) -> Response {
+    let Some(viewer) = viewer else { return StatusCode::NOT_FOUND.into_response() };
+    let owner = &viewer.user_id;
+    let loaded = async {
+        let Some((row, tree)) = state.store.tree(owner, &id).await? else { return Ok(None) };
+        let set = state.store.set(owner, &row.set_id).await?.map(|s| s.name).unwrap_or_default();
+        Ok::<_, StoreError>(Some((row, tree, set)))
+    };
+    match loaded.await {
+        Ok(Some((row, tree, set))) => {
+            let site_root = std::path::Path::new(&*state.leptos_options.site_root);
+            let html = export_page::page(&row, &set, &tree, site_root).await;
+            let day = chrono::DateTime::from_timestamp_millis(row.started_at)
+                .map(|d| d.format("%Y-%m-%d").to_string())
+                .unwrap_or_default();
+            (
+                [
+                    (header::CONTENT_TYPE, "text/html; charset=utf-8".to_string()),
+                    (
+                        header::CONTENT_DISPOSITION,
+                        format!("attachment; filename=\"session-{day}-{}.html\"", row.id),
+                    ),
+                    (header::X_CONTENT_TYPE_OPTIONS, "nosniff".to_string()),
+                ],
+                html,
+            )
+                .into_response()
+        }
         Ok(None) => StatusCode::NOT_FOUND.into_response(),
         Err(err) => internal(err),
     }

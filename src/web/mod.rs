@@ -4,6 +4,7 @@
 mod auth;
 mod authoring;
 mod backend;
+mod export_page;
 mod forms;
 mod health;
 mod history;

@@ -259,3 +259,27 @@ async fn the_list_searches_words_in_sets_and_messages_filters_by_status_and_page
     let (_, html) = app.page("/history?q=living&status=in_progress").await;
     assert!(html.contains("Page 1 of 1") && !html.contains("rel=\"next\""), "one page: {html}");
 }
+
+#[tokio::test]
+async fn the_html_export_is_one_file_that_needs_nothing_else() {
+    let app = TestApp::spawn().await;
+    let session = session_with_a_rabbit_hole(&app).await;
+    let res = app
+        .http
+        .get(app.url(&format!("/history/{session}/export.html")))
+        .header("cookie", &app.learner.cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    assert!(res.headers()["content-disposition"].to_str().unwrap().contains(".html"));
+    let html = res.text().await.unwrap();
+    assert!(html.contains("Back to it: ribosomes make proteins") && html.contains("Rabbit hole: "));
+    assert!(html.contains("data-filter=\"learner\"") && html.contains("id=\"search\""));
+    // Nothing to fetch: no external script, stylesheet, image or font.
+    for outside in ["<link", "src=\"", "href=\"/", "href=\"http", "url(/", "url(http", "url(fonts/"] {
+        assert!(!html.contains(outside), "the export refers to something outside it: {outside}");
+    }
+    // Entry links are fragments the page's own script follows.
+    assert!(html.contains("href=\"#leafId="));
+}

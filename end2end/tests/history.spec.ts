@@ -1,0 +1,143 @@
+import { test, expect, type Page } from '@playwright/test';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { signUp, startSession, answer, turns, waitForTurn } from './helpers';
+
+/** A session with a rabbit hole; ends on its history page. Returns the page's address. */
+async function sessionWithARabbitHole(page: Page): Promise<string> {
+  await signUp(page);
+  await startSession(page, 'The living cell');
+  await answer(page, 'no idea');
+  await answer(page, 'still nothing');
+  await answer(page, 'Where did mitochondria originally come from, endosymbiosis?');
+  const before = await turns(page);
+  await page.getByTestId('rabbithole-prompt').getByRole('button', { name: 'Explore' }).click();
+  await waitForTurn(page, before);
+  await answer(page, 'Were they bacteria once, swallowed whole?');
+  await page.getByRole('button', { name: 'Return to session' }).click();
+  await expect(page.getByTestId('rabbithole-banner')).toHaveCount(0);
+  await answer(page, 'Back to it: ribosomes make proteins');
+  await page.goto('/history');
+  await page.getByTestId('history-list').getByRole('link', { name: 'The living cell' }).first().click();
+  await expect(page.getByTestId('transcript')).toBeVisible();
+  return page.url();
+}
+
+function shown(text: string | null): number {
+  return Number((text ?? '').split(' / ')[0]);
+}
+
+test('the history page shows the branch, filters, searches, labels and links to an entry', async ({ page, context }) => {
+  const url = await sessionWithARabbitHole(page);
+  const transcript = page.getByTestId('transcript');
+  const branch = transcript.getByTestId('side-branch');
+  await expect(branch).toHaveCount(1);
+  await expect(branch.locator('summary')).toContainText('Rabbit hole:');
+  await branch.locator('summary').click();
+  await expect(branch).toContainText('Were they bacteria once, swallowed whole?');
+
+  const count = page.getByTestId('entry-count');
+  const all = shown(await count.textContent());
+  const filters = page.getByTestId('entry-filters');
+  await filters.getByRole('link', { name: 'Your messages' }).click();
+  await expect(page).toHaveURL(/filter=learner/);
+  const learner = shown(await count.textContent());
+  expect(learner).toBeLessThan(all);
+  await expect(transcript.locator('.speaker-tutor')).toHaveCount(0);
+  await filters.getByRole('link', { name: 'Everything' }).click();
+  expect(shown(await count.textContent())).toBeGreaterThan(all);
+  await filters.getByRole('link', { name: 'Labelled' }).click();
+  expect(shown(await count.textContent())).toBe(0);
+  await filters.getByRole('link', { name: 'Conversation' }).click();
+
+  await page.getByTestId('transcript-search').fill('ribosomes proteins');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await expect(page).toHaveURL(/q=ribosomes\+proteins/);
+  expect(shown(await count.textContent())).toBe(1);
+
+  // A label, through its plain form; then "Labelled" shows that entry.
+  const entry = transcript.locator('li.entry', { hasText: 'Back to it: ribosomes make proteins' });
+  await entry.getByRole('link', { name: 'Label' }).click();
+  await page.getByTestId('label-form').getByLabel('Label').fill('revisit');
+  await page.getByRole('button', { name: 'Save label' }).click();
+  await filters.getByRole('link', { name: 'Labelled' }).click();
+  expect(shown(await count.textContent())).toBe(1);
+  await expect(transcript.getByTestId('entry-label')).toHaveText('revisit');
+
+  // "Link" copies the entry's address; opened, it shows that entry highlighted.
+  await page.goto(url);
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  const inside = page.getByTestId('transcript').locator('li.entry', { hasText: 'swallowed whole' });
+  await page.getByTestId('side-branch').locator('summary').click();
+  await inside.getByTestId('copy-link').click();
+  await expect(inside.getByTestId('copy-link')).toHaveText('Copied');
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  expect(copied).toContain('targetId=');
+  await page.goto(copied);
+  const target = page.locator('li.entry.target');
+  await expect(target).toContainText('swallowed whole');
+  await expect(target).toBeInViewport();
+  await expect(page.getByText('Back to where the session is')).toBeVisible();
+});
+
+test('without JavaScript the transcript, filters and search still work', async ({ page, browser }) => {
+  const url = await sessionWithARabbitHole(page);
+  const state = await page.context().storageState();
+  const context = await browser.newContext({ javaScriptEnabled: false, storageState: state });
+  const plain = await context.newPage();
+  await plain.goto(url);
+  await expect(plain.getByTestId('transcript')).toContainText('Back to it: ribosomes make proteins');
+  const count = plain.getByTestId('entry-count');
+  const all = shown(await count.textContent());
+  await plain.getByTestId('entry-filters').getByRole('link', { name: 'Your messages' }).click();
+  expect(shown(await count.textContent())).toBeLessThan(all);
+  await plain.getByTestId('transcript-search').fill('bacteria');
+  await plain.getByRole('button', { name: 'Search' }).click();
+  expect(shown(await count.textContent())).toBe(1);
+  await context.close();
+});
+
+test('the HTML export opens from a file with the network off', async ({ page, browser }) => {
+  const url = await sessionWithARabbitHole(page);
+  const res = await page.request.get(`${url.split('?')[0]}/export.html`);
+  expect(res.status()).toBe(200);
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'warren-export-')), 'session.html');
+  fs.writeFileSync(file, await res.body());
+
+  const context = await browser.newContext({ offline: true });
+  const requests: string[] = [];
+  await context.route('**/*', (route) => {
+    if (!route.request().url().startsWith('file:')) {
+      requests.push(route.request().url());
+      return route.abort();
+    }
+    return route.continue();
+  });
+  const offline = await context.newPage();
+  const errors: string[] = [];
+  offline.on('pageerror', (e) => errors.push(e.message));
+  await offline.goto(`file://${file}`);
+  const transcript = offline.getByTestId('transcript');
+  await expect(transcript).toContainText('Back to it: ribosomes make proteins');
+  const count = offline.getByTestId('entry-count');
+  const all = shown(await count.textContent());
+  await offline.getByRole('button', { name: 'Your messages' }).click();
+  expect(shown(await count.textContent())).toBeLessThan(all);
+  await expect(transcript.locator('li.entry.speaker-tutor:visible')).toHaveCount(0);
+  await offline.getByRole('button', { name: 'Conversation' }).click();
+  await offline.getByTestId('transcript-search').fill('swallowed WHOLE');
+  expect(shown(await count.textContent())).toBe(1);
+  await offline.getByTestId('transcript-search').fill('');
+
+  // A deep link into the rabbit hole opens it, highlighted.
+  const inside = transcript.locator('li.entry', { hasText: 'swallowed whole' });
+  const href = await inside.getByTestId('copy-link').getAttribute('href');
+  expect(href).toMatch(/^#leafId=.*targetId=/);
+  await offline.goto(`file://${file}${href}`);
+  await expect(offline.locator('li.entry.target')).toContainText('swallowed whole');
+  await expect(offline.locator('li.entry.target')).toBeInViewport();
+  expect(requests).toEqual([]);
+  expect(errors).toEqual([]);
+  await context.close();
+});
