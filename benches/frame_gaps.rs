@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 use futures_util::{SinkExt, StreamExt};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-use warren::config::Config;
-use warren::startup::Application;
 use warren_app::protocol::ServerMessage;
+
+mod common;
 
 /// Below the burst of learner messages a session accepts at once.
 const TURNS_PER_SESSION: usize = 10;
@@ -26,33 +26,9 @@ fn main() {
 
 async fn run() {
     let turns: usize = std::env::var("FRAME_GAPS_TURNS").ok().and_then(|n| n.parse().ok()).unwrap_or(200);
-    let dir = tempfile::tempdir().expect("temp dir");
-    let mut config = Config::for_database(format!("sqlite://{}/bench.db", dir.path().display()));
-    config.llm.offline_delay_ms = 0;
-    let app = Application::build(&config).await.expect("app starts");
-    let addr = app.local_addr();
-    let engine = app.engine();
-    tokio::spawn(app.run());
-
-    // A learner, signed up through the real form, and a session on a demo set.
-    let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
-    let res = http
-        .post(format!("http://{addr}/auth/signup"))
-        .form(&[("username", "bench"), ("password", "correct horse battery")])
-        .send()
-        .await
-        .unwrap();
-    let cookie = res
-        .headers()
-        .get_all("set-cookie")
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .find(|v| v.starts_with("warren_session="))
-        .and_then(|v| v.split(';').next())
-        .expect("a sign-in cookie")
-        .to_string();
-    let owner = engine.store().account_by_username("bench").await.unwrap().expect("account").id;
-    let set = engine.store().list_sets(&owner, i64::MAX).await.unwrap().remove(0);
+    let served = common::serve(|config| config.llm.offline_delay_ms = 0).await;
+    let (addr, engine, cookie, owner) = (served.addr, &served.engine, &served.cookie, &served.owner);
+    let set = engine.store().list_sets(owner, i64::MAX).await.unwrap().remove(0);
 
     let mut first = Vec::with_capacity(turns);
     let mut gaps = Vec::new();
@@ -61,7 +37,7 @@ async fn run() {
     for i in 0..turns {
         // A fresh session every few turns keeps within the learner message rate.
         if i % TURNS_PER_SESSION == 0 {
-            let session = engine.start_session(&owner, &set.id, true).await.unwrap();
+            let session = engine.start_session(owner, &set.id, true).await.unwrap();
             let mut request =
                 format!("ws://{addr}/ws/sessions/{}", session.id).into_client_request().unwrap();
             request.headers_mut().insert("cookie", cookie.parse().unwrap());

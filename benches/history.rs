@@ -9,11 +9,11 @@
 
 use std::time::{Duration, Instant};
 
-use warren::config::Config;
-use warren::startup::Application;
 use warren::transfer::session::{EntryLine, FORMAT, Header, SessionFile, VERSION, import};
 use warren_app::protocol::SessionStatus;
 use warren_app::tree::{EntryKind, Speaker};
+
+mod common;
 
 const ENTRIES: usize = 10_000;
 const SESSIONS: usize = 5_000;
@@ -116,7 +116,8 @@ fn long_session() -> (SessionFile, String) {
     (SessionFile { header: header("long-session", main, 0), entries }, branch_entry)
 }
 
-async fn timed(http: &reqwest::Client, cookie: &str, url: &str) -> (Duration, Duration, usize) {
+/// Requests `url` a number of times and prints the median, p90 and size.
+async fn timed(http: &reqwest::Client, cookie: &str, name: &str, url: &str) {
     let mut times = Vec::with_capacity(RUNS);
     let mut bytes = 0;
     for _ in 0..RUNS {
@@ -127,39 +128,25 @@ async fn timed(http: &reqwest::Client, cookie: &str, url: &str) -> (Duration, Du
         times.push(start.elapsed());
     }
     times.sort();
-    (times[RUNS / 2], times[RUNS * 9 / 10], bytes)
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    println!(
+        "  {name:<28} median {:>6.1} ms, p90 {:>6.1} ms, {:>6} KiB",
+        ms(times[RUNS / 2]),
+        ms(times[RUNS * 9 / 10]),
+        bytes / 1024
+    );
 }
 
 async fn run() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let config = Config::for_database(format!("sqlite://{}/bench.db", dir.path().display()));
-    let app = Application::build(&config).await.expect("app starts");
-    let addr = app.local_addr();
-    let store = app.engine().store().clone();
-    tokio::spawn(app.run());
-    let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
-    let res = http
-        .post(format!("http://{addr}/auth/signup"))
-        .form(&[("username", "bench"), ("password", "correct horse battery")])
-        .send()
-        .await
-        .unwrap();
-    let cookie = res
-        .headers()
-        .get_all("set-cookie")
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .find(|v| v.starts_with("warren_session="))
-        .and_then(|v| v.split(';').next())
-        .expect("a sign-in cookie")
-        .to_string();
-    let owner = store.account_by_username("bench").await.unwrap().expect("account").id;
+    let served = common::serve(|_| {}).await;
+    let (addr, http, cookie, owner) = (served.addr, &served.http, &served.cookie, &served.owner);
+    let store = served.engine.store().clone();
 
     let (file, in_branch) = long_session();
-    let session = import(&store, &owner, file).await.unwrap();
+    let session = import(&store, owner, file).await.unwrap();
     let start = Instant::now();
     for _ in 0..RUNS {
-        store.tree(&owner, &session).await.unwrap();
+        store.tree(owner, &session).await.unwrap();
     }
     println!("loading the 10,000-entry tree: {:.1} ms", start.elapsed().as_secs_f64() * 1000.0 / RUNS as f64);
     println!("history pages, server time over HTTP, median and p90 of {RUNS} requests (release build):");
@@ -170,13 +157,7 @@ async fn run() {
         ("  search", format!("{page}?q=answer+because+999")),
         ("  deep link into a branch", format!("{page}?leafId={in_branch}&targetId={in_branch}")),
     ] {
-        let (median, p90, bytes) = timed(&http, &cookie, &url).await;
-        println!(
-            "  {name:<28} median {:>6.1} ms, p90 {:>6.1} ms, {:>6} KiB",
-            median.as_secs_f64() * 1000.0,
-            p90.as_secs_f64() * 1000.0,
-            bytes / 1024
-        );
+        timed(http, cookie, name, &url).await;
     }
 
     for i in 0..SESSIONS {
@@ -191,7 +172,7 @@ async fn run() {
             ),
         ];
         let file = SessionFile { header: header(&id, Some(format!("{id}-b")), 1_000 + i as i64), entries };
-        import(&store, &owner, file).await.unwrap();
+        import(&store, owner, file).await.unwrap();
     }
     let list = format!("http://{addr}/history");
     for (name, url) in [
@@ -199,12 +180,6 @@ async fn run() {
         ("  page 60", format!("{list}?page=60")),
         ("  search of every message", format!("{list}?q=word4321")),
     ] {
-        let (median, p90, bytes) = timed(&http, &cookie, &url).await;
-        println!(
-            "  {name:<28} median {:>6.1} ms, p90 {:>6.1} ms, {:>6} KiB",
-            median.as_secs_f64() * 1000.0,
-            p90.as_secs_f64() * 1000.0,
-            bytes / 1024
-        );
+        timed(http, cookie, name, &url).await;
     }
 }

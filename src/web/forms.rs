@@ -131,3 +131,10 @@ pub async fn failed(
     let echo = echo(form, fields, FieldErrors::default(), Some(message));
     render_at(state, parts, path, Some(echo), StatusCode::INTERNAL_SERVER_ERROR).await
 }
+
+/// The storage failed: logged, and the learner told that nothing changed.
+pub fn storage_failed(err: StoreError) -> Response {
+    tracing::error!("storage failed: {err}");
+    (StatusCode::INTERNAL_SERVER_ERROR, "The server could not do that; nothing was changed. Try again.")
+        .into_response()
+}

@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde::Deserialize;
 
-use super::forms::{self, Posted, not_found, see_other};
+use super::forms::{self, Posted, not_found, see_other, storage_failed};
 use super::viewer::CurrentViewer;
 use super::{AppState, export_page};
 use crate::store::StoreError;
@@ -51,7 +51,7 @@ async fn label(State(state): State<AppState>, Path(id): Path<String>, request: R
             see_other(&format!("{back}#entry-{}", fields.target))
         }
         Ok(false) => not_found(&state, parts).await,
-        Err(err) => internal(err),
+        Err(err) => storage_failed(err),
     }
 }
 
@@ -72,7 +72,7 @@ async fn export_jsonl(
         )
             .into_response(),
         Ok(None) => StatusCode::NOT_FOUND.into_response(),
-        Err(err) => internal(err),
+        Err(err) => storage_failed(err),
     }
 }
 
@@ -109,12 +109,6 @@ async fn export_html(
                 .into_response()
         }
         Ok(None) => StatusCode::NOT_FOUND.into_response(),
-        Err(err) => internal(err),
+        Err(err) => storage_failed(err),
     }
-}
-
-fn internal(err: StoreError) -> Response {
-    tracing::error!("storage failed: {err}");
-    (StatusCode::INTERNAL_SERVER_ERROR, "The server could not do that; nothing was changed. Try again.")
-        .into_response()
 }

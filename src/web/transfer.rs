@@ -11,7 +11,7 @@ use warren_app::api::Viewer;
 use warren_app::forms::FieldErrors;
 
 use super::AppState;
-use super::forms::{echo, not_found, render, see_other};
+use super::forms::{echo, not_found, render, see_other, storage_failed};
 use crate::store::StoreError;
 use crate::transfer::session as session_file;
 use crate::transfer::{self, Format, export};
@@ -104,7 +104,7 @@ async fn confirm(State(state): State<AppState>, Path(id): Path<String>, request:
     let draft = match state.store.draft(owner, &id).await {
         Ok(Some(draft)) => draft,
         Ok(None) => return not_found(&state, parts).await,
-        Err(err) => return internal(err),
+        Err(err) => return storage_failed(err),
     };
     let (_, mut preview) = match transfer::read(&draft.0, &draft.1).await {
         Ok(read) => read,
@@ -119,7 +119,7 @@ async fn confirm(State(state): State<AppState>, Path(id): Path<String>, request:
     };
     match created.await {
         Ok(set) => see_other(&format!("/sets/{set}")),
-        Err(err) => internal(err),
+        Err(err) => storage_failed(err),
     }
 }
 
@@ -129,7 +129,7 @@ async fn cancel(State(state): State<AppState>, Path(id): Path<String>, request: 
     match state.store.delete_draft(&viewer.user_id, &id).await {
         Ok(true) => see_other("/import"),
         Ok(false) => not_found(&state, parts).await,
-        Err(err) => internal(err),
+        Err(err) => storage_failed(err),
     }
 }
 
@@ -151,12 +151,6 @@ async fn download(
         )
             .into_response(),
         Ok(None) => StatusCode::NOT_FOUND.into_response(),
-        Err(err) => internal(err),
+        Err(err) => storage_failed(err),
     }
-}
-
-fn internal(err: StoreError) -> Response {
-    tracing::error!("storage failed: {err}");
-    (StatusCode::INTERNAL_SERVER_ERROR, "The server could not do that; nothing was changed. Try again.")
-        .into_response()
 }

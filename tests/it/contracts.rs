@@ -6,7 +6,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{Value, json};
-use warren::config::ProviderChoice;
 use warren_app::protocol::ServerMessage;
 
 use crate::common::fake_llm::{FakeLlm, Reply, Wire};
@@ -123,29 +122,6 @@ fn answerer() -> impl Fn(&Value) -> Reply + Send + Sync + 'static {
     }
 }
 
-async fn app_on(wire: Wire, fake: &FakeLlm) -> TestApp {
-    app_with(wire, fake, |_| {}).await
-}
-
-async fn app_with(wire: Wire, fake: &FakeLlm, adjust: impl FnOnce(&mut warren::config::Config)) -> TestApp {
-    let base = fake.base_url();
-    TestApp::spawn_with(|c| {
-        adjust(c);
-        match wire {
-            Wire::Anthropic => {
-                c.llm.provider = ProviderChoice::Anthropic;
-                c.llm.anthropic_api_key = Some("sk-test".into());
-                c.llm.anthropic_base_url = base;
-            }
-            Wire::OpenAi => {
-                c.llm.provider = ProviderChoice::Openai;
-                c.llm.openai_base_url = Some(base);
-            }
-        }
-    })
-    .await
-}
-
 /// Says something and returns the rabbit hole offered in reply, if one was.
 async fn say(ws: &mut Ws, text: &str) -> Option<(String, String)> {
     ws.say(text).await.into_iter().find_map(|m| match m {
@@ -157,7 +133,7 @@ async fn say(ws: &mut Ws, text: &str) -> Option<(String, String)> {
 /// The whole scripted session; returns what every agent was sent, in order, and the points.
 async fn scripted_session(wire: Wire) -> (Vec<Sent>, Vec<warren::store::Point>, FakeLlm) {
     let fake = FakeLlm::start_with(wire, vec![], Some(Arc::new(answerer()))).await;
-    let app = app_on(wire, &fake).await;
+    let app = TestApp::on_fake(wire, &fake).await;
     let (session, points) = app.start("The living cell").await;
     let mut ws = app.connect(&session).await;
     ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
@@ -350,7 +326,7 @@ async fn the_evaluator_sees_only_unchecked_points_and_the_detector_keeps_its_qui
 async fn the_summariser_condenses_the_older_main_line_and_the_tutor_reads_its_summary_first() {
     for wire in WIRES {
         let fake = FakeLlm::start_with(wire, vec![], Some(Arc::new(answerer()))).await;
-        let app = app_with(wire, &fake, |c| c.context_tokens = 400).await;
+        let app = TestApp::on_fake_with(wire, &fake, |c| c.context_tokens = 400).await;
         let (session, points) = app.start("The living cell").await;
         let mut ws = app.connect(&session).await;
         ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;

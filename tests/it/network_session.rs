@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::common::TestApp;
-use crate::common::fake_llm::{FakeLlm, Reply, Wire};
+use crate::common::fake_llm::{FakeLlm, Reply, Wire, system_of};
 use serde_json::json;
 use warren::config::ProviderChoice;
 use warren_app::protocol::{ErrorCode, ServerMessage};
@@ -35,13 +35,7 @@ fn answers(body: &serde_json::Value) -> Reply {
 #[tokio::test]
 async fn a_reply_cut_midway_is_an_error_frame_and_the_message_is_kept() {
     let fake = FakeLlm::start_with(Wire::Anthropic, vec![], Some(Arc::new(answers))).await;
-    let base = fake.base_url();
-    let app = TestApp::spawn_with(|c| {
-        c.llm.provider = ProviderChoice::Anthropic;
-        c.llm.anthropic_api_key = Some("sk-test".into());
-        c.llm.anthropic_base_url = base;
-    })
-    .await;
+    let app = TestApp::on_fake(Wire::Anthropic, &fake).await;
     let (session, _) = app.start("The living cell").await;
     let mut ws = app.connect(&session).await;
     let frames = ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
@@ -92,15 +86,6 @@ async fn an_unreachable_provider_is_reported_at_start_up_and_on_readyz() {
     assert_eq!(body["ready"], true);
 }
 
-/// The system prompt, wherever the wire format puts it.
-fn system_of(body: &serde_json::Value) -> String {
-    body["system"]
-        .as_str()
-        .or_else(|| body["messages"][0]["content"].as_str())
-        .unwrap_or_default()
-        .to_string()
-}
-
 /// Like [`answers`], but the tutor calls its tools: at the opening with an id that is no
 /// resource of the session; on "ODD" with a tool it was never given; on "SHOW" with the
 /// image the prompt lists.
@@ -131,19 +116,7 @@ fn showing(body: &serde_json::Value) -> Reply {
 async fn the_tutor_shows_resources_through_tool_calls_checked_against_the_session() {
     for wire in [Wire::Anthropic, Wire::OpenAi] {
         let fake = FakeLlm::start_with(wire, vec![], Some(Arc::new(showing))).await;
-        let base = fake.base_url();
-        let app = TestApp::spawn_with(|c| match wire {
-            Wire::Anthropic => {
-                c.llm.provider = ProviderChoice::Anthropic;
-                c.llm.anthropic_api_key = Some("sk-test".into());
-                c.llm.anthropic_base_url = base;
-            }
-            Wire::OpenAi => {
-                c.llm.provider = ProviderChoice::Openai;
-                c.llm.openai_base_url = Some(base);
-            }
-        })
-        .await;
+        let app = TestApp::on_fake(wire, &fake).await;
         let (session, _) = app.start("The living cell").await;
         let image =
             app.store().set_named(app.owner(), "The living cell").await.unwrap().map(|set| set.id).unwrap();
@@ -236,13 +209,7 @@ fn careless(body: &serde_json::Value) -> Reply {
 #[tokio::test]
 async fn praise_progress_and_a_point_given_away_are_taken_out_of_the_tutors_reply() {
     let fake = FakeLlm::start_with(Wire::Anthropic, vec![], Some(Arc::new(careless))).await;
-    let base = fake.base_url();
-    let app = TestApp::spawn_with(|c| {
-        c.llm.provider = ProviderChoice::Anthropic;
-        c.llm.anthropic_api_key = Some("sk-test".into());
-        c.llm.anthropic_base_url = base;
-    })
-    .await;
+    let app = TestApp::on_fake(Wire::Anthropic, &fake).await;
     let (session, points) = app.start("The living cell").await;
     let mut ws = app.connect(&session).await;
     ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;

@@ -5,24 +5,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::json;
-use warren::config::ProviderChoice;
 use warren_app::protocol::ServerMessage;
 
-use crate::common::fake_llm::{FakeLlm, Reply, Wire};
+use crate::common::fake_llm::{FakeLlm, Reply, Wire, system_of};
 use crate::common::{TestApp, reply_of};
 
 /// The slow reply the tutor starts before the evaluator answers.
 const FIRST: [&str; 12] =
     ["What ", "else ", "comes ", "to ", "mind ", "about ", "it? ", "Take ", "your ", "time ", "with ", "it."];
 const SECOND: &str = "Which part of that is still missing?";
-
-fn system_of(body: &serde_json::Value) -> String {
-    body["system"]
-        .as_str()
-        .or_else(|| body["messages"][0]["content"].as_str())
-        .unwrap_or_default()
-        .to_string()
-}
 
 /// The evaluator recalls the first point listed on "RECALL", nearly recalls it on "NEAR",
 /// finds nothing otherwise; the tutor answers slowly unless it has an observation to use.
@@ -54,22 +45,6 @@ fn answers(body: &serde_json::Value) -> Reply {
         return Reply::Slow { pieces: vec![SECOND.to_string()], delay: Duration::from_millis(5) };
     }
     Reply::Slow { pieces: FIRST.iter().map(|p| p.to_string()).collect(), delay: Duration::from_millis(40) }
-}
-
-async fn app_on(wire: Wire, fake: &FakeLlm) -> TestApp {
-    let base = fake.base_url();
-    TestApp::spawn_with(|c| match wire {
-        Wire::Anthropic => {
-            c.llm.provider = ProviderChoice::Anthropic;
-            c.llm.anthropic_api_key = Some("sk-test".into());
-            c.llm.anthropic_base_url = base;
-        }
-        Wire::OpenAi => {
-            c.llm.provider = ProviderChoice::Openai;
-            c.llm.openai_base_url = Some(base);
-        }
-    })
-    .await
 }
 
 fn streamed(frames: &[ServerMessage]) -> String {
@@ -110,7 +85,7 @@ async fn cancelled_becomes(fake: &FakeLlm, expected: usize) {
 async fn a_turn_that_finds_nothing_shows_the_early_reply_once_and_one_that_finds_something_cancels_it() {
     for wire in [Wire::Anthropic, Wire::OpenAi] {
         let fake = FakeLlm::start_with(wire, vec![], Some(Arc::new(answers))).await;
-        let app = app_on(wire, &fake).await;
+        let app = TestApp::on_fake(wire, &fake).await;
         let (session, _) = app.start("The living cell").await;
         let mut ws = app.connect(&session).await;
         ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;

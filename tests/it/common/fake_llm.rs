@@ -291,3 +291,12 @@ fn watched(
         .body(Body::from_stream(stream))
         .unwrap()
 }
+
+/// A request's system prompt, wherever the wire format puts it.
+pub fn system_of(body: &serde_json::Value) -> String {
+    body["system"]
+        .as_str()
+        .or_else(|| body["messages"][0]["content"].as_str())
+        .unwrap_or_default()
+        .to_string()
+}

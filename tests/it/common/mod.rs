@@ -64,6 +64,34 @@ impl TestApp {
         app
     }
 
+    /// The app with its language model at a fake server speaking `wire`'s format.
+    pub async fn on_fake(wire: fake_llm::Wire, fake: &fake_llm::FakeLlm) -> Self {
+        Self::on_fake_with(wire, fake, |_| {}).await
+    }
+
+    pub async fn on_fake_with(
+        wire: fake_llm::Wire,
+        fake: &fake_llm::FakeLlm,
+        adjust: impl FnOnce(&mut Config),
+    ) -> Self {
+        let base = fake.base_url();
+        Self::spawn_with(|c| {
+            adjust(c);
+            match wire {
+                fake_llm::Wire::Anthropic => {
+                    c.llm.provider = warren::config::ProviderChoice::Anthropic;
+                    c.llm.anthropic_api_key = Some("sk-test".into());
+                    c.llm.anthropic_base_url = base;
+                }
+                fake_llm::Wire::OpenAi => {
+                    c.llm.provider = warren::config::ProviderChoice::Openai;
+                    c.llm.openai_base_url = Some(base);
+                }
+            }
+        })
+        .await
+    }
+
     /// Another Warren on the same database, as after a restart: fresh actors that know only
     /// what was stored. The learner's sign-in carries over.
     pub async fn another_instance(&self) -> TestApp {
