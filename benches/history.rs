@@ -145,10 +145,17 @@ async fn run() {
     let (file, in_branch) = long_session();
     let session = import(&store, owner, file).await.unwrap();
     let start = Instant::now();
+    store.tree(owner, &session).await.unwrap();
+    let first = start.elapsed();
+    let start = Instant::now();
     for _ in 0..RUNS {
         store.tree(owner, &session).await.unwrap();
     }
-    println!("loading the 10,000-entry tree: {:.1} ms", start.elapsed().as_secs_f64() * 1000.0 / RUNS as f64);
+    println!(
+        "loading the 10,000-entry tree: {:.1} ms the first time, {:.2} ms after (the cache reads only what was appended since)",
+        first.as_secs_f64() * 1000.0,
+        start.elapsed().as_secs_f64() * 1000.0 / RUNS as f64
+    );
     println!("history pages, server time over HTTP, median and p90 of {RUNS} requests (release build):");
     let page = format!("http://{addr}/history/{session}");
     for (name, url) in [

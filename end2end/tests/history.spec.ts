@@ -70,8 +70,8 @@ test('the history page shows the branch, filters, searches, labels and links to 
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   const inside = page.getByTestId('transcript').locator('li.entry', { hasText: 'swallowed whole' });
   await page.getByTestId('side-branch').locator('summary').click();
-  await inside.getByTestId('copy-link').click();
-  await expect(inside.getByTestId('copy-link')).toHaveText('Copied');
+  await inside.locator('a.copy-link').click();
+  await expect(inside.locator('a.copy-link')).toHaveText('Copied');
   const copied = await page.evaluate(() => navigator.clipboard.readText());
   expect(copied).toContain('targetId=');
   await page.goto(copied);
@@ -132,7 +132,7 @@ test('the HTML export opens from a file with the network off', async ({ page, br
 
   // A deep link into the rabbit hole opens it, highlighted.
   const inside = transcript.locator('li.entry', { hasText: 'swallowed whole' });
-  const href = await inside.getByTestId('copy-link').getAttribute('href');
+  const href = await inside.locator('a.copy-link').getAttribute('href');
   expect(href).toMatch(/^#leafId=.*targetId=/);
   await offline.goto(`file://${file}${href}`);
   await expect(offline.locator('li.entry.target')).toContainText('swallowed whole');

@@ -20,6 +20,8 @@ pub enum Backend {
 pub struct Store {
     pool: AnyPool,
     backend: Backend,
+    /// Session trees read lately (see `tree.rs`).
+    pub(super) trees: std::sync::Arc<std::sync::Mutex<super::tree::TreeCache>>,
 }
 
 /// Start-up failures, each worded as one sentence an operator can act on.
@@ -87,7 +89,7 @@ impl Store {
             .connect(&url)
             .await
             .map_err(|source| StoreError::Connect { url: redact(&url), source })?;
-        Ok(Self { pool, backend })
+        Ok(Self { pool, backend, trees: Default::default() })
     }
 
     pub fn backend(&self) -> Backend {

@@ -4,6 +4,7 @@
 //! never by scanning the session, except [`Store::tree`], which is the whole session.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use serde_json::json;
 use warren_app::tree::EntryKind;
@@ -51,6 +52,11 @@ impl Tree {
         self.entries.is_empty()
     }
 
+    /// The newest entry's `seq` (0 when there is none).
+    pub fn last_seq(&self) -> i64 {
+        self.entries.iter().map(|e| e.seq).max().unwrap_or(0)
+    }
+
     pub fn len(&self) -> usize {
         self.entries.len()
     }
@@ -65,7 +71,7 @@ impl Tree {
     }
 
     /// An entry's children, in append order.
-    pub fn children(&self, id: &str) -> impl Iterator<Item = &Entry> {
+    pub fn children<'t>(&'t self, id: &str) -> impl Iterator<Item = &'t Entry> + use<'t> {
         self.children.get(id).into_iter().flatten().map(|&i| &self.entries[i])
     }
 
@@ -194,15 +200,49 @@ impl Store {
     }
 
     /// The whole tree of a session with its row (which holds the leaf); `None` when the
-    /// session is not the learner's.
+    /// session is not the learner's. Entries are never changed or removed and `seq` only
+    /// grows, so a tree read lately is brought up to date by reading the entries appended
+    /// since (usually none), on any instance, instead of the whole session again.
     pub async fn tree(
         &self,
         owner: &str,
         session_id: &str,
-    ) -> Result<Option<(SessionRow, Tree)>, StoreError> {
-        let Some(session) = self.session(owner, session_id).await? else { return Ok(None) };
-        let entries = self.entries(owner, session_id).await?;
-        Ok(Some((session, Tree::new(entries))))
+    ) -> Result<Option<(SessionRow, Arc<Tree>)>, StoreError> {
+        let Some(session) = self.session(owner, session_id).await? else {
+            self.cache().forget(session_id);
+            return Ok(None);
+        };
+        let cached = self.cache().take(session_id, owner);
+        let mut tree = match cached {
+            Some(tree) => tree,
+            None => Arc::new(Tree::new(self.entries(owner, session_id).await?)),
+        };
+        let newer = self.entries_after(owner, session_id, tree.last_seq()).await?;
+        if !newer.is_empty() {
+            let tree = Arc::make_mut(&mut tree);
+            for entry in newer {
+                tree.push(entry);
+            }
+        }
+        self.cache().keep(session_id, owner, tree.clone());
+        Ok(Some((session, tree)))
+    }
+
+    /// Entries appended after `seq`, in order.
+    async fn entries_after(&self, owner: &str, session_id: &str, seq: i64) -> Result<Vec<Entry>, StoreError> {
+        Ok(sqlx::query_as(select_entries!(
+            "WHERE session_id = $1 AND owner_id = $2 AND seq > $3 ORDER BY seq"
+        ))
+        .bind(session_id)
+        .bind(owner)
+        .bind(seq)
+        .fetch_all(self.pool())
+        .await?)
+    }
+
+    fn cache(&self) -> std::sync::MutexGuard<'_, TreeCache> {
+        // A panic while holding it leaves nothing half-written that matters: it is a cache.
+        self.trees.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Moves the session's leaf to `id` (`None`: the next entry starts a new root). Kept in
@@ -280,6 +320,43 @@ impl Store {
         .fetch_all(self.pool())
         .await?;
         Ok(labels_of(entries.iter()))
+    }
+}
+
+/// Trees read lately, least recently used dropped first once they hold more than
+/// [`CACHED_ENTRIES`] entries together.
+#[derive(Debug, Default)]
+pub struct TreeCache {
+    trees: HashMap<String, (String, Arc<Tree>, u64)>,
+    clock: u64,
+}
+
+/// Entries the cache holds at most (a few hundred bytes each).
+const CACHED_ENTRIES: usize = 100_000;
+
+impl TreeCache {
+    /// The cached tree of a session, if it is the owner's.
+    fn take(&mut self, session_id: &str, owner: &str) -> Option<Arc<Tree>> {
+        self.trees.get(session_id).filter(|(o, _, _)| o == owner).map(|(_, tree, _)| tree.clone())
+    }
+
+    fn keep(&mut self, session_id: &str, owner: &str, tree: Arc<Tree>) {
+        self.clock += 1;
+        self.trees.insert(session_id.to_string(), (owner.to_string(), tree, self.clock));
+        while self.trees.values().map(|(_, t, _)| t.len()).sum::<usize>() > CACHED_ENTRIES
+            && self.trees.len() > 1
+        {
+            let Some(oldest) =
+                self.trees.iter().min_by_key(|(_, (_, _, used))| *used).map(|(id, _)| id.clone())
+            else {
+                break;
+            };
+            self.trees.remove(&oldest);
+        }
+    }
+
+    fn forget(&mut self, session_id: &str) {
+        self.trees.remove(session_id);
     }
 }
 

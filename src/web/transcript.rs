@@ -78,7 +78,7 @@ struct Writer<'a> {
 impl<'a> Writer<'a> {
     /// Children that are part of the conversation (labels hang off the leaf, but are not).
     fn children(&self, id: &str) -> impl Iterator<Item = &'a Entry> + use<'a> {
-        self.tree.children(id).filter(|e| e.kind != EntryKind::Label).collect::<Vec<_>>().into_iter()
+        self.tree.children(id).filter(|e| e.kind != EntryKind::Label)
     }
 
     /// The end of the line through `id`, following the newest child at each step.
@@ -172,28 +172,40 @@ impl<'a> Writer<'a> {
     /// A link to an entry (or a line) as this kind of output reads it. The session's own line
     /// needs no `leafId`.
     fn link(&self, leaf_id: &str, target: Option<&str>, edit: Option<&str>) -> String {
-        let mut pairs = Vec::new();
+        let mut href = String::from(match self.links {
+            Links::Page => "?",
+            Links::File => "#",
+        });
+        let pair = |key: &str, value: &str, href: &mut String| {
+            if href.len() > 1 {
+                href.push_str("&amp;");
+            }
+            href.push_str(key);
+            href.push('=');
+            push_query_value(value, href);
+        };
         if Some(leaf_id) != self.session_leaf || self.links == Links::File {
-            pairs.push(format!("leafId={}", query_value(leaf_id)));
+            pair("leafId", leaf_id, &mut href);
         }
         if let Some(target) = target {
-            pairs.push(format!("targetId={}", query_value(target)));
+            pair("targetId", target, &mut href);
         }
         if let Some(edit) = edit {
             if self.query.filter != EntryFilter::Default {
-                pairs.push(format!("filter={}", self.query.filter));
+                pair("filter", self.query.filter.as_str(), &mut href);
             }
             if !self.query.q.is_empty() {
-                pairs.push(format!("q={}", query_value(&self.query.q)));
+                pair("q", &self.query.q, &mut href);
             }
-            pairs.push(format!("edit={}", query_value(edit)));
+            pair("edit", edit, &mut href);
         }
-        let anchor = target.or(edit).map(|t| format!("#entry-{}", query_value(t))).unwrap_or_default();
-        match self.links {
-            Links::Page if pairs.is_empty() => format!("?{anchor}"),
-            Links::Page => format!("?{}{anchor}", pairs.join("&amp;")),
-            Links::File => format!("#{}", pairs.join("&amp;")),
+        if self.links == Links::Page
+            && let Some(anchor) = target.or(edit)
+        {
+            href.push_str("#entry-");
+            push_query_value(anchor, &mut href);
         }
+        href
     }
 
     fn entry(&mut self, entry: &Entry, leaf_id: &str) {
@@ -211,7 +223,11 @@ impl<'a> Writer<'a> {
         if target {
             out.push_str(" target");
         }
-        let _ = write!(out, "\" data-kind=\"{}\"", entry.kind);
+        out.push('"');
+        if self.links == Links::File {
+            // The file's own script filters by kind.
+            let _ = write!(out, " data-kind=\"{}\"", entry.kind);
+        }
         if label.is_some() {
             out.push_str(" data-labelled=\"\"");
         }
@@ -230,7 +246,7 @@ impl<'a> Writer<'a> {
             out.push_str("</span>");
         }
         let href = self.link(leaf_id, Some(&entry.id), None);
-        let _ = write!(self.out, "<a class=\"copy-link\" href=\"{href}\" data-testid=\"copy-link\">Link</a>");
+        let _ = write!(self.out, "<a class=\"copy-link\" href=\"{href}\">Link</a>");
         if self.links == Links::Page {
             let href = self.link(leaf_id, None, Some(&entry.id));
             let _ = write!(self.out, "<a class=\"label-link\" href=\"{href}\">Label</a>");
@@ -318,6 +334,11 @@ fn attr(text: &str) -> String {
 /// A query string value, percent-encoded.
 fn query_value(text: &str) -> String {
     let mut out = String::new();
+    push_query_value(text, &mut out);
+    out
+}
+
+fn push_query_value(text: &str, out: &mut String) {
     for byte in text.bytes() {
         match byte {
             b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => out.push(byte as char),
@@ -326,7 +347,6 @@ fn query_value(text: &str) -> String {
             }
         }
     }
-    out
 }
 
 fn count(n: usize) -> u32 {

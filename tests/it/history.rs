@@ -45,7 +45,7 @@ fn count(html: &str) -> (u32, u32) {
     (shown.trim().parse().unwrap(), total.trim().parse().unwrap())
 }
 
-async fn tree(store: &Store, owner: &str, session: &str) -> (Option<String>, Tree) {
+async fn tree(store: &Store, owner: &str, session: &str) -> (Option<String>, std::sync::Arc<Tree>) {
     let (row, tree) = store.tree(owner, session).await.unwrap().unwrap();
     (row.leaf_id, tree)
 }

@@ -157,3 +157,25 @@ async fn compaction_resolves_to_its_summary_the_kept_entries_and_the_rest() {
     assert_eq!(resolve(&early).kept.len(), 3);
     assert!(resolve(&early).summary.is_none());
 }
+
+#[tokio::test]
+async fn a_tree_read_again_has_every_entry_appended_since_on_any_instance() {
+    let app = TestApp::spawn().await;
+    let (session, _) = app.start("The living cell").await;
+    let (store, owner) = (app.store(), app.owner());
+    let a = append(store, owner, &session, None, "T:first").await;
+    let (_, first) = store.tree(owner, &session).await.unwrap().unwrap();
+    assert_eq!(first.len(), 1);
+    let b = append(store, owner, &session, Some(&a.id), "second").await;
+    assert!(store.set_label(owner, &session, &b.id, Some("here")).await.unwrap());
+    // Written by another instance, which this one's memory knows nothing of.
+    let other = app.another_instance().await;
+    append(other.store(), owner, &session, Some(&b.id), "T:third").await;
+    let (_, again) = store.tree(owner, &session).await.unwrap().unwrap();
+    assert_eq!(again.len(), 4, "two messages, a label and the other instance's reply");
+    assert_eq!(again.label(&b.id), Some("here"));
+    assert_eq!(first.len(), 1, "a tree handed out earlier does not change under its reader");
+    // Another learner asking for it gets nothing, cached or not.
+    let someone = app.sign_up("someone").await;
+    assert!(store.tree(&someone.id, &session).await.unwrap().is_none());
+}
