@@ -17,7 +17,7 @@ async function sessionWithARabbitHole(page: Page): Promise<string> {
   await answer(page, 'Were they bacteria once, swallowed whole?');
   await page.getByRole('button', { name: 'Return to session' }).click();
   await expect(page.getByTestId('rabbithole-banner')).toHaveCount(0);
-  await answer(page, 'Back to it: ribosomes make proteins');
+  await answer(page, 'Back to it: ribosomes make proteins, and energy is $E = mc^2$');
   await page.goto('/history');
   await page.getByTestId('history-list').getByRole('link', { name: 'The living cell' }).first().click();
   await expect(page.getByTestId('transcript')).toBeVisible();
@@ -33,6 +33,8 @@ test('the history page shows the branch, filters, searches, labels and links to 
   const transcript = page.getByTestId('transcript');
   const branch = transcript.getByTestId('side-branch');
   await expect(branch).toHaveCount(1);
+  // Math in a message is typeset, as in the live view.
+  await expect(transcript.locator('.katex').first()).toBeVisible();
   await expect(branch.locator('summary')).toContainText('Rabbit hole:');
   await branch.locator('summary').click();
   await expect(branch).toContainText('Were they bacteria once, swallowed whole?');
@@ -58,7 +60,12 @@ test('the history page shows the branch, filters, searches, labels and links to 
 
   // A label, through its plain form; then "Labelled" shows that entry.
   const entry = transcript.locator('li.entry', { hasText: 'Back to it: ribosomes make proteins' });
+  const before = page.url();
+  await expect(transcript).toHaveAttribute('data-live', '');
   await entry.getByRole('link', { name: 'Label' }).click();
+  // With JavaScript the form opens in place, without loading the page again.
+  await expect(entry.getByTestId('label-form')).toBeVisible();
+  expect(page.url()).toBe(before);
   await page.getByTestId('label-form').getByLabel('Label').fill('revisit');
   await page.getByRole('button', { name: 'Save label' }).click();
   await filters.getByRole('link', { name: 'Labelled' }).click();
@@ -69,6 +76,7 @@ test('the history page shows the branch, filters, searches, labels and links to 
   await page.goto(url);
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   const inside = page.getByTestId('transcript').locator('li.entry', { hasText: 'swallowed whole' });
+  await expect(page.getByTestId('transcript')).toHaveAttribute('data-live', '');
   await page.getByTestId('side-branch').locator('summary').click();
   await inside.locator('a.copy-link').click();
   await expect(inside.locator('a.copy-link')).toHaveText('Copied');
@@ -95,6 +103,13 @@ test('without JavaScript the transcript, filters and search still work', async (
   await plain.getByTestId('transcript-search').fill('bacteria');
   await plain.getByRole('button', { name: 'Search' }).click();
   expect(shown(await count.textContent())).toBe(1);
+  // A label without JavaScript: "Label" loads the page with the form open there.
+  const entry = plain.getByTestId('transcript').locator('li.entry').first();
+  await entry.getByRole('link', { name: 'Label' }).click();
+  await expect(plain).toHaveURL(/edit=/);
+  await plain.getByTestId('label-form').getByLabel('Label').fill('plain');
+  await plain.getByRole('button', { name: 'Save label' }).click();
+  await expect(plain.getByTestId('entry-label')).toHaveText('plain');
   await context.close();
 });
 
@@ -120,6 +135,8 @@ test('the HTML export opens from a file with the network off', async ({ page, br
   await offline.goto(`file://${file}`);
   const transcript = offline.getByTestId('transcript');
   await expect(transcript).toContainText('Back to it: ribosomes make proteins');
+  // KaTeX and its fonts came inside the file.
+  await expect(transcript.locator('.katex').first()).toBeVisible();
   const count = offline.getByTestId('entry-count');
   const all = shown(await count.textContent());
   await offline.getByRole('button', { name: 'Your messages' }).click();

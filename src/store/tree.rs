@@ -325,7 +325,7 @@ impl Store {
 
 /// Trees read lately, least recently used dropped first once they hold more than
 /// [`CACHED_ENTRIES`] entries together.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct TreeCache {
     trees: HashMap<String, (String, Arc<Tree>, u64)>,
     clock: u64,
@@ -333,6 +333,14 @@ pub struct TreeCache {
 
 /// Entries the cache holds at most (a few hundred bytes each).
 const CACHED_ENTRIES: usize = 100_000;
+
+impl std::fmt::Debug for TreeCache {
+    // Counts, not the learners' words.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let entries: usize = self.trees.values().map(|(_, tree, _)| tree.len()).sum();
+        write!(f, "TreeCache {{ trees: {}, entries: {entries} }}", self.trees.len())
+    }
+}
 
 impl TreeCache {
     /// The cached tree of a session, if it is the owner's.

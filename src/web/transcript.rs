@@ -136,7 +136,8 @@ impl<'a> Writer<'a> {
             self.out,
             "<a href=\"{href}\" class=\"open-line\">Show this line in full</a></details></li>"
         );
-        if holds_target {
+        // Open when it holds the entry linked to, or what a filter or a search picked out.
+        if holds_target || !self.terms.is_empty() || self.query.filter != EntryFilter::Default {
             self.out.insert_str(open_at, " open");
         }
     }

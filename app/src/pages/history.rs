@@ -247,7 +247,8 @@ fn TranscriptView(transcript: Transcript) -> impl IntoView {
     }
 }
 
-/// With JavaScript, "Link" on an entry copies its address instead of following it.
+/// With JavaScript, "Link" on an entry copies its address instead of following it, and
+/// "Label" opens the label form in place instead of loading the page again to show it.
 #[island]
 fn CopyLinks() -> impl IntoView {
     #[cfg(feature = "hydrate")]
@@ -256,20 +257,79 @@ fn CopyLinks() -> impl IntoView {
         use wasm_bindgen::prelude::Closure;
         let Some(document) = web_sys::window().and_then(|w| w.document()) else { return };
         let on_click = Closure::<dyn Fn(web_sys::Event)>::new(move |event: web_sys::Event| {
-            let Some(link) = event
-                .target()
-                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-                .and_then(|e| e.closest("a.copy-link").ok().flatten())
-                .and_then(|e| e.dyn_into::<web_sys::HtmlAnchorElement>().ok())
-            else {
+            let Some(clicked) = event.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else {
                 return;
             };
-            let Some(window) = web_sys::window() else { return };
-            event.prevent_default();
-            let _ = window.navigator().clipboard().write_text(&link.href());
-            link.set_text_content(Some("Copied"));
+            if let Some(link) = clicked
+                .closest("a.copy-link")
+                .ok()
+                .flatten()
+                .and_then(|e| e.dyn_into::<web_sys::HtmlAnchorElement>().ok())
+            {
+                let Some(window) = web_sys::window() else { return };
+                event.prevent_default();
+                let _ = window.navigator().clipboard().write_text(&link.href());
+                link.set_text_content(Some("Copied"));
+            } else if clicked.closest("a.label-link").ok().flatten().is_some()
+                && let Some(entry) = clicked.closest("li.entry").ok().flatten()
+            {
+                event.prevent_default();
+                open_label_form(&entry);
+            }
         });
         let _ = document.add_event_listener_with_callback("click", on_click.as_ref().unchecked_ref());
         on_click.forget();
+        // Says the links are live (tests wait for it before clicking).
+        if let Some(list) = document.get_element_by_id("transcript") {
+            let _ = list.set_attribute("data-live", "");
+        }
     });
+}
+
+/// The same form the server writes for `?edit=…`, opened in the entry.
+#[cfg(feature = "hydrate")]
+fn open_label_form(entry: &web_sys::Element) {
+    use wasm_bindgen::JsCast;
+    let focus = |entry: &web_sys::Element| {
+        if let Some(input) = entry
+            .query_selector(".label-form input[name=label]")
+            .ok()
+            .flatten()
+            .and_then(|i| i.dyn_into::<web_sys::HtmlElement>().ok())
+        {
+            let _ = input.focus();
+        }
+    };
+    if entry.query_selector(".label-form").ok().flatten().is_none() {
+        let Some(location) = web_sys::window().map(|w| w.location()) else { return };
+        let path = location.pathname().unwrap_or_default();
+        let back = format!("{path}{}", location.search().unwrap_or_default());
+        let id = entry.id();
+        let target = id.strip_prefix("entry-").unwrap_or(&id);
+        let label = entry
+            .query_selector(".pill.label")
+            .ok()
+            .flatten()
+            .and_then(|l| l.text_content())
+            .unwrap_or_default();
+        let remove = if label.is_empty() {
+            ""
+        } else {
+            r#"<button type="submit" name="clear" value="1" class="button quiet">Remove</button>"#
+        };
+        let html = format!(
+            r#"<form method="post" action="{}/label" class="label-form" data-testid="label-form"><input type="hidden" name="target" value="{}"><input type="hidden" name="back" value="{}"><input name="label" maxlength="60" aria-label="Label" placeholder="e.g. revisit" value="{}"><button type="submit" class="button">Save label</button>{remove}</form>"#,
+            attribute(&path),
+            attribute(target),
+            attribute(&back),
+            attribute(&label)
+        );
+        let _ = entry.insert_adjacent_html("beforeend", &html);
+    }
+    focus(entry);
+}
+
+#[cfg(feature = "hydrate")]
+fn attribute(text: &str) -> String {
+    text.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;").replace('>', "&gt;")
 }
