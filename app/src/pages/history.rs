@@ -236,7 +236,7 @@ fn TranscriptView(transcript: Transcript) -> impl IntoView {
             // Written and escaped on the server (see the server's `web::transcript`).
             <ol class="entries" id="transcript" data-testid="transcript" inner_html=transcript.html></ol>
             <TypesetMath within="transcript".to_string() />
-            <CopyLinks />
+            <EntryActions />
             <p class="exports">
                 "Download: "
                 <a href=format!("/history/{session}/export.jsonl") download="">"JSONL"</a>
@@ -250,7 +250,7 @@ fn TranscriptView(transcript: Transcript) -> impl IntoView {
 /// With JavaScript, "Link" on an entry copies its address instead of following it, and
 /// "Label" opens the label form in place instead of loading the page again to show it.
 #[island]
-fn CopyLinks() -> impl IntoView {
+fn EntryActions() -> impl IntoView {
     #[cfg(feature = "hydrate")]
     Effect::new(move |_| {
         use wasm_bindgen::JsCast;
