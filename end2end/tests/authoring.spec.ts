@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { answer, screenshotPath, signUp, startSession } from './helpers';
+import { answer, controlsAreTall, screenshotPath, signUp, startSession } from './helpers';
 
 // The smallest valid PNG (1×1), uploaded as a learner's own image.
 const PNG = Buffer.from(
@@ -33,27 +33,6 @@ async function addPoint(page: Page, content: string, cue: string): Promise<void>
 }
 
 /** Every visible control on the page is at least 44 px tall. */
-async function controlsAreTall(page: Page, where: string): Promise<void> {
-  const selector = [
-    'button',
-    'a.button',
-    'select',
-    'input:not([type=hidden]):not([type=checkbox]):not([type=radio])',
-    'summary',
-    '.topbar nav a',
-    '.check',
-  ].join(', ');
-  const short: string[] = [];
-  for (const control of await page.locator(selector).all()) {
-    if (!(await control.isVisible())) continue;
-    const box = await control.boundingBox();
-    if (box && box.height < 43.5) {
-      short.push(`${(await control.evaluate((e) => e.outerHTML)).slice(0, 80)} is ${box.height}px`);
-    }
-  }
-  expect(short, `controls under 44 px on ${where}`).toEqual([]);
-}
-
 test('a learner makes a set of their own, studies it, sees the image and the schedule, then archives and deletes it', async ({
   page,
 }) => {

@@ -136,3 +136,26 @@ export class OwnServer {
     await exited;
   }
 }
+
+/** Every visible control (and each of `extra`) is at least 44 px tall: a thumb's target. */
+export async function controlsAreTall(page: Page, where: string, extra: string[] = []): Promise<void> {
+  const selector = [
+    'button',
+    'a.button',
+    'select',
+    'input:not([type=hidden]):not([type=checkbox]):not([type=radio])',
+    'summary',
+    '.topbar nav a',
+    '.check',
+    ...extra,
+  ].join(', ');
+  const short: string[] = [];
+  for (const control of await page.locator(selector).all()) {
+    if (!(await control.isVisible())) continue;
+    const box = await control.boundingBox();
+    if (box && box.height < 43.5) {
+      short.push(`${(await control.evaluate((e) => e.outerHTML)).slice(0, 80)} is ${box.height}px`);
+    }
+  }
+  expect(short, `controls under 44 px on ${where}`).toEqual([]);
+}

@@ -2,7 +2,7 @@ import { test, expect, type Page } from '@playwright/test';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { signUp, startSession, answer, turns, waitForTurn } from './helpers';
+import { signUp, startSession, answer, turns, waitForTurn, controlsAreTall, screenshotPath } from './helpers';
 
 /** A session with a rabbit hole; ends on its history page. Returns the page's address. */
 async function sessionWithARabbitHole(page: Page): Promise<string> {
@@ -157,4 +157,15 @@ test('the HTML export opens from a file with the network off', async ({ page, br
   expect(requests).toEqual([]);
   expect(errors).toEqual([]);
   await context.close();
+});
+
+test('on a phone the session page is usable by thumb, and it is looked at on both sizes', async ({ page }) => {
+  await page.setViewportSize({ width: 375, height: 800 });
+  const url = await sessionWithARabbitHole(page);
+  await page.getByTestId('side-branch').locator('summary').click();
+  await controlsAreTall(page, 'a session page', ['a.filter-link', 'a.copy-link', 'a.label-link', 'a.open-line']);
+  await page.screenshot({ path: screenshotPath('phone-history'), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.goto(url);
+  await page.screenshot({ path: screenshotPath('desktop-history'), fullPage: true });
 });
