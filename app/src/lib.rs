@@ -12,6 +12,7 @@ pub mod names;
 mod pages;
 pub mod protocol;
 pub mod tree;
+pub mod url;
 
 pub use app::{App, shell};
 /// Markdown written straight to HTML, for server pages and exports that hold thousands of messages.

@@ -187,7 +187,7 @@ impl Store {
         let rows: Vec<EntryRow> =
             serde_json::from_str(&text).map_err(|e| StoreError::Corrupt(format!("session entries: {e}")))?;
         let mut entries =
-            rows.into_iter().map(|row| row.into_entry(session_id)).collect::<Result<Vec<_>, _>>()?;
+            rows.into_iter().map(|row| entry_from(row, session_id)).collect::<Result<Vec<_>, _>>()?;
         // Already in order; kept so whatever the engine does with a subquery's order.
         entries.sort_by_key(|e| e.seq);
         Ok(entries)
@@ -208,37 +208,31 @@ type EntryRow = (
     Option<String>,
 );
 
-trait IntoEntry {
-    fn into_entry(self, session_id: &str) -> Result<Entry, StoreError>;
-}
-
-impl IntoEntry for EntryRow {
-    fn into_entry(self, session_id: &str) -> Result<Entry, StoreError> {
-        let (id, parent_id, seq, created_at, kind, role, agent, content, data, client_message_id) = self;
-        let corrupt = |what: String| StoreError::Corrupt(format!("entry {id}: {what}"));
-        let kind = kind.parse().map_err(|e: warren_app::names::UnknownName| corrupt(e.to_string()))?;
-        let speaker = match (role.as_deref(), agent.as_deref()) {
-            (None, _) => None,
-            (Some("user"), _) => Some(Speaker::Learner),
-            (Some("assistant"), Some("explorer")) => Some(Speaker::Explorer),
-            (Some("assistant"), _) => Some(Speaker::Tutor),
-            (Some(other), _) => return Err(corrupt(format!("role {other}"))),
-        };
-        let data = match data {
-            Some(text) => Some(serde_json::from_str(&text).map_err(|e| corrupt(e.to_string()))?),
-            None => None,
-        };
-        Ok(Entry {
-            id,
-            session_id: session_id.to_string(),
-            parent_id,
-            seq,
-            created_at,
-            kind,
-            speaker,
-            content,
-            data,
-            client_message_id,
-        })
-    }
+fn entry_from(row: EntryRow, session_id: &str) -> Result<Entry, StoreError> {
+    let (id, parent_id, seq, created_at, kind, role, agent, content, data, client_message_id) = row;
+    let corrupt = |what: String| StoreError::Corrupt(format!("entry {id}: {what}"));
+    let kind = kind.parse().map_err(|e: warren_app::names::UnknownName| corrupt(e.to_string()))?;
+    let speaker = match (role.as_deref(), agent.as_deref()) {
+        (None, _) => None,
+        (Some("user"), _) => Some(Speaker::Learner),
+        (Some("assistant"), Some("explorer")) => Some(Speaker::Explorer),
+        (Some("assistant"), _) => Some(Speaker::Tutor),
+        (Some(other), _) => return Err(corrupt(format!("role {other}"))),
+    };
+    let data = match data {
+        Some(text) => Some(serde_json::from_str(&text).map_err(|e| corrupt(e.to_string()))?),
+        None => None,
+    };
+    Ok(Entry {
+        id,
+        session_id: session_id.to_string(),
+        parent_id,
+        seq,
+        created_at,
+        kind,
+        speaker,
+        content,
+        data,
+        client_message_id,
+    })
 }

@@ -52,9 +52,9 @@ impl Tree {
         self.entries.is_empty()
     }
 
-    /// The newest entry's `seq` (0 when there is none).
+    /// The newest entry's `seq` (0 when there is none): entries arrive in `seq` order.
     pub fn last_seq(&self) -> i64 {
-        self.entries.iter().map(|e| e.seq).max().unwrap_or(0)
+        self.entries.last().map_or(0, |e| e.seq)
     }
 
     pub fn len(&self) -> usize {

@@ -9,6 +9,7 @@ use std::fmt::Write;
 
 use warren_app::api::{EntryFilter, TranscriptQuery};
 use warren_app::tree::{EntryKind, Speaker};
+use warren_app::url::{push_query_value, query_value};
 use warren_app::{escape, write_html};
 
 use crate::store::{Entry, Tree};
@@ -45,8 +46,18 @@ pub fn write(
         .filter(|e| e.kind != EntryKind::Label)
         .map(|e| e.id.as_str())
         .or(session_leaf);
-    let mut writer =
-        Writer { tree, session_id, query, terms, links, session_leaf, shown: 0, out: String::new() };
+    let target_path = tree.path_ids(query.target_id.as_deref());
+    let mut writer = Writer {
+        tree,
+        session_id,
+        query,
+        terms,
+        links,
+        session_leaf,
+        target_path,
+        shown: 0,
+        out: String::new(),
+    };
     // A leaf in the middle of a line shows the line to its end.
     let leaf = chosen.map(|id| writer.line_end(id));
     let path = tree.path(leaf);
@@ -71,6 +82,8 @@ struct Writer<'a> {
     terms: Vec<String>,
     links: Links,
     session_leaf: Option<&'a str>,
+    /// The entries from the root to the highlighted one: the branches to open.
+    target_path: HashSet<&'a str>,
     shown: usize,
     out: String,
 }
@@ -115,14 +128,13 @@ impl<'a> Writer<'a> {
         }
         self.out.push_str("</summary><ol class=\"entries\">");
         let mut at = Some(start);
-        let mut holds_target = false;
+        // The highlighted entry is in this branch when the branch's start is on its path.
+        let holds_target = self.target_path.contains(start.id.as_str());
         while let Some(entry) = at {
             let mut children: Vec<&Entry> = self.children(&entry.id).collect();
             at = children.pop();
-            holds_target |= self.query.target_id.as_deref() == Some(entry.id.as_str());
             self.entry(entry, &leaf_id);
             for child in children {
-                holds_target |= self.target_below(child);
                 self.branch(child);
             }
         }
@@ -140,12 +152,6 @@ impl<'a> Writer<'a> {
         if holds_target || !self.terms.is_empty() || self.query.filter != EntryFilter::Default {
             self.out.insert_str(open_at, " open");
         }
-    }
-
-    /// Whether the highlighted entry is in the subtree from `start`.
-    fn target_below(&self, start: &Entry) -> bool {
-        let Some(target) = self.query.target_id.as_deref() else { return false };
-        self.tree.path(Some(target)).iter().any(|e| e.id == start.id)
     }
 
     /// A branch's title and, for a rabbit hole that ended, the summary written on the main line.
@@ -330,24 +336,6 @@ fn attr(text: &str) -> String {
     let mut out = String::new();
     escape(text, &mut out);
     out
-}
-
-/// A query string value, percent-encoded.
-fn query_value(text: &str) -> String {
-    let mut out = String::new();
-    push_query_value(text, &mut out);
-    out
-}
-
-fn push_query_value(text: &str, out: &mut String) {
-    for byte in text.bytes() {
-        match byte {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => out.push(byte as char),
-            other => {
-                let _ = write!(out, "%{other:02X}");
-            }
-        }
-    }
 }
 
 fn count(n: usize) -> u32 {

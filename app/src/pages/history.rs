@@ -12,6 +12,7 @@ use crate::components::format::{ago, plural, span};
 use crate::components::markdown::TypesetMath;
 use crate::components::widgets::{SessionItem, StatusPill, loaded, route_id, status_label, titled};
 use crate::protocol::SessionStatus;
+use crate::url::query_value;
 
 #[component]
 pub fn History() -> impl IntoView {
@@ -38,7 +39,7 @@ fn list_link(filter: &HistoryFilter, page: u32) -> String {
     let mut pairs = Vec::new();
     let mut add = |key: &str, value: &Option<String>| {
         if let Some(value) = value.as_deref().filter(|v| !v.is_empty()) {
-            pairs.push(format!("{key}={}", encode(value)));
+            pairs.push(format!("{key}={}", query_value(value)));
         }
     };
     add("set", &filter.set);
@@ -153,31 +154,19 @@ pub fn TranscriptPage() -> impl IntoView {
 fn page_link(session: &str, query: &TranscriptQuery) -> String {
     let mut pairs = Vec::new();
     if let Some(leaf) = &query.leaf_id {
-        pairs.push(format!("leafId={}", encode(leaf)));
+        pairs.push(format!("leafId={}", query_value(leaf)));
     }
     if query.filter != EntryFilter::Default {
         pairs.push(format!("filter={}", query.filter));
     }
     if !query.q.is_empty() {
-        pairs.push(format!("q={}", encode(&query.q)));
+        pairs.push(format!("q={}", query_value(&query.q)));
     }
     if pairs.is_empty() {
         format!("/history/{session}")
     } else {
         format!("/history/{session}?{}", pairs.join("&"))
     }
-}
-
-fn encode(text: &str) -> String {
-    let mut out = String::new();
-    for byte in text.bytes() {
-        match byte {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => out.push(byte as char),
-            b' ' => out.push('+'),
-            other => out.push_str(&format!("%{other:02X}")),
-        }
-    }
-    out
 }
 
 fn filter_name(filter: EntryFilter) -> &'static str {
