@@ -1,6 +1,6 @@
-//! `warren import` and `warren export`: the same import and export as the web pages, from a
-//! shell. Import prints what it added and every row it left out; export writes to standard
-//! output.
+//! `warren import`, `warren export` and `warren summaries`: the same import, export and session
+//! summaries as the web pages, from a shell. Import prints what it added and every row it left
+//! out; export and summaries write to standard output.
 
 use std::io::Write;
 use std::path::Path;
@@ -72,5 +72,41 @@ pub async fn export(
     let file = export::export(&store, &owner, &found.id, format).await?;
     let file = file.ok_or_else(|| TransferError::NoSuchSet(user.to_string(), set.to_string()))?;
     std::io::stdout().write_all(&file.bytes).map_err(TransferError::Write)?;
+    Ok(())
+}
+
+/// Prints the newest session summaries, each under a line naming its set, session and date.
+pub async fn summaries(
+    config: &Config,
+    user: &str,
+    set: Option<&str>,
+    limit: u32,
+) -> Result<(), StartupError> {
+    let store = open_and_migrate(config).await?;
+    let owner = learner(&store, user).await?;
+    let set_id = match set {
+        Some(name) => {
+            let found = store.set_named(&owner, name).await?;
+            Some(found.ok_or_else(|| TransferError::NoSuchSet(user.to_string(), name.to_string()))?.id)
+        }
+        None => None,
+    };
+    let summaries = store.latest_summaries(&owner, set_id.as_deref(), false, limit).await?;
+    let mut out = String::new();
+    if summaries.is_empty() {
+        out.push_str("No session summaries yet.\n");
+    }
+    for (i, s) in summaries.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let when = chrono::DateTime::from_timestamp_millis(s.entry.created_at)
+            .map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string())
+            .unwrap_or_default();
+        out.push_str(&format!("## {} · {when} · session {}\n", s.set_name, s.session_id));
+        out.push_str(s.entry.content.trim());
+        out.push('\n');
+    }
+    std::io::stdout().write_all(out.as_bytes()).map_err(TransferError::Write)?;
     Ok(())
 }

@@ -43,6 +43,18 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = ExportFormat::Json)]
         format: ExportFormat,
     },
+    /// Print a learner's newest session summaries, newest first.
+    Summaries {
+        /// The learner's username.
+        #[arg(long)]
+        user: String,
+        /// Only this set's sessions (by name).
+        #[arg(long)]
+        set: Option<String>,
+        /// How many to print.
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=100))]
+        limit: u32,
+    },
     /// Measure a judge of the configured provider on labelled cases (JSON Lines; see evals/).
     Eval {
         /// Which judge: evaluator or detector.
@@ -99,6 +111,17 @@ pub struct Config {
     #[arg(long, env = "WARREN_CONTEXT_TOKENS", default_value_t = 6000,
           value_parser = clap::value_parser!(u32).range(400..), global = true)]
     pub context_tokens: u32,
+
+    /// Tries at a session's summary before the history page shows it as unavailable (with
+    /// Retry).
+    #[arg(long, env = "WARREN_SUMMARY_ATTEMPTS", default_value_t = 3,
+          value_parser = clap::value_parser!(u32).range(1..=10), global = true)]
+    pub summary_attempts: u32,
+
+    /// Milliseconds before a failed summary is tried again; each later wait is four times
+    /// longer.
+    #[arg(long, env = "WARREN_SUMMARY_BACKOFF_MS", default_value_t = 2000, global = true)]
+    pub summary_backoff_ms: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -191,6 +214,8 @@ impl Config {
             llm: LlmConfig::offline(),
             rabbithole_cooldown: 3,
             context_tokens: 6000,
+            summary_attempts: 3,
+            summary_backoff_ms: 2000,
         }
     }
 }

@@ -20,6 +20,9 @@ async fn main() -> ExitCode {
         Command::Migrate => startup::migrate_only(&cli.config).await,
         Command::Import { user, file } => cli_transfer::import(&cli.config, &user, &file).await,
         Command::Export { user, set, format } => cli_transfer::export(&cli.config, &user, &set, format).await,
+        Command::Summaries { user, set, limit } => {
+            cli_transfer::summaries(&cli.config, &user, set.as_deref(), limit).await
+        }
         Command::Eval { judge, cases, min_f1 } => eval::command(&cli.config, judge, &cases, min_f1).await,
     };
     match result {

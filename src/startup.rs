@@ -72,9 +72,18 @@ impl Application {
                 decline_cooldown: config.rabbithole_cooldown,
                 context_tokens: config.context_tokens as usize,
                 speculative_tutor,
+                summary_attempts: config.summary_attempts,
+                summary_backoff: Duration::from_millis(config.summary_backoff_ms),
                 ..EngineConfig::default()
             },
         );
+
+        // Summaries a stop left unwritten are written now, in the background.
+        match engine.resume_summaries().await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(summaries = n, "writing the session summaries left pending"),
+            Err(err) => tracing::error!("cannot read the session summaries left pending: {err}"),
+        }
 
         let listener = TcpListener::bind(config.addr)
             .await

@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::protocol::SessionStatus;
+use crate::summary::{SessionSummary, SummaryStatus};
 
 /// The signed-in learner. The server's sign-in middleware puts it into each request.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -63,6 +64,31 @@ pub struct Dashboard {
     pub recent: Vec<SessionCard>,
     pub provider: ProviderNotice,
     pub stats: StudyStats,
+    /// The newest summary of each set, newest first: where the learner left off.
+    pub left_off: Vec<LeftOff>,
+    /// A session whose summary is being written (the page looks again when it is).
+    pub writing: Option<String>,
+}
+
+/// A set's newest session summary, on the dashboard.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LeftOff {
+    pub session_id: String,
+    pub set_id: String,
+    pub status: SessionStatus,
+    pub summary: SummaryView,
+}
+
+/// A session's summary as the pages show it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SummaryView {
+    /// `None` when none was ever asked for (the session has not been left yet).
+    pub status: Option<SummaryStatus>,
+    /// The newest summary, read from its JSON (`None` when there is none yet, or its JSON
+    /// cannot be read: then `text` is shown as written).
+    pub summary: Option<SessionSummary>,
+    pub text: String,
+    pub written_at: i64,
 }
 
 /// How study has gone lately, counted in the learner's own days.
@@ -242,6 +268,7 @@ pub struct Transcript {
     /// The entries as HTML, written and escaped on the server: the shown line in full, other
     /// branches folded beside the entries they left from.
     pub html: String,
+    pub summary: SummaryView,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -269,6 +296,8 @@ pub struct HistoryItem {
     pub study_ms: i64,
     /// Rabbit holes explored.
     pub rabbitholes: u32,
+    /// The overview of the session's newest summary.
+    pub overview: Option<String>,
 }
 
 /// The history list's query: `?set=…&status=…&from=…&to=…&q=…&page=…`.
@@ -278,7 +307,8 @@ pub struct HistoryFilter {
     pub status: Option<String>,
     pub from: Option<String>,
     pub to: Option<String>,
-    /// Words each of which must appear in the set's name or the session's messages.
+    /// Words each of which must appear in the set's name, the session's messages or its
+    /// summary.
     pub q: Option<String>,
     pub page: Option<u32>,
 }
@@ -384,6 +414,13 @@ pub async fn get_session_header(id: String) -> Result<SessionHeader, ApiError> {
     backend::answer(backend::get()?.session_header(&viewer, &id).await)
 }
 
+/// Where a session's summary stands, for a page waiting for it.
+#[server(endpoint = "get_summary_status")]
+pub async fn get_summary_status(id: String) -> Result<Option<SummaryStatus>, ApiError> {
+    let viewer = backend::require_viewer()?;
+    backend::answer(backend::get()?.summary_status(&viewer, &id).await)
+}
+
 #[server(endpoint = "get_history")]
 pub async fn get_history(#[server(default)] filter: HistoryFilter) -> Result<HistoryList, ApiError> {
     let viewer = backend::require_viewer()?;
@@ -417,6 +454,7 @@ pub trait Backend: Send + Sync + 'static {
     async fn start_session(&self, viewer: &Viewer, set_id: &str, all: bool) -> Result<String, ApiError>;
     async fn session_header(&self, viewer: &Viewer, id: &str) -> Result<SessionHeader, ApiError>;
     async fn history(&self, viewer: &Viewer, filter: HistoryFilter) -> Result<HistoryList, ApiError>;
+    async fn summary_status(&self, viewer: &Viewer, id: &str) -> Result<Option<SummaryStatus>, ApiError>;
     async fn transcript(
         &self,
         viewer: &Viewer,

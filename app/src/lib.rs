@@ -11,10 +11,12 @@ pub mod forms;
 pub mod names;
 mod pages;
 pub mod protocol;
+pub mod summary;
 pub mod tree;
 pub mod url;
 
 pub use app::{App, shell};
+pub use components::format;
 /// Markdown written straight to HTML, for server pages and exports that hold thousands of messages.
 #[cfg(feature = "ssr")]
 pub use components::markdown::{escape, write_html};

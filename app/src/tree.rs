@@ -21,6 +21,10 @@ crate::named_enum! {
         Compaction = "compaction",
         /// A learner's label on another entry (`data.targetId`).
         Label = "label",
+        /// The session's summary when the learner left or completed it: readable text, and
+        /// the structured summary in `data` (see `summary::SessionSummary`). Like a label, it
+        /// hangs off the leaf without moving it.
+        Summary = "summary",
         /// Anything else worth keeping in the history (not sent to agents).
         Custom = "custom",
     }

@@ -12,6 +12,7 @@ pub mod reply_check;
 mod session;
 pub use session::tokens;
 pub mod struggle;
+mod synthesis;
 mod turn;
 
 use std::collections::HashMap;
@@ -49,6 +50,13 @@ pub struct EngineConfig {
     /// Tokens of conversation an agent is sent; past three quarters of it the older part of
     /// the session is compacted into a summary.
     pub context_tokens: usize,
+    /// Tries at a session's summary before it is shown as unavailable, and the wait before
+    /// the second (each later wait is four times the one before).
+    pub summary_attempts: u32,
+    pub summary_backoff: Duration,
+    /// How long the return from a rabbit hole waits for the summariser's note on it before
+    /// it writes a plainer one.
+    pub branch_summary_timeout: Duration,
 }
 
 impl Default for EngineConfig {
@@ -63,6 +71,9 @@ impl Default for EngineConfig {
             socket_buffer: 512,
             speculative_tutor: false,
             context_tokens: 6000,
+            summary_attempts: 3,
+            summary_backoff: Duration::from_secs(2),
+            branch_summary_timeout: Duration::from_secs(20),
         }
     }
 }
@@ -90,6 +101,7 @@ pub(crate) struct Shared {
     pub provider: SharedProvider,
     pub config: EngineConfig,
     pub metrics: Metrics,
+    pub synthesis: synthesis::Synthesis,
 }
 
 #[derive(Clone)]
@@ -128,7 +140,8 @@ impl Drop for Attachment {
 
 impl Engine {
     pub fn new(store: Store, provider: SharedProvider, config: EngineConfig) -> Self {
-        let shared = Shared { store, provider, config, metrics: Metrics::default() };
+        let shared =
+            Shared { store, provider, config, metrics: Metrics::default(), synthesis: Default::default() };
         Self { shared: Arc::new(shared), live: Arc::default() }
     }
 

@@ -13,7 +13,7 @@ use crate::engine::fsrs;
 use crate::engine::struggle::{self, Struggles};
 use crate::engine::turn::TutorPlan;
 use crate::llm::Message;
-use crate::llm::brief::{Focus, PointBrief, ResourceBrief, ShowTool, Showable};
+use crate::llm::brief::{Focus, PointBrief, Recap, ResourceBrief, ShowTool, Showable};
 use crate::store::{
     Entry, EntryKind, NewEntry, NewOutcome, OutcomeRow, Point, RabbitholeRow, RabbitholeStatus, RecallSet,
     Resource, SessionRow, Speaker, Store, StoreError, Struggle, Tree, resolve,
@@ -151,6 +151,23 @@ impl LiveSession {
             .filter(|r| r.status == RabbitholeStatus::Returned)
             .map(|r| r.label.clone())
             .collect()
+    }
+
+    /// What the tutor may say of this session so far when it resumes: counts and topics.
+    pub fn recap(&self, now: i64) -> Recap {
+        Recap {
+            at: self.row.updated_at,
+            now,
+            recalled: self.recalled_count(),
+            total: self.total(),
+            completed: self.all_recalled(),
+            topics: self
+                .rabbitholes
+                .iter()
+                .filter(|r| r.status == RabbitholeStatus::Returned)
+                .map(|r| r.topic.clone())
+                .collect(),
+        }
     }
 
     /// Active study time, including the stretch under way.
@@ -473,6 +490,16 @@ impl LiveSession {
         count(self.outcomes.iter().filter(|o| o.in_rabbithole && o.recalled_at >= entered).count())
     }
 
+    /// The points recalled since the rabbit hole under way was entered, as written.
+    pub fn points_recalled_in_rabbithole(&self) -> Vec<String> {
+        let Some(entered) = self.branch_start() else { return Vec::new() };
+        self.outcomes
+            .iter()
+            .filter(|o| o.in_rabbithole && o.recalled_at >= entered)
+            .filter_map(|o| self.points.iter().find(|p| p.id == o.point_id).map(|p| p.content.clone()))
+            .collect()
+    }
+
     fn branch_start(&self) -> Option<i64> {
         if self.mode() != SessionMode::Rabbithole {
             return None;
@@ -666,7 +693,11 @@ fn tutor_message(entry: &Entry) -> Option<Message> {
             Speaker::Explorer => None,
         },
         EntryKind::BranchSummary => Some(Message::user(format!("(Side note: {})", entry.content))),
-        EntryKind::ModeChange | EntryKind::Compaction | EntryKind::Label | EntryKind::Custom => None,
+        EntryKind::ModeChange
+        | EntryKind::Compaction
+        | EntryKind::Label
+        | EntryKind::Summary
+        | EntryKind::Custom => None,
     }
 }
 
@@ -706,6 +737,7 @@ fn as_message(entry: &Entry) -> Option<Message> {
             | EntryKind::BranchSummary
             | EntryKind::Compaction
             | EntryKind::Label
+            | EntryKind::Summary
             | EntryKind::Custom,
             _,
         ) => None,

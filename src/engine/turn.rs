@@ -12,8 +12,8 @@ use crate::engine::agents::evaluator::{self, Evaluation};
 use crate::engine::agents::{explorer, tutor};
 use crate::engine::reply_check::{ReplyCheck, Rule, Sentences};
 use crate::llm::brief::{
-    DetectorBrief, EvalMode, EvaluatorBrief, ExplorerBrief, Focus, PointBrief, ResourceBrief, Showable,
-    TutorBrief, TutorMoment,
+    DetectorBrief, EvalMode, EvaluatorBrief, ExplorerBrief, Focus, PointBrief, Recap, ResourceBrief,
+    Showable, TutorBrief, TutorMoment,
 };
 use crate::llm::{LlmError, Message, Output, Provider, ReplyStream, Request, SharedProvider, ToolCall};
 
@@ -67,6 +67,8 @@ pub struct TutorPlan {
     pub showable: Vec<Showable>,
     /// No reply is due: the completion overlay answers instead.
     pub silent: bool,
+    /// What to recall of an earlier stretch, on opening or resuming.
+    pub recap: Option<Recap>,
 }
 
 /// Which agent answers, and what it answers to.
@@ -400,6 +402,7 @@ fn tutor_request(
         learner_message,
         previous_reply: plan.previous_reply,
         showable: plan.showable,
+        recap: plan.recap,
     };
     (tutor::request(brief, &input.guidelines, input.tutor_context.clone()), check)
 }

@@ -1,6 +1,8 @@
 //! The structured facts behind each agent's prompt. Network providers read the prompt; the
 //! offline provider reads these.
 
+use warren_app::summary::{OpenPoint, RecalledPoint};
+
 use super::Message;
 
 #[derive(Clone, Debug)]
@@ -143,6 +145,8 @@ pub struct TutorBrief {
     pub previous_reply: Option<String>,
     /// Resources it may show with its tools.
     pub showable: Vec<Showable>,
+    /// On opening, the set's previous session; on resuming, this one before its pause.
+    pub recap: Option<Recap>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -206,4 +210,52 @@ pub enum SummaryTask {
         /// The messages being condensed, oldest first.
         messages: Vec<Message>,
     },
+    /// What a rabbit hole explored, for the tutor who carries on on the main line.
+    Branch {
+        topic: String,
+        /// The rabbit hole's conversation: the opt-in, then every message.
+        conversation: Vec<Message>,
+        /// The points recalled inside it (only these may be named).
+        recalled: Vec<String>,
+    },
+    /// The whole session, for the learner: written when they leave or complete it.
+    Session(Box<SessionDigest>),
+}
+
+/// What happened in a session, from its stored rows: the facts of its summary. The
+/// summariser adds the prose (overview, what came up, what was hard, next steps).
+#[derive(Clone, Debug)]
+pub struct SessionDigest {
+    pub completed: bool,
+    pub study_ms: i64,
+    pub total: u32,
+    pub recalled: Vec<RecalledPoint>,
+    pub open: Vec<OpenPoint>,
+    pub rabbitholes: Vec<BranchDigest>,
+    /// The main line as the tutor last saw it (an earlier compaction's summary first).
+    pub messages: Vec<Message>,
+    /// When the session's next point is due for review.
+    pub next_due: Option<i64>,
+    pub now: i64,
+}
+
+#[derive(Clone, Debug)]
+pub struct BranchDigest {
+    pub topic: String,
+    pub conversation: Vec<Message>,
+    pub points_recalled: u32,
+}
+
+/// What the tutor may say of an earlier stretch when it opens or resumes a session: counts
+/// and topics only, never a point's content (the points may be asked about again now).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Recap {
+    /// When that stretch ended (ms), and the time now.
+    pub at: i64,
+    pub now: i64,
+    pub recalled: u32,
+    pub total: u32,
+    pub completed: bool,
+    /// Rabbit holes explored.
+    pub topics: Vec<String>,
 }

@@ -96,74 +96,9 @@ impl Store {
         advance_leaf: bool,
     ) -> Result<(Entry, bool), StoreError> {
         let mut tx = self.write_transaction().await?;
-        // Takes the session's row lock on PostgreSQL (SQLite's write lock is already held):
-        // appends to one session take turns, so `seq` cannot be handed out twice.
-        sqlx::query("UPDATE sessions SET updated_at = updated_at WHERE id = $1 AND owner_id = $2")
-            .bind(session_id)
-            .bind(owner)
-            .execute(&mut *tx)
-            .await?;
-        if let Some(client_id) = &new.client_message_id {
-            let existing: Option<Entry> = sqlx::query_as(select_entries!(
-                "WHERE session_id = $1 AND client_message_id = $2 AND owner_id = $3"
-            ))
-            .bind(session_id)
-            .bind(client_id)
-            .bind(owner)
-            .fetch_optional(&mut *tx)
-            .await?;
-            if let Some(entry) = existing {
-                return Ok((entry, false));
-            }
-        }
-        let seq: i64 =
-            sqlx::query_scalar("SELECT COALESCE(MAX(seq), 0) + 1 FROM session_entries WHERE session_id = $1")
-                .bind(session_id)
-                .fetch_one(&mut *tx)
-                .await?;
-        let stored = Entry {
-            id: new_id(),
-            session_id: session_id.to_string(),
-            parent_id: parent_id.map(str::to_string),
-            seq,
-            created_at: now_ms(),
-            kind: new.kind,
-            speaker: new.speaker,
-            content: new.content,
-            data: new.data,
-            client_message_id: new.client_message_id,
-        };
-        let (role, agent) = role_and_agent(stored.speaker);
-        sqlx::query(
-            "INSERT INTO session_entries (id, session_id, owner_id, parent_id, seq, created_at, kind, role, agent,
-                 content, data, client_message_id)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
-        )
-        .bind(&stored.id)
-        .bind(session_id)
-        .bind(owner)
-        .bind(&stored.parent_id)
-        .bind(stored.seq)
-        .bind(stored.created_at)
-        .bind(stored.kind.as_str())
-        .bind(role)
-        .bind(agent)
-        .bind(&stored.content)
-        .bind(stored.data.as_ref().map(|d| d.to_string()))
-        .bind(&stored.client_message_id)
-        .execute(&mut *tx)
-        .await?;
-        if advance_leaf {
-            sqlx::query("UPDATE sessions SET leaf_id = $1, updated_at = $2 WHERE id = $3 AND owner_id = $4")
-                .bind(&stored.id)
-                .bind(stored.created_at)
-                .bind(session_id)
-                .bind(owner)
-                .execute(&mut *tx)
-                .await?;
-        }
+        let appended = append_in(&mut tx, owner, session_id, parent_id, new, advance_leaf).await?;
         tx.commit().await?;
-        Ok((stored, true))
+        Ok(appended)
     }
 
     /// Every entry of a session in append order. The rows come back as one JSON array: a
@@ -235,4 +170,82 @@ fn entry_from(row: EntryRow, session_id: &str) -> Result<Entry, StoreError> {
         data,
         client_message_id,
     })
+}
+
+/// [`Store::append_entry`] inside a transaction the caller commits.
+pub(super) async fn append_in(
+    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    owner: &str,
+    session_id: &str,
+    parent_id: Option<&str>,
+    new: NewEntry,
+    advance_leaf: bool,
+) -> Result<(Entry, bool), StoreError> {
+    // Takes the session's row lock on PostgreSQL (SQLite's write lock is already held):
+    // appends to one session take turns, so `seq` cannot be handed out twice.
+    sqlx::query("UPDATE sessions SET updated_at = updated_at WHERE id = $1 AND owner_id = $2")
+        .bind(session_id)
+        .bind(owner)
+        .execute(&mut **tx)
+        .await?;
+    if let Some(client_id) = &new.client_message_id {
+        let existing: Option<Entry> = sqlx::query_as(select_entries!(
+            "WHERE session_id = $1 AND client_message_id = $2 AND owner_id = $3"
+        ))
+        .bind(session_id)
+        .bind(client_id)
+        .bind(owner)
+        .fetch_optional(&mut **tx)
+        .await?;
+        if let Some(entry) = existing {
+            return Ok((entry, false));
+        }
+    }
+    let seq: i64 =
+        sqlx::query_scalar("SELECT COALESCE(MAX(seq), 0) + 1 FROM session_entries WHERE session_id = $1")
+            .bind(session_id)
+            .fetch_one(&mut **tx)
+            .await?;
+    let stored = Entry {
+        id: new_id(),
+        session_id: session_id.to_string(),
+        parent_id: parent_id.map(str::to_string),
+        seq,
+        created_at: now_ms(),
+        kind: new.kind,
+        speaker: new.speaker,
+        content: new.content,
+        data: new.data,
+        client_message_id: new.client_message_id,
+    };
+    let (role, agent) = role_and_agent(stored.speaker);
+    sqlx::query(
+        "INSERT INTO session_entries (id, session_id, owner_id, parent_id, seq, created_at, kind, role, agent,
+             content, data, client_message_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+    )
+    .bind(&stored.id)
+    .bind(session_id)
+    .bind(owner)
+    .bind(&stored.parent_id)
+    .bind(stored.seq)
+    .bind(stored.created_at)
+    .bind(stored.kind.as_str())
+    .bind(role)
+    .bind(agent)
+    .bind(&stored.content)
+    .bind(stored.data.as_ref().map(|d| d.to_string()))
+    .bind(&stored.client_message_id)
+    .execute(&mut **tx)
+    .await?;
+    if advance_leaf {
+        sqlx::query("UPDATE sessions SET leaf_id = $1, updated_at = $2 WHERE id = $3 AND owner_id = $4")
+            .bind(&stored.id)
+            .bind(stored.created_at)
+            .bind(session_id)
+            .bind(owner)
+            .execute(&mut **tx)
+            .await?;
+    }
+    Ok((stored, true))
 }

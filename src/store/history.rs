@@ -14,7 +14,8 @@ pub struct HistoryQuery {
     pub status: Option<SessionStatus>,
     /// Start times, in milliseconds.
     pub started: Option<Range<i64>>,
-    /// Words each of which must appear in the set's name or in a message of the session.
+    /// Words each of which must appear in the set's name, or in a message or the summary of
+    /// the session.
     pub terms: Vec<String>,
 }
 
@@ -32,6 +33,8 @@ pub struct HistoryRow {
     pub resumed_at: Option<i64>,
     pub started_at: i64,
     pub updated_at: i64,
+    /// The newest summary's JSON.
+    pub summary_data: Option<String>,
 }
 
 impl HistoryRow {
@@ -79,7 +82,8 @@ impl Store {
             let p = next(&mut params, Param::Text(like(term)));
             conditions.push(format!(
                 "(LOWER(sets.name) LIKE {p} ESCAPE '\\' OR EXISTS (SELECT 1 FROM session_entries e
-                    WHERE e.session_id = s.id AND e.kind = 'message' AND LOWER(e.content) LIKE {p} ESCAPE '\\'))"
+                    WHERE e.session_id = s.id AND e.kind IN ('message', 'summary')
+                      AND LOWER(e.content) LIKE {p} ESCAPE '\\'))"
             ));
         }
         let filter = conditions.join(" AND ");
@@ -91,7 +95,8 @@ impl Store {
                 (SELECT COUNT(*) FROM recall_outcomes o WHERE o.session_id = s.id) AS recalled,
                 (SELECT COUNT(*) FROM rabbithole_events r WHERE r.session_id = s.id
                     AND r.status IN ('entered', 'returned')) AS rabbitholes,
-                s.active_ms, s.resumed_at, s.started_at, s.updated_at
+                s.active_ms, s.resumed_at, s.started_at, s.updated_at,
+                (SELECT e.data FROM session_entries e WHERE e.id = s.summary_entry_id) AS summary_data
              {from} ORDER BY s.started_at DESC, s.id DESC LIMIT ${l} OFFSET ${o}"
         );
         // Both statements are fixed fragments and numbered placeholders; every value is bound.

@@ -16,6 +16,7 @@ mod sessions;
 mod sets;
 mod stats;
 mod struggles;
+mod summaries;
 mod tree;
 mod users;
 
@@ -29,6 +30,7 @@ pub use resources::{Resource, image_type, media_url};
 pub use sessions::{ImportedSession, NewOutcome, OutcomeRow, SessionRow, SessionState};
 pub use sets::{NewPoint, NewResource, NewSet, RecallSet, SetContents, SetSummary};
 pub use struggles::Struggle;
+pub use summaries::LatestSummary;
 pub use tree::{MAX_LABEL, Resolved, Tree, first_kept_id, resolve};
 pub use users::User;
 pub use warren_app::tree::{EntryKind, Speaker};

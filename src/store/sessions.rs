@@ -3,10 +3,11 @@
 use std::collections::HashMap;
 
 use warren_app::protocol::{SessionMode, SessionStatus};
+use warren_app::summary::SummaryStatus;
 
 use super::columns::{Flag, JsonText, json_text};
 use super::points::{FsrsCard, write_card};
-use super::{Entry, Store, StoreError, new_id, now_ms};
+use super::{Entry, EntryKind, Store, StoreError, new_id, now_ms};
 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct SessionRow {
@@ -304,13 +305,19 @@ impl Store {
             .execute(&mut *tx)
             .await?;
         }
-        // The leaf is set once its entry exists.
-        sqlx::query("UPDATE sessions SET leaf_id = $1 WHERE id = $2 AND owner_id = $3")
-            .bind(&s.leaf_id)
-            .bind(&s.id)
-            .bind(owner)
-            .execute(&mut *tx)
-            .await?;
+        // The leaf is set once its entry exists, and so is the link to the newest summary.
+        let summary = s.entries.iter().filter(|e| e.kind == EntryKind::Summary).max_by_key(|e| e.seq);
+        sqlx::query(
+            "UPDATE sessions SET leaf_id = $1, summary_entry_id = $2, summary_status = $3
+              WHERE id = $4 AND owner_id = $5",
+        )
+        .bind(&s.leaf_id)
+        .bind(summary.map(|e| e.id.clone()))
+        .bind(summary.map(|_| SummaryStatus::Ready.as_str()))
+        .bind(&s.id)
+        .bind(owner)
+        .execute(&mut *tx)
+        .await?;
         for (point, rating, in_rabbithole, at) in &s.recalled {
             sqlx::query(
                 "INSERT INTO recall_outcomes (id, session_id, point_id, owner_id, rating, confidence, entry_id,

@@ -16,6 +16,9 @@ pub struct Struggle {
     /// Hints given: rungs past the cue, answers excluded.
     #[sqlx(try_from = "i64")]
     pub hints: u32,
+    /// Times the learner got close without getting it all.
+    #[sqlx(try_from = "i64")]
+    pub near_misses: u32,
     /// The rung of the next reply about this point.
     #[sqlx(try_from = "String")]
     pub rung: Rung,
@@ -46,7 +49,7 @@ impl Store {
         session_id: &str,
     ) -> Result<HashMap<String, Struggle>, StoreError> {
         let rows: Vec<Row> = sqlx::query_as(
-            "SELECT point_id, attempts, hints, rung, revealed, parked, counted_entry_id FROM point_struggles
+            "SELECT point_id, attempts, hints, near_misses, rung, revealed, parked, counted_entry_id FROM point_struggles
              WHERE session_id = $1 AND owner_id = $2",
         )
         .bind(session_id)
@@ -67,11 +70,11 @@ impl Store {
         let now = now_ms();
         for (point_id, s) in changed {
             sqlx::query(
-                "INSERT INTO point_struggles (session_id, point_id, owner_id, attempts, hints, rung, revealed,
-                     parked, counted_entry_id, updated_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                "INSERT INTO point_struggles (session_id, point_id, owner_id, attempts, hints, near_misses, rung,
+                     revealed, parked, counted_entry_id, updated_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
                  ON CONFLICT (session_id, point_id) DO UPDATE SET attempts = excluded.attempts,
-                     hints = excluded.hints, rung = excluded.rung, revealed = excluded.revealed,
+                     hints = excluded.hints, near_misses = excluded.near_misses, rung = excluded.rung, revealed = excluded.revealed,
                      parked = excluded.parked, counted_entry_id = excluded.counted_entry_id,
                      updated_at = excluded.updated_at",
             )
@@ -80,6 +83,7 @@ impl Store {
             .bind(owner)
             .bind(i64::from(s.attempts))
             .bind(i64::from(s.hints))
+            .bind(i64::from(s.near_misses))
             .bind(s.rung.as_str())
             .bind(i64::from(s.revealed))
             .bind(i64::from(s.parked))

@@ -10,17 +10,20 @@ use warren_app::api::{
     PointView, ProviderNotice, Recalled, ResourcePage, ResourceView, SessionCard, SessionHeader, SetCard,
     SetChoice, SetDeletion, SetDetail, Transcript, TranscriptQuery, Viewer,
 };
+use warren_app::api::{LeftOff, SummaryView};
 use warren_app::protocol::SessionStatus;
+use warren_app::summary::{SessionSummary, SummaryStatus};
 
 use crate::engine::{Engine, EngineError};
 use crate::llm::select::ProviderStatus;
-use crate::store::{HistoryQuery, SessionRow, SetSummary, Store, StoreError, now_ms};
+use crate::store::{Entry, HistoryQuery, SessionRow, SetSummary, Store, StoreError, now_ms};
 use crate::transfer;
 
 use super::{stats, transcript};
 
-/// How many recent sessions the dashboard lists.
+/// How many recent sessions the dashboard lists, and how many sets' summaries.
 const RECENT: usize = 8;
+const LEFT_OFF: u32 = 4;
 
 pub struct ServerBackend {
     pub store: Store,
@@ -47,6 +50,16 @@ fn card(row: &SessionRow, set_name: &str, counts: &HashMap<String, i64>) -> Sess
         total_points: count(row.target_point_ids.len()),
         started_at: row.started_at,
         updated_at: row.updated_at,
+    }
+}
+
+/// A summary entry (if any) as the pages show it.
+fn summary_view(status: Option<SummaryStatus>, entry: Option<&Entry>) -> SummaryView {
+    SummaryView {
+        status,
+        summary: entry.and_then(|e| e.data.as_ref()).and_then(SessionSummary::from_data),
+        text: entry.map(|e| e.content.clone()).unwrap_or_default(),
+        written_at: entry.map_or(0, |e| e.created_at),
     }
 }
 
@@ -179,7 +192,21 @@ impl Backend for ServerBackend {
         let stats = stats::study_stats(&self.store, owner, viewer.utc_offset_min, now, &sessions, due_now)
             .await
             .map_err(internal)?;
-        Ok(Dashboard { now, sets: cards, recent, provider: self.provider(), stats })
+        let left_off = self
+            .store
+            .latest_summaries(owner, None, true, LEFT_OFF)
+            .await
+            .map_err(internal)?
+            .into_iter()
+            .map(|latest| LeftOff {
+                status: latest.session_status.parse().unwrap_or(SessionStatus::Paused),
+                session_id: latest.session_id,
+                set_id: latest.set_id,
+                summary: summary_view(Some(SummaryStatus::Ready), Some(&latest.entry)),
+            })
+            .collect();
+        let writing = self.store.summary_being_written(owner).await.map_err(internal)?;
+        Ok(Dashboard { now, sets: cards, recent, provider: self.provider(), stats, left_off, writing })
     }
 
     async fn recall_set(&self, viewer: &Viewer, id: &str) -> Result<SetDetail, ApiError> {
@@ -333,6 +360,13 @@ impl Backend for ServerBackend {
                 },
                 study_ms: row.active_ms + row.resumed_at.map_or(0, |start| (now - start).max(0)),
                 rabbitholes: count(row.rabbitholes),
+                overview: row
+                    .summary_data
+                    .as_deref()
+                    .and_then(|data| serde_json::from_str(data).ok())
+                    .and_then(|data| SessionSummary::from_data(&data))
+                    .map(|summary| summary.overview)
+                    .filter(|overview| !overview.is_empty()),
             })
             .collect();
         let choices = self
@@ -360,6 +394,9 @@ impl Backend for ServerBackend {
         let written =
             transcript::write(&tree, &row.id, row.leaf_id.as_deref(), &query, transcript::Links::Page);
         let counts = HashMap::from([(row.id.clone(), i64::try_from(recalled).unwrap_or(i64::MAX))]);
+        let (status, entry_id) =
+            self.store.summary_link(owner, id).await.map_err(internal)?.unwrap_or_default();
+        let summary = summary_view(status, entry_id.as_deref().and_then(|e| tree.get(e)));
         Ok(Transcript {
             now: now_ms(),
             card: card(&row, &name, &counts),
@@ -369,6 +406,12 @@ impl Backend for ServerBackend {
             shown: written.shown,
             total: written.total,
             html: written.html,
+            summary,
         })
+    }
+
+    async fn summary_status(&self, viewer: &Viewer, id: &str) -> Result<Option<SummaryStatus>, ApiError> {
+        let link = self.store.summary_link(&viewer.user_id, id).await.map_err(internal)?;
+        link.map(|(status, _)| status).ok_or(ApiError::NotFound)
     }
 }

@@ -16,7 +16,7 @@
       case "learner": return li.classList.contains("speaker-learner");
       case "labelled": return li.hasAttribute("data-labelled");
       case "all": return true;
-      default: return kind === "message" || kind === "branch_summary";
+      default: return kind === "message" || kind === "branch_summary" || kind === "summary";
     }
   }
 

@@ -1,5 +1,8 @@
-//! History's forms and files: labels set and cleared with a plain form post, and a session's
-//! downloads (versioned JSONL, one self-contained HTML page) and JSONL import.
+//! History's forms and files: labels set and cleared with a plain form post, Retry on a
+//! summary that could not be written, and a session's downloads (versioned JSONL, one
+//! self-contained HTML page) and JSONL import.
+
+use std::time::Duration;
 
 use axum::Router;
 use axum::extract::{Path, Request, State};
@@ -11,12 +14,14 @@ use serde::Deserialize;
 use super::forms::{self, Posted, not_found, see_other, storage_failed};
 use super::viewer::CurrentViewer;
 use super::{AppState, export_page};
+use crate::engine::EngineError;
 use crate::store::StoreError;
 use crate::transfer::session as session_file;
 
 pub fn routes() -> Router<AppState> {
     Router::new()
         .route("/history/{id}/label", post(label))
+        .route("/history/{id}/summary", post(retry_summary))
         .route("/history/{id}/export.jsonl", get(export_jsonl))
         .route("/history/{id}/export.html", get(export_html))
 }
@@ -52,6 +57,24 @@ async fn label(State(state): State<AppState>, Path(id): Path<String>, request: R
         }
         Ok(false) => not_found(&state, parts).await,
         Err(err) => storage_failed(err),
+    }
+}
+
+/// How long Retry waits for the summary before showing the page (still "being written" then).
+const RETRY_WAIT: Duration = Duration::from_secs(10);
+
+#[derive(Deserialize)]
+struct RetryForm {}
+
+async fn retry_summary(State(state): State<AppState>, Path(id): Path<String>, request: Request) -> Response {
+    let Posted { parts, viewer, .. } = match forms::read::<RetryForm>(&state, request).await {
+        Ok(posted) => posted,
+        Err(response) => return response,
+    };
+    match state.engine.retry_summary(&viewer.user_id, &id, RETRY_WAIT).await {
+        Ok(()) => see_other(&format!("/history/{id}#summary")),
+        Err(EngineError::Store(err)) => storage_failed(err),
+        Err(_) => not_found(&state, parts).await,
     }
 }
 

@@ -43,7 +43,7 @@ pub fn write(
         .leaf_id
         .as_deref()
         .and_then(|id| tree.get(id))
-        .filter(|e| e.kind != EntryKind::Label)
+        .filter(|e| !is_annotation(e))
         .map(|e| e.id.as_str())
         .or(session_leaf);
     let target_path = tree.path_ids(query.target_id.as_deref());
@@ -89,9 +89,10 @@ struct Writer<'a> {
 }
 
 impl<'a> Writer<'a> {
-    /// Children that are part of the conversation (labels hang off the leaf, but are not).
+    /// Children that are part of the conversation (labels and summaries hang off the leaf,
+    /// but are not).
     fn children(&self, id: &str) -> impl Iterator<Item = &'a Entry> + use<'a> {
-        self.tree.children(id).filter(|e| e.kind != EntryKind::Label)
+        self.tree.children(id).filter(|e| !is_annotation(e))
     }
 
     /// The end of the line through `id`, following the newest child at each step.
@@ -268,6 +269,10 @@ impl<'a> Writer<'a> {
                 escape(&entry.content, &mut self.out);
                 self.out.push_str("</p>");
             }
+            EntryKind::Summary => {
+                self.out.push_str("<p class=\"note\">Summary written when the session was left here:</p>");
+                write_html(&entry.content, &mut self.out);
+            }
             EntryKind::BranchSummary | EntryKind::Label | EntryKind::Custom => {
                 self.out.push_str("<p class=\"note\">");
                 escape(&entry.content, &mut self.out);
@@ -278,6 +283,11 @@ impl<'a> Writer<'a> {
             self.label_form(entry, label);
         }
         self.out.push_str("</li>");
+        // The summaries written when the session was left at this entry follow it.
+        let tree = self.tree;
+        for summary in tree.children(&entry.id).filter(|e| e.kind == EntryKind::Summary) {
+            self.entry(summary, leaf_id);
+        }
     }
 
     /// The form that sets or removes an entry's label: a plain post that comes back here.
@@ -319,7 +329,9 @@ impl<'a> Writer<'a> {
 
     fn passes(&self, entry: &Entry, label: Option<&str>) -> bool {
         let kind = match self.query.filter {
-            EntryFilter::Default => matches!(entry.kind, EntryKind::Message | EntryKind::BranchSummary),
+            EntryFilter::Default => {
+                matches!(entry.kind, EntryKind::Message | EntryKind::BranchSummary | EntryKind::Summary)
+            }
             EntryFilter::Learner => entry.is_message_from(Speaker::Learner),
             EntryFilter::Labelled => label.is_some(),
             EntryFilter::All => entry.kind != EntryKind::Label,
@@ -329,6 +341,11 @@ impl<'a> Writer<'a> {
             self.terms.iter().all(|term| text.contains(term.as_str()))
         })
     }
+}
+
+/// Entries that hang off the leaf without being part of the conversation.
+fn is_annotation(entry: &Entry) -> bool {
+    matches!(entry.kind, EntryKind::Label | EntryKind::Summary)
 }
 
 /// An attribute value, escaped.

@@ -48,13 +48,20 @@ pub fn titled<T: PageData, V: IntoView + 'static>(
 
 /// One session in a list: its set, status and progress, linking to its history.
 #[component]
-pub fn SessionItem(session: SessionCard, #[prop(into)] when: String) -> impl IntoView {
+pub fn SessionItem(
+    session: SessionCard,
+    #[prop(into)] when: String,
+    /// The overview of the session's summary.
+    #[prop(default = None)]
+    overview: Option<String>,
+) -> impl IntoView {
     let SessionCard { id, set_name, status, recalled_count, total_points, .. } = session;
     view! {
         <li>
             <a href=format!("/history/{id}")>{set_name}</a>" "
             <StatusPill status />
             <span class="meta">{format!(" {recalled_count} of {total_points} recalled · {when}")}</span>
+            {overview.map(|o| view! { <p class="item-overview" data-testid="item-overview">{o}</p> })}
         </li>
     }
 }

@@ -1,8 +1,9 @@
 use leptos::prelude::*;
 
-use crate::api::{Dashboard as Data, SetCard, StartSession, get_dashboard};
+use crate::api::{Dashboard as Data, LeftOff, SetCard, StartSession, get_dashboard};
 use crate::components::format::{ago, due, plural};
 use crate::components::stats::StudyStatsView;
+use crate::components::summary::AwaitSummary;
 use crate::components::widgets::{ProviderBanner, SessionItem, StatusPill, titled};
 
 #[component]
@@ -16,7 +17,20 @@ fn DashboardView(data: Data) -> impl IntoView {
     // Archived sets stay on the sets page, not here.
     let sets: Vec<SetCard> = data.sets.into_iter().filter(|s| !s.archived).collect();
     let due_total = data.stats.due_now;
-    let paused: Vec<_> = sets.iter().filter_map(|s| s.open_session.clone()).collect();
+    let left_off = data.left_off;
+    // Open sessions without a summary to show (never left, or theirs is still to come).
+    let paused: Vec<_> = sets
+        .iter()
+        .filter_map(|s| s.open_session.clone())
+        .filter(|open| !left_off.iter().any(|l| l.session_id == open.id))
+        .collect();
+    let cards: Vec<(LeftOff, Option<SetCard>)> = left_off
+        .into_iter()
+        .map(|l| {
+            let set = sets.iter().find(|s| s.id == l.set_id).cloned();
+            (l, set)
+        })
+        .collect();
     view! {
         <section class="page dashboard">
             <h1>"Dashboard"</h1>
@@ -28,9 +42,14 @@ fn DashboardView(data: Data) -> impl IntoView {
                     format!("{} due for review.", plural(i64::from(due_total), "point"))
                 }}
             </p>
-            {(!paused.is_empty()).then(|| view! {
-                <h2>"Pick up where you left off"</h2>
+            {(!cards.is_empty() || !paused.is_empty() || data.writing.is_some()).then(|| view! {
+                <h2>"Where you left off"</h2>
+                {data.writing.map(|session_id| view! {
+                    <p class="meta" data-testid="summary-writing">"Writing the summary of your last session…"</p>
+                    <AwaitSummary session_id />
+                })}
                 <ul class="cards">
+                    {cards.into_iter().map(|(l, set)| view! { <LeftOffCard left_off=l set now /> }).collect_view()}
                     {paused.into_iter().map(|s| view! {
                         <li class="card" data-testid="resume-card">
                             <div>
@@ -65,12 +84,47 @@ fn DashboardView(data: Data) -> impl IntoView {
     }
 }
 
+/// A set's newest summary: how it went and what next, with the session's history page and
+/// Resume (when that session is still open) or the next session of the set.
+#[component]
+fn LeftOffCard(left_off: LeftOff, set: Option<SetCard>, now: i64) -> impl IntoView {
+    let LeftOff { session_id, status, summary, .. } = left_off;
+    let name =
+        summary.summary.as_ref().map(|s| s.set_name.clone()).or_else(|| set.as_ref().map(|s| s.name.clone()));
+    let overview = summary.summary.as_ref().map(|s| s.overview.clone()).unwrap_or(summary.text.clone());
+    let next = summary.summary.as_ref().and_then(|s| s.next_steps.first().cloned());
+    let open = set.as_ref().and_then(|s| s.open_session.clone());
+    let action = match (open, set) {
+        (Some(open), _) => {
+            let label = if open.id == session_id { "Resume" } else { "Resume the open session" };
+            view! { <a class="button primary" href=format!("/sessions/{}", open.id)>{label}</a> }.into_any()
+        }
+        (None, Some(set)) if !set.archived && set.point_count > 0 => {
+            view! { <StartForm set label="Start the next session" /> }.into_any()
+        }
+        (None, _) => ().into_any(),
+    };
+    view! {
+        <li class="card left-off" data-testid="left-off">
+            <div>
+                <strong>{name.unwrap_or_default()}</strong>" "<StatusPill status />
+                <p class="meta">{format!("Summary written {}", ago(now, summary.written_at))}</p>
+                <p class="overview" data-testid="left-off-overview">{overview}</p>
+                {next.map(|n| view! { <p class="next-step">"Next: "{n}</p> })}
+            </div>
+            <div class="card-actions">
+                <a class="button" href=format!("/history/{session_id}#summary")>"Read the session"</a>
+                {action}
+            </div>
+        </li>
+    }
+}
+
 /// One set: its counts, and Start (or Start over, when a session is open). When nothing is
 /// due, it says when the next point is and offers to study all of it anyway. A set without
 /// points says why it cannot be started.
 #[component]
 pub fn SetRow(set: SetCard, now: i64) -> impl IntoView {
-    let start = ServerAction::<StartSession>::new();
     let when = if set.due_count > 0 {
         format!("{} due", set.due_count)
     } else {
@@ -95,17 +149,25 @@ pub fn SetRow(set: SetCard, now: i64) -> impl IntoView {
             {if empty {
                 view! { <p class="meta" data-testid="cannot-start">"Add a point to start."</p> }.into_any()
             } else {
-                view! {
-                    <ActionForm action=start attr:class="start-form">
-                        <input type="hidden" name="set_id" value=set.id.clone() />
-                        {nothing_due.then(|| view! { <input type="hidden" name="all" value="on" /> })}
-                        <button type="submit" class="button" class:primary=set.open_session.is_none()>{label}</button>
-                    </ActionForm>
-                }.into_any()
+                view! { <StartForm set label /> }.into_any()
             }}
-            {move || start.value().get().and_then(|r| r.err()).map(|e| view! {
-                <p class="form-error" role="alert">{e.to_string()}</p>
-            })}
         </li>
+    }
+}
+
+/// Starts a session of a set: its due points, or all of them when none is due.
+#[component]
+fn StartForm(set: SetCard, label: &'static str) -> impl IntoView {
+    let start = ServerAction::<StartSession>::new();
+    let nothing_due = set.due_count == 0 && set.open_session.is_none();
+    view! {
+        <ActionForm action=start attr:class="start-form">
+            <input type="hidden" name="set_id" value=set.id.clone() />
+            {nothing_due.then(|| view! { <input type="hidden" name="all" value="on" /> })}
+            <button type="submit" class="button" class:primary=set.open_session.is_none()>{label}</button>
+        </ActionForm>
+        {move || start.value().get().and_then(|r| r.err()).map(|e| view! {
+            <p class="form-error" role="alert">{e.to_string()}</p>
+        })}
     }
 }

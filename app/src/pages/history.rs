@@ -10,6 +10,7 @@ use crate::api::{
 };
 use crate::components::format::{ago, plural, span};
 use crate::components::markdown::TypesetMath;
+use crate::components::summary::SummaryPanel;
 use crate::components::widgets::{SessionItem, StatusPill, loaded, route_id, status_label, titled};
 use crate::protocol::SessionStatus;
 use crate::url::query_value;
@@ -116,7 +117,7 @@ fn HistoryView(list: HistoryList) -> impl IntoView {
                             if item.rabbitholes > 0 {
                                 when.push_str(&format!(" · {}", plural(i64::from(item.rabbitholes), "rabbit hole")));
                             }
-                            view! { <SessionItem session=item.card when /> }
+                            view! { <SessionItem session=item.card when overview=item.overview /> }
                         }).collect_view()}
                     </ul>
                     <nav class="pager" aria-label="Pages">
@@ -208,6 +209,7 @@ fn TranscriptView(transcript: Transcript) -> impl IntoView {
                     span(transcript.study_ms)
                 )}
             </p>
+            <SummaryPanel session_id=session.clone() view=transcript.summary now />
             <nav class="filters" aria-label="Which entries" data-testid="entry-filters">{filters}</nav>
             <form class="search" method="get" action=format!("/history/{session}") role="search">
                 {query.leaf_id.clone().map(|leaf| view! { <input type="hidden" name="leafId" value=leaf /> })}

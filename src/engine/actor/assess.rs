@@ -48,28 +48,36 @@ impl Actor {
             self.emit(SessionEvent::RecallPointRecalled(recalled), Audience::All);
             self.show_resources_for(point_id).await?;
         }
+        let mut struggles = self.session.struggles.clone();
+        let mut near: Vec<(String, String)> = Vec::new();
         for (point_id, feedback) in evaluation.near_misses {
-            if self.session.points.iter().any(|p| p.id == point_id) && !self.session.is_recalled(&point_id) {
-                self.emit(
-                    SessionEvent::RecallPointNearMiss(RecallPointNearMiss { point_id, feedback }),
-                    Audience::All,
-                );
+            if self.session.points.iter().any(|p| p.id == point_id)
+                && !self.session.is_recalled(&point_id)
+                && !near.iter().any(|(id, _)| *id == point_id)
+            {
+                // Counted once per message, like the ladder: part of how it is recalled later.
+                struggles.entry(point_id.clone()).or_default().near_misses += 1;
+                near.push((point_id, feedback));
             }
         }
         // Inside a rabbit hole the ladder stands still: the learner is not being asked.
         let step = if in_rabbithole {
             Step::default()
         } else {
-            let mut struggles = self.session.struggles.clone();
-            let step = {
-                let pending = self.session.pending();
-                struggle::after_message(&mut struggles, discussed.as_deref(), &just, &message_id, &pending)
-            };
-            if !step.changed.is_empty() {
-                self.session.save_struggles(store, struggles, &step.changed).await?;
-            }
-            step
+            let pending = self.session.pending();
+            struggle::after_message(&mut struggles, discussed.as_deref(), &just, &message_id, &pending)
         };
+        let mut changed = step.changed.clone();
+        changed.extend(near.iter().map(|(id, _)| id.clone()).filter(|id| !step.changed.contains(id)));
+        if !changed.is_empty() {
+            self.session.save_struggles(store, struggles, &changed).await?;
+        }
+        for (point_id, feedback) in near {
+            self.emit(
+                SessionEvent::RecallPointNearMiss(RecallPointNearMiss { point_id, feedback }),
+                Audience::All,
+            );
+        }
         let overlay = self.session.overlay(now).filter(|_| !just.is_empty());
         if let Some(overlay) = &overlay {
             // Inside a rabbit hole `overlay` is None: it waits for the exit.

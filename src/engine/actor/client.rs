@@ -106,7 +106,10 @@ impl Actor {
             }
         }
         if self.session.mode() == SessionMode::Rabbithole {
-            self.leave_rabbithole(false).await?;
+            // Back to the main line first (its note written), then leave, before anything else.
+            self.begin_return(false).await?;
+            self.queue.push_front((from, ClientMessage::LeaveSession));
+            return Ok(());
         }
         if let Some(pending) = self.session.pending_detection().map(|r| r.id.clone()) {
             self.session
@@ -124,6 +127,7 @@ impl Actor {
             state.status = SessionStatus::Paused;
         }
         self.session.save(&self.shared.store).await?;
+        self.summarise().await;
         let event = if completed {
             SessionEvent::SessionCompleted(self.summary(now))
         } else {

@@ -5,7 +5,8 @@
 //!
 //! This module is the command loop and delivery; `client` handles each client message,
 //! `rabbithole` the side conversations, `turns` the model work and what it reports, and
-//! `assess` the evaluator's and detector's findings.
+//! `assess` the evaluator's and detector's findings. Client messages also wait while a return
+//! from a rabbit hole waits for the summariser's note on it.
 
 mod assess;
 mod client;
@@ -20,12 +21,15 @@ use tokio::sync::{mpsc, oneshot};
 use warren_app::protocol::{
     ClientMessage, ErrorCode, ErrorPayload, ServerMessage, SessionEvent, SessionMode, SessionStatus,
 };
+use warren_app::summary::SessionSummary;
 
 use super::rate::TokenBucket;
 use super::session::LiveSession;
 use super::struggle;
+use super::synthesis;
 use super::turn::{TurnKind, TutorPlan};
 use super::{EngineError, Shared};
+use crate::llm::brief::Recap;
 use crate::store::{Speaker, StoreError, now_ms};
 use compact::Compaction;
 use turns::ActiveTurn;
@@ -78,6 +82,8 @@ pub struct Actor {
     queue: VecDeque<(u64, ClientMessage)>,
     turn: Option<ActiveTurn>,
     compaction: Option<Compaction>,
+    /// A return from a rabbit hole waiting for the summariser's note on it.
+    returning: Option<rabbithole::Returning>,
     learner_rate: TokenBucket,
 }
 
@@ -92,6 +98,7 @@ impl Actor {
             queue: VecDeque::new(),
             turn: None,
             compaction: None,
+            returning: None,
             learner_rate,
         }
     }
@@ -101,7 +108,8 @@ impl Actor {
             let idle = self.subscribers.is_empty()
                 && self.turn.is_none()
                 && self.queue.is_empty()
-                && self.compaction.is_none();
+                && self.compaction.is_none()
+                && self.returning.is_none();
             tokio::select! {
                 command = commands.recv() => match command {
                     Some(command) => self.on_command(command).await,
@@ -109,10 +117,11 @@ impl Actor {
                 },
                 event = turns::next_event(&mut self.turn) => self.on_turn_event(event).await,
                 done = compact::next_summary(&mut self.compaction) => self.on_summary(done),
+                note = rabbithole::next_note(&mut self.returning) => self.finish_return(note).await,
                 () = tokio::time::sleep(self.shared.config.idle_shutdown), if idle => break,
             }
             self.apply_compaction().await;
-            while self.turn.is_none() {
+            while self.turn.is_none() && self.returning.is_none() {
                 let Some((from, message)) = self.queue.pop_front() else { break };
                 self.handle(from, message).await;
             }
@@ -176,11 +185,15 @@ impl Actor {
         match self.session.status() {
             SessionStatus::Paused => {
                 self.session.row.state.status = SessionStatus::InProgress;
-                next = Some((TurnKind::Resume(self.first_plan().await?), Speaker::Tutor));
+                let mut plan = self.first_plan().await?;
+                plan.recap = Some(self.session.recap(now));
+                next = Some((TurnKind::Resume(plan), Speaker::Tutor));
             }
             SessionStatus::InProgress if self.turn.is_none() => {
                 if self.session.tree.is_empty() {
-                    next = Some((TurnKind::Opening(self.first_plan().await?), Speaker::Tutor));
+                    let mut plan = self.first_plan().await?;
+                    plan.recap = self.last_time(now).await?;
+                    next = Some((TurnKind::Opening(plan), Speaker::Tutor));
                 } else if let Some(waiting) = self.session.unanswered_message()
                     // A last recall is answered by the overlay, not by the tutor.
                     && self.session.overlay(now).is_none()
@@ -231,6 +244,30 @@ impl Actor {
             self.session.save_struggles(&self.shared.store, struggles, std::slice::from_ref(id)).await?;
         }
         Ok(self.session.plan(next.as_deref(), revisit))
+    }
+
+    /// What the opening may say of the set's previous session: its newest summary's counts
+    /// and topics.
+    async fn last_time(&self, now: i64) -> Result<Option<Recap>, StoreError> {
+        let newest = self
+            .shared
+            .store
+            .latest_summaries(self.session.owner(), Some(&self.session.set.id), false, 2)
+            .await?;
+        Ok(newest
+            .into_iter()
+            .filter(|s| s.session_id != self.session.id())
+            .find_map(|s| s.entry.data.as_ref().and_then(SessionSummary::from_data))
+            .map(|summary| synthesis::recap(&summary, now)))
+    }
+
+    /// Marks the session's summary as to be written and starts writing it, in the background.
+    async fn summarise(&self) {
+        let (owner, id) = (self.session.owner(), self.session.id());
+        match self.shared.store.mark_summary_pending(owner, id).await {
+            Ok(_) => drop(synthesis::request(&self.shared, owner, id)),
+            Err(err) => tracing::error!(session = id, "cannot ask for the session's summary: {err}"),
+        }
     }
 
     fn report(&mut self, to: u64, refusal: Refusal) {

@@ -1,11 +1,16 @@
 //! Rabbit holes: entering an offered one, declining it, and coming back to the main line.
 
-use warren_app::protocol::{ErrorCode, RabbitholeEntered, RabbitholeExited, SessionEvent, SessionMode};
+use tokio::sync::oneshot;
+use warren_app::protocol::{
+    ClientMessage, ErrorCode, RabbitholeEntered, RabbitholeExited, SessionEvent, SessionMode,
+};
 
 use super::{Actor, Audience, Handled, refuse};
+use crate::engine::agents::summariser;
 use crate::engine::turn::TurnKind;
 use crate::llm::Role;
-use crate::store::{RabbitholeStatus, Speaker, StoreError, now_ms};
+use crate::llm::brief::{SummaryBrief, SummaryTask};
+use crate::store::{RabbitholeRow, RabbitholeStatus, Speaker, StoreError, now_ms};
 
 impl Actor {
     pub(super) async fn enter(&mut self, rabbithole_id: &str) -> Handled {
@@ -29,7 +34,7 @@ impl Actor {
         if self.session.mode() != SessionMode::Rabbithole {
             return refuse(ErrorCode::InvalidState, "You are not in a rabbit hole.");
         }
-        self.leave_rabbithole(true).await?;
+        self.begin_return(true).await?;
         Ok(())
     }
 
@@ -57,19 +62,74 @@ impl Actor {
         Ok(())
     }
 
-    /// Back to the main line; `announce` tells the learner (not when the session is ending).
-    pub(super) async fn leave_rabbithole(&mut self, announce: bool) -> Result<(), StoreError> {
-        let shared = self.shared.clone();
-        let store = &shared.store;
+    /// Starts back to the main line: the summariser notes what the rabbit hole explored, and
+    /// [`Actor::finish_return`] writes that note and moves the leaf when it answers. Later
+    /// client messages wait until then. `announce` tells the learner (not when the session is
+    /// ending).
+    pub(super) async fn begin_return(&mut self, announce: bool) -> Result<(), StoreError> {
         let Some(hole) = self.session.active_rabbithole().cloned() else {
             self.session.row.state.mode = SessionMode::Recall;
-            return self.session.save(store).await;
+            return self.session.save(&self.shared.store).await;
         };
-        let asked = self.session.explorer_history().iter().filter(|m| m.role == Role::User).count();
+        let conversation = self.session.explorer_history();
         // The first learner message is the opt-in itself.
-        let summary =
-            branch_summary(&hole.topic, asked.saturating_sub(1), self.session.recalled_in_rabbithole());
-        let recalled_during = self.session.return_from_rabbithole(store, &hole, summary).await?;
+        let asked = conversation.iter().filter(|m| m.role == Role::User).count().saturating_sub(1);
+        let recalled = self.session.recalled_in_rabbithole();
+        let fallback = branch_summary(&hole.topic, asked, recalled);
+        let fallback_note = fallback.clone();
+        let brief = SummaryBrief {
+            set_name: self.session.set.name.clone(),
+            task: SummaryTask::Branch {
+                topic: hole.topic.clone(),
+                conversation,
+                recalled: self.session.points_recalled_in_rabbithole(),
+            },
+        };
+        let provider = self.shared.provider.clone();
+        let wait = self.shared.config.branch_summary_timeout;
+        let (tx, rx) = oneshot::channel();
+        let session = self.session.id().to_string();
+        tokio::spawn(async move {
+            let note = match tokio::time::timeout(wait, summariser::summarise(&*provider, brief)).await {
+                Ok(Ok(note)) => note,
+                Ok(Err(err)) => {
+                    tracing::warn!(session, "the summariser could not note a rabbit hole: {err}");
+                    fallback
+                }
+                Err(_) => {
+                    tracing::warn!(session, "the summariser took too long to note a rabbit hole");
+                    fallback
+                }
+            };
+            let _ = tx.send(note);
+        });
+        self.returning = Some(Returning { hole, note: rx, fallback: fallback_note, announce });
+        Ok(())
+    }
+
+    /// Back on the main line with the summariser's note: written where the branch began,
+    /// then announced.
+    pub(super) async fn finish_return(&mut self, note: Option<String>) {
+        let Some(Returning { hole, announce, fallback, .. }) = self.returning.take() else { return };
+        let note = note.unwrap_or(fallback);
+        let shared = self.shared.clone();
+        let recalled_during = match self.session.return_from_rabbithole(&shared.store, &hole, note).await {
+            Ok(recalled) => recalled,
+            Err(err) => {
+                // Still in the rabbit hole, as stored: the learner can return again.
+                tracing::error!(
+                    session = self.session.id(),
+                    "cannot store the return from a rabbit hole: {err}"
+                );
+                self.queue.retain(|(_, m)| !matches!(m, ClientMessage::LeaveSession));
+                self.send_error(
+                    Audience::All,
+                    ErrorCode::Internal,
+                    "Could not save the way back from the rabbit hole; nothing was lost. Try again.",
+                );
+                return;
+            }
+        };
         if announce {
             let overlay = self.session.overlay(now_ms());
             let exited = RabbitholeExited {
@@ -82,11 +142,28 @@ impl Actor {
                 self.emit(SessionEvent::SessionCompleteOverlay(overlay), Audience::All);
             }
         }
-        Ok(())
     }
 }
 
-/// What the tutor is told of a finished rabbit hole: its topic and size, never its content.
+/// A return from a rabbit hole waiting for the summariser's note.
+pub(super) struct Returning {
+    hole: RabbitholeRow,
+    note: oneshot::Receiver<String>,
+    /// The plainer note, should the summariser's never come.
+    fallback: String,
+    announce: bool,
+}
+
+/// The summariser's note on the rabbit hole being left; never resolves when none is awaited.
+pub(super) async fn next_note(returning: &mut Option<Returning>) -> Option<String> {
+    match returning {
+        Some(r) => (&mut r.note).await.ok(),
+        None => std::future::pending().await,
+    }
+}
+
+/// What the tutor is told of a finished rabbit hole when the summariser cannot say more: its
+/// topic and size.
 fn branch_summary(topic: &str, exchanges: usize, recalled: u32) -> String {
     let mut summary = format!("Explored \"{topic}\" ({exchanges} message{})", plural(exchanges));
     if recalled > 0 {

@@ -2,7 +2,9 @@
 
 use serde_json::json;
 
-use crate::llm::brief::{Focus, PointBrief, Rung, ShowTool, Showable, TutorBrief, TutorMoment};
+use warren_app::format::{ago, plural};
+
+use crate::llm::brief::{Focus, PointBrief, Recap, Rung, ShowTool, Showable, TutorBrief, TutorMoment};
 use crate::llm::{Format, Message, Purpose, Request, Tier, Tool, alternating};
 
 /// Appended last to the tutor's prompt: what the UI says through events, the tutor must not.
@@ -68,12 +70,31 @@ pub fn request(brief: TutorBrief, guidelines: &str, context: Vec<Message>) -> Re
         system.push_str(&focus_lines(focus));
     }
     match brief.moment {
-        TutorMoment::Opening => system.push_str(
-            "This is the start of the session. Open with one broad question that leads towards the first point.\n\n",
-        ),
-        TutorMoment::Resume => system.push_str(
-            "The learner is back after a pause. In one sentence, pick up where you left off, then ask the next question.\n\n",
-        ),
+        TutorMoment::Opening => {
+            if let Some(recap) = &brief.recap {
+                system.push_str(&format!(
+                    "The learner's previous session of this set ended {}: {}. Begin with one short \
+                     sentence that refers to it, starting \"Last time\", without naming or hinting at \
+                     any point.\n",
+                    ago(recap.now, recap.at),
+                    recap_facts(recap)
+                ));
+            }
+            system.push_str(
+                "This is the start of the session. Open with one broad question that leads towards the first point.\n\n",
+            );
+        }
+        TutorMoment::Resume => {
+            if let Some(recap) = &brief.recap {
+                system.push_str(&format!(
+                    "Before the pause: {}. Recap that in one short sentence, without naming any point.\n",
+                    recap_facts(recap)
+                ));
+            }
+            system.push_str(
+                "The learner is back after a pause. In one sentence, pick up where you left off, then ask the next question.\n\n",
+            );
+        }
         TutorMoment::Reply => {
             if !brief.just_recalled.is_empty() {
                 system.push_str("The learner's latest message recalled a point; acknowledge it neutrally at most, then move on.\n");
@@ -219,6 +240,20 @@ fn tools(showable: &[Showable]) -> Vec<Tool> {
         .collect()
 }
 
+/// An earlier stretch in counts and topics: "recalled 3 of 5 points; explored \"tides\"".
+fn recap_facts(recap: &Recap) -> String {
+    let mut facts = if recap.completed {
+        format!("the learner recalled all {}", plural(i64::from(recap.total), "point"))
+    } else {
+        format!("the learner recalled {} of {}", recap.recalled, plural(i64::from(recap.total), "point"))
+    };
+    if !recap.topics.is_empty() {
+        let topics: Vec<String> = recap.topics.iter().map(|t| format!("\"{}\"", t.trim())).collect();
+        facts.push_str(&format!(" and explored {} in rabbit holes", topics.join(", ")));
+    }
+    facts
+}
+
 fn point_line(index: usize, p: &PointBrief) -> String {
     if p.context.trim().is_empty() {
         format!("{}. {}\n", index + 1, p.content.trim())
@@ -248,6 +283,7 @@ mod tests {
             learner_message: Some("mitochondria".into()),
             previous_reply: Some("Which organelle powers the cell?".into()),
             showable: vec![],
+            recap: None,
         }
     }
 

@@ -14,7 +14,7 @@ use serde_json::json;
 use warren_app::protocol::ProviderInfo;
 
 use super::brief::{
-    DetectorBrief, EvaluatorBrief, ExplorerBrief, Focus, PointBrief, Rung, Showable, SummaryBrief,
+    DetectorBrief, EvaluatorBrief, ExplorerBrief, Focus, PointBrief, Recap, Rung, Showable, SummaryBrief,
     SummaryTask, TutorBrief, TutorMoment,
 };
 use super::topic::topic_of;
@@ -144,6 +144,42 @@ fn cue(point: &PointBrief, set_name: &str) -> String {
     }
 }
 
+/// "Last time (2 days ago) you recalled 3 of 5 points of Cells and explored “tides”."
+fn last_time(recap: &Recap, set: &str) -> String {
+    use warren_app::format::ago;
+    let mut out = if recap.completed {
+        format!("Last time ({}) you recalled all {} points of {set}", ago(recap.now, recap.at), recap.total)
+    } else {
+        format!(
+            "Last time ({}) you recalled {} of {} points of {set}",
+            ago(recap.now, recap.at),
+            recap.recalled,
+            recap.total
+        )
+    };
+    push_topics(&mut out, &recap.topics);
+    out.push('.');
+    out
+}
+
+/// "Welcome back: so far you have recalled 2 of 5 points of Cells."
+fn so_far(recap: &Recap, set: &str) -> String {
+    let mut out = match recap.recalled {
+        0 => format!("Welcome back to {set}; nothing is recalled yet"),
+        n => format!("Welcome back: so far you have recalled {n} of {} points of {set}", recap.total),
+    };
+    push_topics(&mut out, &recap.topics);
+    out.push('.');
+    out
+}
+
+fn push_topics(out: &mut String, topics: &[String]) {
+    if !topics.is_empty() {
+        let quoted: Vec<String> = topics.iter().map(|t| format!("\u{201c}{}\u{201d}", t.trim())).collect();
+        out.push_str(&format!(" and explored {}", quoted.join(" and ")));
+    }
+}
+
 /// The resource linked to the point under discussion, shown as its second hint ("another
 /// angle"): after the learner has tried once, never before, so it does not do their
 /// recalling for them. Showable resources are those not yet shown, so it comes once.
@@ -164,8 +200,14 @@ fn tutor(brief: &TutorBrief) -> String {
     };
     let message = brief.learner_message.as_deref().unwrap_or_default();
     let leads: Vec<String> = match brief.moment {
-        TutorMoment::Opening => vec![format!("Let's see what you remember about {set}.")],
-        TutorMoment::Resume => vec![format!("Back to {set}, where we left off.")],
+        TutorMoment::Opening => vec![match &brief.recap {
+            Some(recap) => format!("{} Let's see what has stayed with you.", last_time(recap, set)),
+            None => format!("Let's see what you remember about {set}."),
+        }],
+        TutorMoment::Resume => vec![match &brief.recap {
+            Some(recap) => so_far(recap, set),
+            None => format!("Back to {set}, where we left off."),
+        }],
         TutorMoment::Reply if !brief.just_recalled.is_empty() => {
             let acks = ["Right.", "Yes.", "Mm-hmm."];
             let first = pick(message, acks.len());
@@ -379,41 +421,167 @@ fn explorer(brief: &ExplorerBrief) -> String {
 
 // --- summariser -------------------------------------------------------------------------------
 
+fn summary(brief: &SummaryBrief) -> String {
+    match &brief.task {
+        SummaryTask::Compaction { previous, messages } => {
+            compaction(&brief.set_name, previous.as_deref(), messages)
+        }
+        SummaryTask::Branch { topic, conversation, recalled } => {
+            branch_summary(topic, conversation, recalled)
+        }
+        SummaryTask::Session(digest) => session_summary(digest).to_string(),
+    }
+}
+
 /// An extractive summary: what the learner said, a line each, first sentence only, after the
 /// lines the last summary kept; the newest lines are kept when there are too many. The same
 /// conversation always gives the same summary.
-fn summary(brief: &SummaryBrief) -> String {
+fn compaction(set_name: &str, previous: Option<&str>, messages: &[super::Message]) -> String {
     const LINES: usize = 12;
-    const LINE_CHARS: usize = 120;
-    match &brief.task {
-        SummaryTask::Compaction { previous, messages } => {
-            let mut lines: Vec<String> = previous
-                .iter()
-                .flat_map(|p| p.lines())
-                .filter(|l| l.starts_with("- "))
-                .map(str::to_string)
-                .collect();
-            for message in messages.iter().filter(|m| m.role == Role::User) {
-                let said = first_sentence(&message.content);
-                if said.is_empty() || said.starts_with("(") {
-                    continue;
-                }
-                let said = if said.chars().count() > LINE_CHARS {
-                    format!("{}…", said.chars().take(LINE_CHARS).collect::<String>().trim_end())
-                } else {
-                    said
-                };
-                lines.push(format!("- The learner said: \u{201c}{said}\u{201d}"));
-            }
-            let skip = lines.len().saturating_sub(LINES);
-            let mut out = format!("Earlier in this session on {}:", brief.set_name);
-            for line in &lines[skip..] {
-                out.push('\n');
-                out.push_str(line);
-            }
-            out
-        }
+    let mut lines: Vec<String> =
+        previous.iter().flat_map(|p| p.lines()).filter(|l| l.starts_with("- ")).map(str::to_string).collect();
+    for said in learner_lines(messages) {
+        lines.push(format!("- The learner said: \u{201c}{said}\u{201d}"));
     }
+    let skip = lines.len().saturating_sub(LINES);
+    let mut out = format!("Earlier in this session on {set_name}:");
+    for line in &lines[skip..] {
+        out.push('\n');
+        out.push_str(line);
+    }
+    out
+}
+
+/// The first sentence of each learner message, bounded, leaving out stage directions such as
+/// "(The learner opens the session.)".
+fn learner_lines(messages: &[super::Message]) -> Vec<String> {
+    const LINE_CHARS: usize = 120;
+    messages
+        .iter()
+        .filter(|m| m.role == Role::User)
+        .map(|m| first_sentence(&m.content))
+        .filter(|said| !said.is_empty() && !said.starts_with('('))
+        .map(|said| {
+            if said.chars().count() > LINE_CHARS {
+                format!("{}…", said.chars().take(LINE_CHARS).collect::<String>().trim_end())
+            } else {
+                said
+            }
+        })
+        .collect()
+}
+
+/// What a rabbit hole explored, in the learner's own words: their first question and how
+/// many followed. (The conversation starts with the opt-in, which is not a question.)
+fn branch_summary(topic: &str, conversation: &[super::Message], recalled: &[String]) -> String {
+    let asked = learner_lines(conversation.get(1..).unwrap_or_default());
+    let mut out = format!("The learner explored \u{201c}{topic}\u{201d}");
+    match asked.split_first() {
+        Some((first, rest)) => {
+            out.push_str(&format!(", asking \u{201c}{first}\u{201d}"));
+            if !rest.is_empty() {
+                out.push_str(&format!(" and {} more", plural_of(rest.len(), "question")));
+            }
+        }
+        None => out.push_str(" without asking anything further"),
+    }
+    if !recalled.is_empty() {
+        let named: Vec<String> = recalled.iter().map(|p| format!("\u{201c}{}\u{201d}", p.trim())).collect();
+        out.push_str(&format!(", and recalled {} along the way", named.join(" and ")));
+    }
+    out.push('.');
+    out
+}
+
+/// The session summariser's JSON, from the facts alone: an overview with the counts, what
+/// came up in each rabbit hole (the learner's questions), what took help, and next steps.
+fn session_summary(d: &super::brief::SessionDigest) -> serde_json::Value {
+    use warren_app::format::{due, plural, span};
+    use warren_app::summary::RecallHow;
+    let quoted = |text: &str| format!("\u{201c}{}\u{201d}", text.trim());
+    let unprompted = d.recalled.iter().filter(|r| r.how == RecallHow::Unprompted).count();
+    let mut overview = if d.completed {
+        format!("You recalled all {} points in {}", d.total, span(d.study_ms))
+    } else {
+        format!("You recalled {} of {} points in {}", d.recalled.len(), d.total, span(d.study_ms))
+    };
+    if !d.recalled.is_empty() {
+        overview.push_str(&match unprompted {
+            n if n == d.recalled.len() => ", all without help".to_string(),
+            0 => ", each with some help".to_string(),
+            n => format!(", {n} of them without help"),
+        });
+    }
+    overview.push('.');
+    if !d.open.is_empty() {
+        let open = plural_of(d.open.len(), "point");
+        overview.push_str(&format!(" {open} {} still open.", if d.open.len() == 1 { "is" } else { "are" }));
+    }
+    if !d.rabbitholes.is_empty() {
+        let topics: Vec<String> = d.rabbitholes.iter().map(|h| quoted(&h.topic)).collect();
+        overview.push_str(&format!(" You also explored {}.", topics.join(" and ")));
+    }
+    let rabbitholes: Vec<serde_json::Value> = d
+        .rabbitholes
+        .iter()
+        .map(|h| {
+            let asked = learner_lines(h.conversation.get(1..).unwrap_or_default());
+            let mut came_up = match asked.split_first() {
+                Some((first, [])) => format!("You asked {}.", quoted(first)),
+                Some((first, rest)) => {
+                    format!("You asked {} and {} more.", quoted(first), plural_of(rest.len(), "question"))
+                }
+                None => "You looked into it without asking further.".to_string(),
+            };
+            if h.points_recalled > 0 {
+                came_up.push_str(&format!(
+                    " You recalled {} along the way.",
+                    plural(i64::from(h.points_recalled), "point")
+                ));
+            }
+            json!({"topic": h.topic, "cameUp": came_up})
+        })
+        .collect();
+    let mut hard: Vec<String> = d
+        .recalled
+        .iter()
+        .filter(|r| r.how != RecallHow::Unprompted)
+        .map(|r| format!("{} came back {}.", quoted(&r.point), r.how.describe()))
+        .collect();
+    for p in d.open.iter().filter(|p| p.attempts > 0 || p.near_misses > 0 || p.revealed) {
+        let mut took = vec![plural(i64::from(p.attempts), "try")];
+        if p.near_misses > 0 {
+            took.push(plural(i64::from(p.near_misses), "near miss"));
+        }
+        if p.revealed {
+            took.push("the answer given".into());
+        }
+        hard.push(format!("{} is not recalled yet ({}).", quoted(&p.point), took.join(", ")));
+    }
+    let mut next_steps = Vec::new();
+    if !d.open.is_empty() {
+        next_steps.push(format!(
+            "Start the next session of this set: the {} still open come first.",
+            plural_of(d.open.len(), "point")
+        ));
+    }
+    if let Some(r) = d.recalled.iter().find(|r| r.how != RecallHow::Unprompted) {
+        next_steps.push(format!("Go over {} again before its next review.", quoted(&r.point)));
+    }
+    if let Some(h) = d.rabbitholes.first() {
+        next_steps.push(format!("Follow up {} if it still interests you.", quoted(&h.topic)));
+    }
+    if next_steps.is_empty()
+        && let Some(at) = d.next_due
+    {
+        next_steps.push(format!("Come back for the next review, {}.", due(d.now, at)));
+    }
+    next_steps.truncate(3);
+    json!({"overview": overview, "rabbitholes": rabbitholes, "hard": hard, "nextSteps": next_steps})
+}
+
+fn plural_of(n: usize, word: &str) -> String {
+    warren_app::format::plural(i64::try_from(n).unwrap_or(i64::MAX), word)
 }
 
 /// A text's first sentence, on one line.
@@ -464,6 +632,7 @@ mod tests {
             learner_message: Some(message.into()),
             previous_reply: previous.map(str::to_string),
             showable: vec![],
+            recap: None,
         })
     }
 

@@ -1,0 +1,168 @@
+//! Session summaries: a `summary` entry in the session's tree (hanging off the leaf, like a
+//! label, so no agent's context changes), linked from the session row with where writing it
+//! stands. Writing them is the engine's (`engine::synthesis`).
+
+use sqlx::Row;
+use warren_app::summary::SummaryStatus;
+
+use super::entries::{append_in, select_entries};
+use super::{Entry, EntryKind, NewEntry, Store, StoreError};
+
+/// A session's newest summary with the session it sums up, for the dashboard and the command
+/// line.
+#[derive(Clone, Debug)]
+pub struct LatestSummary {
+    pub session_id: String,
+    pub set_id: String,
+    pub set_name: String,
+    pub session_status: String,
+    pub entry: Entry,
+}
+
+impl Store {
+    /// Marks a session's summary as to be written. False when the session is not the owner's.
+    pub async fn mark_summary_pending(&self, owner: &str, session_id: &str) -> Result<bool, StoreError> {
+        let done = sqlx::query(
+            "UPDATE sessions SET summary_status = 'pending', summary_error = NULL WHERE id = $1 AND owner_id = $2",
+        )
+        .bind(session_id)
+        .bind(owner)
+        .execute(self.pool())
+        .await?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    /// Stores a summary under the session's leaf (the leaf stays) and links it from the
+    /// session row, in one transaction.
+    pub async fn store_summary(
+        &self,
+        owner: &str,
+        session_id: &str,
+        text: String,
+        data: serde_json::Value,
+    ) -> Result<Entry, StoreError> {
+        let mut tx = self.write_transaction().await?;
+        let leaf: Option<String> =
+            sqlx::query_scalar("SELECT leaf_id FROM sessions WHERE id = $1 AND owner_id = $2")
+                .bind(session_id)
+                .bind(owner)
+                .fetch_optional(&mut *tx)
+                .await?
+                .flatten();
+        let new = NewEntry::note(EntryKind::Summary, text, data);
+        let (entry, _) = append_in(&mut tx, owner, session_id, leaf.as_deref(), new, false).await?;
+        sqlx::query(
+            "UPDATE sessions SET summary_entry_id = $1, summary_status = 'ready', summary_error = NULL
+              WHERE id = $2 AND owner_id = $3",
+        )
+        .bind(&entry.id)
+        .bind(session_id)
+        .bind(owner)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(entry)
+    }
+
+    /// Every attempt failed: the history page offers to try again.
+    pub async fn summary_failed(&self, owner: &str, session_id: &str, error: &str) -> Result<(), StoreError> {
+        sqlx::query("UPDATE sessions SET summary_status = 'failed', summary_error = $1 WHERE id = $2 AND owner_id = $3")
+            .bind(error)
+            .bind(session_id)
+            .bind(owner)
+            .execute(self.pool())
+            .await?;
+        Ok(())
+    }
+
+    /// Summaries left to write (by a restart, say): `(owner, session)` pairs, oldest first.
+    pub async fn pending_summaries(&self) -> Result<Vec<(String, String)>, StoreError> {
+        Ok(sqlx::query_as(
+            "SELECT owner_id, id FROM sessions WHERE summary_status = 'pending' ORDER BY updated_at",
+        )
+        .fetch_all(self.pool())
+        .await?)
+    }
+
+    /// Where a session's summary stands, and its newest summary entry's id (a failed or
+    /// pending rewrite keeps the one before). `None` when the session is not the owner's.
+    pub async fn summary_link(
+        &self,
+        owner: &str,
+        session_id: &str,
+    ) -> Result<Option<(Option<SummaryStatus>, Option<String>)>, StoreError> {
+        let row: Option<(Option<String>, Option<String>)> = sqlx::query_as(
+            "SELECT summary_status, summary_entry_id FROM sessions WHERE id = $1 AND owner_id = $2",
+        )
+        .bind(session_id)
+        .bind(owner)
+        .fetch_optional(self.pool())
+        .await?;
+        Ok(row.map(|(status, entry)| (status.and_then(|s| s.parse().ok()), entry)))
+    }
+
+    /// One of the learner's sessions whose summary is being written, if any.
+    pub async fn summary_being_written(&self, owner: &str) -> Result<Option<String>, StoreError> {
+        Ok(sqlx::query_scalar(
+            "SELECT id FROM sessions WHERE owner_id = $1 AND summary_status = 'pending' ORDER BY updated_at DESC LIMIT 1",
+        )
+        .bind(owner)
+        .fetch_optional(self.pool())
+        .await?)
+    }
+
+    /// The newest summaries of the learner's sessions, newest first: of one set, or of every
+    /// set (`per_set`: only each set's newest).
+    pub async fn latest_summaries(
+        &self,
+        owner: &str,
+        set_id: Option<&str>,
+        per_set: bool,
+        limit: u32,
+    ) -> Result<Vec<LatestSummary>, StoreError> {
+        // Each set's newest summarised session has no newer summarised session of its set.
+        let newest_of_set = if per_set {
+            "AND NOT EXISTS (SELECT 1 FROM sessions n JOIN session_entries ne ON ne.id = n.summary_entry_id
+                  WHERE n.owner_id = s.owner_id AND n.set_id = s.set_id
+                    AND (ne.created_at > e.created_at OR (ne.created_at = e.created_at AND ne.id > e.id)))"
+        } else {
+            ""
+        };
+        let sql = format!(
+            "SELECT s.id, s.set_id, sets.name, s.status, e.id AS entry_id
+               FROM sessions s
+               JOIN recall_sets sets ON sets.id = s.set_id
+               JOIN session_entries e ON e.id = s.summary_entry_id
+              WHERE s.owner_id = $1 AND ($2 = '' OR s.set_id = $2) {newest_of_set}
+              ORDER BY e.created_at DESC, e.id DESC LIMIT $3"
+        );
+        // The statement is fixed text; every value is bound.
+        let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(owner)
+            .bind(set_id.unwrap_or_default())
+            .bind(i64::from(limit))
+            .fetch_all(self.pool())
+            .await?;
+        let mut out = Vec::with_capacity(rows.len());
+        for row in rows {
+            let session_id: String = row.try_get(0)?;
+            let entry_id: String = row.try_get(4)?;
+            let entry: Option<Entry> =
+                sqlx::query_as(select_entries!("WHERE id = $1 AND session_id = $2 AND owner_id = $3"))
+                    .bind(&entry_id)
+                    .bind(&session_id)
+                    .bind(owner)
+                    .fetch_optional(self.pool())
+                    .await?;
+            let Some(entry) = entry else { continue };
+            out.push(LatestSummary {
+                session_id,
+                set_id: row.try_get(1)?,
+                set_name: row.try_get(2)?,
+                session_status: row.try_get(3)?,
+                entry,
+            });
+        }
+        Ok(out)
+    }
+}
