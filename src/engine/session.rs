@@ -153,14 +153,18 @@ impl LiveSession {
             .collect()
     }
 
-    /// What the tutor may say of this session so far when it resumes: counts and topics.
+    /// What the tutor may say of this session so far when it resumes.
     pub fn recap(&self, now: i64) -> Recap {
         Recap {
             at: self.row.updated_at,
             now,
-            recalled: self.recalled_count(),
-            total: self.total(),
             completed: self.all_recalled(),
+            last_said: self
+                .main_line()
+                .into_iter()
+                .rev()
+                .find(|e| e.is_message_from(Speaker::Learner))
+                .map(|e| e.content.clone()),
             topics: self
                 .rabbitholes
                 .iter()

@@ -210,15 +210,14 @@ fn conversation(stored: Option<&serde_json::Value>) -> Vec<Message> {
         .collect()
 }
 
-/// What the tutor may say of a summarised session: its counts and topics.
+/// What the tutor may say of a summarised session.
 pub(crate) fn recap(summary: &SessionSummary, now: i64) -> Recap {
     Recap {
         at: summary.written_at,
         now,
-        recalled: u32::try_from(summary.recalled.len()).unwrap_or(u32::MAX),
-        total: summary.total,
         completed: summary.completed,
         topics: summary.rabbitholes.iter().map(|t| t.topic.clone()).collect(),
+        last_said: None,
     }
 }
 

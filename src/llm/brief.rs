@@ -246,16 +246,19 @@ pub struct BranchDigest {
     pub points_recalled: u32,
 }
 
-/// What the tutor may say of an earlier stretch when it opens or resumes a session: counts
-/// and topics only, never a point's content (the points may be asked about again now).
+/// What the tutor may say of an earlier stretch when it opens or resumes a session: whether
+/// it was finished, its rabbit holes, and the learner's last words before a pause. Never a
+/// point's content (the points may be asked about again now), and no counts (the interface
+/// shows progress).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Recap {
     /// When that stretch ended (ms), and the time now.
     pub at: i64,
     pub now: i64,
-    pub recalled: u32,
-    pub total: u32,
+    /// Every point of it was recalled.
     pub completed: bool,
     /// Rabbit holes explored.
     pub topics: Vec<String>,
+    /// On resuming: the learner's last message before the pause.
+    pub last_said: Option<String>,
 }

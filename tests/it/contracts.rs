@@ -18,6 +18,8 @@ enum Agent {
     Detector,
     Explorer,
     Summariser,
+    BranchNote,
+    SessionSummariser,
 }
 
 /// One request as an agent sent it, whatever the wire format.
@@ -58,6 +60,10 @@ impl Sent {
             Agent::Explorer
         } else if system.contains("You keep the record of a recall session") {
             Agent::Summariser
+        } else if system.contains("took a side conversation") {
+            Agent::BranchNote
+        } else if system.contains("You write the record of a recall session") {
+            Agent::SessionSummariser
         } else {
             panic!("a request from no known agent: {system}")
         };
@@ -117,6 +123,14 @@ fn answerer() -> impl Fn(&Value) -> Reply + Send + Sync + 'static {
             Agent::Tutor => format!("Tutor question number {n}?"),
             Agent::Explorer => format!("Explorer thought number {n}."),
             Agent::Summariser => format!("Summary number {n}: the learner kept trying."),
+            Agent::BranchNote => "NOTE: the learner wondered what pulls the sea.".to_string(),
+            Agent::SessionSummariser => json!({
+                "overview": format!("Session summary number {n}."),
+                "rabbitholes": [{"topic": "why the tides rise", "cameUp": "The moon and the sun."}],
+                "hard": ["Scripted hard part."],
+                "nextSteps": ["Scripted next step."]
+            })
+            .to_string(),
         };
         Reply::Said(text)
     }
@@ -241,7 +255,7 @@ async fn the_tutor_sees_the_main_line_only_and_an_observation_only_in_the_reply_
             let all = s.everything();
             assert!(!all.contains("Inside the hole"), "{wire:?}: no learner message from the branch");
             assert!(!all.contains("Explorer thought"), "{wire:?}: no explorer reply");
-            assert!(all.contains("Explored \"why the tides rise\""), "{wire:?}: only the branch summary");
+            assert!(all.contains("NOTE: the learner wondered"), "{wire:?}: only the summariser's note on the branch");
         }
         // An observation reaches the tutor only in the reply to its own message, and only when
         // the evaluator found something there: otherwise the reply the tutor started before
@@ -268,6 +282,23 @@ async fn the_tutor_sees_the_main_line_only_and_an_observation_only_in_the_reply_
         // Inside the hole the evaluator checks silently: no observation reaches anyone.
         for s in sent.iter().filter(|s| s.agent != Agent::Evaluator) {
             assert!(!s.everything().contains("OBSERVED<Inside the hole"), "{wire:?}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_branch_note_is_written_from_the_rabbit_hole_alone_and_names_no_open_point() {
+    for wire in WIRES {
+        let (sent, points, _) = scripted_session(wire).await;
+        let notes: Vec<&Sent> = sent.iter().filter(|s| s.agent == Agent::BranchNote).collect();
+        assert_eq!(notes.len(), 1, "{wire:?}: one note for the one rabbit hole");
+        let all = notes[0].everything();
+        assert!(all.contains("Topic: why the tides rise"), "{wire:?}: {all}");
+        assert!(all.contains("Inside the hole, again: and the sun as well?"), "{wire:?}: the branch's messages");
+        assert!(all.contains("Explorer thought"), "{wire:?}: the explorer's answers");
+        assert!(!all.contains("TANGENT one"), "{wire:?}: nothing from the main line");
+        for p in &points {
+            assert!(!all.contains(&p.content), "{wire:?}: no point was recalled in the hole, so none is named");
         }
     }
 }

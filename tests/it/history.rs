@@ -11,7 +11,7 @@ use crate::common::TestApp;
 const CELL: &str = "The living cell";
 
 /// A session with two exchanges, a rabbit hole of one exchange, and one more exchange.
-async fn session_with_a_rabbit_hole(app: &TestApp) -> String {
+pub(crate) async fn session_with_a_rabbit_hole(app: &TestApp) -> String {
     let (session, _) = app.start(CELL).await;
     let mut ws = app.connect(&session).await;
     ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;

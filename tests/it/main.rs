@@ -20,4 +20,5 @@ mod session_socket;
 mod speculation;
 mod startup;
 mod study;
+mod synthesis;
 mod tree;

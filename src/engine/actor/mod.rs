@@ -246,8 +246,7 @@ impl Actor {
         Ok(self.session.plan(next.as_deref(), revisit))
     }
 
-    /// What the opening may say of the set's previous session: its newest summary's counts
-    /// and topics.
+    /// What the opening may say of the set's previous session, from its newest summary.
     async fn last_time(&self, now: i64) -> Result<Option<Recap>, StoreError> {
         let newest = self
             .shared

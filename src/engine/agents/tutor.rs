@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use warren_app::format::{ago, plural};
+use warren_app::format::ago;
 
 use crate::llm::brief::{Focus, PointBrief, Recap, Rung, ShowTool, Showable, TutorBrief, TutorMoment};
 use crate::llm::{Format, Message, Purpose, Request, Tier, Tool, alternating};
@@ -75,7 +75,7 @@ pub fn request(brief: TutorBrief, guidelines: &str, context: Vec<Message>) -> Re
                 system.push_str(&format!(
                     "The learner's previous session of this set ended {}: {}. Begin with one short \
                      sentence that refers to it, starting \"Last time\", without naming or hinting at \
-                     any point.\n",
+                     any point and without counting points.\n",
                     ago(recap.now, recap.at),
                     recap_facts(recap)
                 ));
@@ -87,8 +87,10 @@ pub fn request(brief: TutorBrief, guidelines: &str, context: Vec<Message>) -> Re
         TutorMoment::Resume => {
             if let Some(recap) = &brief.recap {
                 system.push_str(&format!(
-                    "Before the pause: {}. Recap that in one short sentence, without naming any point.\n",
-                    recap_facts(recap)
+                    "Before the pause {}{}. Recap where you stopped in one short sentence, without \
+                     naming any point and without counting points.\n",
+                    recap_facts(recap),
+                    recap.last_said.as_deref().map(|s| format!("; the learner's last words were \"{}\"", s.trim())).unwrap_or_default()
                 ));
             }
             system.push_str(
@@ -240,16 +242,14 @@ fn tools(showable: &[Showable]) -> Vec<Tool> {
         .collect()
 }
 
-/// An earlier stretch in counts and topics: "recalled 3 of 5 points; explored \"tides\"".
+/// An earlier stretch in words the tutor may echo: finished or not, and its rabbit holes.
 fn recap_facts(recap: &Recap) -> String {
-    let mut facts = if recap.completed {
-        format!("the learner recalled all {}", plural(i64::from(recap.total), "point"))
-    } else {
-        format!("the learner recalled {} of {}", recap.recalled, plural(i64::from(recap.total), "point"))
-    };
+    let mut facts =
+        if recap.completed { "the learner went through the whole set" } else { "the learner stopped partway" }
+            .to_string();
     if !recap.topics.is_empty() {
         let topics: Vec<String> = recap.topics.iter().map(|t| format!("\"{}\"", t.trim())).collect();
-        facts.push_str(&format!(" and explored {} in rabbit holes", topics.join(", ")));
+        facts.push_str(&format!(", and explored {} in rabbit holes", topics.join(", ")));
     }
     facts
 }

@@ -144,39 +144,36 @@ fn cue(point: &PointBrief, set_name: &str) -> String {
     }
 }
 
-/// "Last time (2 days ago) you recalled 3 of 5 points of Cells and explored “tides”."
+/// "Last time (2 days ago) we stopped partway through Cells. You also went down a rabbit hole
+/// on “tides”." Counts are left to the interface.
 fn last_time(recap: &Recap, set: &str) -> String {
     use warren_app::format::ago;
+    let ago = ago(recap.now, recap.at);
     let mut out = if recap.completed {
-        format!("Last time ({}) you recalled all {} points of {set}", ago(recap.now, recap.at), recap.total)
+        format!("Last time ({ago}) you went through the whole of {set}.")
     } else {
-        format!(
-            "Last time ({}) you recalled {} of {} points of {set}",
-            ago(recap.now, recap.at),
-            recap.recalled,
-            recap.total
-        )
+        format!("Last time ({ago}) we stopped partway through {set}.")
     };
-    push_topics(&mut out, &recap.topics);
-    out.push('.');
+    push_topics(&mut out, &recap.topics, "You also went down a rabbit hole on");
     out
 }
 
-/// "Welcome back: so far you have recalled 2 of 5 points of Cells."
+/// "Welcome back to Cells. Where we stopped, you had said: “…”."
 fn so_far(recap: &Recap, set: &str) -> String {
-    let mut out = match recap.recalled {
-        0 => format!("Welcome back to {set}; nothing is recalled yet"),
-        n => format!("Welcome back: so far you have recalled {n} of {} points of {set}", recap.total),
-    };
-    push_topics(&mut out, &recap.topics);
-    out.push('.');
+    let mut out = format!("Welcome back to {set}.");
+    if let Some(said) = recap.last_said.as_deref().map(first_sentence).filter(|s| !s.is_empty()) {
+        out.push_str(&format!(" Where we stopped, you had said: \u{201c}{said}\u{201d}"));
+    }
+    push_topics(&mut out, &recap.topics, "Before the break you explored");
     out
 }
 
-fn push_topics(out: &mut String, topics: &[String]) {
+/// The rabbit holes, in a sentence of their own: the reply check may take it out (a topic can
+/// name an untried point) without the rest.
+fn push_topics(out: &mut String, topics: &[String], lead: &str) {
     if !topics.is_empty() {
         let quoted: Vec<String> = topics.iter().map(|t| format!("\u{201c}{}\u{201d}", t.trim())).collect();
-        out.push_str(&format!(" and explored {}", quoted.join(" and ")));
+        out.push_str(&format!(" {lead} {}.", quoted.join(" and ")));
     }
 }
 
