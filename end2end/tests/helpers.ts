@@ -1,6 +1,7 @@
 import { expect, type Page } from '@playwright/test';
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -90,12 +91,16 @@ async function freePort(): Promise<number> {
 export class OwnServer {
   private child?: ChildProcess;
   readonly database: string;
-  constructor(readonly port: number) {
+  constructor(
+    readonly port: number,
+    private readonly env: Record<string, string> = {},
+  ) {
     this.database = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'warren-own-')), 'warren.db');
   }
 
-  static async create(): Promise<OwnServer> {
-    const server = new OwnServer(await freePort());
+  /** Started with these settings added to the environment. */
+  static async create(env: Record<string, string> = {}): Promise<OwnServer> {
+    const server = new OwnServer(await freePort(), env);
     await server.start();
     return server;
   }
@@ -113,6 +118,7 @@ export class OwnServer {
         DATABASE_URL: `sqlite://${this.database}`,
         WARREN_SITE_ROOT: process.env.WARREN_SITE_ROOT ?? '../target/site',
         WARREN_LOG: 'warn',
+        ...this.env,
       },
       stdio: 'ignore',
     });
@@ -158,4 +164,71 @@ export async function controlsAreTall(page: Page, where: string, extra: string[]
     }
   }
   expect(short, `controls under 44 px on ${where}`).toEqual([]);
+}
+
+/**
+ * A language model server of our own speaking OpenAI's Chat Completions (streamed), for tests
+ * that need the model to fail: the tutor asks a plain question, the judges find nothing, and
+ * the session summariser answers its JSON, or a 400 while `failSummaries` is set.
+ */
+export class FakeModel {
+  failSummaries = false;
+  summaryRequests = 0;
+  private constructor(private readonly server: http.Server, readonly port: number) {}
+
+  static async start(): Promise<FakeModel> {
+    let model: FakeModel | undefined;
+    const server = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => (body += chunk));
+      req.on('end', () => model?.answer(body, res));
+    });
+    const port = await new Promise<number>((resolve) =>
+      server.listen(0, '127.0.0.1', () => {
+        const address = server.address();
+        resolve(typeof address === 'object' && address ? address.port : 0);
+      }),
+    );
+    model = new FakeModel(server, port);
+    return model;
+  }
+
+  get baseUrl(): string {
+    return `http://127.0.0.1:${this.port}/v1`;
+  }
+
+  private answer(raw: string, res: http.ServerResponse): void {
+    let request: { messages?: { content?: string }[]; response_format?: unknown } = {};
+    try {
+      request = JSON.parse(raw);
+    } catch {
+      // A body that is not JSON gets the tutor's answer.
+    }
+    const system = request.messages?.[0]?.content ?? '';
+    let text = 'What do you remember about it?';
+    if (system.includes('You write the record of a recall session')) {
+      this.summaryRequests += 1;
+      if (this.failSummaries) {
+        res.writeHead(400, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { type: 'invalid_request_error', message: 'scripted failure' } }));
+        return;
+      }
+      text = JSON.stringify({
+        overview: 'Written by the model after a retry.',
+        rabbitholes: [],
+        hard: [],
+        nextSteps: ['Come back to the points still open.'],
+      });
+    } else if (request.response_format) {
+      text = JSON.stringify({ recalled: [], nearMisses: [], isRabbithole: false, confidence: 0 });
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const chunk = (delta: object, finish: string | null = null) =>
+      `data: ${JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    res.end(chunk({ role: 'assistant', content: text }) + chunk({}, 'stop') + 'data: [DONE]\n\n');
+  }
+
+  async stop(): Promise<void> {
+    await new Promise((resolve) => this.server.close(resolve));
+  }
 }

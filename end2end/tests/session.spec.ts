@@ -82,14 +82,16 @@ test('leave mid-session, then resume with the earlier recalls', async ({ page })
   await answerAll(page, points.slice(0, 2));
   await page.getByTestId('leave').click();
   await expect(page).toHaveURL(/\/$/);
-  const resume = page.getByTestId('resume-card');
+  // Once its summary is written (the page looks again by itself), the session is where the
+  // learner left off.
+  const resume = page.getByTestId('left-off');
   await expect(resume).toContainText('paused');
   await expect(resume).toContainText('2 of 6 recalled');
 
   await resume.getByRole('link', { name: 'Resume' }).click();
   await waitForTurn(page, 0);
   await expect(page.getByTestId('progress')).toHaveAttribute('data-recalled', '2');
-  await expect(page.getByTestId('agent-text')).toContainText('where we left off');
+  await expect(page.getByTestId('agent-text')).toContainText('Welcome back to Rome: from republic to empire.');
   // The clock runs while the learner is here, from the time studied before.
   await expect(page.getByTestId('timer')).not.toHaveText('00:00', { timeout: 5_000 });
   await answer(page, points[2]);

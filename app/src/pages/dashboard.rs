@@ -93,6 +93,7 @@ fn LeftOffCard(left_off: LeftOff, set: Option<SetCard>, now: i64) -> impl IntoVi
         summary.summary.as_ref().map(|s| s.set_name.clone()).or_else(|| set.as_ref().map(|s| s.name.clone()));
     let overview = summary.summary.as_ref().map(|s| s.overview.clone()).unwrap_or(summary.text.clone());
     let next = summary.summary.as_ref().and_then(|s| s.next_steps.first().cloned());
+    let counts = summary.summary.as_ref().map(|s| format!("{} of {} recalled · ", s.recalled.len(), s.total));
     let open = set.as_ref().and_then(|s| s.open_session.clone());
     let action = match (open, set) {
         (Some(open), _) => {
@@ -108,7 +109,7 @@ fn LeftOffCard(left_off: LeftOff, set: Option<SetCard>, now: i64) -> impl IntoVi
         <li class="card left-off" data-testid="left-off">
             <div>
                 <strong>{name.unwrap_or_default()}</strong>" "<StatusPill status />
-                <p class="meta">{format!("Summary written {}", ago(now, summary.written_at))}</p>
+                <p class="meta">{counts}{format!("summary written {}", ago(now, summary.written_at))}</p>
                 <p class="overview" data-testid="left-off-overview">{overview}</p>
                 {next.map(|n| view! { <p class="next-step">"Next: "{n}</p> })}
             </div>
