@@ -255,7 +255,10 @@ async fn the_tutor_sees_the_main_line_only_and_an_observation_only_in_the_reply_
             let all = s.everything();
             assert!(!all.contains("Inside the hole"), "{wire:?}: no learner message from the branch");
             assert!(!all.contains("Explorer thought"), "{wire:?}: no explorer reply");
-            assert!(all.contains("NOTE: the learner wondered"), "{wire:?}: only the summariser's note on the branch");
+            assert!(
+                all.contains("NOTE: the learner wondered"),
+                "{wire:?}: only the summariser's note on the branch"
+            );
         }
         // An observation reaches the tutor only in the reply to its own message, and only when
         // the evaluator found something there: otherwise the reply the tutor started before
@@ -294,11 +297,17 @@ async fn the_branch_note_is_written_from_the_rabbit_hole_alone_and_names_no_open
         assert_eq!(notes.len(), 1, "{wire:?}: one note for the one rabbit hole");
         let all = notes[0].everything();
         assert!(all.contains("Topic: why the tides rise"), "{wire:?}: {all}");
-        assert!(all.contains("Inside the hole, again: and the sun as well?"), "{wire:?}: the branch's messages");
+        assert!(
+            all.contains("Inside the hole, again: and the sun as well?"),
+            "{wire:?}: the branch's messages"
+        );
         assert!(all.contains("Explorer thought"), "{wire:?}: the explorer's answers");
         assert!(!all.contains("TANGENT one"), "{wire:?}: nothing from the main line");
         for p in &points {
-            assert!(!all.contains(&p.content), "{wire:?}: no point was recalled in the hole, so none is named");
+            assert!(
+                !all.contains(&p.content),
+                "{wire:?}: no point was recalled in the hole, so none is named"
+            );
         }
     }
 }

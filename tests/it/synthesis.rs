@@ -194,7 +194,10 @@ async fn the_summariser_hears_the_real_session_and_its_summary_is_stored_version
             summary.recalled.iter().map(|r| (r.point_id.clone(), r.how)).collect();
         assert_eq!(
             how,
-            vec![(points[0].id.clone(), RecallHow::AfterHints), (points[1].id.clone(), RecallHow::Unprompted)]
+            vec![
+                (points[0].id.clone(), RecallHow::AfterHints),
+                (points[1].id.clone(), RecallHow::Unprompted)
+            ]
         );
         assert_eq!(summary.rabbitholes[0].topic, "why the tides rise");
         assert_eq!(summary.rabbitholes[0].came_up, "The moon and the sun.");
@@ -227,7 +230,10 @@ async fn the_summariser_hears_the_real_session_and_its_summary_is_stored_version
             .map(|r| system_of(&r.body))
             .find(|system| system.contains("previous session of this set ended"))
             .expect("an opening that recaps");
-        assert!(opening.contains("the learner stopped partway, and explored \"why the tides rise\""), "{opening}");
+        assert!(
+            opening.contains("the learner stopped partway, and explored \"why the tides rise\""),
+            "{opening}"
+        );
         assert!(opening.contains("starting \"Last time\""), "{opening}");
     }
 }
@@ -262,7 +268,8 @@ async fn a_failing_summariser_is_retried_then_shown_as_unavailable_and_retry_wri
 }
 
 #[tokio::test]
-async fn offline_the_summary_names_what_happened_and_the_next_opening_recalls_it_without_giving_points_away() {
+async fn offline_the_summary_names_what_happened_and_the_next_opening_recalls_it_without_giving_points_away()
+{
     let app = TestApp::spawn().await;
     let session = crate::history::session_with_a_rabbit_hole(&app).await;
     let set = app.store().list_sets(app.owner(), i64::MAX).await.unwrap();
@@ -289,20 +296,52 @@ async fn offline_the_summary_names_what_happened_and_the_next_opening_recalls_it
     assert_eq!(summary.open.len(), points.len() - outcomes.len());
     let topic = &summary.rabbitholes[0].topic;
     assert!(text.contains(topic.as_str()) && summary.overview.contains(topic.as_str()), "{text}");
-    assert!(summary.rabbitholes[0].came_up.contains("swallowed whole"), "the learner's question: {summary:?}");
+    assert!(
+        summary.rabbitholes[0].came_up.contains("swallowed whole"),
+        "the learner's question: {summary:?}"
+    );
     assert!(!summary.next_steps.is_empty() && summary.next_steps.len() <= 3);
+
+    // The rabbit hole's note for the tutor is the summariser's: the learner's own question.
+    let (_, tree) = app.store().tree(app.owner(), &session).await.unwrap().unwrap();
+    let note = tree.entries.iter().find(|e| e.kind == EntryKind::BranchSummary).unwrap();
+    assert!(note.content.starts_with("The learner explored"), "{}", note.content);
+    assert!(note.content.contains("swallowed whole"), "{}", note.content);
+
+    // The summary travels with the session's file, and comes back linked.
+    let res = app
+        .http
+        .get(app.url(&format!("/history/{session}/export.jsonl")))
+        .header("cookie", &app.learner.cookie)
+        .send()
+        .await
+        .unwrap();
+    let file = res.bytes().await.unwrap().to_vec();
+    let elsewhere = TestApp::spawn().await;
+    let res = elsewhere.upload_import_as(&elsewhere.learner, "session.jsonl", file).await;
+    assert_eq!(res.status(), 303);
+    let link = elsewhere.store().summary_link(elsewhere.owner(), &session).await.unwrap().unwrap();
+    assert_eq!(link, (Some(SummaryStatus::Ready), Some(entry_id.clone())));
+    let (_, page) = elsewhere.page(&format!("/history/{session}")).await;
+    assert!(page.contains(summary.overview.as_str()), "the imported summary is shown");
 
     // Resumed: a recap of where it stopped.
     let mut ws = app.connect(&session).await;
     let resumed = reply_of(&ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await);
-    assert!(resumed.starts_with(&format!("Welcome back to {CELL}. Where we stopped, you had said:")), "{resumed}");
+    assert!(
+        resumed.starts_with(&format!("Welcome back to {CELL}. Where we stopped, you had said:")),
+        "{resumed}"
+    );
     drop(ws);
 
     // The next session of the set opens from the summary, and gives no point away.
     let (next, _) = app.start(CELL).await;
     let mut ws = app.connect(&next).await;
     let opening = reply_of(&ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await);
-    assert!(opening.starts_with(&format!("Last time (just now) we stopped partway through {CELL}.")), "{opening}");
+    assert!(
+        opening.starts_with(&format!("Last time (just now) we stopped partway through {CELL}.")),
+        "{opening}"
+    );
     let lower = opening.to_lowercase();
     for point in &points {
         assert!(!lower.contains(&point.content.to_lowercase()), "{} in {opening}", point.content);

@@ -90,7 +90,11 @@ pub fn request(brief: TutorBrief, guidelines: &str, context: Vec<Message>) -> Re
                     "Before the pause {}{}. Recap where you stopped in one short sentence, without \
                      naming any point and without counting points.\n",
                     recap_facts(recap),
-                    recap.last_said.as_deref().map(|s| format!("; the learner's last words were \"{}\"", s.trim())).unwrap_or_default()
+                    recap
+                        .last_said
+                        .as_deref()
+                        .map(|s| format!("; the learner's last words were \"{}\"", s.trim()))
+                        .unwrap_or_default()
                 ));
             }
             system.push_str(
@@ -244,9 +248,12 @@ fn tools(showable: &[Showable]) -> Vec<Tool> {
 
 /// An earlier stretch in words the tutor may echo: finished or not, and its rabbit holes.
 fn recap_facts(recap: &Recap) -> String {
-    let mut facts =
-        if recap.completed { "the learner went through the whole set" } else { "the learner stopped partway" }
-            .to_string();
+    let mut facts = if recap.completed {
+        "the learner went through the whole set"
+    } else {
+        "the learner stopped partway"
+    }
+    .to_string();
     if !recap.topics.is_empty() {
         let topics: Vec<String> = recap.topics.iter().map(|t| format!("\"{}\"", t.trim())).collect();
         facts.push_str(&format!(", and explored {} in rabbit holes", topics.join(", ")));
