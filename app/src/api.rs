@@ -414,13 +414,6 @@ pub async fn get_session_header(id: String) -> Result<SessionHeader, ApiError> {
     backend::answer(backend::get()?.session_header(&viewer, &id).await)
 }
 
-/// Where a session's summary stands, for a page waiting for it.
-#[server(endpoint = "get_summary_status")]
-pub async fn get_summary_status(id: String) -> Result<Option<SummaryStatus>, ApiError> {
-    let viewer = backend::require_viewer()?;
-    backend::answer(backend::get()?.summary_status(&viewer, &id).await)
-}
-
 #[server(endpoint = "get_history")]
 pub async fn get_history(#[server(default)] filter: HistoryFilter) -> Result<HistoryList, ApiError> {
     let viewer = backend::require_viewer()?;
@@ -454,7 +447,6 @@ pub trait Backend: Send + Sync + 'static {
     async fn start_session(&self, viewer: &Viewer, set_id: &str, all: bool) -> Result<String, ApiError>;
     async fn session_header(&self, viewer: &Viewer, id: &str) -> Result<SessionHeader, ApiError>;
     async fn history(&self, viewer: &Viewer, filter: HistoryFilter) -> Result<HistoryList, ApiError>;
-    async fn summary_status(&self, viewer: &Viewer, id: &str) -> Result<Option<SummaryStatus>, ApiError>;
     async fn transcript(
         &self,
         viewer: &Viewer,

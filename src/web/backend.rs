@@ -409,9 +409,4 @@ impl Backend for ServerBackend {
             summary,
         })
     }
-
-    async fn summary_status(&self, viewer: &Viewer, id: &str) -> Result<Option<SummaryStatus>, ApiError> {
-        let link = self.store.summary_link(&viewer.user_id, id).await.map_err(internal)?;
-        link.map(|(status, _)| status).ok_or(ApiError::NotFound)
-    }
 }

@@ -14,6 +14,8 @@ use serde::Deserialize;
 use super::forms::{self, Posted, not_found, see_other, storage_failed};
 use super::viewer::CurrentViewer;
 use super::{AppState, export_page};
+use warren_app::summary::SummaryStatus;
+
 use crate::engine::EngineError;
 use crate::store::StoreError;
 use crate::transfer::session as session_file;
@@ -21,7 +23,7 @@ use crate::transfer::session as session_file;
 pub fn routes() -> Router<AppState> {
     Router::new()
         .route("/history/{id}/label", post(label))
-        .route("/history/{id}/summary", post(retry_summary))
+        .route("/history/{id}/summary", get(summary_status).post(retry_summary))
         .route("/history/{id}/export.jsonl", get(export_jsonl))
         .route("/history/{id}/export.html", get(export_html))
 }
@@ -58,6 +60,26 @@ async fn label(State(state): State<AppState>, Path(id): Path<String>, request: R
         Ok(false) => not_found(&state, parts).await,
         Err(err) => storage_failed(err),
     }
+}
+
+/// Where a session's summary stands, for pages waiting for it: 202 while it is being
+/// written, otherwise 200 with `ready`, `failed` or `none`.
+async fn summary_status(
+    State(state): State<AppState>,
+    CurrentViewer(viewer): CurrentViewer,
+    Path(id): Path<String>,
+) -> Response {
+    let Some(viewer) = viewer else { return StatusCode::NOT_FOUND.into_response() };
+    let (status, name) = match state.store.summary_link(&viewer.user_id, &id).await {
+        Ok(Some((Some(SummaryStatus::Pending), _))) => (StatusCode::ACCEPTED, "pending"),
+        Ok(Some((Some(status @ (SummaryStatus::Ready | SummaryStatus::Failed)), _))) => {
+            (StatusCode::OK, status.as_str())
+        }
+        Ok(Some((None, _))) => (StatusCode::OK, "none"),
+        Ok(None) => return StatusCode::NOT_FOUND.into_response(),
+        Err(err) => return storage_failed(err),
+    };
+    (status, [(header::CACHE_CONTROL, "no-store")], name).into_response()
 }
 
 /// How long Retry waits for the summary before showing the page (still "being written" then).

@@ -255,6 +255,19 @@ async fn a_failing_summariser_is_retried_then_shown_as_unavailable_and_retry_wri
     let res = app.post_form_as(&other, &format!("/history/{session}/summary"), &[]).await;
     assert_eq!(res.status(), 404);
 
+    // What a page waiting for the summary asks: done (failed), and nothing for another learner.
+    let status = |learner: Learner| {
+        let (http, url) = (app.http.clone(), app.url(&format!("/history/{session}/summary")));
+        async move {
+            let res = http.get(url).header("cookie", &learner.cookie).send().await.unwrap();
+            (res.status().as_u16(), res.text().await.unwrap())
+        }
+    };
+    assert_eq!(status(app.learner.clone()).await, (200, "failed".to_string()));
+    assert_eq!(status(other.clone()).await.0, 404);
+    app.store().mark_summary_pending(app.owner(), &session).await.unwrap();
+    assert_eq!(status(app.learner.clone()).await, (202, "pending".to_string()));
+
     fail.store(false, Ordering::SeqCst);
     let res = app.post_form(&format!("/history/{session}/summary"), &[]).await;
     assert_eq!(res.status(), 303);

@@ -103,28 +103,39 @@ pub fn SummaryBody(summary: Option<SessionSummary>, text: String) -> impl IntoVi
     .into_any()
 }
 
-/// While a summary is being written: asks every two seconds (for two minutes at most) and
-/// loads the page again once it is written or has failed.
+/// While a summary is being written: asks the server every two seconds (for two minutes at
+/// most) and loads the page again once it is written or has failed. A plain `fetch` of
+/// `GET /history/{id}/summary` (202 while it is being written) keeps the server-function
+/// client out of the bundle.
 #[island]
 pub fn AwaitSummary(session_id: String) -> impl IntoView {
     #[cfg(feature = "hydrate")]
     Effect::new(move |_| {
-        let id = session_id.clone();
+        let url = format!("/history/{}/summary", crate::url::query_value(&session_id));
         leptos::task::spawn_local(async move {
             for _ in 0..60 {
                 gloo_timers::future::TimeoutFuture::new(2_000).await;
-                match crate::api::get_summary_status(id.clone()).await {
-                    // A missed answer is asked again; the summary is not lost.
-                    Ok(Some(SummaryStatus::Pending)) | Err(_) => continue,
-                    Ok(Some(SummaryStatus::Ready | SummaryStatus::Failed) | None) => {}
+                if !still_writing(&url).await {
+                    if let Some(window) = web_sys::window() {
+                        let _ = window.location().reload();
+                    }
+                    return;
                 }
-                if let Some(window) = web_sys::window() {
-                    let _ = window.location().reload();
-                }
-                return;
             }
         });
     });
     #[cfg(not(feature = "hydrate"))]
     let _ = session_id;
+}
+
+/// Whether the server says the summary is still being written (a request that fails asks
+/// again later: nothing is lost by waiting).
+#[cfg(feature = "hydrate")]
+async fn still_writing(url: &str) -> bool {
+    use wasm_bindgen::JsCast;
+    let Some(window) = web_sys::window() else { return false };
+    match wasm_bindgen_futures::JsFuture::from(window.fetch_with_str(url)).await {
+        Ok(response) => response.dyn_into::<web_sys::Response>().is_ok_and(|r| r.status() == 202),
+        Err(_) => true,
+    }
 }
