@@ -75,7 +75,7 @@ test('the history page shows the branch, filters, searches, labels and links to 
   // "Link" copies the entry's address; opened, it shows that entry highlighted.
   await page.goto(url);
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
-  const inside = page.getByTestId('transcript').locator('li.entry', { hasText: 'swallowed whole' });
+  const inside = page.getByTestId('transcript').locator('li.entry.speaker-learner', { hasText: 'swallowed whole' });
   await expect(page.getByTestId('transcript')).toHaveAttribute('data-live', '');
   await page.getByTestId('side-branch').locator('summary').click();
   await inside.locator('a.copy-link').click();
@@ -144,11 +144,12 @@ test('the HTML export opens from a file with the network off', async ({ page, br
   await expect(transcript.locator('li.entry.speaker-tutor:visible')).toHaveCount(0);
   await offline.getByRole('button', { name: 'Conversation' }).click();
   await offline.getByTestId('transcript-search').fill('swallowed WHOLE');
-  expect(shown(await count.textContent())).toBe(1);
+  // The learner's message, and the rabbit hole's note that quotes it.
+  expect(shown(await count.textContent())).toBe(2);
   await offline.getByTestId('transcript-search').fill('');
 
   // A deep link into the rabbit hole opens it, highlighted.
-  const inside = transcript.locator('li.entry', { hasText: 'swallowed whole' });
+  const inside = transcript.locator('li.entry.speaker-learner', { hasText: 'swallowed whole' });
   const href = await inside.locator('a.copy-link').getAttribute('href');
   expect(href).toMatch(/^#leafId=.*targetId=/);
   await offline.goto(`file://${file}${href}`);

@@ -3,6 +3,7 @@ import {
   FakeModel,
   OwnServer,
   answer,
+  controlsAreTall,
   pointsOf,
   recalled,
   screenshotPath,
@@ -43,6 +44,16 @@ test('a finished session is summed up on the dashboard and its page, and the nex
   const box = await summary.boundingBox();
   const tree = await page.getByTestId('transcript').boundingBox();
   expect(box && tree && box.y < tree.y).toBeTruthy();
+  await page.screenshot({ path: screenshotPath('history-summary') });
+
+  // On a phone: the summary and the dashboard's card, every control thumb-sized.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: screenshotPath('history-summary-phone'), fullPage: true });
+  await controlsAreTall(page, 'a session page with its summary', ['a.filter-link', 'a.copy-link', 'a.label-link']);
+  await page.goto('/');
+  await controlsAreTall(page, 'the dashboard', ['.left-off a.button']);
+  await page.screenshot({ path: screenshotPath('dashboard-left-off-phone') });
+  await page.setViewportSize({ width: 1280, height: 800 });
 
   // The list finds the session by what its summary says.
   await page.goto('/history?q=came+back+after+hints');
@@ -83,6 +94,9 @@ test('a summary that cannot be written shows Retry, and Retry writes it', async 
       await expect(page.getByTestId('summary-unavailable')).toBeVisible({ timeout: 1_000 });
     }).toPass({ timeout: 10_000 });
     await expect(page.getByTestId('summary-unavailable')).toContainText('Summary unavailable');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await controlsAreTall(page, 'a session page with Retry', ['[data-testid=summary-retry]']);
+    await page.setViewportSize({ width: 1280, height: 800 });
 
     model.failSummaries = false;
     await page.getByTestId('summary-retry').click();

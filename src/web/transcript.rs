@@ -270,8 +270,15 @@ impl<'a> Writer<'a> {
                 self.out.push_str("</p>");
             }
             EntryKind::Summary => {
-                self.out.push_str("<p class=\"note\">Summary written when the session was left here:</p>");
+                // Folded: the newest is also shown in full above the tree. A search opens it.
+                let open = if self.terms.is_empty() { "" } else { " open" };
+                let _ = write!(
+                    self.out,
+                    "<details class=\"summary-entry\"{open}><summary class=\"note\">Summary written when the \
+                     session was left here</summary>"
+                );
                 write_html(&entry.content, &mut self.out);
+                self.out.push_str("</details>");
             }
             EntryKind::BranchSummary | EntryKind::Label | EntryKind::Custom => {
                 self.out.push_str("<p class=\"note\">");
