@@ -57,6 +57,9 @@ async fn learner_b_gets_404_for_every_one_of_learner_as_ids_and_changes_nothing(
     ws.send(json!({"type": "leave_session"})).await;
     ws.until(|m| matches!(m, ServerMessage::SessionPaused(_))).await;
     drop(ws);
+    // Its summary is written in the background: done before the snapshot.
+    let ready = warren_app::summary::SummaryStatus::Ready;
+    crate::synthesis::summary_reaches(&app, &a.id, &session, ready).await;
     let set_id = points[0].set_id.clone();
 
     // A's authored material: an uploaded image linked to a point, and an import waiting
@@ -91,6 +94,7 @@ async fn learner_b_gets_404_for_every_one_of_learner_as_ids_and_changes_nothing(
         format!("/import/{draft}"),
         format!("/sessions/{session}"),
         format!("/history/{session}"),
+        format!("/history/{session}/summary"),
     ];
     let missing_ids = |path: &str| {
         path.replace(&session, "00000000-0000-7000-8000-000000000000")
@@ -125,6 +129,7 @@ async fn learner_b_gets_404_for_every_one_of_learner_as_ids_and_changes_nothing(
         (format!("/sets/{set_id}/delete"), vec![("confirm", "on")]),
         (format!("/import/{draft}"), vec![("name", "Stolen")]),
         (format!("/import/{draft}/cancel"), vec![]),
+        (format!("/history/{session}/summary"), vec![]),
     ];
     for (path, fields) in &posts {
         let res = app.post_form_as(&b, path, fields).await;

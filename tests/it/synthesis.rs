@@ -96,7 +96,12 @@ async fn scripted_app(wire: Wire, fail: &Arc<AtomicBool>) -> (TestApp, FakeLlm) 
 }
 
 /// Waits (up to ten seconds) for a session's summary to reach `status`; returns its entry id.
-async fn summary_reaches(app: &TestApp, owner: &str, session: &str, status: SummaryStatus) -> Option<String> {
+pub(crate) async fn summary_reaches(
+    app: &TestApp,
+    owner: &str,
+    session: &str,
+    status: SummaryStatus,
+) -> Option<String> {
     for _ in 0..200 {
         let (now, entry) = app.store().summary_link(owner, session).await.unwrap().expect("the session");
         if now == Some(status) {
