@@ -539,6 +539,29 @@ pub struct ErrorPayload {
     pub message: String,
     /// False when the socket is about to close (e.g. the session does not exist).
     pub recoverable: bool,
+    /// The learner message refused, when the error refuses one (`BUSY`, `RATE_LIMITED`, sizes,
+    /// a message that could not be stored): the page gives exactly that text back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_message_id: Option<String>,
+}
+
+impl ErrorPayload {
+    /// An error about no message in particular.
+    pub fn new(code: ErrorCode, message: impl Into<String>, recoverable: bool) -> Self {
+        Self { code, message: message.into(), recoverable, client_message_id: None }
+    }
+}
+
+/// The `clientMessageId` of a frame that could not be taken, if it names one, so the refusal
+/// can name it too. Best effort: a frame that is not a JSON object names none.
+pub fn client_message_id_in(frame: &str) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Named {
+        #[serde(rename = "clientMessageId")]
+        client_message_id: Option<String>,
+    }
+    let named: Named = serde_json::from_str(frame).ok()?;
+    named.client_message_id.filter(|id| !id.is_empty() && id.chars().count() <= 100)
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -767,12 +790,18 @@ mod tests {
             serde_json::to_value(&s).unwrap(),
             serde_json::json!({"type":"rabbithole_exited","label":"Tides","pointsRecalledDuring":2,"completionPending":true})
         );
-        let e = ServerMessage::Error(ErrorPayload {
-            code: ErrorCode::UnknownMessageType,
-            message: "m".into(),
-            recoverable: true,
-        });
+        let e = ServerMessage::Error(ErrorPayload::new(ErrorCode::UnknownMessageType, "m", true));
         assert_eq!(serde_json::to_value(&e).unwrap()["code"], "UNKNOWN_MESSAGE_TYPE");
+        assert!(serde_json::to_value(&e).unwrap().get("clientMessageId").is_none());
+        let refused = ServerMessage::Error(ErrorPayload {
+            client_message_id: Some("c-1".into()),
+            ..ErrorPayload::new(ErrorCode::Busy, "m", true)
+        });
+        assert_eq!(serde_json::to_value(&refused).unwrap()["clientMessageId"], "c-1");
+        let big = format!(r#"{{"type":"user_message","content":"{}","clientMessageId":"c-2"}}"#, "a".repeat(20_000));
+        assert_eq!(client_message_id_in(&big).as_deref(), Some("c-2"));
+        assert_eq!(client_message_id_in("{not json"), None);
+        assert_eq!(client_message_id_in(r#"{"clientMessageId":""}"#), None);
     }
 
     #[test]
@@ -893,9 +922,8 @@ mod tests {
                 },
             }),
             ServerMessage::Error(ErrorPayload {
-                code: ErrorCode::Busy,
-                message: "m".into(),
-                recoverable: true,
+                client_message_id: Some("c".into()),
+                ..ErrorPayload::new(ErrorCode::Busy, "m", true)
             }),
             ServerMessage::Pong(Pong { timestamp: 7 }),
         ]

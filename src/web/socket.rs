@@ -9,7 +9,8 @@ use axum::extract::{Path, State};
 use axum::response::Response;
 use futures_util::{SinkExt, StreamExt};
 use warren_app::protocol::{
-    ClientMessage, ErrorCode, ErrorPayload, MAX_FRAME_BYTES, Pong, ServerMessage, parse_client_message,
+    ClientMessage, ErrorCode, ErrorPayload, MAX_FRAME_BYTES, Pong, ServerMessage, client_message_id_in,
+    parse_client_message,
 };
 
 use super::viewer::CurrentViewer;
@@ -21,9 +22,12 @@ use crate::store::now_ms;
 pub const CLOSE_NOT_FOUND: u16 = 4404;
 /// Close code for a socket without a signed-in learner (like HTTP 401).
 pub const CLOSE_UNAUTHORIZED: u16 = 4401;
-/// Frames beyond this size close the connection outright (a 1009 close); frames between
-/// [`MAX_FRAME_BYTES`] and this get a `FRAME_TOO_LARGE` error and the socket stays open.
+/// Frames beyond this size close the connection (an `error` frame, then close code 1009,
+/// "message too big"); frames between [`MAX_FRAME_BYTES`] and this get a `FRAME_TOO_LARGE`
+/// error and the socket stays open.
 const HARD_FRAME_LIMIT: usize = 4 * MAX_FRAME_BYTES;
+/// RFC 6455's close code for a message too big to process.
+pub const CLOSE_TOO_BIG: u16 = 1009;
 /// Frames of any kind per socket: a burst, then one per interval.
 const FRAME_BURST: u32 = 30;
 const FRAME_INTERVAL: Duration = Duration::from_millis(100);
@@ -89,14 +93,21 @@ async fn serve(mut socket: WebSocket, engine: Engine, user_id: Option<String>, s
                         if frames.try_take() {
                             handle(&text, &attachment).await
                         } else {
-                            Some(error(ErrorCode::RateLimited, "Too many frames; slow down."))
+                            let refused = client_message_id_in(text.as_str());
+                            Some(error(ErrorCode::RateLimited, "Too many frames; slow down.", refused))
                         }
                     }
                     Some(Ok(Message::Binary(_))) => {
-                        Some(error(ErrorCode::InvalidPayload, "Frames must be JSON text, not binary."))
+                        Some(error(ErrorCode::InvalidPayload, "Frames must be JSON text, not binary.", None))
                     }
                     // The WebSocket layer answers pings itself.
                     Some(Ok(Message::Ping(_) | Message::Pong(_))) => None,
+                    Some(Err(err)) if too_big(&err) => {
+                        let message = format!("Frames are limited to {MAX_FRAME_BYTES} bytes; this one was far over.");
+                        engine.metrics().error(ErrorCode::FrameTooLarge);
+                        close_with(&mut sink, ErrorCode::FrameTooLarge, &message, CLOSE_TOO_BIG).await;
+                        break;
+                    }
                     Some(Ok(Message::Close(_)) | Err(_)) | None => break,
                 };
                 if let Some(ServerMessage::Error(error)) = &reply {
@@ -116,27 +127,67 @@ async fn serve(mut socket: WebSocket, engine: Engine, user_id: Option<String>, s
 /// Parses one frame and hands it on; returns a frame to send straight back, if any.
 async fn handle(text: &Utf8Bytes, attachment: &crate::engine::Attachment) -> Option<ServerMessage> {
     match parse_client_message(text.as_str()) {
-        Err(err) => Some(error(err.code, &err.message)),
+        Err(err) => Some(error(err.code, &err.message, client_message_id_in(text.as_str()))),
         // Answered here so a heartbeat never waits behind a reply in progress.
         Ok(ClientMessage::Ping) => Some(ServerMessage::Pong(Pong { timestamp: now_ms() })),
-        Ok(message) => match attachment.send(message).await {
-            Ok(()) => None,
-            Err(_) => Some(error(ErrorCode::Internal, "The session stopped; reconnect to go on.")),
-        },
+        Ok(message) => {
+            let refused = match &message {
+                ClientMessage::UserMessage { client_message_id, .. } => client_message_id.clone(),
+                ClientMessage::LeaveSession
+                | ClientMessage::EnterRabbithole { .. }
+                | ClientMessage::ExitRabbithole
+                | ClientMessage::DeclineRabbithole
+                | ClientMessage::DismissOverlay
+                | ClientMessage::Ping => None,
+            };
+            match attachment.send(message).await {
+                Ok(()) => None,
+                Err(_) => Some(error(ErrorCode::Internal, "The session stopped; reconnect to go on.", refused)),
+            }
+        }
     }
 }
 
-fn error(code: ErrorCode, message: &str) -> ServerMessage {
-    ServerMessage::Error(ErrorPayload { code, message: message.to_string(), recoverable: true })
+/// A recoverable `error` frame; `refused` names the learner message it refuses.
+fn error(code: ErrorCode, message: &str, refused: Option<String>) -> ServerMessage {
+    ServerMessage::Error(ErrorPayload { client_message_id: refused, ..ErrorPayload::new(code, message, true) })
+}
+
+/// Whether a read failed on a frame over [`HARD_FRAME_LIMIT`].
+fn too_big(err: &axum::Error) -> bool {
+    let source: &(dyn std::error::Error + 'static) = err;
+    let mut next = Some(source);
+    while let Some(err) = next {
+        if let Some(tungstenite::Error::Capacity(_)) = err.downcast_ref::<tungstenite::Error>() {
+            return true;
+        }
+        next = err.source();
+    }
+    false
 }
 
 /// Sends a final `error` frame and closes with `close`.
 async fn refuse(socket: &mut WebSocket, engine: &Engine, code: ErrorCode, message: &str, close: u16) {
     engine.metrics().error(code);
-    let frame = ServerMessage::Error(ErrorPayload { code, message: message.to_string(), recoverable: false });
+    close_with(socket, code, message, close).await;
+}
+
+/// A final `error` frame, then a close frame with `close` and the message as its reason.
+async fn close_with<S>(sink: &mut S, code: ErrorCode, message: &str, close: u16)
+where
+    S: futures_util::Sink<Message> + Unpin,
+{
+    let frame = ServerMessage::Error(ErrorPayload::new(code, message, false));
     if let Ok(text) = serde_json::to_string(&frame) {
-        let _ = socket.send(Message::Text(text.into())).await;
+        let _ = sink.send(Message::Text(text.into())).await;
     }
-    let reason: String = message.chars().take(100).collect();
-    let _ = socket.send(Message::Close(Some(CloseFrame { code: close, reason: reason.into() }))).await;
+    // A close reason is at most 123 bytes.
+    let mut reason = String::new();
+    for c in message.chars() {
+        if reason.len() + c.len_utf8() > 120 {
+            break;
+        }
+        reason.push(c);
+    }
+    let _ = sink.send(Message::Close(Some(CloseFrame { code: close, reason: reason.into() }))).await;
 }

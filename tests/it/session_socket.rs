@@ -437,3 +437,83 @@ async fn starting_over_ends_the_open_session_for_good() {
     assert_eq!(open.len(), 1);
     assert_eq!(open[0].id, new);
 }
+
+#[tokio::test]
+async fn a_frame_far_over_the_limit_gets_its_code_and_a_1009_close() {
+    let app = TestApp::spawn().await;
+    let (session, _) = app.start(CELL).await;
+    let mut ws = app.connect(&session).await;
+    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    let huge = format!(r#"{{"type":"user_message","content":"{}"}}"#, "a".repeat(300_000));
+    ws.send_raw(huge).await;
+    let ServerMessage::Error(e) = ws.next().await else { panic!("an error frame first") };
+    assert_eq!(e.code, ErrorCode::FrameTooLarge);
+    assert!(!e.recoverable);
+    let close = loop {
+        match ws.stream.next().await {
+            Some(Ok(Message::Close(frame))) => break frame.expect("a close frame with a code"),
+            Some(Ok(_)) => continue,
+            other => panic!("expected a close frame, got {other:?}"),
+        }
+    };
+    assert_eq!(u16::from(close.code), 1009);
+    assert!(close.reason.contains("limited to"), "{}", close.reason);
+    let entries = app.store().entries(app.owner(), &session).await.unwrap();
+    assert!(entries.iter().all(|e| e.content.len() < 1000), "nothing of it was stored");
+}
+
+#[tokio::test]
+async fn every_refusal_names_the_message_it_refuses() {
+    let app = TestApp::spawn().await;
+    let (session, _) = app.start(CELL).await;
+    let mut ws = app.connect(&session).await;
+    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+
+    // Refused while reading the frame: too long, with its id.
+    let long = json!({"type": "user_message", "content": "é".repeat(8_001), "clientMessageId": "long-1"});
+    ws.send(long).await;
+    let ServerMessage::Error(e) = ws.next().await else { panic!("an error") };
+    assert_eq!((e.code, e.client_message_id.as_deref()), (ErrorCode::MessageTooLong, Some("long-1")));
+
+    // A burst: more than the queue and the rate allow. Every message is either stored or
+    // refused by name, exactly once.
+    let sent: Vec<String> = (0..40).map(|i| format!("burst-{i}")).collect();
+    for id in &sent {
+        ws.send(json!({"type": "user_message", "content": format!("message {id}"), "clientMessageId": id}))
+            .await;
+    }
+    let mut refused = Vec::new();
+    let mut quiet = 0;
+    while quiet < 3 {
+        match tokio::time::timeout(std::time::Duration::from_millis(700), ws.stream.next()).await {
+            Ok(Some(Ok(Message::Text(text)))) => {
+                quiet = 0;
+                if let Ok(ServerMessage::Error(e)) = serde_json::from_str::<ServerMessage>(&text) {
+                    assert!(
+                        matches!(e.code, ErrorCode::Busy | ErrorCode::RateLimited),
+                        "{:?}: {}",
+                        e.code,
+                        e.message
+                    );
+                    refused.push(e.client_message_id.expect("a refusal names its message"));
+                }
+            }
+            Ok(_) => {}
+            Err(_) => quiet += 1,
+        }
+    }
+    assert!(!refused.is_empty(), "the burst was too much for the limits");
+    let stored: Vec<String> = app
+        .store()
+        .entries(app.owner(), &session)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter_map(|e| e.client_message_id)
+        .collect();
+    let mut accounted: Vec<String> = stored.iter().chain(&refused).cloned().collect();
+    accounted.sort();
+    let mut expected = sent.clone();
+    expected.sort();
+    assert_eq!(accounted, expected, "each message stored or refused by name, exactly once");
+}

@@ -70,6 +70,19 @@ impl From<StoreError> for Refusal {
 
 type Handled = Result<(), Refusal>;
 
+/// The learner message a client message is, if it is one: what a refusal of it names.
+fn refused_id(message: &ClientMessage) -> Option<String> {
+    match message {
+        ClientMessage::UserMessage { client_message_id, .. } => client_message_id.clone(),
+        ClientMessage::LeaveSession
+        | ClientMessage::EnterRabbithole { .. }
+        | ClientMessage::ExitRabbithole
+        | ClientMessage::DeclineRabbithole
+        | ClientMessage::DismissOverlay
+        | ClientMessage::Ping => None,
+    }
+}
+
 fn refuse(code: ErrorCode, message: impl Into<String>) -> Handled {
     Err(Refusal::Client(code, message.into()))
 }
@@ -141,7 +154,7 @@ impl Actor {
                 self.subscribers.push((id, tx));
                 let _ = reply.send(Ok(id));
                 if let Err(err) = self.on_attach(id).await {
-                    self.report(id, Refusal::Store(err));
+                    self.report(id, Refusal::Store(err), None);
                 }
             }
             Command::Detach(id) => {
@@ -158,17 +171,18 @@ impl Actor {
                 state.resumed_at = None;
                 self.queue.clear();
                 self.shared.metrics.error(ErrorCode::SessionEnded);
-                let frame = ServerMessage::Error(ErrorPayload {
-                    code: ErrorCode::SessionEnded,
-                    message: "A newer session of this set replaced this one.".into(),
-                    recoverable: false,
-                });
+                let frame = ServerMessage::Error(ErrorPayload::new(
+                    ErrorCode::SessionEnded,
+                    "A newer session of this set replaced this one.",
+                    false,
+                ));
                 self.send(Audience::All, frame);
             }
             Command::Client { from, message } => {
                 if self.queue.len() >= self.shared.config.max_queued {
                     let busy = "Messages are arriving faster than they can be answered; wait for the reply.";
-                    self.report(from, Refusal::Client(ErrorCode::Busy, busy.into()));
+                    let refused = refused_id(&message);
+                    self.report(from, Refusal::Client(ErrorCode::Busy, busy.into()), refused);
                 } else {
                     self.queue.push_back((from, message));
                 }
@@ -269,7 +283,9 @@ impl Actor {
         }
     }
 
-    fn report(&mut self, to: u64, refusal: Refusal) {
+    /// Tells one socket why something it sent was refused; `refused` names the learner
+    /// message, so the page gives exactly that text back.
+    fn report(&mut self, to: u64, refusal: Refusal, refused: Option<String>) {
         let (code, message) = match refusal {
             Refusal::Client(code, message) => (code, message),
             Refusal::Store(err) => {
@@ -280,7 +296,10 @@ impl Actor {
                 )
             }
         };
-        self.send_error(Audience::One(to), code, message);
+        self.shared.metrics.error(code);
+        let frame =
+            ServerMessage::Error(ErrorPayload { client_message_id: refused, ..ErrorPayload::new(code, message, true) });
+        self.send(Audience::One(to), frame);
     }
 
     async fn stop_clock(&mut self) -> Result<(), StoreError> {
@@ -301,7 +320,7 @@ impl Actor {
 
     fn send_error(&mut self, audience: Audience, code: ErrorCode, message: impl Into<String>) {
         self.shared.metrics.error(code);
-        let frame = ServerMessage::Error(ErrorPayload { code, message: message.into(), recoverable: true });
+        let frame = ServerMessage::Error(ErrorPayload::new(code, message, true));
         self.send(audience, frame);
     }
 

@@ -89,7 +89,15 @@ impl Page {
                 Action::Leave => {
                     let _ = window().location().set_href("/");
                 }
-                Action::Restore(text) => self.draft.set(text),
+                // After whatever is in the box: several refused messages all come back.
+                Action::Restore(text) => self.draft.update(|draft| {
+                    if draft.trim().is_empty() {
+                        *draft = text;
+                    } else if !draft.contains(text.as_str()) {
+                        draft.push_str("\n\n");
+                        draft.push_str(&text);
+                    }
+                }),
             }
         }
     }

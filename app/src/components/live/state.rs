@@ -34,7 +34,8 @@ pub enum Action {
     PlayBuffered,
     /// The session ended (paused or completed): back to the dashboard.
     Leave,
-    /// A message the server refused: back into the input box, so nothing typed is lost.
+    /// A message the server refused: back into the input box (after what is there), so
+    /// nothing typed is lost.
     Restore(String),
 }
 
@@ -107,11 +108,7 @@ impl LiveState {
         match message {
             ClientMessage::UserMessage { content, client_message_id } => {
                 if let Some(problem) = too_long(content) {
-                    self.error = Some(ErrorPayload {
-                        code: ErrorCode::MessageTooLong,
-                        message: problem,
-                        recoverable: true,
-                    });
+                    self.error = Some(ErrorPayload::new(ErrorCode::MessageTooLong, problem, true));
                     return false;
                 }
                 // Carrying on without answering a rabbit-hole prompt declines it (the server agrees).
@@ -281,34 +278,39 @@ impl LiveState {
                 self.waiting = false;
                 self.streaming = false;
                 self.turns += 1;
-                match error.code {
-                    // The message is stored; only its reply failed: do not send it again.
-                    ErrorCode::ProviderError => self.answered(),
-                    // The latest message was refused: give it back to the learner to send again.
-                    ErrorCode::RateLimited
-                    | ErrorCode::Busy
-                    | ErrorCode::MessageTooLong
-                    | ErrorCode::FrameTooLarge
-                    | ErrorCode::InvalidPayload
-                    | ErrorCode::MalformedJson => {
-                        if let Some(refused) = self.outbox.pop() {
-                            actions.push(Action::Restore(refused.content));
-                        }
+                if let Some(id) = &error.client_message_id {
+                    // That very message was refused: exactly its text goes back.
+                    if let Some(at) = self.outbox.iter().position(|o| &o.client_message_id == id) {
+                        actions.push(Action::Restore(self.outbox.remove(at).content));
                     }
-                    // About the session, not one message.
-                    ErrorCode::UnknownMessageType
-                    | ErrorCode::Unauthorized
-                    | ErrorCode::SessionNotFound
-                    | ErrorCode::SessionEnded
-                    | ErrorCode::InvalidState
-                    | ErrorCode::Internal => {}
+                } else {
+                    match error.code {
+                        // The message is stored; only its reply failed: do not send it again.
+                        ErrorCode::ProviderError => self.answered(),
+                        // A refusal that names no message (from an older server): the latest.
+                        ErrorCode::RateLimited
+                        | ErrorCode::Busy
+                        | ErrorCode::MessageTooLong
+                        | ErrorCode::FrameTooLarge
+                        | ErrorCode::InvalidPayload
+                        | ErrorCode::MalformedJson => {
+                            if let Some(refused) = self.outbox.pop() {
+                                actions.push(Action::Restore(refused.content));
+                            }
+                        }
+                        // About the session, not one message.
+                        ErrorCode::UnknownMessageType
+                        | ErrorCode::Unauthorized
+                        | ErrorCode::SessionNotFound
+                        | ErrorCode::SessionEnded
+                        | ErrorCode::InvalidState
+                        | ErrorCode::Internal => {}
+                    }
                 }
                 if !error.recoverable {
+                    // The socket closes for good: every message not yet answered goes back.
                     self.connection = Some(Connection::Closed(error.message.clone()));
-                    if let Some(unsent) = self.outbox.pop() {
-                        actions.push(Action::Restore(unsent.content));
-                    }
-                    self.outbox.clear();
+                    actions.extend(self.outbox.drain(..).map(|unsent| Action::Restore(unsent.content)));
                 }
                 self.error = Some(error);
             }
@@ -511,27 +513,41 @@ mod tests {
         let mut s = LiveState::default();
         s.apply(started(0));
         say(&mut s, "c1", "too fast");
-        let actions = s.apply(ServerMessage::Error(ErrorPayload {
-            code: ErrorCode::RateLimited,
-            message: "slow".into(),
-            recoverable: true,
-        }));
+        let actions = s.apply(ServerMessage::Error(ErrorPayload::new(ErrorCode::RateLimited, "slow", true)));
         assert_eq!(actions, vec![Action::Restore("too fast".into())]);
         assert!(s.outbox.is_empty());
         // A session-wide error leaves unanswered messages alone.
         say(&mut s, "c2", "kept");
-        s.apply(ServerMessage::Error(ErrorPayload {
-            code: ErrorCode::InvalidState,
-            message: "x".into(),
-            recoverable: true,
-        }));
+        s.apply(ServerMessage::Error(ErrorPayload::new(ErrorCode::InvalidState, "x", true)));
         assert_eq!(s.outbox.len(), 1);
         // A failed reply: the message is stored, so it is not resent.
-        s.apply(ServerMessage::Error(ErrorPayload {
-            code: ErrorCode::ProviderError,
-            message: "x".into(),
-            recoverable: true,
-        }));
+        s.apply(ServerMessage::Error(ErrorPayload::new(ErrorCode::ProviderError, "x", true)));
+        assert!(s.outbox.is_empty());
+    }
+
+    #[test]
+    fn each_refusal_gives_back_the_message_it_names() {
+        let mut s = LiveState::default();
+        s.apply(started(0));
+        say(&mut s, "c1", "first");
+        say(&mut s, "c2", "second");
+        say(&mut s, "c3", "third");
+        let refuse = |id: &str| {
+            ServerMessage::Error(ErrorPayload {
+                client_message_id: Some(id.into()),
+                ..ErrorPayload::new(ErrorCode::Busy, "busy", true)
+            })
+        };
+        // Refused out of order after a reconnect: each gives back its own text, once.
+        assert_eq!(s.apply(refuse("c2")), vec![Action::Restore("second".into())]);
+        assert_eq!(s.apply(refuse("c1")), vec![Action::Restore("first".into())]);
+        assert_eq!(s.apply(refuse("c1")), vec![], "already given back");
+        let ids: Vec<&str> = s.outbox.iter().map(|o| o.client_message_id.as_str()).collect();
+        assert_eq!(ids, vec!["c3"], "the one not refused still waits for its reply");
+        // The socket closing for good gives back everything not yet answered.
+        say(&mut s, "c4", "fourth");
+        let actions = s.apply(ServerMessage::Error(ErrorPayload::new(ErrorCode::SessionEnded, "ended", false)));
+        assert_eq!(actions, vec![Action::Restore("third".into()), Action::Restore("fourth".into())]);
         assert!(s.outbox.is_empty());
     }
 
@@ -570,11 +586,7 @@ mod tests {
             })),
             vec![Action::Leave]
         );
-        s.apply(ServerMessage::Error(ErrorPayload {
-            code: ErrorCode::SessionNotFound,
-            message: "gone".into(),
-            recoverable: false,
-        }));
+        s.apply(ServerMessage::Error(ErrorPayload::new(ErrorCode::SessionNotFound, "gone", false)));
         assert_eq!(s.connection, Some(Connection::Closed("gone".into())));
     }
 }
