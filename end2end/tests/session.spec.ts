@@ -151,6 +151,51 @@ test('the server restarts mid-session: the page reconnects and nothing is lost',
   }
 });
 
+test('many messages typed while the server is down: each is delivered or back in the box', async ({ page }) => {
+  const server = await OwnServer.create();
+  try {
+    await signUp(page, undefined, server.url);
+    await startSession(page, 'The living cell', server.url);
+    const sessionId = page.url().split('/').pop();
+    await server.kill();
+    await expect(page.getByTestId('connection')).toContainText('Reconnecting', { timeout: 15_000 });
+    // More than the session takes at once: some go, the rest are refused by name.
+    const typed = Array.from({ length: 14 }, (_, i) => `Offline thought number ${i + 1}.`);
+    for (const text of typed) {
+      await page.getByTestId('answer').fill(text);
+      await page.getByTestId('answer').press('Enter');
+    }
+    await server.start();
+    await expect(page.getByTestId('connection')).toContainText('Connected', { timeout: 15_000 });
+    // Refusals come back into the box; wait until it stops changing.
+    let box = '';
+    await expect(async () => {
+      const now = await page.getByTestId('answer').inputValue();
+      const same = now === box;
+      box = now;
+      expect(same && box.length > 0).toBeTruthy();
+    }).toPass({ timeout: 20_000, intervals: [1_000] });
+
+    // Messages waiting in the session's queue are stored as their turn comes.
+    const returned = typed.filter((t) => box.includes(t));
+    let delivered: string[] = [];
+    await expect(async () => {
+      await page.goto(`${server.url}/history/${sessionId}?filter=learner`);
+      const stored = await page.locator('.entry.speaker-learner').allInnerTexts();
+      delivered = typed.filter((t) => stored.some((s) => s.includes(t)));
+      expect(delivered.length + returned.length).toBe(typed.length);
+    }).toPass({ timeout: 30_000, intervals: [1_000] });
+    expect(delivered.length).toBeGreaterThan(0);
+    expect(returned.length).toBeGreaterThan(1);
+    for (const text of typed) {
+      const places = Number(delivered.includes(text)) + Number(returned.includes(text));
+      expect(places, `${text} is delivered or back in the box, once`).toBe(1);
+    }
+  } finally {
+    await server.kill();
+  }
+});
+
 test('learner text stays text, math is typeset, Shift+Enter is a new line, mute is remembered', async ({ page }) => {
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
