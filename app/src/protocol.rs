@@ -595,6 +595,9 @@ crate::named_enum! {
         SessionNotFound = "SESSION_NOT_FOUND",
         /// The session has ended; start a new one.
         SessionEnded = "SESSION_ENDED",
+        /// The session was opened on another socket (another tab or device), which now has it;
+        /// this socket closes with 4409.
+        SessionTakenOver = "SESSION_TAKEN_OVER",
         /// The message does not fit the session's state (e.g. `exit_rabbithole` outside one).
         InvalidState = "INVALID_STATE",
         /// The language model failed or was cut off; the learner's message is kept.
@@ -798,7 +801,10 @@ mod tests {
             ..ErrorPayload::new(ErrorCode::Busy, "m", true)
         });
         assert_eq!(serde_json::to_value(&refused).unwrap()["clientMessageId"], "c-1");
-        let big = format!(r#"{{"type":"user_message","content":"{}","clientMessageId":"c-2"}}"#, "a".repeat(20_000));
+        let big = format!(
+            r#"{{"type":"user_message","content":"{}","clientMessageId":"c-2"}}"#,
+            "a".repeat(20_000)
+        );
         assert_eq!(client_message_id_in(&big).as_deref(), Some("c-2"));
         assert_eq!(client_message_id_in("{not json"), None);
         assert_eq!(client_message_id_in(r#"{"clientMessageId":""}"#), None);

@@ -196,6 +196,23 @@ test('many messages typed while the server is down: each is delivered or back in
   }
 });
 
+test('opened in a second tab, the session moves there and the first tab says so and stays closed', async ({
+  page,
+}) => {
+  await signUp(page);
+  await startSession(page, 'Rome: from republic to empire');
+  const second = await page.context().newPage();
+  await second.goto(page.url());
+  await waitForConnected(second);
+  await expect(page.getByTestId('connection')).toContainText('opened in another tab', { timeout: 10_000 });
+  await expect(page.getByTestId('answer')).toBeDisabled();
+  // It does not reconnect (which would take the session back): still closed a while later.
+  await page.waitForTimeout(3_000);
+  await expect(page.getByTestId('connection')).toContainText('opened in another tab');
+  await expect(second.getByTestId('connection')).toContainText('Connected');
+  await answer(second, 'Caesar crossed the Rubicon in 49 BC.');
+});
+
 test('learner text stays text, math is typeset, Shift+Enter is a new line, mute is remembered', async ({ page }) => {
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
@@ -245,7 +262,7 @@ test('signed out while the server restarts: the socket is refused with 4401 and 
     await server.start();
     // The close code comes from the close event: the page gives up and says why.
     await expect(page.getByTestId('live')).toHaveAttribute('data-connection', 'closed', { timeout: 20_000 });
-    await expect(page.getByTestId('connection')).toContainText('cannot be opened');
+    await expect(page.getByTestId('connection')).toContainText('Sign in to open a session');
     await expect(page.getByTestId('answer')).toBeDisabled();
     // It stays given up: no further attempts change the state.
     await page.waitForTimeout(3_000);

@@ -22,6 +22,8 @@ use crate::store::now_ms;
 pub const CLOSE_NOT_FOUND: u16 = 4404;
 /// Close code for a socket without a signed-in learner (like HTTP 401).
 pub const CLOSE_UNAUTHORIZED: u16 = 4401;
+/// Close code for a socket whose session was opened on a newer socket (like HTTP 409).
+pub const CLOSE_TAKEN_OVER: u16 = 4409;
 /// Frames beyond this size close the connection (an `error` frame, then close code 1009,
 /// "message too big"); frames between [`MAX_FRAME_BYTES`] and this get a `FRAME_TOO_LARGE`
 /// error and the socket stays open.
@@ -82,6 +84,12 @@ async fn serve(mut socket: WebSocket, engine: Engine, user_id: Option<String>, s
         tokio::select! {
             outgoing = attachment.messages.recv() => {
                 let Some(frame) = outgoing else { break };
+                if let ServerMessage::Error(e) = &frame
+                    && e.code == ErrorCode::SessionTakenOver
+                {
+                    close_with(&mut sink, e.code, &e.message, CLOSE_TAKEN_OVER).await;
+                    break;
+                }
                 let Ok(text) = serde_json::to_string(&frame) else { continue };
                 if sink.send(Message::Text(text.into())).await.is_err() {
                     break;
@@ -142,7 +150,9 @@ async fn handle(text: &Utf8Bytes, attachment: &crate::engine::Attachment) -> Opt
             };
             match attachment.send(message).await {
                 Ok(()) => None,
-                Err(_) => Some(error(ErrorCode::Internal, "The session stopped; reconnect to go on.", refused)),
+                Err(_) => {
+                    Some(error(ErrorCode::Internal, "The session stopped; reconnect to go on.", refused))
+                }
             }
         }
     }
@@ -150,7 +160,10 @@ async fn handle(text: &Utf8Bytes, attachment: &crate::engine::Attachment) -> Opt
 
 /// A recoverable `error` frame; `refused` names the learner message it refuses.
 fn error(code: ErrorCode, message: &str, refused: Option<String>) -> ServerMessage {
-    ServerMessage::Error(ErrorPayload { client_message_id: refused, ..ErrorPayload::new(code, message, true) })
+    ServerMessage::Error(ErrorPayload {
+        client_message_id: refused,
+        ..ErrorPayload::new(code, message, true)
+    })
 }
 
 /// Whether a read failed on a frame over [`HARD_FRAME_LIMIT`].

@@ -517,3 +517,30 @@ async fn every_refusal_names_the_message_it_refuses() {
     expected.sort();
     assert_eq!(accounted, expected, "each message stored or refused by name, exactly once");
 }
+
+#[tokio::test]
+async fn a_newer_socket_takes_the_session_over_and_the_older_is_told_and_closed() {
+    let app = TestApp::spawn().await;
+    let (session, points) = app.start(CELL).await;
+    let mut first = app.connect(&session).await;
+    first.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+
+    let mut second = app.connect(&session).await;
+    let ServerMessage::SessionStarted(_) = second.next().await else { panic!("the newer socket is greeted") };
+    let ServerMessage::Error(e) = first.next().await else { panic!("the older socket is told") };
+    assert_eq!(e.code, ErrorCode::SessionTakenOver);
+    assert!(!e.recoverable);
+    let close = loop {
+        match first.stream.next().await {
+            Some(Ok(Message::Close(frame))) => break frame.expect("a close frame with a code"),
+            Some(Ok(_)) => continue,
+            other => panic!("expected a close frame, got {other:?}"),
+        }
+    };
+    assert_eq!(u16::from(close.code), 4409);
+
+    // Only the newer socket streams from now on.
+    let frames = second.say(&points[0].content).await;
+    assert_eq!(recalled_ids(&frames), vec![points[0].id.clone()]);
+    assert!(first.stream.next().await.is_none_or(|f| f.is_err()), "the older socket is closed");
+}

@@ -151,6 +151,20 @@ impl Actor {
                 }
                 let id = self.next_subscriber;
                 self.next_subscriber += 1;
+                // One socket per session: the newest (a reload, another tab or device) takes
+                // over, and the others are told why before they close (4409), so two pages
+                // never both stream or send.
+                if !self.subscribers.is_empty() {
+                    let taken = ErrorPayload::new(
+                        ErrorCode::SessionTakenOver,
+                        "This session was opened in another tab or window; reload this page to study here.",
+                        false,
+                    );
+                    for (_, older) in self.subscribers.drain(..) {
+                        self.shared.metrics.error(ErrorCode::SessionTakenOver);
+                        let _ = older.try_send(ServerMessage::Error(taken.clone()));
+                    }
+                }
                 self.subscribers.push((id, tx));
                 let _ = reply.send(Ok(id));
                 if let Err(err) = self.on_attach(id).await {
@@ -297,8 +311,10 @@ impl Actor {
             }
         };
         self.shared.metrics.error(code);
-        let frame =
-            ServerMessage::Error(ErrorPayload { client_message_id: refused, ..ErrorPayload::new(code, message, true) });
+        let frame = ServerMessage::Error(ErrorPayload {
+            client_message_id: refused,
+            ..ErrorPayload::new(code, message, true)
+        });
         self.send(Audience::One(to), frame);
     }
 

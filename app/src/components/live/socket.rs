@@ -1,8 +1,8 @@
 //! The browser's end of `/ws/sessions/{id}`: one task that owns the socket (gloo-net, split
 //! into a sink and a stream) and selects over incoming frames, the page's outgoing frames and
 //! a heartbeat. It reconnects with backoff after any drop (a restart included) and notices a
-//! dead connection by its silence. A session that is not found (4404) or a learner not signed
-//! in (4401) ends the attempts. The task stops when the page drops its [`Outbox`].
+//! dead connection by its silence. A session that is not found (4404), a learner not signed
+//! in (4401) or a session opened on another socket (4409) ends the attempts. The task stops when the page drops its [`Outbox`].
 //!
 //! During server rendering there is no socket: [`connect`] hands back an outbox nobody reads.
 
@@ -53,8 +53,9 @@ mod browser {
     use super::super::state::Connection;
     use crate::protocol::{ClientMessage, ServerMessage};
 
-    /// Close codes after which reconnecting cannot help.
-    const FINAL_CLOSE_CODES: [u16; 2] = [4401, 4404];
+    /// Close codes after which reconnecting cannot help (or would take the session back from
+    /// the tab that has it now, 4409).
+    const FINAL_CLOSE_CODES: [u16; 3] = [4401, 4404, 4409];
     const HEARTBEAT_MS: u32 = 15_000;
     /// Silence after which the connection is taken for dead.
     const DEAD_AFTER_MS: f64 = 40_000.0;
@@ -71,8 +72,8 @@ mod browser {
     enum Ended {
         /// Lost (network, restart, silence): try again.
         Dropped,
-        /// Refused for good (4401, 4404).
-        Refused,
+        /// Refused for good (4401, 4404, 4409), with the server's reason.
+        Refused(String),
         /// The page is gone.
         PageGone,
     }
@@ -88,8 +89,10 @@ mod browser {
             if let Ok(ws) = WebSocket::open(&url) {
                 match connection(ws, &mut outbox, &on_frame, &mut attempt).await {
                     Ended::Dropped => {}
-                    Ended::Refused => {
-                        on_connection(Connection::Closed("This session cannot be opened.".into()));
+                    Ended::Refused(reason) => {
+                        let why =
+                            if reason.is_empty() { "This session cannot be opened.".into() } else { reason };
+                        on_connection(Connection::Closed(why));
                         return;
                     }
                     Ended::PageGone => return,
@@ -141,7 +144,11 @@ mod browser {
                     }
                     Some(Ok(Message::Bytes(_))) => {}
                     Some(Err(WebSocketError::ConnectionClose(close))) => {
-                        return if FINAL_CLOSE_CODES.contains(&close.code) { Ended::Refused } else { Ended::Dropped };
+                        return if FINAL_CLOSE_CODES.contains(&close.code) {
+                            Ended::Refused(close.reason)
+                        } else {
+                            Ended::Dropped
+                        };
                     }
                     // An error event; the close event follows.
                     Some(Err(_)) => {}

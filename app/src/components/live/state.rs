@@ -303,6 +303,7 @@ impl LiveState {
                         | ErrorCode::Unauthorized
                         | ErrorCode::SessionNotFound
                         | ErrorCode::SessionEnded
+                        | ErrorCode::SessionTakenOver
                         | ErrorCode::InvalidState
                         | ErrorCode::Internal => {}
                     }
@@ -546,7 +547,8 @@ mod tests {
         assert_eq!(ids, vec!["c3"], "the one not refused still waits for its reply");
         // The socket closing for good gives back everything not yet answered.
         say(&mut s, "c4", "fourth");
-        let actions = s.apply(ServerMessage::Error(ErrorPayload::new(ErrorCode::SessionEnded, "ended", false)));
+        let actions =
+            s.apply(ServerMessage::Error(ErrorPayload::new(ErrorCode::SessionEnded, "ended", false)));
         assert_eq!(actions, vec![Action::Restore("third".into()), Action::Restore("fourth".into())]);
         assert!(s.outbox.is_empty());
     }
