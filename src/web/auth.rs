@@ -4,18 +4,16 @@
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
-use std::sync::{LazyLock, Mutex};
+use std::sync::Mutex;
 use std::time::Duration;
 
-use argon2::Argon2;
-use argon2::password_hash::rand_core::OsRng;
-use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use axum::Form;
 use axum::extract::{ConnectInfo, State};
 use axum::response::Redirect;
 use serde::Deserialize;
 use tower_sessions::Session;
 
+use super::password::{hash, verify};
 use super::{AppState, query_value};
 use crate::engine::demo;
 use crate::engine::rate::TokenBucket;
@@ -100,37 +98,6 @@ fn back_to(page: &str, error: &str, username: &str, next: Option<&str>) -> Redir
         url.push_str(&format!("&next={}", query_value(next)));
     }
     Redirect::to(&url)
-}
-
-async fn hash(password: String) -> Option<String> {
-    tokio::task::spawn_blocking(move || {
-        let salt = SaltString::generate(&mut OsRng);
-        Argon2::default().hash_password(password.as_bytes(), &salt).ok().map(|h| h.to_string())
-    })
-    .await
-    .ok()
-    .flatten()
-}
-
-/// A real hash of nothing anyone knows: unknown usernames are checked against it, so a wrong
-/// username takes as long to refuse as a wrong password.
-static DECOY_HASH: LazyLock<String> = LazyLock::new(|| {
-    let salt = SaltString::generate(&mut OsRng);
-    Argon2::default()
-        .hash_password(uuid::Uuid::now_v7().to_string().as_bytes(), &salt)
-        .map(|h| h.to_string())
-        .unwrap_or_default()
-});
-
-async fn verify(password: String, stored: Option<String>) -> bool {
-    let known = stored.is_some();
-    tokio::task::spawn_blocking(move || {
-        let stored = stored.unwrap_or_else(|| DECOY_HASH.clone());
-        let Ok(parsed) = PasswordHash::new(&stored) else { return false };
-        Argon2::default().verify_password(password.as_bytes(), &parsed).is_ok() && known
-    })
-    .await
-    .unwrap_or(false)
 }
 
 /// Binds the browser's session to the learner under a new session id (no fixation).
@@ -241,15 +208,6 @@ mod tests {
         assert_eq!(safe_next(Some("/ /evil.example")), "/");
         assert_eq!(safe_next(Some("/sets?tab=due")), "/sets?tab=due");
         assert_eq!(safe_next(None), "/");
-    }
-
-    #[tokio::test]
-    async fn hashes_verify_and_decoys_never_do() {
-        let stored = hash("correct horse battery".into()).await.unwrap();
-        assert!(stored.starts_with("$argon2id$"));
-        assert!(verify("correct horse battery".into(), Some(stored.clone())).await);
-        assert!(!verify("wrong".into(), Some(stored)).await);
-        assert!(!verify("anything".into(), None).await);
     }
 
     #[test]

@@ -9,6 +9,7 @@ mod forms;
 mod health;
 mod history;
 mod media;
+mod password;
 pub mod socket;
 mod stats;
 mod transcript;
