@@ -28,6 +28,8 @@ pub const CLOSE_TAKEN_OVER: u16 = 4409;
 /// "message too big"); frames between [`MAX_FRAME_BYTES`] and this get a `FRAME_TOO_LARGE`
 /// error and the socket stays open.
 const HARD_FRAME_LIMIT: usize = 4 * MAX_FRAME_BYTES;
+/// What each socket reads into at a time; a larger frame takes more reads.
+const READ_BUFFER: usize = 4 * 1024;
 /// RFC 6455's close code for a message too big to process.
 pub const CLOSE_TOO_BIG: u16 = 1009;
 /// Frames of any kind per socket: a burst, then one per interval.
@@ -42,6 +44,11 @@ pub async fn upgrade(
 ) -> Response {
     ws.max_message_size(HARD_FRAME_LIMIT)
         .max_frame_size(HARD_FRAME_LIMIT)
+        // The defaults (128 KiB each) were most of an idle session's memory. Frames are small
+        // and every send flushes, so a few KiB to read into and no write buffering will do.
+        .read_buffer_size(READ_BUFFER)
+        .write_buffer_size(0)
+        .max_write_buffer_size(HARD_FRAME_LIMIT * 4)
         .on_upgrade(move |socket| serve(socket, engine, viewer.map(|v| v.user_id), session_id))
 }
 

@@ -1,0 +1,270 @@
+//! Load: many sessions open at once on one release server, over loopback.
+//!
+//! The server runs as its own process (the `warren` binary, offline tutor at zero delay, so a
+//! turn measures the server's own work), on a fresh SQLite file. One learner signs up; the
+//! harness gives them one set per session and opens every session's socket, then every
+//! session sends its turns at once. It prints sessions held, the server's resident memory per
+//! idle session, turns per second, and the time from sending a message to its finished reply
+//! (p50 / p99, as the client sees it on the same machine), first with every session sending
+//! at once and then at a steady rate (one message a session, `LOAD_RATE` a second). It exits
+//! non-zero on any error frame or failed connection.
+//!
+//! `cargo bench --bench load`; `LOAD_SESSIONS` (default 2000), `LOAD_TURNS` (per session in
+//! the burst, default 3) and `LOAD_RATE` (default 100) set the size.
+
+// A measuring harness: a failure to set up should stop it loudly, like a test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use futures_util::{SinkExt, StreamExt};
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use warren::store::{NewPoint, NewSet, Store};
+use warren_app::protocol::ServerMessage;
+
+type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// The server process, killed when dropped.
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Resident memory of a process, in KiB.
+fn rss_kib(pid: u32) -> f64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|kb| kb.parse().ok())
+        .unwrap_or(0.0)
+}
+
+fn env_or(name: &str, default: usize) -> usize {
+    std::env::var(name).ok().and_then(|n| n.parse().ok()).unwrap_or(default)
+}
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
+    let failures = runtime.block_on(run());
+    if failures > 0 {
+        eprintln!("load: {failures} failures");
+        std::process::exit(1);
+    }
+}
+
+async fn run() -> usize {
+    let sessions = env_or("LOAD_SESSIONS", 2000);
+    let turns = env_or("LOAD_TURNS", 3);
+    let dir = tempfile::tempdir().unwrap();
+    let database = format!("sqlite://{}/load.db", dir.path().display());
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let addr = format!("127.0.0.1:{port}");
+    let server = Server(
+        Command::new(env!("CARGO_BIN_EXE_warren"))
+            .arg("serve")
+            .env("WARREN_ADDR", &addr)
+            .env("DATABASE_URL", &database)
+            .env("WARREN_LLM", "offline")
+            .env("WARREN_OFFLINE_DELAY_MS", "0")
+            .env("WARREN_LOG", "error")
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("the server starts"),
+    );
+    let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+    let started = Instant::now();
+    while http.get(format!("http://{addr}/readyz")).send().await.is_err() {
+        assert!(started.elapsed() < Duration::from_secs(30), "the server did not come up");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let res = http
+        .post(format!("http://{addr}/auth/signup"))
+        .form(&[("username", "load"), ("password", "correct horse battery")])
+        .send()
+        .await
+        .unwrap();
+    let cookie = res
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|v| v.starts_with("warren_session="))
+        .and_then(|v| v.split(';').next())
+        .expect("a sign-in cookie")
+        .to_string();
+
+    // One set per session (a set has one session under way), written beside the server.
+    let store = Store::open(&database).await.unwrap();
+    let owner = store.account_by_username("load").await.unwrap().unwrap().id;
+    let mut ids = Vec::with_capacity(sessions);
+    for i in 0..sessions {
+        let points = (0..3)
+            .map(|p| NewPoint {
+                content: format!("Fact {p} of set {i}: the value of item {p} is {}.", p * 7 + i),
+                context: format!("What is item {p}?"),
+                card: None,
+            })
+            .collect();
+        let set = NewSet { name: format!("Load set {i}"), points, ..NewSet::default() };
+        let set_id = store.create_set(&owner, &set).await.unwrap();
+        let targets: Vec<String> =
+            store.points(&owner, &set_id).await.unwrap().into_iter().map(|p| p.id).collect();
+        ids.push(store.create_session(&owner, &set_id, &targets).await.unwrap().id);
+    }
+    let pid = server.0.id();
+    let idle_before = rss_kib(pid);
+
+    // Every session's socket, each read to the end of its opening.
+    let opened = Instant::now();
+    let mut sockets: Vec<Socket> = Vec::with_capacity(sessions);
+    let mut failures = 0;
+    for chunk in ids.chunks(100) {
+        let connects = chunk.iter().map(|id| {
+            let (addr, cookie) = (addr.clone(), cookie.clone());
+            async move {
+                let mut request = format!("ws://{addr}/ws/sessions/{id}").into_client_request().unwrap();
+                request.headers_mut().insert("cookie", cookie.parse().unwrap());
+                let (mut socket, _) = tokio_tungstenite::connect_async(request).await.ok()?;
+                read_turn(&mut socket).await.ok()?;
+                Some(socket)
+            }
+        });
+        for socket in futures_util::future::join_all(connects).await {
+            match socket {
+                Some(socket) => sockets.push(socket),
+                None => failures += 1,
+            }
+        }
+    }
+    let open_time = opened.elapsed();
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let idle_after = rss_kib(pid);
+    let held = sockets.len();
+
+    // Every session sends its turns at once, each waiting for its reply.
+    let burst = Instant::now();
+    let runs = sockets.into_iter().enumerate().map(|(s, mut socket)| async move {
+        let mut times = Vec::with_capacity(turns);
+        for t in 0..turns {
+            let frame = serde_json::json!({
+                "type": "user_message",
+                "content": format!("I think it might be something else entirely ({s}, {t})"),
+                "clientMessageId": format!("load-{s}-{t}"),
+            });
+            let sent = Instant::now();
+            if socket.send(Message::Text(frame.to_string().into())).await.is_err() {
+                return (times, 1, None);
+            }
+            match read_turn(&mut socket).await {
+                Ok(()) => times.push(sent.elapsed()),
+                Err(()) => return (times, 1, None),
+            }
+        }
+        (times, 0, Some(socket))
+    });
+    let results = futures_util::future::join_all(runs).await;
+    let burst_time = burst.elapsed();
+    let mut times: Vec<Duration> = Vec::new();
+    let mut sockets_after = Vec::with_capacity(held);
+    for (t, failed, socket) in results {
+        times.extend(t);
+        failures += failed;
+        sockets_after.extend(socket);
+    }
+    times.sort();
+
+    // Then at a steady rate the server can keep up with: one message a session, spread out,
+    // so the time to a reply is the server's work rather than a queue.
+    let rate = env_or("LOAD_RATE", 100).max(1);
+    let paced_start = Instant::now();
+    let paced = sockets_after.into_iter().enumerate().map(|(s, mut socket)| async move {
+        tokio::time::sleep(Duration::from_secs_f64(s as f64 / rate as f64)).await;
+        let frame = serde_json::json!({
+            "type": "user_message",
+            "content": format!("Perhaps it is another thing again ({s})"),
+            "clientMessageId": format!("paced-{s}"),
+        });
+        let sent = Instant::now();
+        if socket.send(Message::Text(frame.to_string().into())).await.is_err() {
+            return Err(());
+        }
+        read_turn(&mut socket).await.map(|()| sent.elapsed())
+    });
+    let mut steady: Vec<Duration> = Vec::new();
+    for result in futures_util::future::join_all(paced).await {
+        match result {
+            Ok(took) => steady.push(took),
+            Err(()) => failures += 1,
+        }
+    }
+    let paced_time = paced_start.elapsed();
+    steady.sort();
+    let at = |times: &[Duration], q: f64| {
+        times.get(((times.len() as f64 - 1.0) * q).round() as usize).copied().unwrap_or_default()
+    };
+    let per_session = (idle_after - idle_before) / held.max(1) as f64;
+    println!("load: {sessions} sessions, {turns} turns each, server on {addr}");
+    println!("  sessions held: {held} (opened in {:.1} s), failures: {failures}", open_time.as_secs_f64());
+    println!(
+        "  server memory: {:.0} MiB before the sockets, {:.0} MiB with them idle: {per_session:.0} KiB per idle session",
+        idle_before / 1024.0,
+        idle_after / 1024.0
+    );
+    println!(
+        "  turns: {} in {:.1} s with every session sending at once: {:.0} turns/s",
+        times.len(),
+        burst_time.as_secs_f64(),
+        times.len() as f64 / burst_time.as_secs_f64()
+    );
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    println!(
+        "  message to finished reply, all at once: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+        ms(at(&times, 0.5)),
+        ms(at(&times, 0.99)),
+        ms(times.last().copied().unwrap_or_default())
+    );
+    println!(
+        "  message to finished reply at {rate} turns/s ({} turns in {:.1} s): p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+        steady.len(),
+        paced_time.as_secs_f64(),
+        ms(at(&steady, 0.5)),
+        ms(at(&steady, 0.99)),
+        ms(steady.last().copied().unwrap_or_default())
+    );
+    drop(server);
+    failures
+}
+
+/// Reads frames to the end of a turn (`assistant_complete`); an error frame or a closed
+/// socket fails it.
+async fn read_turn(socket: &mut Socket) -> Result<(), ()> {
+    loop {
+        let frame = tokio::time::timeout(Duration::from_secs(60), socket.next()).await.map_err(|_| ())?;
+        let Some(Ok(Message::Text(text))) = frame else {
+            if matches!(frame, Some(Ok(_))) {
+                continue;
+            }
+            return Err(());
+        };
+        match serde_json::from_str::<ServerMessage>(&text) {
+            Ok(ServerMessage::AssistantComplete(_)) => return Ok(()),
+            Ok(ServerMessage::Error(e)) => {
+                eprintln!("error frame: {:?} {}", e.code, e.message);
+                return Err(());
+            }
+            Ok(_) => {}
+            Err(_) => return Err(()),
+        }
+    }
+}
