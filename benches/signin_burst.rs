@@ -5,6 +5,9 @@
 //!
 //! `cargo bench --bench signin_burst` (release). `SIGNIN_BURST=N` changes the burst size.
 
+// A measuring harness: a failure to set up should stop it loudly, like a test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::net::{IpAddr, Ipv4Addr};
