@@ -189,10 +189,10 @@ async fn run() -> usize {
                     .ok();
                 known.mode_pending = true;
                 None
-            } else if message_no % 4 == 0 {
+            } else if message_no.is_multiple_of(4) {
                 // The next point not yet recalled, said in full: a recall.
                 points.get(known.recalled as usize).map(|p| p.content.clone())
-            } else if message_no % 7 == 0 {
+            } else if message_no.is_multiple_of(7) {
                 Some("Why do volcanoes erupt so violently, and where does the heat come from?".to_string())
             } else {
                 Some(format!("I am not sure about this one ({message_no})."))
@@ -330,55 +330,60 @@ async fn read_until_quiet(ws: &mut Socket, known: &mut Known, deadline: Option<I
             Ok(Some(frame)) => frame,
             Ok(None) | Err(_) => return,
         };
-        match frame {
-            // A frame of a message's turn: the message is stored (written before anything
-            // about it is said).
+        // A frame of a message's turn: the message is stored (written before anything about
+        // it is said), so the first frame of a turn acknowledges the message it answers.
+        let of_a_turn = match &frame {
             ServerMessage::AssistantChunk(_)
             | ServerMessage::AssistantComplete(_)
-            | ServerMessage::RecallPointRecalled(_)
             | ServerMessage::RecallPointNearMiss(_)
-            | ServerMessage::RabbitholeDetected(_)
-            | ServerMessage::SessionCompleteOverlay(_) => {
-                // The first frame of a turn acknowledges the message it answers.
-                if !known.in_turn && !known.unsolicited_turn && !known.unacknowledged.is_empty() {
-                    let (id, _) = known.unacknowledged.remove(0);
-                    known.acknowledged.push(id);
-                }
-                known.in_turn = true;
-                if matches!(
-                    frame,
-                    ServerMessage::AssistantComplete(_) | ServerMessage::SessionCompleteOverlay(_)
-                ) {
-                    known.in_turn = false;
-                    known.unsolicited_turn = false;
-                }
-                match frame {
-                    ServerMessage::RecallPointRecalled(r) => {
-                        known.recalled = known.recalled.max(r.recalled_count)
-                    }
-                    ServerMessage::RabbitholeDetected(d) => {
-                        known.offer = Some((d.rabbithole_event_id, d.topic))
-                    }
-                    ServerMessage::SessionCompleteOverlay(_) => known.completed = true,
-                    _ => {}
-                }
+            | ServerMessage::SessionCompleteOverlay(_) => true,
+            ServerMessage::RecallPointRecalled(r) => {
+                known.recalled = known.recalled.max(r.recalled_count);
+                true
+            }
+            ServerMessage::RabbitholeDetected(d) => {
+                known.offer = Some((d.rabbithole_event_id.clone(), d.topic.clone()));
+                true
             }
             ServerMessage::RabbitholeEntered(_) => {
                 known.mode = Some(SessionMode::Rabbithole);
                 known.mode_pending = false;
+                false
             }
             ServerMessage::RabbitholeExited(_) => {
                 known.mode = Some(SessionMode::Recall);
                 known.mode_pending = false;
+                false
             }
             ServerMessage::Error(e) => {
                 eprintln!("error frame: {:?} {}", e.code, e.message);
-                if let Some(id) = e.client_message_id {
-                    known.unacknowledged.retain(|(sent, _)| *sent != id);
+                if let Some(id) = &e.client_message_id {
+                    known.unacknowledged.retain(|(sent, _)| sent != id);
                     known.refused += 1;
                 }
+                false
             }
-            _ => {}
+            ServerMessage::SessionStarted(_)
+            | ServerMessage::SessionPaused(_)
+            | ServerMessage::ShowImage(_)
+            | ServerMessage::ShowResource(_)
+            | ServerMessage::SessionComplete(_)
+            | ServerMessage::Pong(_) => false,
+        };
+        if !of_a_turn {
+            continue;
+        }
+        if !known.in_turn && !known.unsolicited_turn && !known.unacknowledged.is_empty() {
+            let (id, _) = known.unacknowledged.remove(0);
+            known.acknowledged.push(id);
+        }
+        known.in_turn = true;
+        if matches!(frame, ServerMessage::AssistantComplete(_) | ServerMessage::SessionCompleteOverlay(_)) {
+            known.in_turn = false;
+            known.unsolicited_turn = false;
+        }
+        if matches!(frame, ServerMessage::SessionCompleteOverlay(_)) {
+            known.completed = true;
         }
     }
 }
