@@ -169,6 +169,12 @@ pub struct LlmConfig {
     #[arg(long, env = "WARREN_OFFLINE_DELAY_MS", default_value_t = 25, global = true)]
     pub offline_delay_ms: u64,
 
+    /// Milliseconds to wait for a network model's first byte, and then between two pieces of
+    /// a streamed reply, before the request counts as failed (and is retried).
+    #[arg(long, env = "WARREN_LLM_TIMEOUT_MS", default_value_t = 60_000,
+          value_parser = clap::value_parser!(u64).range(100..), global = true)]
+    pub llm_timeout_ms: u64,
+
     /// Start the tutor while the evaluator judges, keeping its reply when nothing was recalled
     /// (one model round trip to the first word). `auto`: on for network providers.
     #[arg(long, env = "WARREN_SPECULATIVE_TUTOR", value_enum, default_value = "auto", global = true)]
@@ -197,6 +203,7 @@ impl LlmConfig {
             openai_model: openai::DEFAULT_MODEL.into(),
             openai_fast_model: None,
             offline_delay_ms: 0,
+            llm_timeout_ms: 60_000,
             speculative_tutor: Switch::Auto,
         }
     }

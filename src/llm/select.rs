@@ -36,6 +36,8 @@ pub fn build(config: &LlmConfig) -> Result<SharedProvider, ProviderConfigError> 
         ProviderChoice::Auto => ProviderChoice::Offline,
         explicit @ (ProviderChoice::Offline | ProviderChoice::Anthropic | ProviderChoice::Openai) => explicit,
     };
+    let timeout = Duration::from_millis(config.llm_timeout_ms);
+    let policy = NetPolicy { first_byte_timeout: timeout, idle_timeout: timeout, ..NetPolicy::default() };
     Ok(match choice {
         ProviderChoice::Anthropic => {
             let key = anthropic_key.ok_or(ProviderConfigError::MissingAnthropicKey)?;
@@ -44,7 +46,7 @@ pub fn build(config: &LlmConfig) -> Result<SharedProvider, ProviderConfigError> 
                 key,
                 config.anthropic_model.clone(),
                 config.anthropic_fast_model.clone(),
-                NetPolicy::default(),
+                policy,
             ))
         }
         ProviderChoice::Openai => Arc::new(OpenAi::new(
@@ -52,7 +54,7 @@ pub fn build(config: &LlmConfig) -> Result<SharedProvider, ProviderConfigError> 
             openai_key,
             config.openai_model.clone(),
             present(&config.openai_fast_model).unwrap_or_else(|| config.openai_model.clone()),
-            NetPolicy::default(),
+            policy,
         )),
         ProviderChoice::Offline | ProviderChoice::Auto => {
             Arc::new(Offline::new(Duration::from_millis(config.offline_delay_ms)))

@@ -239,3 +239,85 @@ async fn praise_progress_and_a_point_given_away_are_taken_out_of_the_tutors_repl
         assert!(metrics.contains(&line), "{line} in {metrics}");
     }
 }
+
+#[tokio::test]
+async fn a_message_whose_reply_failed_is_answered_when_the_page_reconnects() {
+    // The tutor's reply to "CUT" breaks the first time only: the provider recovers.
+    let broke = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let once = move |body: &serde_json::Value| match answers(body) {
+        Reply::Breaks(pieces) if !broke.swap(true, std::sync::atomic::Ordering::SeqCst) => {
+            Reply::Breaks(pieces)
+        }
+        Reply::Breaks(_) => Reply::Text(vec!["What does the cell ", "use for energy?"]),
+        other => other,
+    };
+    let fake = FakeLlm::start_with(Wire::Anthropic, vec![], Some(Arc::new(once))).await;
+    let app = TestApp::on_fake(Wire::Anthropic, &fake).await;
+    let (session, _) = app.start("The living cell").await;
+    let mut ws = app.connect(&session).await;
+    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    ws.send(json!({"type": "user_message", "content": "CUT", "clientMessageId": "c1"})).await;
+    ws.until(|m| matches!(m, ServerMessage::Error(_))).await;
+
+    // The page reconnects (it does after an error it cannot fix by itself): the message left
+    // waiting is answered, once, right after it.
+    let mut again = app.connect(&session).await;
+    let frames = again.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    assert!(matches!(frames[0], ServerMessage::SessionStarted(_)), "{frames:?}");
+    let (row, tree) = app.store().tree(app.owner(), &session).await.unwrap().unwrap();
+    let path = tree.path(row.leaf_id.as_deref());
+    let at = path.iter().position(|e| e.content == "CUT").unwrap();
+    let next = path.get(at + 1).expect("a reply after the message");
+    assert_eq!(next.speaker, Some(warren::store::Speaker::Tutor), "{:?}", next.content);
+}
+
+/// As above, for a message that recalled a point: the recall is kept, and the tutor's reply
+/// (the one that takes the recall into account) fails and comes on reconnect.
+#[tokio::test]
+async fn a_recall_whose_reply_failed_is_answered_when_the_page_reconnects() {
+    let broke = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let answer = move |body: &serde_json::Value| {
+        let system = system_of(body);
+        let last = body["messages"]
+            .as_array()
+            .and_then(|m| m.last())
+            .map(|m| m["content"].to_string())
+            .unwrap_or_default();
+        if system.contains("You check which recall points") {
+            let id = system
+                .lines()
+                .find_map(|l| l.strip_prefix("- id \""))
+                .and_then(|l| l.split_once('"'))
+                .map(|(id, _)| id.to_string());
+            match id.filter(|_| last.contains("CUT")) {
+                Some(id) => Reply::Said(
+                    json!({"recalled": [{"pointId": id, "confidence": 0.9}], "nearMisses": []}).to_string(),
+                ),
+                None => Reply::Text(vec![r#"{"recalled":[],"nearMisses":[]}"#]),
+            }
+        } else if system.contains("for tangents") {
+            Reply::Text(vec![r#"{"isRabbithole":false,"topic":"","confidence":0.1}"#])
+        } else if system.contains("recalled a point")
+            && !broke.swap(true, std::sync::atomic::Ordering::SeqCst)
+        {
+            Reply::Breaks(vec!["Think about ", "where the "])
+        } else {
+            Reply::Text(vec!["And what else?"])
+        }
+    };
+    let fake = FakeLlm::start_with(Wire::OpenAi, vec![], Some(Arc::new(answer))).await;
+    let app = TestApp::on_fake(Wire::OpenAi, &fake).await;
+    let (session, _) = app.start("The living cell").await;
+    let mut ws = app.connect(&session).await;
+    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    ws.send(json!({"type": "user_message", "content": "CUT recall", "clientMessageId": "c1"})).await;
+    let frames = ws.until(|m| matches!(m, ServerMessage::Error(_))).await;
+    assert!(crate::common::kinds(&frames).contains(&"recall_point_recalled"), "the recall is kept");
+    let mut again = app.connect(&session).await;
+    again.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    let (row, tree) = app.store().tree(app.owner(), &session).await.unwrap().unwrap();
+    let path = tree.path(row.leaf_id.as_deref());
+    let kinds: Vec<String> = path.iter().map(|e| format!("{:?}:{}", e.speaker, e.content)).collect();
+    let at = path.iter().position(|e| e.content == "CUT recall").unwrap();
+    assert_eq!(path.get(at + 1).map(|e| e.speaker), Some(Some(warren::store::Speaker::Tutor)), "{kinds:?}");
+}
