@@ -20,13 +20,14 @@ use std::collections::HashMap;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use futures_util::{SinkExt, StreamExt};
+use futures_util::SinkExt;
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use warren::store::{NewPoint, NewSet, Store};
 use warren_app::protocol::{ServerMessage, SessionMode, SessionStarted};
 
-type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+mod common;
+
+use common::Socket;
 
 struct Server {
     child: Option<Child>,
@@ -111,22 +112,8 @@ async fn run() -> usize {
     };
     server.start();
     let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
-    ready(&http, &server.addr).await;
-    let res = http
-        .post(format!("http://{}/auth/signup", server.addr))
-        .form(&[("username", "crash"), ("password", "correct horse battery")])
-        .send()
-        .await
-        .unwrap();
-    let cookie = res
-        .headers()
-        .get_all("set-cookie")
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .find(|v| v.starts_with("warren_session="))
-        .and_then(|v| v.split(';').next())
-        .expect("a sign-in cookie")
-        .to_string();
+    common::ready(&http, &server.addr, Duration::from_secs(30)).await;
+    let cookie = common::sign_up(&http, &server.addr, "crash").await;
     let store = Store::open(&server.database).await.unwrap();
     let owner = store.account_by_username("crash").await.unwrap().unwrap().id;
 
@@ -211,7 +198,7 @@ async fn run() -> usize {
         drop(ws);
         server.start();
         restarted = Instant::now();
-        ready(&http, &server.addr).await;
+        common::ready(&http, &server.addr, Duration::from_secs(30)).await;
     }
     // After the last kill: everything checked once more.
     let mut ws = connect(&server.addr, &cookie, &session.0).await;
@@ -394,25 +381,9 @@ async fn send_message(ws: &mut Socket, id: &str, text: &str) {
 }
 
 async fn connect(addr: &str, cookie: &str, session: &str) -> Socket {
-    let mut request = format!("ws://{addr}/ws/sessions/{session}").into_client_request().unwrap();
-    request.headers_mut().insert("cookie", cookie.parse().unwrap());
-    tokio_tungstenite::connect_async(request).await.expect("socket connects").0
+    common::connect(addr, cookie, session).await.expect("socket connects")
 }
 
 async fn next(ws: &mut Socket) -> Option<ServerMessage> {
-    loop {
-        match tokio::time::timeout(Duration::from_secs(20), ws.next()).await.ok()?? {
-            Ok(Message::Text(text)) => return serde_json::from_str(&text).ok(),
-            Ok(Message::Close(_)) | Err(_) => return None,
-            Ok(_) => continue,
-        }
-    }
-}
-
-async fn ready(http: &reqwest::Client, addr: &str) {
-    let started = Instant::now();
-    while !http.get(format!("http://{addr}/readyz")).send().await.is_ok_and(|r| r.status().is_success()) {
-        assert!(started.elapsed() < Duration::from_secs(30), "the server did not come back");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    common::next_frame(ws, Duration::from_secs(20)).await
 }

@@ -25,16 +25,17 @@ use axum::body::Body;
 use axum::extract::State;
 use axum::http::{Response, StatusCode};
 use axum::routing::{get, post};
-use futures_util::{SinkExt, StreamExt};
+use futures_util::SinkExt;
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use warren::config::{Config, ProviderChoice};
 use warren::startup::Application;
 use warren::store::{NewPoint, NewResource, NewSet, Speaker};
 use warren_app::protocol::{ErrorCode, ServerMessage};
 
-type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+mod common;
+
+use common::Socket;
 
 const FAULTS: [&str; 8] = ["429", "500", "529", "timeout", "malformed", "cut", "empty", "bad tool call"];
 /// Warren's wait for a first byte or the next piece (`WARREN_LLM_TIMEOUT_MS`) in this run.
@@ -86,21 +87,7 @@ async fn run() -> usize {
     let engine = server.engine();
     tokio::spawn(server.run());
     let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
-    let res = http
-        .post(format!("http://{addr}/auth/signup"))
-        .form(&[("username", "faults"), ("password", "correct horse battery")])
-        .send()
-        .await
-        .unwrap();
-    let cookie = res
-        .headers()
-        .get_all("set-cookie")
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .find(|v| v.starts_with("warren_session="))
-        .and_then(|v| v.split(';').next())
-        .expect("a sign-in cookie")
-        .to_string();
+    let cookie = common::sign_up(&http, &addr.to_string(), "faults").await;
     let store = engine.store().clone();
     let owner = store.account_by_username("faults").await.unwrap().unwrap().id;
     let mut plans = Vec::new();
@@ -271,9 +258,7 @@ enum Turn {
 /// A socket on the session, past its greeting; what follows (the opening, or the answer to a
 /// message left waiting) is the caller's to read.
 async fn connect(addr: &str, cookie: &str, session: &str) -> Option<Socket> {
-    let mut request = format!("ws://{addr}/ws/sessions/{session}").into_client_request().unwrap();
-    request.headers_mut().insert("cookie", cookie.parse().unwrap());
-    let (mut ws, _) = tokio_tungstenite::connect_async(request).await.ok()?;
+    let mut ws = common::connect(addr, cookie, session).await?;
     matches!(next(&mut ws).await?, ServerMessage::SessionStarted(_)).then_some(ws)
 }
 
@@ -311,13 +296,7 @@ async fn read_turn(ws: &mut Socket, outcome: &mut Outcome) -> Turn {
 }
 
 async fn next(ws: &mut Socket) -> Option<ServerMessage> {
-    loop {
-        match tokio::time::timeout(Duration::from_secs(30), ws.next()).await.ok()?? {
-            Ok(Message::Text(text)) => return serde_json::from_str(&text).ok(),
-            Ok(Message::Close(_)) | Err(_) => return None,
-            Ok(_) => continue,
-        }
-    }
+    common::next_frame(ws, Duration::from_secs(30)).await
 }
 
 /// One request to the faulty model: a fault at the configured rate, else a proper answer.

@@ -18,13 +18,14 @@
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use futures_util::{SinkExt, StreamExt};
+use futures_util::SinkExt;
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use warren::store::{NewPoint, NewSet, Store};
 use warren_app::protocol::ServerMessage;
 
-type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+mod common;
+
+use common::Socket;
 
 /// The server process, killed when dropped.
 struct Server(Child);
@@ -83,26 +84,8 @@ async fn run() -> usize {
             .expect("the server starts"),
     );
     let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
-    let started = Instant::now();
-    while http.get(format!("http://{addr}/readyz")).send().await.is_err() {
-        assert!(started.elapsed() < Duration::from_secs(30), "the server did not come up");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    let res = http
-        .post(format!("http://{addr}/auth/signup"))
-        .form(&[("username", "load"), ("password", "correct horse battery")])
-        .send()
-        .await
-        .unwrap();
-    let cookie = res
-        .headers()
-        .get_all("set-cookie")
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .find(|v| v.starts_with("warren_session="))
-        .and_then(|v| v.split(';').next())
-        .expect("a sign-in cookie")
-        .to_string();
+    common::ready(&http, &addr, Duration::from_secs(30)).await;
+    let cookie = common::sign_up(&http, &addr, "load").await;
 
     // One set per session (a set has one session under way), written beside the server.
     let store = Store::open(&database).await.unwrap();
@@ -133,9 +116,7 @@ async fn run() -> usize {
         let connects = chunk.iter().map(|id| {
             let (addr, cookie) = (addr.clone(), cookie.clone());
             async move {
-                let mut request = format!("ws://{addr}/ws/sessions/{id}").into_client_request().unwrap();
-                request.headers_mut().insert("cookie", cookie.parse().unwrap());
-                let (mut socket, _) = tokio_tungstenite::connect_async(request).await.ok()?;
+                let mut socket = common::connect(&addr, &cookie, id).await?;
                 read_turn(&mut socket).await.ok()?;
                 Some(socket)
             }
@@ -250,21 +231,25 @@ async fn run() -> usize {
 /// socket fails it.
 async fn read_turn(socket: &mut Socket) -> Result<(), ()> {
     loop {
-        let frame = tokio::time::timeout(Duration::from_secs(60), socket.next()).await.map_err(|_| ())?;
-        let Some(Ok(Message::Text(text))) = frame else {
-            if matches!(frame, Some(Ok(_))) {
-                continue;
-            }
-            return Err(());
-        };
-        match serde_json::from_str::<ServerMessage>(&text) {
-            Ok(ServerMessage::AssistantComplete(_)) => return Ok(()),
-            Ok(ServerMessage::Error(e)) => {
+        match common::next_frame(socket, Duration::from_secs(60)).await.ok_or(())? {
+            ServerMessage::AssistantComplete(_) => return Ok(()),
+            ServerMessage::Error(e) => {
                 eprintln!("error frame: {:?} {}", e.code, e.message);
                 return Err(());
             }
-            Ok(_) => {}
-            Err(_) => return Err(()),
+            ServerMessage::SessionStarted(_)
+            | ServerMessage::AssistantChunk(_)
+            | ServerMessage::RecallPointRecalled(_)
+            | ServerMessage::RecallPointNearMiss(_)
+            | ServerMessage::RabbitholeDetected(_)
+            | ServerMessage::RabbitholeEntered(_)
+            | ServerMessage::RabbitholeExited(_)
+            | ServerMessage::SessionCompleteOverlay(_)
+            | ServerMessage::SessionPaused(_)
+            | ServerMessage::ShowImage(_)
+            | ServerMessage::ShowResource(_)
+            | ServerMessage::SessionComplete(_)
+            | ServerMessage::Pong(_) => {}
         }
     }
 }

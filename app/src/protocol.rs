@@ -97,6 +97,22 @@ impl ClientMessage {
     }
 }
 
+impl ClientMessage {
+    /// The page's id for a learner message (what a refusal of it names); other messages
+    /// have none.
+    pub fn client_message_id(&self) -> Option<&str> {
+        match self {
+            ClientMessage::UserMessage { client_message_id, .. } => client_message_id.as_deref(),
+            ClientMessage::LeaveSession
+            | ClientMessage::EnterRabbithole { .. }
+            | ClientMessage::ExitRabbithole
+            | ClientMessage::DeclineRabbithole
+            | ClientMessage::DismissOverlay
+            | ClientMessage::Ping => None,
+        }
+    }
+}
+
 /// Parses and validates one text frame. A frame that fails gets an `error` frame with the
 /// returned code; the session is left as it was and the socket stays open.
 pub fn parse_client_message(frame: &str) -> Result<ClientMessage, ProtocolError> {

@@ -5,6 +5,12 @@
 #![allow(dead_code)]
 
 use std::net::SocketAddr;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use warren_app::protocol::ServerMessage;
 
 use warren::config::Config;
 use warren::engine::Engine;
@@ -31,21 +37,56 @@ pub async fn serve(adjust: impl FnOnce(&mut Config)) -> Served {
     tokio::spawn(app.run());
     let http =
         reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client");
+    let cookie = sign_up(&http, &addr.to_string(), "bench").await;
+    let owner = engine.store().account_by_username("bench").await.expect("store").expect("account").id;
+    Served { addr, engine, http, cookie, owner, _dir: dir }
+}
+
+/// A learner socket.
+pub type Socket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// Signs a learner up through the real form; returns their sign-in cookie.
+pub async fn sign_up(http: &reqwest::Client, addr: &str, username: &str) -> String {
     let res = http
         .post(format!("http://{addr}/auth/signup"))
-        .form(&[("username", "bench"), ("password", "correct horse battery")])
+        .form(&[("username", username), ("password", "correct horse battery")])
         .send()
         .await
         .expect("sign-up");
-    let cookie = res
-        .headers()
+    res.headers()
         .get_all("set-cookie")
         .iter()
         .filter_map(|v| v.to_str().ok())
         .find(|v| v.starts_with("warren_session="))
         .and_then(|v| v.split(';').next())
         .expect("a sign-in cookie")
-        .to_string();
-    let owner = engine.store().account_by_username("bench").await.expect("store").expect("account").id;
-    Served { addr, engine, http, cookie, owner, _dir: dir }
+        .to_string()
+}
+
+/// Opens a session's socket as the learner with `cookie`; `None` if it cannot.
+pub async fn connect(addr: &str, cookie: &str, session: &str) -> Option<Socket> {
+    let mut request = format!("ws://{addr}/ws/sessions/{session}").into_client_request().ok()?;
+    request.headers_mut().insert("cookie", cookie.parse().ok()?);
+    Some(tokio_tungstenite::connect_async(request).await.ok()?.0)
+}
+
+/// The next protocol frame, `None` when the socket closes, fails or says nothing for `within`.
+pub async fn next_frame(ws: &mut Socket, within: Duration) -> Option<ServerMessage> {
+    loop {
+        match tokio::time::timeout(within, ws.next()).await.ok()?? {
+            Ok(Message::Text(text)) => return serde_json::from_str(&text).ok(),
+            Ok(Message::Close(_)) | Err(_) => return None,
+            Ok(_) => continue,
+        }
+    }
+}
+
+/// Waits until a server answers `/readyz`.
+pub async fn ready(http: &reqwest::Client, addr: &str, within: Duration) {
+    let started = std::time::Instant::now();
+    while !http.get(format!("http://{addr}/readyz")).send().await.is_ok_and(|r| r.status().is_success()) {
+        assert!(started.elapsed() < within, "the server at {addr} did not come up");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }

@@ -146,15 +146,7 @@ async fn handle(text: &Utf8Bytes, attachment: &crate::engine::Attachment) -> Opt
         // Answered here so a heartbeat never waits behind a reply in progress.
         Ok(ClientMessage::Ping) => Some(ServerMessage::Pong(Pong { timestamp: now_ms() })),
         Ok(message) => {
-            let refused = match &message {
-                ClientMessage::UserMessage { client_message_id, .. } => client_message_id.clone(),
-                ClientMessage::LeaveSession
-                | ClientMessage::EnterRabbithole { .. }
-                | ClientMessage::ExitRabbithole
-                | ClientMessage::DeclineRabbithole
-                | ClientMessage::DismissOverlay
-                | ClientMessage::Ping => None,
-            };
+            let refused = message.client_message_id().map(str::to_string);
             match attachment.send(message).await {
                 Ok(()) => None,
                 Err(_) => {

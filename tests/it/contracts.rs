@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use serde_json::{Value, json};
 use warren_app::protocol::ServerMessage;
 
-use crate::common::fake_llm::{FakeLlm, Reply, Wire};
+use crate::common::fake_llm::{FakeLlm, Reply, Wire, recalls_in};
 use crate::common::{TestApp, Ws};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,14 +102,7 @@ fn answerer() -> impl Fn(&Value) -> Reply + Send + Sync + 'static {
         let text = match sent.agent {
             Agent::Evaluator => {
                 let message = sent.judged();
-                let recalled: Vec<Value> = sent
-                    .system
-                    .lines()
-                    .filter_map(|l| l.strip_prefix("- id \""))
-                    .filter_map(|l| l.split_once("\": "))
-                    .filter(|(_, content)| message.contains(content.trim()))
-                    .map(|(id, _)| json!({"pointId": id, "confidence": 0.9}))
-                    .collect();
+                let recalled = recalls_in(&sent.system, &message);
                 json!({"recalled": recalled, "nearMisses": [], "observation": observation(&message)})
                     .to_string()
             }

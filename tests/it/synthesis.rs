@@ -14,7 +14,7 @@ use warren::store::{EntryKind, Point};
 use warren_app::protocol::ServerMessage;
 use warren_app::summary::{RecallHow, SUMMARY_VERSION, SessionSummary, SummaryStatus};
 
-use crate::common::fake_llm::{FakeLlm, Reply, Wire, system_of};
+use crate::common::fake_llm::{FakeLlm, Reply, Wire, recalls_in, system_of};
 use crate::common::{Learner, TestApp, Ws, reply_of};
 
 const CELL: &str = "The living cell";
@@ -59,15 +59,7 @@ fn answerer(fail: Arc<AtomicBool>) -> impl Fn(&Value) -> Reply + Send + Sync + '
             })
             .to_string()
         } else if system.contains("You check which recall points") {
-            let message = judged(body);
-            let recalled: Vec<Value> = system
-                .lines()
-                .filter_map(|l| l.strip_prefix("- id \""))
-                .filter_map(|l| l.split_once("\": "))
-                .filter(|(_, content)| message.contains(content.trim()))
-                .map(|(id, _)| json!({"pointId": id, "confidence": 0.9}))
-                .collect();
-            json!({"recalled": recalled, "nearMisses": []}).to_string()
+            json!({"recalled": recalls_in(&system, &judged(body)), "nearMisses": []}).to_string()
         } else if system.contains("for tangents") {
             let tangent = judged(body).contains("TANGENT");
             json!({"isRabbithole": tangent, "topic": "why the tides rise", "depth": 1,

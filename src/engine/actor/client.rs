@@ -5,13 +5,13 @@ use warren_app::protocol::{
     SessionPaused, SessionStatus,
 };
 
-use super::{Actor, Audience, Handled, refuse, refused_id};
+use super::{Actor, Audience, Handled, refuse};
 use crate::engine::turn::TurnKind;
 use crate::store::{NewEntry, RabbitholeStatus, Speaker, now_ms};
 
 impl Actor {
     pub(super) async fn handle(&mut self, from: u64, message: ClientMessage) {
-        let refused = refused_id(&message);
+        let refused = message.client_message_id().map(str::to_string);
         let result = match message {
             ClientMessage::UserMessage { content, client_message_id } => {
                 self.user_message(content, client_message_id).await

@@ -70,19 +70,6 @@ impl From<StoreError> for Refusal {
 
 type Handled = Result<(), Refusal>;
 
-/// The learner message a client message is, if it is one: what a refusal of it names.
-fn refused_id(message: &ClientMessage) -> Option<String> {
-    match message {
-        ClientMessage::UserMessage { client_message_id, .. } => client_message_id.clone(),
-        ClientMessage::LeaveSession
-        | ClientMessage::EnterRabbithole { .. }
-        | ClientMessage::ExitRabbithole
-        | ClientMessage::DeclineRabbithole
-        | ClientMessage::DismissOverlay
-        | ClientMessage::Ping => None,
-    }
-}
-
 fn refuse(code: ErrorCode, message: impl Into<String>) -> Handled {
     Err(Refusal::Client(code, message.into()))
 }
@@ -195,7 +182,7 @@ impl Actor {
             Command::Client { from, message } => {
                 if self.queue.len() >= self.shared.config.max_queued {
                     let busy = "Messages are arriving faster than they can be answered; wait for the reply.";
-                    let refused = refused_id(&message);
+                    let refused = message.client_message_id().map(str::to_string);
                     self.report(from, Refusal::Client(ErrorCode::Busy, busy.into()), refused);
                 } else {
                     self.queue.push_back((from, message));
