@@ -151,6 +151,33 @@ test('the server restarts mid-session: the page reconnects and nothing is lost',
   }
 });
 
+test('a recall sent just before the server dies is counted exactly once after reconnect', async ({ page }) => {
+  const server = await OwnServer.create();
+  try {
+    await signUp(page, undefined, server.url);
+    const points = await pointsOf(page, 'The living cell', server.url);
+    await startSession(page, 'The living cell', server.url);
+    const sessionId = page.url().split('/').pop();
+    // Sent, then the server is killed at once: the recall may have been stored and announced
+    // (the page never saw it) or not stored at all (the page sends it again).
+    await page.getByTestId('answer').fill(points[0]);
+    await page.getByTestId('answer').press('Enter');
+    await server.kill();
+    await expect(page.getByTestId('connection')).toContainText('Reconnecting', { timeout: 15_000 });
+    await server.start();
+    await expect(page.getByTestId('connection')).toContainText('Connected', { timeout: 15_000 });
+    await expect.poll(() => recalled(page), { timeout: 15_000 }).toBe(1);
+    await expect(page.locator('[data-testid=progress] .filled')).toHaveCount(1);
+    // Still one after the reply, and the message is stored once.
+    await page.waitForTimeout(1_500);
+    expect(await recalled(page)).toBe(1);
+    await page.goto(`${server.url}/history/${sessionId}?filter=learner`);
+    await expect(page.locator('.entry.speaker-learner')).toHaveCount(1);
+  } finally {
+    await server.kill();
+  }
+});
+
 test('many messages typed while the server is down: each is delivered or back in the box', async ({ page }) => {
   const server = await OwnServer.create();
   try {
