@@ -372,6 +372,15 @@ async fn the_summariser_condenses_the_older_main_line_and_the_tutor_reads_its_su
             ))
             .await;
         }
+        // The summary is written by the actor once it arrives and no turn is under way: wait
+        // for it to be stored before the next message, whose reply must read it.
+        for _ in 0..200 {
+            let entries = app.store().entries(app.owner(), &session).await.unwrap();
+            if entries.iter().any(|e| e.kind == warren::store::EntryKind::Compaction) {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+        }
         ws.say("The message after the compaction.").await;
 
         let sent: Vec<Sent> = fake.received().iter().map(|r| Sent::read(&r.body)).collect();
