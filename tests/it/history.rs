@@ -2,7 +2,6 @@
 //! tree; filters, search, labels and deep links; JSONL export and import, a version-1 file;
 //! and none of it within another learner's reach.
 
-use serde_json::json;
 use warren::store::{EntryKind, Store, Tree};
 use warren_app::protocol::ServerMessage;
 
@@ -18,19 +17,7 @@ pub(crate) async fn session_with_a_rabbit_hole(app: &TestApp) -> String {
     ws.say("Something about the nucleus holding the genes?").await;
     ws.say("no idea").await;
     let frames = ws.say("Where did mitochondria originally come from, endosymbiosis?").await;
-    let detected = frames
-        .iter()
-        .find_map(|m| match m {
-            ServerMessage::RabbitholeDetected(d) => Some(d.clone()),
-            _ => None,
-        })
-        .expect("a rabbit hole offered");
-    ws.send(json!({"type": "enter_rabbithole", "rabbitholeEventId": detected.rabbithole_event_id, "topic": detected.topic}))
-        .await;
-    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
-    ws.say("Were they bacteria once, swallowed whole?").await;
-    ws.send(json!({"type": "exit_rabbithole"})).await;
-    ws.until(|m| matches!(m, ServerMessage::RabbitholeExited(_))).await;
+    ws.explore(&frames, "Were they bacteria once, swallowed whole?").await;
     ws.say("Back to it: ribosomes make proteins").await;
     session
 }

@@ -118,19 +118,7 @@ async fn scripted_session(app: &TestApp) -> (String, Vec<Point>) {
     ws.say(&format!("Ah: {}", points[0].content)).await;
     ws.say(&format!("Also {}", points[1].content)).await;
     let frames = ws.say("TANGENT: why do the tides rise?").await;
-    let hole = frames
-        .iter()
-        .find_map(|m| match m {
-            ServerMessage::RabbitholeDetected(d) => Some(d.clone()),
-            _ => None,
-        })
-        .expect("a rabbit hole offered");
-    ws.send(json!({"type": "enter_rabbithole", "rabbitholeEventId": hole.rabbithole_event_id, "topic": hole.topic}))
-        .await;
-    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
-    ws.say("Inside the hole: what pulls the sea?").await;
-    ws.send(json!({"type": "exit_rabbithole"})).await;
-    ws.until(|m| matches!(m, ServerMessage::RabbitholeExited(_))).await;
+    ws.explore(&frames, "Inside the hole: what pulls the sea?").await;
     leave(&mut ws).await;
     (session, points)
 }

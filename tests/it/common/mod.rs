@@ -238,6 +238,24 @@ impl Ws {
         .await
     }
 
+    /// Takes the rabbit hole offered among `frames` (failing the test when none is), says
+    /// `said` inside it, and comes back to the main line.
+    pub async fn explore(&mut self, frames: &[ServerMessage], said: &str) {
+        let offer = frames
+            .iter()
+            .find_map(|m| match m {
+                ServerMessage::RabbitholeDetected(d) => Some(d.clone()),
+                _ => None,
+            })
+            .expect("a rabbit hole offered");
+        let enter = serde_json::json!({"type": "enter_rabbithole", "rabbitholeEventId": offer.rabbithole_event_id, "topic": offer.topic});
+        self.send(enter).await;
+        self.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+        self.say(said).await;
+        self.send(serde_json::json!({"type": "exit_rabbithole"})).await;
+        self.until(|m| matches!(m, ServerMessage::RabbitholeExited(_))).await;
+    }
+
     /// The next frame, failing the test after ten seconds of silence.
     pub async fn next(&mut self) -> ServerMessage {
         loop {
