@@ -355,7 +355,8 @@ async fn read_until_quiet(ws: &mut Socket, known: &mut Known, deadline: Option<I
             | ServerMessage::ShowImage(_)
             | ServerMessage::ShowResource(_)
             | ServerMessage::SessionComplete(_)
-            | ServerMessage::Pong(_) => false,
+            | ServerMessage::Pong(_)
+            | ServerMessage::Resumed(_) => false,
         };
         if !of_a_turn {
             continue;

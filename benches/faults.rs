@@ -290,7 +290,8 @@ async fn read_turn(ws: &mut Socket, outcome: &mut Outcome) -> Turn {
             | ServerMessage::ShowImage(_)
             | ServerMessage::ShowResource(_)
             | ServerMessage::SessionComplete(_)
-            | ServerMessage::Pong(_) => {}
+            | ServerMessage::Pong(_)
+            | ServerMessage::Resumed(_) => {}
         }
     }
 }

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
-use warren::engine::{Engine, EngineConfig};
+use warren::engine::{Attachment, Engine, EngineConfig, Outbound};
 use warren::llm::{LlmError, Output, Provider, Purpose, ReplyStream, Request};
 use warren::store::{NewPoint, NewSet, Store};
 use warren_app::protocol::{ClientMessage, ProviderInfo, ServerMessage};
@@ -144,9 +144,9 @@ async fn run(speculative_tutor: bool) -> Run {
     let config = EngineConfig { speculative_tutor, message_burst: u32::MAX, ..EngineConfig::default() };
     let engine = Engine::new(store.clone(), model.clone(), config);
     let session = engine.start_session(&owner, &set_id, true).await.expect("session");
-    let mut a = engine.attach(&owner, &session.id).await.expect("attach");
+    let mut a = engine.attach(&owner, &session.id, None).await.expect("attach");
     let complete = |m: &ServerMessage| matches!(m, ServerMessage::AssistantComplete(_));
-    while let Some(m) = a.messages.recv().await {
+    while let Some(m) = frame(&mut a).await {
         if complete(&m) {
             break;
         }
@@ -160,7 +160,7 @@ async fn run(speculative_tutor: bool) -> Run {
         let sent = Instant::now();
         a.send(ClientMessage::UserMessage { content, client_message_id: None }).await.expect("send");
         let mut first = None;
-        while let Some(m) = a.messages.recv().await {
+        while let Some(m) = frame(&mut a).await {
             if first.is_none() && matches!(m, ServerMessage::AssistantChunk(_)) {
                 first = Some(sent.elapsed());
             }
@@ -177,4 +177,12 @@ async fn run(speculative_tutor: bool) -> Run {
     run.tutor_calls = model.tutor.load(Ordering::Relaxed) - tutor_before;
     (run.kept, run.wasted) = engine.metrics().speculation();
     run
+}
+
+/// The next frame the session sends, read as the page reads it.
+async fn frame(a: &mut Attachment) -> Option<ServerMessage> {
+    match a.messages.recv().await? {
+        Outbound::Frame(text) => serde_json::from_str(&text).ok(),
+        Outbound::TakenOver(error) => Some(ServerMessage::Error(error)),
+    }
 }

@@ -106,7 +106,8 @@ async fn read_turn(
             | ServerMessage::ShowImage(_)
             | ServerMessage::ShowResource(_)
             | ServerMessage::SessionComplete(_)
-            | ServerMessage::Pong(_) => {}
+            | ServerMessage::Pong(_)
+            | ServerMessage::Resumed(_) => {}
         }
     }
 }

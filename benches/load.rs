@@ -249,7 +249,8 @@ async fn read_turn(socket: &mut Socket) -> Result<(), ()> {
             | ServerMessage::ShowImage(_)
             | ServerMessage::ShowResource(_)
             | ServerMessage::SessionComplete(_)
-            | ServerMessage::Pong(_) => {}
+            | ServerMessage::Pong(_)
+            | ServerMessage::Resumed(_) => {}
         }
     }
 }

@@ -242,6 +242,8 @@ pub enum ServerMessage {
     Error(ErrorPayload),
     /// The answer to `ping`.
     Pong(Pong),
+    /// A reconnecting socket was sent every frame it missed; the stream is live again.
+    Resumed(Resumed),
 }
 
 crate::named_enum! {
@@ -255,7 +257,7 @@ crate::named_enum! {
         RabbitholeDetected = "rabbithole_detected", RabbitholeEntered = "rabbithole_entered",
         RabbitholeExited = "rabbithole_exited",
         ShowImage = "show_image", ShowResource = "show_resource",
-        Error = "error", Pong = "pong",
+        Error = "error", Pong = "pong", Resumed = "resumed",
     }
 }
 
@@ -278,15 +280,41 @@ impl ServerMessage {
             ServerMessage::SessionComplete(_) => FrameType::SessionComplete,
             ServerMessage::Error(_) => FrameType::Error,
             ServerMessage::Pong(_) => FrameType::Pong,
+            ServerMessage::Resumed(_) => FrameType::Resumed,
         }
     }
 }
 
-/// Reads a frame whose first field is `type` and hands the rest of the object straight to
-/// the payload's own `Deserialize`. Serde's derive for internally tagged enums would buffer
-/// every frame into an intermediate tree first, which costs the browser a sizeable share of
-/// its WebAssembly; the server always writes `type` first, so nothing needs buffering.
+/// A frame as it goes on the wire: the message, and its place in the session's stream.
+///
+/// Every frame the session sends carries `seq`, increasing through the session's life on one
+/// server (`pong` and refusals made by the socket itself carry none). A socket opened with
+/// `?since=N` (the last `seq` its page saw) receives every frame after `N` that was sent to the
+/// whole session, once and in order, then `resumed`; when those frames are no longer all held,
+/// it receives `session_started` instead, as a fresh page does. `seq` values are only compared
+/// with other values from the same stream: a `session_started` starts the page's count again.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ServerFrame {
+    /// The frame itself (its `type` comes first on the wire).
+    #[serde(flatten)]
+    pub message: ServerMessage,
+    /// Its place in the session's stream, if it is part of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seq: Option<u64>,
+}
+
 impl<'de> Deserialize<'de> for ServerMessage {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ServerFrame::deserialize(deserializer).map(|frame| frame.message)
+    }
+}
+
+/// Reads a frame whose first field is `type` and hands the rest of the object straight to
+/// the payload's own `Deserialize` (taking `seq` out on the way, wherever it stands). Serde's
+/// derive for internally tagged enums would buffer every frame into an intermediate tree
+/// first, which costs the browser a sizeable share of its WebAssembly; the server always
+/// writes `type` first, so nothing needs buffering.
+impl<'de> Deserialize<'de> for ServerFrame {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         deserializer.deserialize_map(FrameVisitor)
     }
@@ -295,20 +323,21 @@ impl<'de> Deserialize<'de> for ServerMessage {
 struct FrameVisitor;
 
 impl<'de> serde::de::Visitor<'de> for FrameVisitor {
-    type Value = ServerMessage;
+    type Value = ServerFrame;
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str("a frame: an object whose first field is `type`")
     }
 
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<ServerMessage, A::Error> {
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<ServerFrame, A::Error> {
         use serde::de::Error;
         if map.next_key::<String>()?.as_deref() != Some("type") {
             return Err(A::Error::custom("the first field of a frame must be `type`"));
         }
         let kind: FrameType = map.next_value()?;
-        let rest = serde::de::value::MapAccessDeserializer::new(map);
-        Ok(match kind {
+        let mut seq = None;
+        let rest = serde::de::value::MapAccessDeserializer::new(TakeSeq { map, seq: &mut seq });
+        let message = match kind {
             FrameType::SessionStarted => ServerMessage::SessionStarted(Deserialize::deserialize(rest)?),
             FrameType::AssistantChunk => ServerMessage::AssistantChunk(Deserialize::deserialize(rest)?),
             FrameType::AssistantComplete => ServerMessage::AssistantComplete(Deserialize::deserialize(rest)?),
@@ -332,7 +361,39 @@ impl<'de> serde::de::Visitor<'de> for FrameVisitor {
             FrameType::SessionComplete => ServerMessage::SessionComplete(Deserialize::deserialize(rest)?),
             FrameType::Error => ServerMessage::Error(Deserialize::deserialize(rest)?),
             FrameType::Pong => ServerMessage::Pong(Deserialize::deserialize(rest)?),
-        })
+            FrameType::Resumed => ServerMessage::Resumed(Deserialize::deserialize(rest)?),
+        };
+        Ok(ServerFrame { message, seq })
+    }
+}
+
+/// The rest of a frame's fields, with `seq` taken out for the frame and every other field
+/// passed on to the payload.
+struct TakeSeq<'s, A> {
+    map: A,
+    seq: &'s mut Option<u64>,
+}
+
+impl<'de, A: serde::de::MapAccess<'de>> serde::de::MapAccess<'de> for TakeSeq<'_, A> {
+    type Error = A::Error;
+
+    fn next_key_seed<K: serde::de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, A::Error> {
+        use serde::de::IntoDeserializer;
+        while let Some(key) = self.map.next_key::<String>()? {
+            if key == "seq" {
+                *self.seq = self.map.next_value()?;
+                continue;
+            }
+            return seed.deserialize(key.into_deserializer()).map(Some);
+        }
+        Ok(None)
+    }
+
+    fn next_value_seed<V: serde::de::DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
+        self.map.next_value_seed(seed)
     }
 }
 
@@ -578,6 +639,21 @@ pub fn client_message_id_in(frame: &str) -> Option<String> {
     }
     let named: Named = serde_json::from_str(frame).ok()?;
     named.client_message_id.filter(|id| !id.is_empty() && id.chars().count() <= 100)
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+/// Sent to a socket opened with `?since=` after the frames it missed: from here on the
+/// stream is live. Like `session_started`, it tells the page which of its messages to send
+/// again.
+pub struct Resumed {
+    /// How many frames were sent again before this one.
+    pub replayed: u32,
+    /// Active study time so far, for the timer.
+    pub elapsed_ms: u64,
+    /// The `clientMessageId` of the last learner message stored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_client_message_id: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -948,6 +1024,11 @@ mod tests {
                 ..ErrorPayload::new(ErrorCode::Busy, "m", true)
             }),
             ServerMessage::Pong(Pong { timestamp: 7 }),
+            ServerMessage::Resumed(Resumed {
+                replayed: 2,
+                elapsed_ms: 9,
+                last_client_message_id: Some("c".into()),
+            }),
         ]
     }
 
@@ -961,6 +1042,23 @@ mod tests {
             assert!(json.starts_with(&expected), "{json}");
             assert_eq!(serde_json::from_str::<ServerMessage>(&json).unwrap(), message, "{json}");
         }
+    }
+
+    #[test]
+    fn every_frame_carries_its_number_wherever_it_stands() {
+        for message in one_of_each_server_message() {
+            let frame = ServerFrame { message: message.clone(), seq: Some(1_700_000_000_000_042) };
+            let json = serde_json::to_string(&frame).unwrap();
+            assert!(json.starts_with(&format!("{{\"type\":\"{}\"", message.frame_type())), "{json}");
+            assert_eq!(serde_json::from_str::<ServerFrame>(&json).unwrap(), frame, "{json}");
+            assert_eq!(serde_json::from_str::<ServerMessage>(&json).unwrap(), message, "{json}");
+            let unnumbered = serde_json::to_string(&ServerFrame { message: message.clone(), seq: None }).unwrap();
+            assert!(!unnumbered.contains("\"seq\""), "{unnumbered}");
+            assert_eq!(serde_json::from_str::<ServerFrame>(&unnumbered).unwrap().seq, None);
+        }
+        let early = r#"{"type":"pong","seq":5,"timestamp":1}"#;
+        let frame = serde_json::from_str::<ServerFrame>(early).unwrap();
+        assert_eq!((frame.seq, frame.message), (Some(5), ServerMessage::Pong(Pong { timestamp: 1 })));
     }
 
     #[test]

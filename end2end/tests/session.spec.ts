@@ -1,4 +1,4 @@
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page, type WebSocketRoute } from '@playwright/test';
 import {
   OwnServer,
   answer,
@@ -149,6 +149,56 @@ test('the server restarts mid-session: the page reconnects and nothing is lost',
   } finally {
     await server.kill();
   }
+});
+
+test('a dropped connection: the page is sent what it missed (a near miss and the reply), once', async ({
+  page,
+}) => {
+  // Every socket goes through the test, which can cut one the moment a message has gone.
+  const sockets: { url: string; received: string[] }[] = [];
+  let cutAfterNextMessage = false;
+  await page.routeWebSocket(/\/ws\/sessions\//, (ws: WebSocketRoute) => {
+    const socket = { url: ws.url(), received: [] as string[] };
+    sockets.push(socket);
+    const server = ws.connectToServer();
+    let cut = false;
+    ws.onMessage((message) => {
+      server.send(message);
+      if (cutAfterNextMessage && String(message).includes('user_message')) {
+        cutAfterNextMessage = false;
+        cut = true;
+        void server.close();
+        void ws.close({ code: 4000, reason: 'cut by the test' });
+      }
+    });
+    server.onMessage((message) => {
+      if (cut) return;
+      socket.received.push(JSON.parse(String(message)).type);
+      ws.send(message);
+    });
+  });
+  await signUp(page);
+  await startSession(page, 'The living cell');
+  const sessionId = page.url().split('/').pop();
+  const before = await turns(page);
+
+  cutAfterNextMessage = true;
+  await page.getByTestId('answer').fill('the mitochondria do respiration');
+  await page.getByTestId('answer').press('Enter');
+  await expect.poll(() => sockets.length, { timeout: 15_000 }).toBe(2);
+  expect(sockets[1].url).toMatch(/\?since=\d+$/);
+  // The near miss and the reply, both made while the page was away, are shown; once.
+  await expect(page.getByTestId('near-miss')).toBeVisible({ timeout: 15_000 });
+  await expect.poll(() => turns(page), { timeout: 15_000 }).toBe(before + 1);
+  await expect(page.getByTestId('live')).toHaveAttribute('data-connection', 'open');
+  expect(sockets[1].received).toContain('resumed');
+  expect(sockets[1].received).not.toContain('session_started');
+  expect(sockets[1].received.filter((t) => t === 'assistant_complete')).toHaveLength(1);
+  expect(sockets[1].received.filter((t) => t === 'recall_point_near_miss')).toHaveLength(1);
+  await page.waitForTimeout(1_000);
+  expect(await turns(page)).toBe(before + 1);
+  await page.goto(`/history/${sessionId}?filter=learner`);
+  await expect(page.locator('.entry.speaker-learner')).toHaveCount(1);
 });
 
 test('a recall sent just before the server dies is counted exactly once after reconnect', async ({ page }) => {

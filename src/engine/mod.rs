@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use tokio::sync::{mpsc, oneshot};
 use tracing::Instrument;
-use warren_app::protocol::{ClientMessage, ProviderInfo, ServerMessage};
+use warren_app::protocol::{ClientMessage, ErrorPayload, ProviderInfo};
 
 use crate::llm::SharedProvider;
 use crate::store::{SessionRow, Store, StoreError, now_ms};
@@ -110,11 +110,19 @@ pub struct Engine {
     live: Arc<Mutex<HashMap<String, mpsc::Sender<Command>>>>,
 }
 
+/// What a socket receives from its session.
+pub enum Outbound {
+    /// A frame of the session's stream, written once for every socket (it carries its `seq`).
+    Frame(Arc<str>),
+    /// A newer socket took the session over: this one sends the error and closes (4409).
+    TakenOver(ErrorPayload),
+}
+
 /// A socket's connection to a session actor. Dropping it detaches.
 pub struct Attachment {
     id: u64,
     commands: mpsc::Sender<Command>,
-    pub messages: mpsc::Receiver<ServerMessage>,
+    pub messages: mpsc::Receiver<Outbound>,
 }
 
 impl Attachment {
@@ -192,14 +200,20 @@ impl Engine {
         Ok(store.create_session(owner, set_id, &targets).await?)
     }
 
-    /// Connects a socket to a session, starting its actor if it is not running.
-    pub async fn attach(&self, owner: &str, session_id: &str) -> Result<Attachment, EngineError> {
+    /// Attaches a socket to a session, starting its actor if need be. `since` is the last
+    /// `seq` the page saw, when it is reconnecting (see the protocol's `ServerFrame`).
+    pub async fn attach(
+        &self,
+        owner: &str,
+        session_id: &str,
+        since: Option<u64>,
+    ) -> Result<Attachment, EngineError> {
         // A stopping actor may refuse the first try; a fresh one is started for the second.
         for _ in 0..2 {
             let commands = self.actor(owner, session_id).await?;
             let (tx, messages) = mpsc::channel(self.shared.config.socket_buffer);
             let (reply, answer) = oneshot::channel();
-            if commands.send(Command::Attach { owner: owner.to_string(), tx, reply }).await.is_err() {
+            if commands.send(Command::Attach { owner: owner.to_string(), since, tx, reply }).await.is_err() {
                 self.forget(session_id, &commands);
                 continue;
             }

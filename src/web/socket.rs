@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::response::Response;
 use futures_util::{SinkExt, StreamExt};
 use warren_app::protocol::{
@@ -15,7 +15,7 @@ use warren_app::protocol::{
 
 use super::viewer::CurrentViewer;
 use crate::engine::rate::TokenBucket;
-use crate::engine::{Engine, EngineError};
+use crate::engine::{Engine, EngineError, Outbound};
 use crate::store::now_ms;
 
 /// Close code for a session that does not exist or is not the learner's (like HTTP 404).
@@ -36,12 +36,21 @@ pub const CLOSE_TOO_BIG: u16 = 1009;
 const FRAME_BURST: u32 = 30;
 const FRAME_INTERVAL: Duration = Duration::from_millis(100);
 
+/// The socket URL's query: `?since=N`, the last `seq` the page saw, when it reconnects. A
+/// value that is not a number is taken as none (the page gets the whole state).
+#[derive(serde::Deserialize)]
+pub struct Reconnect {
+    since: Option<String>,
+}
+
 pub async fn upgrade(
     ws: WebSocketUpgrade,
     Path(session_id): Path<String>,
+    Query(reconnect): Query<Reconnect>,
     State(engine): State<Engine>,
     CurrentViewer(viewer): CurrentViewer,
 ) -> Response {
+    let since = reconnect.since.and_then(|since| since.parse::<u64>().ok());
     ws.max_message_size(HARD_FRAME_LIMIT)
         .max_frame_size(HARD_FRAME_LIMIT)
         // The defaults (128 KiB each) were most of an idle session's memory. Frames are small
@@ -49,10 +58,16 @@ pub async fn upgrade(
         .read_buffer_size(READ_BUFFER)
         .write_buffer_size(0)
         .max_write_buffer_size(HARD_FRAME_LIMIT * 4)
-        .on_upgrade(move |socket| serve(socket, engine, viewer.map(|v| v.user_id), session_id))
+        .on_upgrade(move |socket| serve(socket, engine, viewer.map(|v| v.user_id), session_id, since))
 }
 
-async fn serve(mut socket: WebSocket, engine: Engine, user_id: Option<String>, session_id: String) {
+async fn serve(
+    mut socket: WebSocket,
+    engine: Engine,
+    user_id: Option<String>,
+    session_id: String,
+    since: Option<u64>,
+) {
     let Some(user_id) = user_id else {
         refuse(
             &mut socket,
@@ -64,7 +79,7 @@ async fn serve(mut socket: WebSocket, engine: Engine, user_id: Option<String>, s
         .await;
         return;
     };
-    let mut attachment = match engine.attach(&user_id, &session_id).await {
+    let mut attachment = match engine.attach(&user_id, &session_id, since).await {
         Ok(attachment) => attachment,
         Err(err) => {
             let (code, message, close) = match err {
@@ -90,16 +105,17 @@ async fn serve(mut socket: WebSocket, engine: Engine, user_id: Option<String>, s
     loop {
         tokio::select! {
             outgoing = attachment.messages.recv() => {
-                let Some(frame) = outgoing else { break };
-                if let ServerMessage::Error(e) = &frame
-                    && e.code == ErrorCode::SessionTakenOver
-                {
-                    close_with(&mut sink, e.code, &e.message, CLOSE_TAKEN_OVER).await;
-                    break;
-                }
-                let Ok(text) = serde_json::to_string(&frame) else { continue };
-                if sink.send(Message::Text(text.into())).await.is_err() {
-                    break;
+                match outgoing {
+                    Some(Outbound::Frame(text)) => {
+                        if sink.send(Message::Text(Utf8Bytes::from(&*text))).await.is_err() {
+                            break;
+                        }
+                    }
+                    Some(Outbound::TakenOver(e)) => {
+                        close_with(&mut sink, e.code, &e.message, CLOSE_TAKEN_OVER).await;
+                        break;
+                    }
+                    None => break,
                 }
             }
             incoming = stream.next() => {

@@ -9,6 +9,8 @@ use async_trait::async_trait;
 use warren::engine::{Attachment, Engine, EngineConfig, demo};
 use warren::llm::{LlmError, Output, Provider, Purpose, ReplyStream, Request};
 use warren::store::Store;
+
+use crate::common::attached_frame;
 use warren_app::protocol::{ClientMessage, ProviderInfo, ServerMessage, SessionStatus};
 
 #[derive(Default)]
@@ -88,7 +90,7 @@ async fn fixture_with(config: EngineConfig) -> Fixture {
 }
 
 async fn next(a: &mut Attachment) -> ServerMessage {
-    tokio::time::timeout(Duration::from_secs(5), a.messages.recv()).await.expect("a frame").expect("open")
+    attached_frame(a, Duration::from_secs(5)).await.expect("a frame")
 }
 
 async fn until(a: &mut Attachment, done: impl Fn(&ServerMessage) -> bool) -> Vec<ServerMessage> {
@@ -136,7 +138,7 @@ fn recall_json(ids: &[&str]) -> String {
 #[tokio::test]
 async fn the_checklist_is_idempotent_and_ignores_unknown_or_unsure_points() {
     let f = fixture().await;
-    let mut a = f.engine.attach(&f.owner, &f.session).await.unwrap();
+    let mut a = f.engine.attach(&f.owner, &f.session, None).await.unwrap();
     until(&mut a, turn_end).await;
     let (p0, p1) = (f.points[0].clone(), f.points[1].clone());
     f.provider.evaluator_says(&[
@@ -155,7 +157,7 @@ async fn the_checklist_is_idempotent_and_ignores_unknown_or_unsure_points() {
 #[tokio::test]
 async fn a_malformed_evaluation_is_retried_once_then_degrades_to_nothing() {
     let f = fixture().await;
-    let mut a = f.engine.attach(&f.owner, &f.session).await.unwrap();
+    let mut a = f.engine.attach(&f.owner, &f.session, None).await.unwrap();
     until(&mut a, turn_end).await;
     let p0 = f.points[0].clone();
     f.provider.evaluator_says(&["Sure! They recalled it.", &recall_json(&[&p0])]);
@@ -172,7 +174,7 @@ async fn a_malformed_evaluation_is_retried_once_then_degrades_to_nothing() {
 #[tokio::test]
 async fn ratings_reflect_struggle_and_schedule_the_next_review() {
     let f = fixture().await;
-    let mut a = f.engine.attach(&f.owner, &f.session).await.unwrap();
+    let mut a = f.engine.attach(&f.owner, &f.session, None).await.unwrap();
     until(&mut a, turn_end).await;
     let (p0, p1) = (f.points[0].clone(), f.points[1].clone());
     // Two misses on the first point, then it comes: hard. The next, straight away: good.
@@ -195,7 +197,7 @@ async fn ratings_reflect_struggle_and_schedule_the_next_review() {
 #[tokio::test]
 async fn overlay_then_pause_and_resume_keep_the_checklist() {
     let f = fixture().await;
-    let mut a = f.engine.attach(&f.owner, &f.session).await.unwrap();
+    let mut a = f.engine.attach(&f.owner, &f.session, None).await.unwrap();
     until(&mut a, turn_end).await;
     let ids: Vec<&str> = f.points.iter().map(String::as_str).collect();
     f.provider.evaluator_says(&[&recall_json(&ids[..2])]);
@@ -206,7 +208,7 @@ async fn overlay_then_pause_and_resume_keep_the_checklist() {
     assert!(matches!(frames.last(), Some(ServerMessage::SessionPaused(p)) if p.recalled_count == 2));
     drop(a);
 
-    let mut a = f.engine.attach(&f.owner, &f.session).await.unwrap();
+    let mut a = f.engine.attach(&f.owner, &f.session, None).await.unwrap();
     let ServerMessage::SessionStarted(s) = next(&mut a).await else { panic!("session_started first") };
     assert_eq!((s.recalled_count, s.total_points, s.status), (2, 5, SessionStatus::InProgress));
     until(&mut a, turn_end).await;
@@ -219,7 +221,7 @@ async fn overlay_then_pause_and_resume_keep_the_checklist() {
 
     // Reconnecting while the overlay shows brings it back.
     drop(a);
-    let mut a = f.engine.attach(&f.owner, &f.session).await.unwrap();
+    let mut a = f.engine.attach(&f.owner, &f.session, None).await.unwrap();
     let ServerMessage::SessionStarted(s) = next(&mut a).await else { panic!() };
     assert!(s.overlay.is_some());
 }
@@ -227,9 +229,9 @@ async fn overlay_then_pause_and_resume_keep_the_checklist() {
 #[tokio::test]
 async fn another_learners_session_is_not_found() {
     let f = fixture().await;
-    let err = f.engine.attach("someone-else", &f.session).await.err().expect("refused");
+    let err = f.engine.attach("someone-else", &f.session, None).await.err().expect("refused");
     assert!(matches!(err, warren::engine::EngineError::NotFound));
-    let err = f.engine.attach(&f.owner, "missing").await.err().expect("refused");
+    let err = f.engine.attach(&f.owner, "missing", None).await.err().expect("refused");
     assert!(matches!(err, warren::engine::EngineError::NotFound));
 }
 
@@ -238,7 +240,7 @@ async fn a_long_session_is_compacted_within_its_budget_and_keeps_its_checklist()
     let budget = 1_000;
     let config = EngineConfig { context_tokens: budget, message_burst: u32::MAX, ..EngineConfig::default() };
     let f = fixture_with(config).await;
-    let mut a = f.engine.attach(&f.owner, &f.session).await.unwrap();
+    let mut a = f.engine.attach(&f.owner, &f.session, None).await.unwrap();
     until(&mut a, turn_end).await;
     let p0 = f.points[0].clone();
     f.provider.evaluator_says(&[&recall_json(&[&p0])]);

@@ -9,7 +9,7 @@ use warren::engine::{Engine, EngineConfig};
 use warren::llm::offline::Offline;
 use warren_app::protocol::{ClientMessage, ServerMessage};
 
-use crate::common::{TestApp, Ws, recalled_ids, reply_of};
+use crate::common::{TestApp, Ws, attached_frame, recalled_ids, reply_of};
 
 const CELL: &str = "The living cell";
 
@@ -135,7 +135,7 @@ async fn no_reply_in_thirty_messages_repeats_the_one_before() {
     let set = sets.iter().find(|s| s.name == CELL).unwrap();
     let session = engine.start_session(app.owner(), &set.id, true).await.unwrap().id;
     let points = app.store().points(app.owner(), &set.id).await.unwrap();
-    let mut live = engine.attach(app.owner(), &session).await.unwrap();
+    let mut live = engine.attach(app.owner(), &session, None).await.unwrap();
     let mut previous = String::new();
     let script = [
         "I don't know",
@@ -157,9 +157,7 @@ async fn no_reply_in_thirty_messages_repeats_the_one_before() {
             live.send(sent).await.unwrap();
         }
         let reply = loop {
-            let frame =
-                tokio::time::timeout(Duration::from_secs(5), live.messages.recv()).await.unwrap().unwrap();
-            match frame {
+            match attached_frame(&mut live, Duration::from_secs(5)).await.expect("a frame") {
                 ServerMessage::AssistantComplete(done) => break done.full_content,
                 ServerMessage::Error(e) => panic!("message {i}: {}", e.message),
                 _ => continue,

@@ -1,7 +1,7 @@
 //! A live session driven over the real WebSocket against the real server, with the offline
 //! provider: the protocol as a browser sees it.
 
-use crate::common::{TestApp, kinds, recalled_ids};
+use crate::common::{TestApp, attached_frame, kinds, recalled_ids};
 use futures_util::StreamExt;
 use serde_json::json;
 use tokio_tungstenite::tungstenite::Message;
@@ -394,9 +394,9 @@ async fn a_message_left_unanswered_by_a_restart_is_answered_on_reconnect() {
         std::sync::Arc::new(warren::llm::offline::Offline::new(std::time::Duration::ZERO)),
         warren::engine::EngineConfig::default(),
     );
-    let mut a = app2_engine.attach(app.owner(), &session).await.unwrap();
+    let mut a = app2_engine.attach(app.owner(), &session, None).await.unwrap();
     let mut frames = vec![];
-    while let Ok(Some(m)) = tokio::time::timeout(std::time::Duration::from_secs(5), a.messages.recv()).await {
+    while let Some(m) = attached_frame(&mut a, std::time::Duration::from_secs(5)).await {
         let end = matches!(m, ServerMessage::AssistantComplete(_));
         frames.push(m);
         if end {
@@ -543,4 +543,70 @@ async fn a_newer_socket_takes_the_session_over_and_the_older_is_told_and_closed(
     let frames = second.say(&points[0].content).await;
     assert_eq!(recalled_ids(&frames), vec![points[0].id.clone()]);
     assert!(first.stream.next().await.is_none_or(|f| f.is_err()), "the older socket is closed");
+}
+
+#[tokio::test]
+async fn a_reconnecting_page_gets_exactly_the_frames_it_missed_then_resumed() {
+    let app = TestApp::spawn().await;
+    let (session, points) = app.start(CELL).await;
+    let mut ws = app.connect(&session).await;
+    let mut seen = vec![];
+    loop {
+        let frame = ws.next_frame().await;
+        let done = matches!(frame.message, ServerMessage::AssistantComplete(_));
+        seen.push(frame);
+        if done {
+            break;
+        }
+    }
+    let seqs: Vec<u64> = seen.iter().map(|f| f.seq.expect("every frame of the session is numbered")).collect();
+    assert!(seqs.windows(2).all(|w| w[0] < w[1]), "numbers increase: {seqs:?}");
+    let since = *seqs.last().unwrap();
+
+    // The page sends a near miss and a recall and loses its connection before any answer.
+    let near = json!({"type": "user_message", "content": "the mitochondria do respiration", "clientMessageId": "m1"});
+    ws.send(near).await;
+    ws.send(json!({"type": "user_message", "content": points[1].content, "clientMessageId": "m2"})).await;
+    drop(ws);
+    // Both turns run while nobody listens.
+    for _ in 0..100 {
+        let entries = app.store().entries(app.owner(), &session).await.unwrap();
+        if entries.iter().filter(|e| e.speaker == Some(Speaker::Tutor)).count() >= 3 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+
+    let mut ws = app.reconnect(&session, since).await;
+    let mut missed = vec![];
+    let resumed = loop {
+        let frame = ws.next_frame().await;
+        if let ServerMessage::Resumed(resumed) = frame.message {
+            break resumed;
+        }
+        missed.push(frame);
+    };
+    let seqs: Vec<u64> = missed.iter().map(|f| f.seq.expect("numbered")).collect();
+    assert!(seqs.first().is_some_and(|first| *first > since), "nothing seen is sent again: {seqs:?}");
+    assert!(seqs.windows(2).all(|w| w[0] < w[1]), "once and in order: {seqs:?}");
+    let messages: Vec<ServerMessage> = missed.into_iter().map(|f| f.message).collect();
+    assert_eq!(resumed.replayed as usize, messages.len());
+    assert_eq!(resumed.last_client_message_id.as_deref(), Some("m2"));
+    let kinds = kinds(&messages);
+    assert!(!kinds.contains(&"session_started"), "{kinds:?}");
+    assert_eq!(kinds.iter().filter(|k| **k == "recall_point_near_miss").count(), 1, "{kinds:?}");
+    assert_eq!(kinds.iter().filter(|k| **k == "assistant_complete").count(), 2, "{kinds:?}");
+    assert_eq!(recalled_ids(&messages), vec![points[1].id.clone()]);
+    // The stream goes on live after `resumed`.
+    let frames = ws.say(&points[2].content).await;
+    assert_eq!(recalled_ids(&frames), vec![points[2].id.clone()]);
+    drop(ws);
+
+    // A number from another stream, or one too old, gets the whole state instead.
+    for stale in [1, u64::MAX] {
+        let mut ws = app.reconnect(&session, stale).await;
+        let first = ws.next_frame().await;
+        assert_eq!(started(&first.message).recalled_count, 2, "stale since={stale}");
+        assert!(first.seq.is_some());
+    }
 }

@@ -12,6 +12,7 @@ mod assess;
 mod client;
 mod compact;
 mod rabbithole;
+mod replay;
 mod turns;
 
 use std::collections::VecDeque;
@@ -19,7 +20,8 @@ use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot};
 use warren_app::protocol::{
-    ClientMessage, ErrorCode, ErrorPayload, ServerMessage, SessionEvent, SessionMode, SessionStatus,
+    ClientMessage, ErrorCode, ErrorPayload, Resumed, ServerFrame, ServerMessage, SessionEvent, SessionMode,
+    SessionStatus,
 };
 use warren_app::summary::SessionSummary;
 
@@ -28,16 +30,19 @@ use super::session::LiveSession;
 use super::struggle;
 use super::synthesis;
 use super::turn::{TurnKind, TutorPlan};
-use super::{EngineError, Shared};
+use super::{EngineError, Outbound, Shared};
 use crate::llm::brief::Recap;
 use crate::store::{Speaker, StoreError, now_ms};
 use compact::Compaction;
+use replay::FrameLog;
 use turns::ActiveTurn;
 
 pub enum Command {
     Attach {
         owner: String,
-        tx: mpsc::Sender<ServerMessage>,
+        /// The last `seq` the page saw, when it is reconnecting.
+        since: Option<u64>,
+        tx: mpsc::Sender<Outbound>,
         reply: oneshot::Sender<Result<u64, EngineError>>,
     },
     Detach(u64),
@@ -77,7 +82,8 @@ fn refuse(code: ErrorCode, message: impl Into<String>) -> Handled {
 pub struct Actor {
     shared: Arc<Shared>,
     session: LiveSession,
-    subscribers: Vec<(u64, mpsc::Sender<ServerMessage>)>,
+    subscribers: Vec<(u64, mpsc::Sender<Outbound>)>,
+    log: FrameLog,
     next_subscriber: u64,
     queue: VecDeque<(u64, ClientMessage)>,
     turn: Option<ActiveTurn>,
@@ -94,6 +100,7 @@ impl Actor {
             shared,
             session,
             subscribers: Vec::new(),
+            log: FrameLog::new(now_ms()),
             next_subscriber: 1,
             queue: VecDeque::new(),
             turn: None,
@@ -131,7 +138,7 @@ impl Actor {
 
     async fn on_command(&mut self, command: Command) {
         match command {
-            Command::Attach { owner, tx, reply } => {
+            Command::Attach { owner, since, tx, reply } => {
                 if owner != self.session.owner() {
                     let _ = reply.send(Err(EngineError::NotFound));
                     return;
@@ -149,12 +156,12 @@ impl Actor {
                     );
                     for (_, older) in self.subscribers.drain(..) {
                         self.shared.metrics.error(ErrorCode::SessionTakenOver);
-                        let _ = older.try_send(ServerMessage::Error(taken.clone()));
+                        let _ = older.try_send(Outbound::TakenOver(taken.clone()));
                     }
                 }
                 self.subscribers.push((id, tx));
                 let _ = reply.send(Ok(id));
-                if let Err(err) = self.on_attach(id).await {
+                if let Err(err) = self.on_attach(id, since).await {
                     self.report(id, Refusal::Store(err), None);
                 }
             }
@@ -192,8 +199,10 @@ impl Actor {
     }
 
     /// A socket attached: resume a paused session, open a new one, or answer a message left
-    /// unanswered by a restart; then tell this socket everything it needs to draw the view.
-    async fn on_attach(&mut self, subscriber: u64) -> Result<(), StoreError> {
+    /// unanswered by a restart; then tell this socket everything it needs to draw the view:
+    /// the frames it missed, when it reconnects with `since` and they are all still kept, or
+    /// else the whole state.
+    async fn on_attach(&mut self, subscriber: u64, since: Option<u64>) -> Result<(), StoreError> {
         let now = now_ms();
         let before = self.session.row.state.clone();
         let mut next = None;
@@ -234,13 +243,31 @@ impl Actor {
             self.session.save(&self.shared.store).await?;
         }
 
-        let opening = match &next {
-            Some((TurnKind::Opening(_) | TurnKind::Resume(_), _)) => String::new(),
-            _ => self.session.current_agent_text(),
-        };
-        let streaming = self.turn.as_ref().map(|t| t.streamed.clone()).filter(|s| !s.is_empty());
-        let started = self.session.started_payload(self.shared.provider.info(), opening, streaming, now);
-        self.emit(SessionEvent::SessionStarted(Box::new(started)), Audience::One(subscriber));
+        let fresh = matches!(&next, Some((TurnKind::Opening(_) | TurnKind::Resume(_), _)));
+        let missed = since
+            .filter(|_| before.status == SessionStatus::InProgress && !fresh)
+            .and_then(|since| self.log.after(since));
+        match missed {
+            Some(missed) => {
+                let replayed = u32::try_from(missed.len()).unwrap_or(u32::MAX);
+                for frame in missed {
+                    self.deliver(Audience::One(subscriber), &frame);
+                }
+                let resumed = Resumed {
+                    replayed,
+                    elapsed_ms: self.session.elapsed_ms(now),
+                    last_client_message_id: self.session.last_client_message_id(),
+                };
+                self.send(Audience::One(subscriber), ServerMessage::Resumed(resumed));
+            }
+            None => {
+                let opening = if fresh { String::new() } else { self.session.current_agent_text() };
+                let streaming = self.turn.as_ref().map(|t| t.streamed.clone()).filter(|s| !s.is_empty());
+                let started =
+                    self.session.started_payload(self.shared.provider.info(), opening, streaming, now);
+                self.emit(SessionEvent::SessionStarted(Box::new(started)), Audience::One(subscriber));
+            }
+        }
         if let Some((kind, speaker)) = next {
             self.start_turn(kind, speaker);
         }
@@ -327,11 +354,29 @@ impl Actor {
         self.send(audience, frame);
     }
 
-    /// Delivers a frame. A socket that cannot keep up is dropped; it reconnects and resyncs.
+    /// Numbers a frame, keeps it when it is for the whole session (see `replay`) and delivers
+    /// it.
     fn send(&mut self, audience: Audience, message: ServerMessage) {
+        let seq = self.log.next_seq();
+        let text: Arc<str> = match serde_json::to_string(&ServerFrame { message, seq: Some(seq) }) {
+            Ok(text) => text.into(),
+            Err(err) => {
+                tracing::error!(session = self.session.id(), "cannot write a frame: {err}");
+                return;
+            }
+        };
+        if let Audience::All = audience {
+            self.log.keep(seq, text.clone());
+        }
+        self.deliver(audience, &text);
+    }
+
+    /// Hands a written frame to its sockets. A socket that cannot keep up is dropped; it
+    /// reconnects and catches up.
+    fn deliver(&mut self, audience: Audience, text: &Arc<str>) {
         self.subscribers.retain(|(id, tx)| match audience {
             Audience::One(target) if *id != target => true,
-            Audience::One(_) | Audience::All => tx.try_send(message.clone()).is_ok(),
+            Audience::One(_) | Audience::All => tx.try_send(Outbound::Frame(text.clone())).is_ok(),
         });
     }
 }

@@ -14,10 +14,10 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 use warren::config::Config;
-use warren::engine::Engine;
+use warren::engine::{Attachment, Engine, Outbound};
 use warren::startup::Application;
 use warren::store::{Point, Store};
-use warren_app::protocol::ServerMessage;
+use warren_app::protocol::{ServerFrame, ServerMessage};
 
 pub struct TestApp {
     pub addr: SocketAddr,
@@ -156,7 +156,16 @@ impl TestApp {
 
     /// Opens the session socket with the given sign-in cookie (or none).
     pub async fn connect_as(&self, cookie: Option<&str>, session_id: &str) -> Ws {
-        let url = format!("ws://{}/ws/sessions/{session_id}", self.addr);
+        self.connect_to(cookie, &format!("/ws/sessions/{session_id}")).await
+    }
+
+    /// Opens the session socket again as a page that saw frames up to `since` would.
+    pub async fn reconnect(&self, session_id: &str, since: u64) -> Ws {
+        self.connect_to(Some(&self.learner.cookie), &format!("/ws/sessions/{session_id}?since={since}")).await
+    }
+
+    async fn connect_to(&self, cookie: Option<&str>, path: &str) -> Ws {
+        let url = format!("ws://{}{path}", self.addr);
         let mut request = url.into_client_request().unwrap();
         if let Some(cookie) = cookie {
             request.headers_mut().insert("cookie", cookie.parse().unwrap());
@@ -195,24 +204,16 @@ pub struct Ws {
     pub stream: WebSocketStream<MaybeTlsStream<tokio::net::TcpStream>>,
 }
 
-/// Frames of interest, by their `type`.
+/// A frame's `type`.
 pub fn kind(m: &ServerMessage) -> &'static str {
-    match m {
-        ServerMessage::SessionStarted(_) => "session_started",
-        ServerMessage::AssistantChunk(_) => "assistant_chunk",
-        ServerMessage::AssistantComplete(_) => "assistant_complete",
-        ServerMessage::RecallPointRecalled(_) => "recall_point_recalled",
-        ServerMessage::RecallPointNearMiss(_) => "recall_point_near_miss",
-        ServerMessage::RabbitholeDetected(_) => "rabbithole_detected",
-        ServerMessage::RabbitholeEntered(_) => "rabbithole_entered",
-        ServerMessage::RabbitholeExited(_) => "rabbithole_exited",
-        ServerMessage::SessionCompleteOverlay(_) => "session_complete_overlay",
-        ServerMessage::SessionPaused(_) => "session_paused",
-        ServerMessage::ShowImage(_) => "show_image",
-        ServerMessage::ShowResource(_) => "show_resource",
-        ServerMessage::SessionComplete(_) => "session_complete",
-        ServerMessage::Error(_) => "error",
-        ServerMessage::Pong(_) => "pong",
+    m.frame_type().as_str()
+}
+
+/// The next frame an engine attachment receives within `within`, read as a page reads it.
+pub async fn attached_frame(a: &mut Attachment, within: Duration) -> Option<ServerMessage> {
+    match tokio::time::timeout(within, a.messages.recv()).await.ok()?? {
+        Outbound::Frame(text) => Some(serde_json::from_str(&text).expect("a frame the client reads")),
+        Outbound::TakenOver(error) => Some(ServerMessage::Error(error)),
     }
 }
 
@@ -258,6 +259,11 @@ impl Ws {
 
     /// The next frame, failing the test after ten seconds of silence.
     pub async fn next(&mut self) -> ServerMessage {
+        self.next_frame().await.message
+    }
+
+    /// The next frame with its place in the stream.
+    pub async fn next_frame(&mut self) -> ServerFrame {
         loop {
             let frame = tokio::time::timeout(Duration::from_secs(10), self.stream.next())
                 .await

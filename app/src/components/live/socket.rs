@@ -2,7 +2,12 @@
 //! into a sink and a stream) and selects over incoming frames, the page's outgoing frames and
 //! a heartbeat. It reconnects with backoff after any drop (a restart included) and notices a
 //! dead connection by its silence. A session that is not found (4404), a learner not signed
-//! in (4401) or a session opened on another socket (4409) ends the attempts. The task stops when the page drops its [`Outbox`].
+//! in (4401) or a session opened on another socket (4409) ends the attempts. The task stops
+//! when the page drops its [`Outbox`].
+//!
+//! It remembers the last `seq` it was given and reconnects with `?since=` it, so the server
+//! sends only what the page missed (then `resumed`), or the whole state when it cannot. A
+//! frame whose `seq` the page has already had is not applied twice.
 //!
 //! During server rendering there is no socket: [`connect`] hands back an outbox nobody reads.
 
@@ -51,7 +56,7 @@ mod browser {
     use gloo_timers::future::{IntervalStream, TimeoutFuture};
 
     use super::super::state::Connection;
-    use crate::protocol::{ClientMessage, ServerMessage};
+    use crate::protocol::{ClientMessage, ServerFrame, ServerMessage};
 
     /// Close codes after which reconnecting cannot help (or would take the session back from
     /// the tab that has it now, 4409).
@@ -66,6 +71,35 @@ mod browser {
         let scheme = if location.protocol().ok().as_deref() == Some("https:") { "wss" } else { "ws" };
         let host = location.host().unwrap_or_default();
         format!("{scheme}://{host}/ws/sessions/{session_id}")
+    }
+
+    /// Where the page stands in the session's stream of frames.
+    #[derive(Default)]
+    struct Position {
+        /// The last `seq` applied.
+        seen: Option<u64>,
+    }
+
+    impl Position {
+        /// Whether to apply a frame: a snapshot always (it starts the count again), any other
+        /// frame of the stream once.
+        fn fresh(&mut self, frame: &ServerFrame) -> bool {
+            let Some(seq) = frame.seq else { return true };
+            if matches!(frame.message, ServerMessage::SessionStarted(_))
+                || self.seen.is_none_or(|seen| seq > seen)
+            {
+                self.seen = Some(seq);
+                return true;
+            }
+            false
+        }
+
+        fn url(&self, base: &str) -> String {
+            match self.seen {
+                Some(seen) => format!("{base}?since={seen}"),
+                None => base.to_string(),
+            }
+        }
     }
 
     /// How one connection ended.
@@ -85,9 +119,10 @@ mod browser {
         on_connection: impl Fn(Connection),
     ) {
         let mut attempt = 0u32;
+        let mut position = Position::default();
         loop {
-            if let Ok(ws) = WebSocket::open(&url) {
-                match connection(ws, &mut outbox, &on_frame, &mut attempt).await {
+            if let Ok(ws) = WebSocket::open(&position.url(&url)) {
+                match connection(ws, &mut outbox, &on_frame, &mut attempt, &mut position).await {
                     Ended::Dropped => {}
                     Ended::Refused(reason) => {
                         let why =
@@ -124,22 +159,28 @@ mod browser {
         outbox: &mut UnboundedReceiver<ClientMessage>,
         on_frame: &impl Fn(ServerMessage),
         attempt: &mut u32,
+        position: &mut Position,
     ) -> Ended {
         let (mut sink, stream) = ws.split();
         let mut stream = stream.fuse();
         let mut heartbeat = IntervalStream::new(HEARTBEAT_MS).fuse();
         let mut last_heard = js_sys::Date::now();
-        // Open once the server has spoken (it starts with `session_started`).
+        // Open once the server has said where the page stands (`session_started`, or `resumed`
+        // after the frames it missed).
         let mut open = false;
         loop {
             select! {
                 frame = stream.next() => match frame {
                     Some(Ok(Message::Text(text))) => {
-                        open = true;
-                        *attempt = 0;
                         last_heard = js_sys::Date::now();
-                        if let Ok(message) = serde_json::from_str::<ServerMessage>(&text) {
-                            on_frame(message);
+                        if let Ok(frame) = serde_json::from_str::<ServerFrame>(&text)
+                            && position.fresh(&frame)
+                        {
+                            if matches!(frame.message, ServerMessage::SessionStarted(_) | ServerMessage::Resumed(_)) {
+                                open = true;
+                                *attempt = 0;
+                            }
+                            on_frame(frame.message);
                         }
                     }
                     Some(Ok(Message::Bytes(_))) => {}
@@ -156,7 +197,7 @@ mod browser {
                 },
                 message = outbox.next() => match message {
                     None => return Ended::PageGone,
-                    // Before `session_started` nothing is sent: the page resends what matters.
+                    // Until then nothing is sent: the page resends what matters.
                     Some(message) if open => {
                         if let Ok(text) = serde_json::to_string(&message)
                             && sink.send(Message::Text(text)).await.is_err()

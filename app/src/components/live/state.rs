@@ -77,7 +77,7 @@ pub struct LiveState {
     pub resources: Vec<ShowResource>,
     pub near_miss: Option<String>,
     pub error: Option<ErrorPayload>,
-    /// Study time at the last `session_started`, and whether the clock runs.
+    /// Study time at the last `session_started` or `resumed`.
     pub elapsed_ms: u64,
     pub outbox: Vec<Outgoing>,
     /// Replies finished (or refused) so far on this page: a turn has ended when this grows.
@@ -168,25 +168,13 @@ impl LiveState {
                         self.agent_text = started.opening_message;
                     }
                 }
-                // The server has everything up to its last stored message; the rest goes again
-                // (it would ignore an id it has, so a resend is always safe).
-                if let Some(stored) = &started.last_client_message_id
-                    && let Some(at) = self.outbox.iter().position(|o| &o.client_message_id == stored)
-                {
-                    self.outbox.drain(..=at);
-                }
-                if !self.outbox.is_empty() {
-                    self.waiting = true;
-                    actions.push(Action::Resend(
-                        self.outbox
-                            .iter()
-                            .map(|o| ClientMessage::UserMessage {
-                                content: o.content.clone(),
-                                client_message_id: Some(o.client_message_id.clone()),
-                            })
-                            .collect(),
-                    ));
-                }
+                self.resend_unstored(started.last_client_message_id.as_deref(), &mut actions);
+            }
+            ServerMessage::Resumed(resumed) => {
+                // The frames missed were applied as they came; the view is whole again.
+                self.connection = Some(Connection::Open);
+                self.elapsed_ms = resumed.elapsed_ms;
+                self.resend_unstored(resumed.last_client_message_id.as_deref(), &mut actions);
             }
             ServerMessage::AssistantChunk(chunk) => {
                 if !self.streaming {
@@ -318,6 +306,28 @@ impl LiveState {
             ServerMessage::Pong(_) => {}
         }
         actions
+    }
+
+    /// The server has every message up to `stored` (its last stored); the rest go again (it
+    /// would ignore an id it has, so a resend is always safe).
+    fn resend_unstored(&mut self, stored: Option<&str>, actions: &mut Vec<Action>) {
+        if let Some(stored) = stored
+            && let Some(at) = self.outbox.iter().position(|o| o.client_message_id == stored)
+        {
+            self.outbox.drain(..=at);
+        }
+        if !self.outbox.is_empty() {
+            self.waiting = true;
+            actions.push(Action::Resend(
+                self.outbox
+                    .iter()
+                    .map(|o| ClientMessage::UserMessage {
+                        content: o.content.clone(),
+                        client_message_id: Some(o.client_message_id.clone()),
+                    })
+                    .collect(),
+            ));
+        }
     }
 
     /// The oldest unanswered message got its answer.
@@ -574,6 +584,32 @@ mod tests {
         let Action::Resend(again) = &actions[0] else { panic!("{actions:?}") };
         assert_eq!(again.len(), 1);
         assert!(s.waiting);
+    }
+
+    #[test]
+    fn after_the_missed_frames_only_unstored_messages_go_again() {
+        let mut s = LiveState::default();
+        s.apply(started(0));
+        say(&mut s, "c1", "first");
+        say(&mut s, "c2", "second");
+        s.connection = Some(Connection::Reconnecting(1));
+        // Missed while away: the first was answered and recalled a point.
+        s.apply(recalled(1));
+        s.apply(ServerMessage::AssistantComplete(AssistantComplete {
+            full_content: "Yes.".into(),
+            total_chunks: 1,
+        }));
+        let actions = s.apply(ServerMessage::Resumed(Resumed {
+            replayed: 2,
+            elapsed_ms: 4_000,
+            last_client_message_id: Some("c1".into()),
+        }));
+        let Some(Action::Resend(again)) = actions.first() else { panic!("{actions:?}") };
+        assert_eq!(again.len(), 1);
+        assert_eq!(again[0].client_message_id(), Some("c2"));
+        assert_eq!((s.recalled, s.shown, s.elapsed_ms), (1, 1, 4_000));
+        assert_eq!(s.connection, Some(Connection::Open));
+        assert_eq!(s.agent_text, "Yes.");
     }
 
     #[test]
