@@ -44,6 +44,18 @@ ensure_rust_tools() {
   fi
 }
 
+# A nightly toolchain and cargo-fuzz, for scripts/fuzz only (the project builds on stable).
+ensure_fuzz_tools() {
+  if ! rustup toolchain list | grep -q '^nightly'; then
+    say "installing a nightly toolchain (for cargo fuzz)"
+    rustup toolchain install nightly --profile minimal
+  fi
+  if ! cargo fuzz --version >/dev/null 2>&1; then
+    say "building cargo-fuzz from crates.io (about a minute, once)"
+    cargo install --quiet --locked cargo-fuzz
+  fi
+}
+
 # wasm-opt for size-optimised release bundles, from npm's binaryen (Debian's is too old).
 ensure_wasm_opt() {
   if ! wasm-opt --version 2>/dev/null | grep -q 'version 132'; then

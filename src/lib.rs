@@ -1,6 +1,9 @@
 //! The Warren server: configuration, start-up, storage, the session engine and the web layer.
 //! The binary (`main.rs`) is a thin CLI over [`startup`]; tests start the same [`startup::Application`].
 
+// Deeply nested page views exceed the default limit on some compilers (nightly, for fuzzing).
+#![recursion_limit = "256"]
+
 pub mod cli_transfer;
 pub mod config;
 pub mod engine;

@@ -632,13 +632,11 @@ impl ErrorPayload {
 /// The `clientMessageId` of a frame that could not be taken, if it names one, so the refusal
 /// can name it too. Best effort: a frame that is not a JSON object names none.
 pub fn client_message_id_in(frame: &str) -> Option<String> {
-    #[derive(Deserialize)]
-    struct Named {
-        #[serde(rename = "clientMessageId")]
-        client_message_id: Option<String>,
-    }
-    let named: Named = serde_json::from_str(frame).ok()?;
-    named.client_message_id.filter(|id| !id.is_empty() && id.chars().count() <= 100)
+    // Read as `parse_client_message` reads it (the last of repeated keys counts), so a
+    // refusal names the very message the frame would have been.
+    let value: serde_json::Value = serde_json::from_str(frame).ok()?;
+    let id = value.get("clientMessageId")?.as_str()?;
+    (!id.is_empty() && id.chars().count() <= 100).then(|| id.to_string())
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -1042,6 +1040,19 @@ mod tests {
             assert!(json.starts_with(&expected), "{json}");
             assert_eq!(serde_json::from_str::<ServerMessage>(&json).unwrap(), message, "{json}");
         }
+    }
+
+    #[test]
+    fn a_refusal_names_the_message_the_frame_would_have_been() {
+        // Found by fuzzing: with the key repeated, the refusal used to name nothing.
+        let frame = r#"{"type":"user_message","content":"x","clientMessageId":"a","clientMessageId":"b"}"#;
+        let Ok(ClientMessage::UserMessage { client_message_id, .. }) = parse_client_message(frame) else {
+            panic!("a valid frame")
+        };
+        assert_eq!(client_message_id.as_deref(), Some("b"));
+        assert_eq!(client_message_id_in(frame).as_deref(), Some("b"));
+        assert_eq!(client_message_id_in(r#"{"clientMessageId":7}"#), None);
+        assert_eq!(client_message_id_in("[]"), None);
     }
 
     #[test]

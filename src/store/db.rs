@@ -22,6 +22,37 @@ pub struct Store {
     backend: Backend,
     /// Session trees read lately (see `tree.rs`).
     pub(super) trees: std::sync::Arc<std::sync::Mutex<super::tree::TreeCache>>,
+    /// On SQLite, write transactions take turns here (first come, first served) before they
+    /// ask SQLite for its one write lock: waiting on SQLite instead means its busy handler,
+    /// which sleeps 1, 2, 5, 10 … ms between tries, and that was most of a turn's worst case.
+    writers: std::sync::Arc<tokio::sync::Mutex<()>>,
+}
+
+/// A transaction that writes, holding the store's turn to write (on SQLite) until it ends.
+/// Used as the connection it runs on (`&mut *tx`); `commit` ends it, dropping rolls back.
+pub(crate) struct WriteTx {
+    tx: sqlx::Transaction<'static, sqlx::Any>,
+    _turn: Option<tokio::sync::OwnedMutexGuard<()>>,
+}
+
+impl WriteTx {
+    pub async fn commit(self) -> Result<(), sqlx::Error> {
+        self.tx.commit().await
+    }
+}
+
+impl std::ops::Deref for WriteTx {
+    type Target = sqlx::AnyConnection;
+
+    fn deref(&self) -> &sqlx::AnyConnection {
+        &self.tx
+    }
+}
+
+impl std::ops::DerefMut for WriteTx {
+    fn deref_mut(&mut self) -> &mut sqlx::AnyConnection {
+        &mut self.tx
+    }
 }
 
 /// Start-up failures, each worded as one sentence an operator can act on.
@@ -89,7 +120,7 @@ impl Store {
             .connect(&url)
             .await
             .map_err(|source| StoreError::Connect { url: redact(&url), source })?;
-        Ok(Self { pool, backend, trees: Default::default() })
+        Ok(Self { pool, backend, trees: Default::default(), writers: Default::default() })
     }
 
     pub fn backend(&self) -> Backend {
@@ -104,12 +135,14 @@ impl Store {
     /// (`BEGIN IMMEDIATE`): a deferred transaction that reads and then writes fails at once
     /// with "database is locked" when another connection wrote in between, and no busy
     /// timeout helps. PostgreSQL needs nothing special.
-    pub(crate) async fn write_transaction(
-        &self,
-    ) -> Result<sqlx::Transaction<'static, sqlx::Any>, sqlx::Error> {
+    pub(crate) async fn write_transaction(&self) -> Result<WriteTx, sqlx::Error> {
         match self.backend {
-            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await,
-            Backend::Postgres => self.pool.begin().await,
+            Backend::Sqlite => {
+                let turn = self.writers.clone().lock_owned().await;
+                let tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+                Ok(WriteTx { tx, _turn: Some(turn) })
+            }
+            Backend::Postgres => Ok(WriteTx { tx: self.pool.begin().await?, _turn: None }),
         }
     }
 

@@ -174,7 +174,7 @@ fn entry_from(row: EntryRow, session_id: &str) -> Result<Entry, StoreError> {
 
 /// [`Store::append_entry`] inside a transaction the caller commits.
 pub(super) async fn append_in(
-    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    tx: &mut super::db::WriteTx,
     owner: &str,
     session_id: &str,
     parent_id: Option<&str>,

@@ -121,6 +121,7 @@ impl Store {
         id: &str,
         state: &SessionState,
     ) -> Result<(), StoreError> {
+        let mut tx = self.write_transaction().await?;
         sqlx::query(
             "UPDATE sessions SET status = $1, mode = $2, active_rabbithole_id = $3, decline_cooldown = $4,
                  overlay_dismissed = $5, active_ms = $6, resumed_at = $7, ended_at = $8, updated_at = $9
@@ -137,8 +138,10 @@ impl Store {
         .bind(now_ms())
         .bind(id)
         .bind(owner)
-        .execute(self.pool())
+        // Saved on every turn: in a transaction, so it takes its turn with the other writes.
+        .execute(&mut *tx)
         .await?;
+        tx.commit().await?;
         Ok(())
     }
 
@@ -248,6 +251,23 @@ impl Store {
             .fetch_one(self.pool())
             .await?;
         Ok(n > 0)
+    }
+
+    /// Whether any of these entry ids is taken (by any session of any learner).
+    pub async fn any_entry_exists(&self, ids: &[&str]) -> Result<bool, StoreError> {
+        for chunk in ids.chunks(500) {
+            let marks: Vec<String> = (1..=chunk.len()).map(|i| format!("${i}")).collect();
+            let sql = format!("SELECT COUNT(*) FROM session_entries WHERE id IN ({})", marks.join(", "));
+            // Only numbered placeholders are formatted in; the ids are bound.
+            let mut query = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql));
+            for id in chunk {
+                query = query.bind(*id);
+            }
+            if query.fetch_one(self.pool()).await? > 0 {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// Writes an imported session, its entries and its recalls in one transaction, all owned

@@ -173,8 +173,9 @@ pub async fn export(
 }
 
 /// Imports a session file into the learner's account, under their set of the same name
-/// (created, with the file's points, when they have none). The tree keeps its ids unless the
-/// session is already stored (imported twice): then every id is new and references follow.
+/// (created, with the file's points, when they have none). The tree keeps its ids unless one
+/// of them is already stored (the file imported twice, or another file using the same ids):
+/// then every id is new and references follow.
 /// Returns the session's id.
 pub async fn import(store: &Store, owner: &str, file: SessionFile) -> Result<String, StoreError> {
     let SessionFile { header, entries } = file;
@@ -210,7 +211,9 @@ pub async fn import(store: &Store, owner: &str, file: SessionFile) -> Result<Str
             Some(point.id.clone())
         })
         .collect();
-    let taken = store.session_exists(&header.session_id).await?;
+    // Ids are global: a file imported twice, or another file reusing its entry ids, gets new ones.
+    let entry_ids: Vec<&str> = entries.iter().map(|e| e.id.as_str()).collect();
+    let taken = store.session_exists(&header.session_id).await? || store.any_entry_exists(&entry_ids).await?;
     let ids: std::collections::HashMap<String, String> = if taken {
         entries.iter().map(|e| (e.id.clone(), crate::store::new_id())).collect()
     } else {

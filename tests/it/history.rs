@@ -193,12 +193,24 @@ async fn a_version_one_file_imports_and_a_broken_one_is_refused() {
     let res = app.upload_import_as(&app.learner, "old.jsonl", v1.as_bytes().to_vec()).await;
     assert_eq!(res.status(), 303, "{}", res.text().await.unwrap_or_default());
     let session = res.headers()["location"].to_str().unwrap().trim_start_matches("/history/").to_string();
-    let (leaf, tree) = tree(app.store(), app.owner(), &session).await;
-    assert_eq!(tree.len(), 4);
+    let (leaf, entries) = tree(app.store(), app.owner(), &session).await;
+    assert_eq!(entries.len(), 4);
     assert_eq!(leaf.as_deref(), Some("v1-d"), "the leaf is the last entry");
     let (_, html) = app.page(&format!("/history/{session}")).await;
     assert!(html.contains("Romulus and Remus"));
     assert!(html.contains("Rome: from republic to empire"), "the learner's set of that name");
+
+    // Another file (another session's id) reusing those entry ids: imported under new ones.
+    // Found by fuzzing: it used to fail on the entries' unique ids.
+    let other = v1.replace("\"session\":\"v1-session\"", "\"session\":\"v2-session\"");
+    assert_ne!(other, v1);
+    let res = app.upload_import_as(&app.learner, "other.jsonl", other.into_bytes()).await;
+    assert_eq!(res.status(), 303, "{}", res.text().await.unwrap_or_default());
+    let copy = res.headers()["location"].to_str().unwrap().trim_start_matches("/history/").to_string();
+    let (copy_leaf, copy_tree) = tree(app.store(), app.owner(), &copy).await;
+    assert_eq!(copy_tree.len(), 4);
+    assert_ne!(copy_leaf.as_deref(), Some("v1-d"), "new ids");
+    assert_eq!(tree(app.store(), app.owner(), &session).await.0.as_deref(), Some("v1-d"), "the first is untouched");
 
     let before = app.store().sessions(app.owner()).await.unwrap().len();
     for broken in [

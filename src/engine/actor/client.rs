@@ -75,11 +75,12 @@ impl Actor {
                 let state = &mut self.session.row.state;
                 let run_detector = if state.decline_cooldown > 0 {
                     state.decline_cooldown -= 1;
+                    // Saved only when it changed: the append above already dated the session.
+                    self.session.save(&self.shared.store).await?;
                     false
                 } else {
                     earlier >= self.shared.config.quiet_exchanges
                 };
-                self.session.save(&self.shared.store).await?;
                 let speculative = self.speculative_plan();
                 self.start_turn(
                     TurnKind::Recall { message: content, run_detector, speculative },
