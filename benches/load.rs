@@ -6,8 +6,9 @@
 //! session sends its turns at once. It prints sessions held, the server's resident memory per
 //! idle session, turns per second, and the time from sending a message to its finished reply
 //! (p50 / p99, as the client sees it on the same machine), first with every session sending
-//! at once and then at a steady rate (one message a session, `LOAD_RATE` a second). It exits
-//! non-zero on any error frame or failed connection.
+//! at once and then at a steady rate (one message a session, `LOAD_RATE` a second); for the
+//! steady rate also the server's own time per turn, from its `/metrics` histogram (bucket
+//! bounds). It exits non-zero on any error frame or failed connection.
 //!
 //! `cargo bench --bench load`; `LOAD_SESSIONS` (default 2000), `LOAD_TURNS` (per session in
 //! the burst, default 3) and `LOAD_RATE` (default 100) set the size.
@@ -168,6 +169,7 @@ async fn run() -> usize {
     // Then at a steady rate the server can keep up with: one message a session, spread out,
     // so the time to a reply is the server's work rather than a queue.
     let rate = env_or("LOAD_RATE", 100).max(1);
+    let turns_before = turn_buckets(&http, &addr).await;
     let paced_start = Instant::now();
     let paced = sockets_after.into_iter().enumerate().map(|(s, mut socket)| async move {
         tokio::time::sleep(Duration::from_secs_f64(s as f64 / rate as f64)).await;
@@ -190,6 +192,11 @@ async fn run() -> usize {
         }
     }
     let paced_time = paced_start.elapsed();
+    let turns_after = turn_buckets(&http, &addr).await;
+    let server_turns: Vec<(f64, u64)> = turns_after
+        .iter()
+        .map(|(le, n)| (*le, n - turns_before.iter().find(|(b, _)| b == le).map_or(0, |(_, m)| *m)))
+        .collect();
     steady.sort();
     let at = |times: &[Duration], q: f64| {
         times.get(((times.len() as f64 - 1.0) * q).round() as usize).copied().unwrap_or_default()
@@ -223,8 +230,33 @@ async fn run() -> usize {
         ms(at(&steady, 0.99)),
         ms(steady.last().copied().unwrap_or_default())
     );
+    let server_at = |q: f64| {
+        let total = server_turns.last().map_or(0, |(_, n)| *n);
+        server_turns
+            .iter()
+            .find(|(_, n)| *n as f64 >= q * total as f64)
+            .map_or(f64::INFINITY, |(le, _)| le * 1000.0)
+    };
+    println!(
+        "  server time per turn at {rate} turns/s (message reaching its session to reply sent, from /metrics): p50 ≤ {} ms, p99 ≤ {} ms",
+        server_at(0.5),
+        server_at(0.99)
+    );
     drop(server);
     failures
+}
+
+/// The server's turn-time histogram: (bucket's upper bound in seconds, turns within it).
+async fn turn_buckets(http: &reqwest::Client, addr: &str) -> Vec<(f64, u64)> {
+    let text = http.get(format!("http://{addr}/metrics")).send().await.unwrap().text().await.unwrap();
+    text.lines()
+        .filter_map(|line| {
+            let rest = line.strip_prefix("warren_turn_seconds_bucket{le=\"")?;
+            let (le, count) = rest.split_once("\"} ")?;
+            let le = if le == "+Inf" { f64::INFINITY } else { le.parse().ok()? };
+            Some((le, count.trim().parse().ok()?))
+        })
+        .collect()
 }
 
 /// Reads frames to the end of a turn (`assistant_complete`); an error frame or a closed

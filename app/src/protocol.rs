@@ -1063,7 +1063,8 @@ mod tests {
             assert!(json.starts_with(&format!("{{\"type\":\"{}\"", message.frame_type())), "{json}");
             assert_eq!(serde_json::from_str::<ServerFrame>(&json).unwrap(), frame, "{json}");
             assert_eq!(serde_json::from_str::<ServerMessage>(&json).unwrap(), message, "{json}");
-            let unnumbered = serde_json::to_string(&ServerFrame { message: message.clone(), seq: None }).unwrap();
+            let unnumbered =
+                serde_json::to_string(&ServerFrame { message: message.clone(), seq: None }).unwrap();
             assert!(!unnumbered.contains("\"seq\""), "{unnumbered}");
             assert_eq!(serde_json::from_str::<ServerFrame>(&unnumbered).unwrap().seq, None);
         }

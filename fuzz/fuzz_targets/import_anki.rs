@@ -97,7 +97,12 @@ async fn package(p: &Package) -> Option<Vec<u8>> {
             .ok()?;
     }
     for (i, deck) in p.decks_of_cards.iter().enumerate() {
-        sqlx::query("INSERT INTO cards VALUES ($1, 0, $2)").bind(i as i64).bind(deck).execute(&mut db).await.ok()?;
+        sqlx::query("INSERT INTO cards VALUES ($1, 0, $2)")
+            .bind(i as i64)
+            .bind(deck)
+            .execute(&mut db)
+            .await
+            .ok()?;
     }
     db.close().await.ok()?;
     let collection = std::fs::read(&path).ok()?;

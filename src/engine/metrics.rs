@@ -102,7 +102,17 @@ pub struct Metrics {
     removed: [AtomicU64; Rule::ALL.len()],
     /// Speculative tutor replies kept and thrown away, and the characters thrown away.
     speculation: [AtomicU64; 3],
+    /// Turns by time from the learner's message reaching the session to its reply stored and
+    /// sent, one count per bucket of [`TURN_BUCKETS_MS`] (the last: longer).
+    turns: [AtomicU64; TURN_BUCKETS_MS.len() + 1],
 }
+
+/// Upper bounds of the turn-time buckets, in milliseconds: fine where a turn with the
+/// offline tutor falls, coarse where a language model's does.
+pub const TURN_BUCKETS_MS: [f64; 22] = [
+    0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 15.0, 20.0, 50.0, 100.0, 250.0, 500.0, 1000.0,
+    2500.0, 5000.0, 10000.0, 30000.0,
+];
 
 impl Metrics {
     /// Counts and logs one engine event.
@@ -134,6 +144,13 @@ impl Metrics {
     pub fn speculated(&self, kept: bool, wasted_chars: usize) {
         self.speculation[usize::from(!kept)].fetch_add(1, Ordering::Relaxed);
         self.speculation[2].fetch_add(u64::try_from(wasted_chars).unwrap_or(u64::MAX), Ordering::Relaxed);
+    }
+
+    /// Counts a turn: a learner message answered, `took` after it reached the session.
+    pub fn turn_took(&self, took: std::time::Duration) {
+        let ms = took.as_secs_f64() * 1000.0;
+        let bucket = TURN_BUCKETS_MS.iter().position(|le| ms <= *le).unwrap_or(TURN_BUCKETS_MS.len());
+        self.turns[bucket].fetch_add(1, Ordering::Relaxed);
     }
 
     /// Speculative tutor replies (kept, thrown away) so far.
@@ -201,6 +218,14 @@ impl Metrics {
                 self.removed[i].load(Ordering::Relaxed)
             );
         }
+        let _ = writeln!(out, "# TYPE warren_turn_seconds histogram");
+        let mut total = 0;
+        for (i, count) in self.turns.iter().enumerate() {
+            total += count.load(Ordering::Relaxed);
+            let le = TURN_BUCKETS_MS.get(i).map_or("+Inf".to_string(), |ms| (ms / 1000.0).to_string());
+            let _ = writeln!(out, "warren_turn_seconds_bucket{{le=\"{le}\"}} {total}");
+        }
+        let _ = writeln!(out, "warren_turn_seconds_count {total}");
         out
     }
 }
@@ -228,5 +253,20 @@ mod tests {
         let text = metrics.render();
         assert!(text.contains("warren_replies_started_total 1"), "{text}");
         assert!(text.contains("warren_errors_total{code=\"RATE_LIMITED\"} 1"), "{text}");
+    }
+
+    #[test]
+    fn turn_times_fill_cumulative_buckets() {
+        let metrics = Metrics::default();
+        for ms in [0, 2, 4, 4, 60_000] {
+            metrics.turn_took(std::time::Duration::from_millis(ms));
+        }
+        let text = metrics.render();
+        assert!(text.contains("warren_turn_seconds_bucket{le=\"0.0005\"} 1\n"), "{text}");
+        assert!(text.contains("warren_turn_seconds_bucket{le=\"0.002\"} 2\n"), "{text}");
+        assert!(text.contains("warren_turn_seconds_bucket{le=\"0.004\"} 4\n"), "{text}");
+        assert!(text.contains("warren_turn_seconds_bucket{le=\"30\"} 4\n"), "{text}");
+        assert!(text.contains("warren_turn_seconds_bucket{le=\"+Inf\"} 5\n"), "{text}");
+        assert!(text.contains("warren_turn_seconds_count 5\n"), "{text}");
     }
 }

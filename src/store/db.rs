@@ -32,10 +32,15 @@ pub struct Store {
 /// Used as the connection it runs on (`&mut *tx`); `commit` ends it, dropping rolls back.
 pub(crate) struct WriteTx {
     tx: sqlx::Transaction<'static, sqlx::Any>,
+    backend: Backend,
     _turn: Option<tokio::sync::OwnedMutexGuard<()>>,
 }
 
 impl WriteTx {
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
     pub async fn commit(self) -> Result<(), sqlx::Error> {
         self.tx.commit().await
     }
@@ -140,9 +145,11 @@ impl Store {
             Backend::Sqlite => {
                 let turn = self.writers.clone().lock_owned().await;
                 let tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
-                Ok(WriteTx { tx, _turn: Some(turn) })
+                Ok(WriteTx { tx, backend: self.backend, _turn: Some(turn) })
             }
-            Backend::Postgres => Ok(WriteTx { tx: self.pool.begin().await?, _turn: None }),
+            Backend::Postgres => {
+                Ok(WriteTx { tx: self.pool.begin().await?, backend: self.backend, _turn: None })
+            }
         }
     }
 

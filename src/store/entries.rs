@@ -181,13 +181,15 @@ pub(super) async fn append_in(
     new: NewEntry,
     advance_leaf: bool,
 ) -> Result<(Entry, bool), StoreError> {
-    // Takes the session's row lock on PostgreSQL (SQLite's write lock is already held):
-    // appends to one session take turns, so `seq` cannot be handed out twice.
-    sqlx::query("UPDATE sessions SET updated_at = updated_at WHERE id = $1 AND owner_id = $2")
-        .bind(session_id)
-        .bind(owner)
-        .execute(&mut **tx)
-        .await?;
+    // Takes the session's row lock on PostgreSQL: appends to one session take turns, so
+    // `seq` cannot be handed out twice. SQLite's one write lock is already held.
+    if tx.backend() == Backend::Postgres {
+        sqlx::query("UPDATE sessions SET updated_at = updated_at WHERE id = $1 AND owner_id = $2")
+            .bind(session_id)
+            .bind(owner)
+            .execute(&mut **tx)
+            .await?;
+    }
     if let Some(client_id) = &new.client_message_id {
         let existing: Option<Entry> = sqlx::query_as(select_entries!(
             "WHERE session_id = $1 AND client_message_id = $2 AND owner_id = $3"

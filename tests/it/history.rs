@@ -210,7 +210,11 @@ async fn a_version_one_file_imports_and_a_broken_one_is_refused() {
     let (copy_leaf, copy_tree) = tree(app.store(), app.owner(), &copy).await;
     assert_eq!(copy_tree.len(), 4);
     assert_ne!(copy_leaf.as_deref(), Some("v1-d"), "new ids");
-    assert_eq!(tree(app.store(), app.owner(), &session).await.0.as_deref(), Some("v1-d"), "the first is untouched");
+    assert_eq!(
+        tree(app.store(), app.owner(), &session).await.0.as_deref(),
+        Some("v1-d"),
+        "the first is untouched"
+    );
 
     let before = app.store().sessions(app.owner()).await.unwrap().len();
     for broken in [

@@ -559,7 +559,8 @@ async fn a_reconnecting_page_gets_exactly_the_frames_it_missed_then_resumed() {
             break;
         }
     }
-    let seqs: Vec<u64> = seen.iter().map(|f| f.seq.expect("every frame of the session is numbered")).collect();
+    let seqs: Vec<u64> =
+        seen.iter().map(|f| f.seq.expect("every frame of the session is numbered")).collect();
     assert!(seqs.windows(2).all(|w| w[0] < w[1]), "numbers increase: {seqs:?}");
     let since = *seqs.last().unwrap();
 

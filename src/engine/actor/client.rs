@@ -110,7 +110,7 @@ impl Actor {
         if self.session.mode() == SessionMode::Rabbithole {
             // Back to the main line first (its note written), then leave, before anything else.
             self.begin_return(false).await?;
-            self.queue.push_front((from, ClientMessage::LeaveSession));
+            self.queue.push_front((from, ClientMessage::LeaveSession, std::time::Instant::now()));
             return Ok(());
         }
         if let Some(pending) = self.session.pending_detection().map(|r| r.id.clone()) {

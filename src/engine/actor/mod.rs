@@ -17,6 +17,7 @@ mod turns;
 
 use std::collections::VecDeque;
 use std::sync::Arc;
+use std::time::Instant;
 
 use tokio::sync::{mpsc, oneshot};
 use warren_app::protocol::{
@@ -85,7 +86,10 @@ pub struct Actor {
     subscribers: Vec<(u64, mpsc::Sender<Outbound>)>,
     log: FrameLog,
     next_subscriber: u64,
-    queue: VecDeque<(u64, ClientMessage)>,
+    /// Client messages waiting, with when each arrived.
+    queue: VecDeque<(u64, ClientMessage, Instant)>,
+    /// When the learner message the turn under way answers arrived (for the turn-time metric).
+    answering: Option<Instant>,
     turn: Option<ActiveTurn>,
     compaction: Option<Compaction>,
     /// A return from a rabbit hole waiting for the summariser's note on it.
@@ -103,6 +107,7 @@ impl Actor {
             log: FrameLog::new(now_ms()),
             next_subscriber: 1,
             queue: VecDeque::new(),
+            answering: None,
             turn: None,
             compaction: None,
             returning: None,
@@ -129,8 +134,12 @@ impl Actor {
             }
             self.apply_compaction().await;
             while self.turn.is_none() && self.returning.is_none() {
-                let Some((from, message)) = self.queue.pop_front() else { break };
+                let Some((from, message, arrived)) = self.queue.pop_front() else { break };
+                let answers = matches!(message, ClientMessage::UserMessage { .. });
                 self.handle(from, message).await;
+                if answers {
+                    self.answering = self.turn.is_some().then_some(arrived);
+                }
             }
         }
         tracing::debug!(session = self.session.id(), "session actor stopped");
@@ -192,7 +201,7 @@ impl Actor {
                     let refused = message.client_message_id().map(str::to_string);
                     self.report(from, Refusal::Client(ErrorCode::Busy, busy.into()), refused);
                 } else {
-                    self.queue.push_back((from, message));
+                    self.queue.push_back((from, message, Instant::now()));
                 }
             }
         }

@@ -121,7 +121,7 @@ impl Actor {
                     session = self.session.id(),
                     "cannot store the return from a rabbit hole: {err}"
                 );
-                self.queue.retain(|(_, m)| !matches!(m, ClientMessage::LeaveSession));
+                self.queue.retain(|(_, m, _)| !matches!(m, ClientMessage::LeaveSession));
                 self.send_error(
                     Audience::All,
                     ErrorCode::Internal,

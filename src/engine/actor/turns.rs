@@ -138,6 +138,9 @@ impl Actor {
                     SessionEvent::AssistantStreamingEnd { full_content: text.clone(), total_chunks: chunks },
                     Audience::All,
                 );
+                if let Some(arrived) = self.answering.take() {
+                    self.shared.metrics.turn_took(arrived.elapsed());
+                }
                 self.emit(SessionEvent::AssistantMessage { content: text }, Audience::All);
                 if speaker == Speaker::Tutor {
                     self.compact_if_needed();
