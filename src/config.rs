@@ -99,6 +99,14 @@ pub struct Config {
     #[arg(long, env = "WARREN_PUBLIC_URL", global = true)]
     pub public_url: Option<String>,
 
+    /// Reverse proxies whose `X-Forwarded-For` is believed, comma-separated addresses or
+    /// networks (`127.0.0.1,10.0.0.0/8`). A request from one of them is counted (sign-in and
+    /// sign-up limits, logs) as coming from the address the proxies say; any other
+    /// request's header is ignored. Empty: the header is never believed.
+    #[arg(long, env = "WARREN_TRUSTED_PROXIES", value_delimiter = ',', value_parser = proxy,
+          global = true)]
+    pub trusted_proxies: Vec<ipnet::IpNet>,
+
     #[command(flatten)]
     pub llm: LlmConfig,
 
@@ -218,11 +226,36 @@ impl Config {
             log: "warn".into(),
             site_root: PathBuf::from("target/site"),
             public_url: None,
+            trusted_proxies: Vec::new(),
             llm: LlmConfig::offline(),
             rabbithole_cooldown: 3,
             context_tokens: 6000,
             summary_attempts: 3,
             summary_backoff_ms: 2000,
         }
+    }
+}
+
+/// A trusted proxy: an address (`10.0.0.7`) or a network (`10.0.0.0/8`).
+fn proxy(text: &str) -> Result<ipnet::IpNet, String> {
+    let text = text.trim();
+    text.parse::<ipnet::IpNet>()
+        .or_else(|_| text.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+        .map_err(|_| format!("“{text}” is not an address or a network such as 10.0.0.0/8"))
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[test]
+    fn trusted_proxies_are_addresses_or_networks() {
+        let cli = Cli::try_parse_from(["warren", "--trusted-proxies", "127.0.0.1, 10.0.0.0/8,::1"]).unwrap();
+        let shown: Vec<String> = cli.config.trusted_proxies.iter().map(ToString::to_string).collect();
+        assert_eq!(shown, ["127.0.0.1/32", "10.0.0.0/8", "::1/128"]);
+        let err = Cli::try_parse_from(["warren", "--trusted-proxies", "proxy.local"]).unwrap_err();
+        assert!(err.to_string().contains("not an address or a network"), "{err}");
     }
 }

@@ -117,6 +117,7 @@ impl Application {
             provider_status,
             throttle: Arc::new(Throttle::default()),
             secure_cookies,
+            trusted_proxies: config.trusted_proxies.clone().into(),
             backend,
         };
         Ok(Self { listener, state })

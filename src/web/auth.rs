@@ -3,16 +3,17 @@
 //! error code in the query string; the page words it.
 
 use std::collections::HashMap;
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::sync::Mutex;
 use std::time::Duration;
 
 use axum::Form;
-use axum::extract::{ConnectInfo, State};
+use axum::extract::State;
 use axum::response::Redirect;
 use serde::Deserialize;
 use tower_sessions::Session;
 
+use super::client_ip::ClientIp;
 use super::password::{hash, verify};
 use super::{AppState, query_value};
 use crate::engine::demo;
@@ -107,12 +108,12 @@ async fn sign_in_as(session: &Session, user_id: &str) -> bool {
 
 pub async fn sign_up(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientIp(client): ClientIp,
     session: Session,
     Form(form): Form<Credentials>,
 ) -> Redirect {
     let next = form.next.as_deref();
-    if !state.throttle.allow_sign_up(peer.ip()) {
+    if !state.throttle.allow_sign_up(client) {
         return back_to("/signup", "throttled", &form.username, next);
     }
     let Some(username) = normalise_username(&form.username) else {
@@ -148,13 +149,13 @@ pub async fn sign_up(
 
 pub async fn sign_in(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientIp(client): ClientIp,
     session: Session,
     Form(form): Form<Credentials>,
 ) -> Redirect {
     let next = form.next.as_deref();
     let username = form.username.trim().to_lowercase();
-    if !state.throttle.allow(&username, peer.ip()) {
+    if !state.throttle.allow(&username, client) {
         return back_to("/signin", "throttled", &username, next);
     }
     let account = match state.store.account_by_username(&username).await {

@@ -4,6 +4,7 @@
 mod auth;
 mod authoring;
 mod backend;
+mod client_ip;
 mod export_page;
 mod forms;
 mod health;
@@ -56,6 +57,8 @@ pub struct AppState {
     pub throttle: Arc<Throttle>,
     /// Whether the site is served over HTTPS (cookies are then `Secure`).
     pub secure_cookies: bool,
+    /// Proxies whose `X-Forwarded-For` is believed (see `client_ip`).
+    pub trusted_proxies: Arc<[ipnet::IpNet]>,
     /// The pages' access to the store and engine (also used to render pages for form posts).
     pub backend: Arc<dyn Backend>,
 }

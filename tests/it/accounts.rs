@@ -307,6 +307,46 @@ async fn sign_in_attempts_are_throttled_per_account() {
     assert!(location(&sign_in(&app, "learner", PASSWORD).await).contains("throttled"));
 }
 
+/// A wrong sign-in as if through a proxy that says the request came from `forwarded`.
+async fn guess_from(app: &TestApp, i: usize, forwarded: &str) -> String {
+    let res = app
+        .http
+        .post(app.url("/auth/signin"))
+        .header("x-forwarded-for", forwarded)
+        .form(&[("username", format!("nobody{i}")), ("password", "a wrong guess".to_string())])
+        .send()
+        .await
+        .unwrap();
+    location(&res)
+}
+
+#[tokio::test]
+async fn behind_a_trusted_proxy_each_client_address_has_its_own_allowance() {
+    let app = TestApp::spawn_with(|c| c.trusted_proxies = vec!["127.0.0.0/8".parse().unwrap()]).await;
+    // Thirty tries an address a minute (other accounts each time, so only the address counts).
+    for i in 0..30 {
+        assert!(guess_from(&app, i, "203.0.113.5").await.contains("error=invalid"), "try {i}");
+    }
+    assert!(guess_from(&app, 30, "203.0.113.5").await.contains("error=throttled"));
+    // Another learner behind the same proxy is not held up by it.
+    assert!(guess_from(&app, 31, "198.51.100.7, 203.0.113.6").await.contains("error=invalid"));
+}
+
+#[tokio::test]
+async fn without_trusted_proxies_a_forwarded_address_is_not_believed() {
+    let app = TestApp::spawn().await;
+    // Each try claims another address; all come from the same peer, and that is what counts
+    // (the test's own sign-up from it took one of its thirty).
+    let mut throttled_at = None;
+    for i in 0..31 {
+        if guess_from(&app, i, &format!("203.0.113.{i}")).await.contains("error=throttled") {
+            throttled_at = Some(i);
+            break;
+        }
+    }
+    assert_eq!(throttled_at, Some(29));
+}
+
 #[tokio::test]
 async fn oversize_bodies_and_cross_site_posts_are_refused() {
     let app = TestApp::spawn().await;
