@@ -56,6 +56,50 @@ ensure_fuzz_tools() {
   fi
 }
 
+# Builds of Warren's own crates that nothing will use again. Every clone at a new path (as CI
+# makes) builds them under new hashes, and a fuzz build alone is about 10 GB, so without this a
+# shared target dir fills the disk. Crates from the registry are left alone: their hashes are
+# stable and they are what makes a warm build warm.
+#   prune_builds PROFILE_DIR MINUTES   drops our crates' builds untouched for MINUTES
+#   prune_builds PROFILE_DIR newest    keeps only the newest build of each of our artifacts
+prune_builds() {
+  local dir="$1" keep="$2" fp hash name
+  [ -d "$dir/.fingerprint" ] || return 0
+  drop() {
+    rm -rf "$dir/.fingerprint/"*"-$1" "$dir/build/"*"-$1"
+    find "$dir/deps" "$dir/examples" -maxdepth 1 -name "*-$1*" -exec rm -rf {} + 2>/dev/null || true
+  }
+  if [ "$keep" = newest ]; then
+    # Newest first; the first hash seen for a name is kept, every later one dropped.
+    local seen=" "
+    while read -r name; do
+      hash="${name##*-}"; hash="${hash%%.*}"; name="${name%-*}"
+      case "$seen" in
+        *" $name "*) case "$seen" in *" keep:$hash "*) ;; *) drop "$hash" ;; esac ;;
+        *) seen="$seen$name keep:$hash " ;;
+      esac
+    done < <(cd "$dir/deps" && ls -t | grep -E '^(lib)?[a-z_]+-[0-9a-f]{16}(\.rlib)?$' | grep -E "^(lib)?($(our_artifacts))-" || true)
+  else
+    for fp in "$dir/.fingerprint/"warren-*; do
+      [ -d "$fp" ] || continue
+      hash="${fp##*-}"
+      [[ "$hash" =~ ^[0-9a-f]{16}$ ]] || continue
+      [ -n "$(find "$fp" -maxdepth 0 -mmin +"$keep")" ] && drop "$hash"
+    done
+    [ -d "$dir/incremental" ] &&
+      find "$dir/incremental" -mindepth 1 -maxdepth 1 -mmin +"$keep" -exec rm -rf {} +
+  fi
+  return 0
+}
+
+# Our crates' artifact names, as a regex alternation: the libraries and every fuzz target.
+our_artifacts() {
+  local names=(warren warren_app)
+  local f
+  for f in "$ROOT"/fuzz/fuzz_targets/*.rs; do names+=("$(basename "$f" .rs)"); done
+  (IFS='|'; echo "${names[*]}")
+}
+
 # wasm-opt for size-optimised release bundles, from npm's binaryen (Debian's is too old).
 ensure_wasm_opt() {
   if ! wasm-opt --version 2>/dev/null | grep -q 'version 132'; then
