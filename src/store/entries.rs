@@ -190,56 +190,55 @@ pub(super) async fn append_in(
             .execute(&mut **tx)
             .await?;
     }
-    if let Some(client_id) = &new.client_message_id {
-        let existing: Option<Entry> = sqlx::query_as(select_entries!(
+    let id = new_id();
+    let created_at = now_ms();
+    let (role, agent) = role_and_agent(new.speaker);
+    // The next `seq` is found by the insert itself, and a learner message already stored
+    // (sent again after a reconnect) inserts nothing: one trip to the database either way.
+    let seq: Option<i64> = sqlx::query_scalar(
+        "INSERT INTO session_entries (id, session_id, owner_id, parent_id, seq, created_at, kind, role, agent,
+             content, data, client_message_id)
+         VALUES ($1, $2, $3, $4, (SELECT COALESCE(MAX(seq), 0) + 1 FROM session_entries WHERE session_id = $2),
+             $5, $6, $7, $8, $9, $10, $11)
+         ON CONFLICT (session_id, client_message_id) DO NOTHING
+         RETURNING seq",
+    )
+    .bind(&id)
+    .bind(session_id)
+    .bind(owner)
+    .bind(parent_id)
+    .bind(created_at)
+    .bind(new.kind.as_str())
+    .bind(role)
+    .bind(agent)
+    .bind(&new.content)
+    .bind(new.data.as_ref().map(|d| d.to_string()))
+    .bind(&new.client_message_id)
+    .fetch_optional(&mut **tx)
+    .await?;
+    let Some(seq) = seq else {
+        let existing: Entry = sqlx::query_as(select_entries!(
             "WHERE session_id = $1 AND client_message_id = $2 AND owner_id = $3"
         ))
         .bind(session_id)
-        .bind(client_id)
+        .bind(&new.client_message_id)
         .bind(owner)
-        .fetch_optional(&mut **tx)
+        .fetch_one(&mut **tx)
         .await?;
-        if let Some(entry) = existing {
-            return Ok((entry, false));
-        }
-    }
-    let seq: i64 =
-        sqlx::query_scalar("SELECT COALESCE(MAX(seq), 0) + 1 FROM session_entries WHERE session_id = $1")
-            .bind(session_id)
-            .fetch_one(&mut **tx)
-            .await?;
+        return Ok((existing, false));
+    };
     let stored = Entry {
-        id: new_id(),
+        id,
         session_id: session_id.to_string(),
         parent_id: parent_id.map(str::to_string),
         seq,
-        created_at: now_ms(),
+        created_at,
         kind: new.kind,
         speaker: new.speaker,
         content: new.content,
         data: new.data,
         client_message_id: new.client_message_id,
     };
-    let (role, agent) = role_and_agent(stored.speaker);
-    sqlx::query(
-        "INSERT INTO session_entries (id, session_id, owner_id, parent_id, seq, created_at, kind, role, agent,
-             content, data, client_message_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
-    )
-    .bind(&stored.id)
-    .bind(session_id)
-    .bind(owner)
-    .bind(&stored.parent_id)
-    .bind(stored.seq)
-    .bind(stored.created_at)
-    .bind(stored.kind.as_str())
-    .bind(role)
-    .bind(agent)
-    .bind(&stored.content)
-    .bind(stored.data.as_ref().map(|d| d.to_string()))
-    .bind(&stored.client_message_id)
-    .execute(&mut **tx)
-    .await?;
     if advance_leaf {
         sqlx::query("UPDATE sessions SET leaf_id = $1, updated_at = $2 WHERE id = $3 AND owner_id = $4")
             .bind(&stored.id)

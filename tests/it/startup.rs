@@ -100,3 +100,29 @@ fn migrate_creates_the_database_file() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(dir.path().join("data/nested/warren.db").is_file());
 }
+
+/// Commits never checkpoint SQLite's write-ahead log themselves (that stalled one turn in a
+/// hundred); the store's own checkpointer copies it into the database file in the background.
+#[tokio::test]
+async fn the_write_ahead_log_reaches_the_database_file_without_a_commit_waiting_for_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w.db");
+    let store = warren::store::Store::open(&format!("sqlite://{}", path.display())).await.unwrap();
+    store.migrate().await.unwrap();
+    let owner = store.create_account("learner", "not-a-real-hash").await.unwrap().unwrap();
+    let before = std::fs::metadata(&path).unwrap().len();
+    for i in 0..40 {
+        let set = warren::store::NewSet {
+            name: format!("Set {i}"),
+            description: "x".repeat(4000),
+            ..Default::default()
+        };
+        store.create_set(&owner, &set).await.unwrap();
+    }
+    // The store stays open, so nothing else checkpoints: the file grows only if it works.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while std::fs::metadata(&path).unwrap().len() < before + 100_000 {
+        assert!(std::time::Instant::now() < deadline, "the database file never took in the log");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
