@@ -107,6 +107,28 @@ pub struct Config {
           global = true)]
     pub trusted_proxies: Vec<ipnet::IpNet>,
 
+    /// Connections in the database pool; by default 4 on SQLite and 10 on PostgreSQL.
+    #[arg(long, env = "WARREN_DB_POOL_SIZE",
+          value_parser = clap::value_parser!(u32).range(1..=1000), global = true)]
+    pub db_pool_size: Option<u32>,
+
+    /// Milliseconds a request waits for a free database connection before it fails with an
+    /// error saying the pool is exhausted.
+    #[arg(long, env = "WARREN_DB_ACQUIRE_TIMEOUT_MS", default_value_t = 5000,
+          value_parser = clap::value_parser!(u64).range(1..), global = true)]
+    pub db_acquire_timeout_ms: u64,
+
+    /// Milliseconds one database statement may run on PostgreSQL (its `statement_timeout`);
+    /// on SQLite, how long a connection waits for the file's lock.
+    #[arg(long, env = "WARREN_DB_STATEMENT_TIMEOUT_MS", default_value_t = 10_000,
+          value_parser = clap::value_parser!(u64).range(1..), global = true)]
+    pub db_statement_timeout_ms: u64,
+
+    /// This process's name among several sharing one database (shown in `/readyz` and on
+    /// the sessions it runs). By default the host name and a random suffix.
+    #[arg(long, env = "WARREN_INSTANCE_ID", global = true)]
+    pub instance_id: Option<String>,
+
     #[command(flatten)]
     pub llm: LlmConfig,
 
@@ -227,11 +249,24 @@ impl Config {
             site_root: PathBuf::from("target/site"),
             public_url: None,
             trusted_proxies: Vec::new(),
+            db_pool_size: None,
+            db_acquire_timeout_ms: 5000,
+            db_statement_timeout_ms: 10_000,
+            instance_id: None,
             llm: LlmConfig::offline(),
             rabbithole_cooldown: 3,
             context_tokens: 6000,
             summary_attempts: 3,
             summary_backoff_ms: 2000,
+        }
+    }
+
+    /// The database pool as `WARREN_DB_*` set it.
+    pub fn pool_settings(&self) -> crate::store::PoolSettings {
+        crate::store::PoolSettings {
+            size: self.db_pool_size,
+            acquire_timeout: std::time::Duration::from_millis(self.db_acquire_timeout_ms),
+            statement_timeout: std::time::Duration::from_millis(self.db_statement_timeout_ms),
         }
     }
 }

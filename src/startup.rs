@@ -11,7 +11,7 @@ use leptos::config::LeptosOptions;
 use tokio::net::TcpListener;
 
 use crate::config::{Config, Switch};
-use crate::engine::{Engine, EngineConfig};
+use crate::engine::{Engine, EngineConfig, Instance};
 use crate::llm::select::{self, ProviderConfigError};
 use crate::store::{Store, StoreError};
 use crate::web::{self, AppState, ServerBackend, Throttle};
@@ -65,6 +65,13 @@ impl Application {
             Switch::On => true,
             Switch::Off => false,
         };
+        let listener = TcpListener::bind(config.addr)
+            .await
+            .map_err(|source| StartupError::Bind { addr: config.addr, source })?;
+        let addr =
+            listener.local_addr().map_err(|source| StartupError::Bind { addr: config.addr, source })?;
+
+        let address = config.public_url.clone().unwrap_or_else(|| format!("http://{addr}"));
         let engine = Engine::new(
             store.clone(),
             provider,
@@ -74,6 +81,7 @@ impl Application {
                 speculative_tutor,
                 summary_attempts: config.summary_attempts,
                 summary_backoff: Duration::from_millis(config.summary_backoff_ms),
+                instance: Instance::named(config.instance_id.clone(), address),
                 ..EngineConfig::default()
             },
         );
@@ -84,12 +92,6 @@ impl Application {
             Ok(n) => tracing::info!(summaries = n, "writing the session summaries left pending"),
             Err(err) => tracing::error!("cannot read the session summaries left pending: {err}"),
         }
-
-        let listener = TcpListener::bind(config.addr)
-            .await
-            .map_err(|source| StartupError::Bind { addr: config.addr, source })?;
-        let addr =
-            listener.local_addr().map_err(|source| StartupError::Bind { addr: config.addr, source })?;
 
         let site_root = config.site_root.display().to_string();
         if !Path::new(&site_root).join("pkg").join(format!("{OUTPUT_NAME}_bg.wasm")).is_file() {
@@ -112,10 +114,10 @@ impl Application {
         });
         let state = AppState {
             leptos_options,
+            throttle: Arc::new(Throttle::new(store.clone())),
             store,
             engine,
             provider_status,
-            throttle: Arc::new(Throttle::default()),
             secure_cookies,
             trusted_proxies: config.trusted_proxies.clone().into(),
             backend,
@@ -136,6 +138,8 @@ impl Application {
     /// Serves until Ctrl-C or SIGTERM, then finishes in-flight requests.
     pub async fn run(self) -> Result<(), StartupError> {
         tokio::spawn(sweep_expired_sign_ins(self.state.store.clone()));
+        let engine = self.state.engine.clone();
+        tokio::spawn(engine.clone().keep_alive());
         let router = web::router(self.state);
         // Replies stream as many small frames: without TCP_NODELAY, Nagle's algorithm holds
         // the second one until the first is acknowledged, a stall of about 40 ms per reply.
@@ -144,10 +148,13 @@ impl Application {
                 tracing::warn!("cannot set TCP_NODELAY: {err}");
             }
         });
-        axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
+        let served = axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
             .with_graceful_shutdown(shutdown_signal())
             .await
-            .map_err(StartupError::Serve)
+            .map_err(StartupError::Serve);
+        // Other instances may take this one's sessions at once.
+        engine.retire().await;
+        served
     }
 }
 
@@ -168,7 +175,7 @@ pub async fn migrate_only(config: &Config) -> Result<(), StartupError> {
 }
 
 pub async fn open_and_migrate(config: &Config) -> Result<Store, StartupError> {
-    let store = Store::open(&config.database_url).await?;
+    let store = Store::open_with(&config.database_url, &config.pool_settings()).await?;
     store.migrate().await?;
     let failed: Vec<String> = store
         .readiness()

@@ -688,6 +688,9 @@ crate::named_enum! {
         /// The session was opened on another socket (another tab or device), which now has it;
         /// this socket closes with 4409.
         SessionTakenOver = "SESSION_TAKEN_OVER",
+        /// Another Warren instance runs the session and has not handed it over in time; the
+        /// socket closes with 1013 and the page tries again.
+        SessionElsewhere = "SESSION_ELSEWHERE",
         /// The message does not fit the session's state (e.g. `exit_rabbithole` outside one).
         InvalidState = "INVALID_STATE",
         /// The language model failed or was cut off; the learner's message is kept.

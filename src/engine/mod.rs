@@ -6,6 +6,8 @@ mod actor;
 pub mod agents;
 pub mod demo;
 pub mod fsrs;
+mod instances;
+pub use instances::Instance;
 pub mod metrics;
 pub mod rate;
 pub mod reply_check;
@@ -57,6 +59,12 @@ pub struct EngineConfig {
     /// How long the return from a rabbit hole waits for the summariser's note on it before
     /// it writes a plainer one.
     pub branch_summary_timeout: Duration,
+    /// This process among the instances sharing the database (see `instances`).
+    pub instance: Instance,
+    /// How often this instance tells the database it is alive, and how long after its last
+    /// word its sessions may be taken over by another instance.
+    pub heartbeat: Duration,
+    pub lease_lapse: Duration,
 }
 
 impl Default for EngineConfig {
@@ -74,6 +82,9 @@ impl Default for EngineConfig {
             summary_attempts: 3,
             summary_backoff: Duration::from_secs(2),
             branch_summary_timeout: Duration::from_secs(20),
+            instance: Instance::default(),
+            heartbeat: Duration::from_secs(1),
+            lease_lapse: Duration::from_secs(5),
         }
     }
 }
@@ -92,6 +103,9 @@ pub enum EngineError {
     NothingDue(i64),
     #[error("the session stopped; reconnect")]
     Gone,
+    /// Another instance runs the session and did not hand it over in time.
+    #[error("instance {instance} ({address}) runs this session and has not handed it over")]
+    Elsewhere { instance: String, address: String },
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -108,6 +122,9 @@ pub(crate) struct Shared {
 pub struct Engine {
     shared: Arc<Shared>,
     live: Arc<Mutex<HashMap<String, mpsc::Sender<Command>>>>,
+    /// Sessions whose actor is being started here (lease taken or being taken, not yet in
+    /// `live`), with how many starts are under way.
+    starting: Arc<Mutex<HashMap<String, usize>>>,
 }
 
 /// What a socket receives from its session.
@@ -150,7 +167,7 @@ impl Engine {
     pub fn new(store: Store, provider: SharedProvider, config: EngineConfig) -> Self {
         let shared =
             Shared { store, provider, config, metrics: Metrics::default(), synthesis: Default::default() };
-        Self { shared: Arc::new(shared), live: Arc::default() }
+        Self { shared: Arc::new(shared), live: Arc::default(), starting: Arc::default() }
     }
 
     /// What the engine has counted since start-up.
@@ -230,6 +247,13 @@ impl Engine {
         if let Some(running) = self.running(session_id) {
             return Ok(running);
         }
+        // Checked before the lease, so another learner's id never waits or takes anything.
+        if self.shared.store.session(owner, session_id).await?.is_none() {
+            return Err(EngineError::NotFound);
+        }
+        let _starting = instances::Starting::new(&self.starting, session_id);
+        let lease = self.lease(session_id).await?;
+        // Loaded once the lease is held: what the previous holder stored is all there.
         let session =
             LiveSession::load(&self.shared.store, owner, session_id).await?.ok_or(EngineError::NotFound)?;
         let (commands, inbox) = mpsc::channel(64);
@@ -237,6 +261,7 @@ impl Engine {
         let chosen = {
             let mut live = self.live.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
             match live.get(session_id).filter(|c| !c.is_closed()) {
+                // Its own lease (taken by this instance too) stands; this one is not used.
                 Some(existing) => return Ok(existing.clone()),
                 None => {
                     live.insert(session_id.to_string(), commands.clone());
@@ -248,12 +273,19 @@ impl Engine {
         let live = self.live.clone();
         let id = session_id.to_string();
         let mine = chosen.clone();
+        let store = self.shared.store.clone();
         let span = tracing::info_span!("session", id = session_id);
         tokio::spawn(async move {
             actor.run(inbox).instrument(span).await;
-            let mut live = live.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-            if live.get(&id).is_some_and(|c| c.same_channel(&mine)) {
-                live.remove(&id);
+            {
+                let mut live = live.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                if live.get(&id).is_some_and(|c| c.same_channel(&mine)) {
+                    live.remove(&id);
+                }
+            }
+            if let Err(err) = store.release_lease(&id, &lease).await {
+                // It lapses on its own once this instance stops beating.
+                tracing::warn!(session = id, "cannot give back a session's lease: {err}");
             }
         });
         Ok(chosen)

@@ -84,6 +84,30 @@ impl std::ops::DerefMut for WriteTx {
     }
 }
 
+/// The connection pool's size and time limits (`WARREN_DB_*`, see `config`).
+#[derive(Clone, Debug)]
+pub struct PoolSettings {
+    /// Connections at most; by default 4 on SQLite (one writes at a time) and 10 on
+    /// PostgreSQL (a small server's share of its default 100).
+    pub size: Option<u32>,
+    /// How long a request waits for a free connection before it fails with
+    /// [`StoreError::PoolExhausted`].
+    pub acquire_timeout: std::time::Duration,
+    /// On PostgreSQL, how long one statement may run; on SQLite, how long a connection waits
+    /// for the file's lock.
+    pub statement_timeout: std::time::Duration,
+}
+
+impl Default for PoolSettings {
+    fn default() -> Self {
+        Self {
+            size: None,
+            acquire_timeout: std::time::Duration::from_secs(5),
+            statement_timeout: std::time::Duration::from_secs(10),
+        }
+    }
+}
+
 /// Start-up failures, each worded as one sentence an operator can act on.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -106,13 +130,27 @@ pub enum StoreError {
          was changed by hand: restore a backup or point DATABASE_URL at a fresh database"
     )]
     Migrate(#[from] sqlx::migrate::MigrateError),
+    #[error(
+        "no database connection came free in time: every one in the pool is busy \
+         (raise WARREN_DB_POOL_SIZE, or find what is slowing the database)"
+    )]
+    PoolExhausted,
     #[error("database error: {0}")]
-    Query(#[from] sqlx::Error),
+    Query(sqlx::Error),
     #[error("stored data is not what Warren wrote: {0}")]
     Corrupt(String),
     /// A learner already has a set of that name (names are unique per learner, ignoring case).
     #[error("a set named '{0}' exists already")]
     NameTaken(String),
+}
+
+impl From<sqlx::Error> for StoreError {
+    fn from(err: sqlx::Error) -> Self {
+        match err {
+            sqlx::Error::PoolTimedOut => StoreError::PoolExhausted,
+            other => StoreError::Query(other),
+        }
+    }
 }
 
 /// One line of `/readyz`.
@@ -124,24 +162,42 @@ pub struct Check {
 }
 
 impl Store {
-    /// Opens (and for SQLite creates) the database. Does not migrate.
+    /// Opens (and for SQLite creates) the database with the default pool. Does not migrate.
     pub async fn open(url: &str) -> Result<Self, StoreError> {
+        Self::open_with(url, &PoolSettings::default()).await
+    }
+
+    /// Opens the database with the pool sized and timed as `settings` say. Does not migrate.
+    pub async fn open_with(url: &str, settings: &PoolSettings) -> Result<Self, StoreError> {
         install_default_drivers();
         let (backend, url) = normalise_url(url)?;
+        let statement_timeout = settings.statement_timeout.as_millis();
         let pool = AnyPoolOptions::new()
-            .max_connections(match backend {
+            .max_connections(settings.size.unwrap_or(match backend {
                 // One writer at a time is SQLite's model; a few readers share the file in WAL.
                 Backend::Sqlite => 4,
                 Backend::Postgres => 10,
-            })
+            }))
+            .acquire_timeout(settings.acquire_timeout)
             .after_connect(move |conn, _meta| {
                 Box::pin(async move {
+                    if backend == Backend::Postgres {
+                        // A statement that runs away is stopped, not left holding locks.
+                        conn.execute(sqlx::AssertSqlSafe(format!(
+                            "SET statement_timeout = {statement_timeout}"
+                        )))
+                        .await?;
+                    }
                     if backend == Backend::Sqlite {
                         // WAL lets readers proceed during a write; NORMAL is durable with WAL.
                         conn.execute("PRAGMA journal_mode = WAL").await?;
                         conn.execute("PRAGMA synchronous = NORMAL").await?;
                         conn.execute("PRAGMA foreign_keys = ON").await?;
-                        conn.execute("PRAGMA busy_timeout = 5000").await?;
+                        // SQLite has no statement timeout; the wait for its lock is bounded.
+                        conn.execute(sqlx::AssertSqlSafe(format!(
+                            "PRAGMA busy_timeout = {statement_timeout}"
+                        )))
+                        .await?;
                         // Checkpoints run beside the writers (`checkpoints`), not inside
                         // whichever commit crosses the threshold: that commit used to wait
                         // several milliseconds for it, about one turn in a hundred.

@@ -2,9 +2,7 @@
 //! work before (and without) the WebAssembly client. Failures go back to the form with an
 //! error code in the query string; the page words it.
 
-use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use axum::Form;
@@ -17,7 +15,7 @@ use super::client_ip::ClientIp;
 use super::password::{hash, verify};
 use super::{AppState, query_value};
 use crate::engine::demo;
-use crate::engine::rate::TokenBucket;
+use crate::store::{Store, StoreError};
 
 /// The key under which a sign-in session holds the learner's id.
 pub const USER_KEY: &str = "user_id";
@@ -33,46 +31,36 @@ pub struct Credentials {
 }
 
 /// Sign-in attempts allowed per account and per address: a burst, then one per interval.
-#[derive(Default)]
+/// The buckets are kept in the database, so every instance sharing it counts the same tries.
+#[derive(Clone)]
 pub struct Throttle {
-    accounts: Mutex<HashMap<String, TokenBucket>>,
-    addresses: Mutex<HashMap<IpAddr, TokenBucket>>,
+    store: Store,
 }
 
 const ACCOUNT_BURST: u32 = 10;
 const ADDRESS_BURST: u32 = 30;
 const REFILL: Duration = Duration::from_secs(60);
-/// Past this many tracked keys, full (idle) buckets are forgotten.
-const MAX_TRACKED: usize = 10_000;
 
 impl Throttle {
+    pub fn new(store: Store) -> Self {
+        Self { store }
+    }
+
     /// Takes one attempt from the address's allowance, then from the account's. An address
     /// over its allowance touches no account, so it cannot fill the table with names.
-    fn allow(&self, username: &str, address: IpAddr) -> bool {
-        if !take(&self.addresses, address, ADDRESS_BURST) {
-            return false;
+    async fn allow(&self, username: &str, address: IpAddr) -> Result<bool, StoreError> {
+        if !self.allow_sign_up(address).await? {
+            return Ok(false);
         }
         // Longer names cannot be accounts; keep keys short all the same.
-        let key: String = username.chars().take(32).collect();
-        take(&self.accounts, key, ACCOUNT_BURST)
+        let name: String = username.chars().take(32).collect();
+        self.store.take_token(&format!("sign-in account {name}"), ACCOUNT_BURST, REFILL).await
     }
 
     /// Sign-ups are limited per address only (each costs a password hash).
-    fn allow_sign_up(&self, address: IpAddr) -> bool {
-        take(&self.addresses, address, ADDRESS_BURST)
+    async fn allow_sign_up(&self, address: IpAddr) -> Result<bool, StoreError> {
+        self.store.take_token(&format!("address {address}"), ADDRESS_BURST, REFILL).await
     }
-}
-
-fn take<K: std::hash::Hash + Eq>(map: &Mutex<HashMap<K, TokenBucket>>, key: K, burst: u32) -> bool {
-    let mut map = map.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    if map.len() >= MAX_TRACKED {
-        map.retain(|_, bucket| !bucket.is_full());
-        // Still full of live entries: refuse newcomers rather than grow without bound.
-        if map.len() >= MAX_TRACKED && !map.contains_key(&key) {
-            return false;
-        }
-    }
-    map.entry(key).or_insert_with(|| TokenBucket::new(burst, REFILL)).try_take()
 }
 
 /// Lower-cased; 3 to 32 letters, digits, dots, dashes or underscores.
@@ -113,8 +101,13 @@ pub async fn sign_up(
     Form(form): Form<Credentials>,
 ) -> Redirect {
     let next = form.next.as_deref();
-    if !state.throttle.allow_sign_up(client) {
-        return back_to("/signup", "throttled", &form.username, next);
+    match state.throttle.allow_sign_up(client).await {
+        Ok(true) => {}
+        Ok(false) => return back_to("/signup", "throttled", &form.username, next),
+        Err(err) => {
+            tracing::error!("cannot count a sign-up attempt: {err}");
+            return back_to("/signup", "server", &form.username, next);
+        }
     }
     let Some(username) = normalise_username(&form.username) else {
         return back_to("/signup", "username", &form.username, next);
@@ -155,8 +148,13 @@ pub async fn sign_in(
 ) -> Redirect {
     let next = form.next.as_deref();
     let username = form.username.trim().to_lowercase();
-    if !state.throttle.allow(&username, client) {
-        return back_to("/signin", "throttled", &username, next);
+    match state.throttle.allow(&username, client).await {
+        Ok(true) => {}
+        Ok(false) => return back_to("/signin", "throttled", &username, next),
+        Err(err) => {
+            tracing::error!("cannot count a sign-in attempt: {err}");
+            return back_to("/signin", "server", &username, next);
+        }
     }
     let account = match state.store.account_by_username(&username).await {
         Ok(account) => account,
@@ -211,31 +209,58 @@ mod tests {
         assert_eq!(safe_next(None), "/");
     }
 
-    #[test]
-    fn the_throttle_limits_per_account_and_per_address() {
-        let t = Throttle::default();
-        let ip: IpAddr = [10, 0, 0, 1].into();
-        for _ in 0..ACCOUNT_BURST {
-            assert!(t.allow("ada", ip));
-        }
-        assert!(!t.allow("ada", ip), "the account's allowance is spent");
-        assert!(t.allow("bob", ip), "another account from the same address still may");
-        assert!(!t.allow("ada", [10, 0, 0, 2].into()), "the account stays limited from elsewhere");
+    async fn throttle() -> (Throttle, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&format!("sqlite://{}/t.db", dir.path().display())).await.unwrap();
+        store.migrate().await.unwrap();
+        (Throttle::new(store), dir)
     }
 
-    #[test]
-    fn the_throttle_limits_one_address_across_accounts() {
-        let t = Throttle::default();
+    #[tokio::test]
+    async fn the_throttle_limits_per_account_and_per_address() {
+        let (t, _dir) = throttle().await;
+        let ip: IpAddr = [10, 0, 0, 1].into();
+        for _ in 0..ACCOUNT_BURST {
+            assert!(t.allow("ada", ip).await.unwrap());
+        }
+        assert!(!t.allow("ada", ip).await.unwrap(), "the account's allowance is spent");
+        assert!(t.allow("bob", ip).await.unwrap(), "another account from the same address still may");
+        assert!(
+            !t.allow("ada", [10, 0, 0, 2].into()).await.unwrap(),
+            "the account stays limited from elsewhere"
+        );
+    }
+
+    #[tokio::test]
+    async fn the_throttle_limits_one_address_across_accounts() {
+        let (t, _dir) = throttle().await;
         let ip: IpAddr = [10, 0, 0, 9].into();
         for i in 0..ADDRESS_BURST {
-            assert!(t.allow(&format!("user{i}"), ip), "attempt {i}");
+            assert!(t.allow(&format!("user{i}"), ip).await.unwrap(), "attempt {i}");
         }
-        assert!(!t.allow("yet-another", ip), "the address's allowance is spent");
-        assert!(t.allow("yet-another", [10, 0, 0, 10].into()), "other addresses are unaffected");
-        assert_eq!(
-            t.accounts.lock().unwrap().len(),
-            ADDRESS_BURST as usize + 1,
-            "refused attempts add no names"
+        assert!(!t.allow("yet-another", ip).await.unwrap(), "the address's allowance is spent");
+        assert!(
+            t.allow("yet-another", [10, 0, 0, 10].into()).await.unwrap(),
+            "other addresses are unaffected"
         );
+        let names: i64 =
+            sqlx::query_scalar("SELECT COUNT(*) FROM rate_limits WHERE key LIKE 'sign-in account %'")
+                .fetch_one(t.store.pool())
+                .await
+                .unwrap();
+        assert_eq!(names, i64::from(ADDRESS_BURST) + 1, "refused attempts add no names");
+    }
+
+    #[tokio::test]
+    async fn a_spent_allowance_comes_back_with_time() {
+        let (t, _dir) = throttle().await;
+        let key = "test bucket";
+        assert!(t.store.take_token(key, 2, Duration::from_millis(200)).await.unwrap());
+        assert!(t.store.take_token(key, 2, Duration::from_millis(200)).await.unwrap());
+        assert!(!t.store.take_token(key, 2, Duration::from_millis(200)).await.unwrap());
+        tokio::time::sleep(Duration::from_millis(450)).await;
+        assert!(t.store.take_token(key, 2, Duration::from_millis(200)).await.unwrap(), "refilled");
+        assert!(t.store.take_token(key, 2, Duration::from_millis(200)).await.unwrap(), "up to the burst");
+        assert!(!t.store.take_token(key, 2, Duration::from_millis(200)).await.unwrap(), "never beyond it");
     }
 }

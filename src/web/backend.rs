@@ -306,7 +306,7 @@ impl Backend for ServerBackend {
             Err(EngineError::NothingDue(_)) => Err(ApiError::Invalid(
                 "Nothing here is due yet: choose “Study all anyway” to go over it now.".into(),
             )),
-            Err(EngineError::Gone) => Err(ApiError::Internal),
+            Err(EngineError::Gone | EngineError::Elsewhere { .. }) => Err(ApiError::Internal),
             Err(EngineError::Store(err)) => Err(internal(err)),
         }
     }

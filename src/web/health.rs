@@ -1,4 +1,5 @@
-//! `/healthz`: the process is up. `/readyz`: it can do its job (database, migrations).
+//! `/healthz`: the process is up. `/readyz`: it can do its job (database, migrations), and
+//! which instance it is.
 //! `/metrics`: the engine's counters, in Prometheus's text format.
 
 use axum::Json;
@@ -19,6 +20,11 @@ pub async fn healthz() -> &'static str {
 #[derive(Serialize)]
 pub struct Readiness {
     ready: bool,
+    /// This process among the instances sharing the database, and the live sessions it
+    /// runs (it holds their leases).
+    instance: String,
+    address: String,
+    sessions: usize,
     checks: Vec<Check>,
 }
 
@@ -26,13 +32,22 @@ pub struct Readiness {
 /// learner can still read history, and the offline tutor always works).
 pub async fn readyz(
     State(store): State<Store>,
+    State(engine): State<Engine>,
     State(provider): State<Arc<ProviderStatus>>,
 ) -> (StatusCode, Json<Readiness>) {
     let mut checks = store.readiness().await;
     let ready = checks.iter().all(|c| c.ok);
     checks.push(Check { name: "llm", ok: provider.ok, detail: provider.detail.clone() });
     let status = if ready { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
-    (status, Json(Readiness { ready, checks }))
+    let instance = engine.instance();
+    let readiness = Readiness {
+        ready,
+        instance: instance.id.clone(),
+        address: instance.address.clone(),
+        sessions: engine.sessions_running(),
+        checks,
+    };
+    (status, Json(readiness))
 }
 
 pub async fn metrics(State(engine): State<Engine>) -> ([(axum::http::HeaderName, &'static str); 1], String) {

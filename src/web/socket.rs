@@ -24,6 +24,9 @@ pub const CLOSE_NOT_FOUND: u16 = 4404;
 pub const CLOSE_UNAUTHORIZED: u16 = 4401;
 /// Close code for a socket whose session was opened on a newer socket (like HTTP 409).
 pub const CLOSE_TAKEN_OVER: u16 = 4409;
+/// Close code for a session another instance has not handed over yet (RFC 6455's "try again
+/// later"): the page reconnects.
+pub const CLOSE_TRY_AGAIN: u16 = 1013;
 /// Frames beyond this size close the connection (an `error` frame, then close code 1009,
 /// "message too big"); frames between [`MAX_FRAME_BYTES`] and this get a `FRAME_TOO_LARGE`
 /// error and the socket stays open.
@@ -85,6 +88,14 @@ async fn serve(
             let (code, message, close) = match err {
                 EngineError::NotFound => {
                     (ErrorCode::SessionNotFound, "There is no such session.".to_string(), CLOSE_NOT_FOUND)
+                }
+                EngineError::Elsewhere { .. } => {
+                    tracing::warn!(session = session_id, "cannot attach: {err}");
+                    (
+                        ErrorCode::SessionElsewhere,
+                        "This session is still open on another server; trying again.".to_string(),
+                        CLOSE_TRY_AGAIN,
+                    )
                 }
                 EngineError::EmptySet
                 | EngineError::Archived
@@ -205,7 +216,9 @@ async fn close_with<S>(sink: &mut S, code: ErrorCode, message: &str, close: u16)
 where
     S: futures_util::Sink<Message> + Unpin,
 {
-    let frame = ServerMessage::Error(ErrorPayload::new(code, message, false));
+    // Only a session still held elsewhere is worth reconnecting for at once.
+    let recoverable = code == ErrorCode::SessionElsewhere;
+    let frame = ServerMessage::Error(ErrorPayload::new(code, message, recoverable));
     if let Ok(text) = serde_json::to_string(&frame) {
         let _ = sink.send(Message::Text(text.into())).await;
     }

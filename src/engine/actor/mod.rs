@@ -53,6 +53,9 @@ pub enum Command {
     },
     /// A newer session of the same set replaced this one (already written to the database).
     Abandoned,
+    /// Another instance wants the session (a newer socket reached it), or this instance may
+    /// have lost its lease: stop now, leaving everything to what is stored.
+    HandOver,
 }
 
 /// Who receives a frame.
@@ -94,7 +97,11 @@ pub struct Actor {
     compaction: Option<Compaction>,
     /// A return from a rabbit hole waiting for the summariser's note on it.
     returning: Option<rabbithole::Returning>,
+    /// Learner messages per session. It holds across instances because one instance at a
+    /// time runs the session (its lease); a handover starts the next holder's bucket full.
     learner_rate: TokenBucket,
+    /// Stopping for another instance (see `hand_over`).
+    handed_over: bool,
 }
 
 impl Actor {
@@ -112,6 +119,7 @@ impl Actor {
             compaction: None,
             returning: None,
             learner_rate,
+            handed_over: false,
         }
     }
 
@@ -131,6 +139,9 @@ impl Actor {
                 done = compact::next_summary(&mut self.compaction) => self.on_summary(done),
                 note = rabbithole::next_note(&mut self.returning) => self.finish_return(note).await,
                 () = tokio::time::sleep(self.shared.config.idle_shutdown), if idle => break,
+            }
+            if self.handed_over {
+                break;
             }
             self.apply_compaction().await;
             while self.turn.is_none() && self.returning.is_none() {
@@ -195,6 +206,7 @@ impl Actor {
                 ));
                 self.send(Audience::All, frame);
             }
+            Command::HandOver => self.hand_over().await,
             Command::Client { from, message } => {
                 if self.queue.len() >= self.shared.config.max_queued {
                     let busy = "Messages are arriving faster than they can be answered; wait for the reply.";
@@ -339,6 +351,29 @@ impl Actor {
             ..ErrorPayload::new(code, message, true)
         });
         self.send(Audience::One(to), frame);
+    }
+
+    /// Closes every socket as taken over and stops. A reply under way is dropped, neither
+    /// shown in full nor stored: the next holder answers the learner's message.
+    async fn hand_over(&mut self) {
+        let taken = ErrorPayload::new(
+            ErrorCode::SessionTakenOver,
+            "This session was opened somewhere else (another tab, window or server); reload this page to study here.",
+            false,
+        );
+        for (_, socket) in self.subscribers.drain(..) {
+            self.shared.metrics.error(ErrorCode::SessionTakenOver);
+            let _ = socket.try_send(Outbound::TakenOver(taken.clone()));
+        }
+        self.turn = None;
+        self.compaction = None;
+        self.returning = None;
+        self.queue.clear();
+        if let Err(err) = self.stop_clock().await {
+            tracing::error!(session = self.session.id(), "cannot save study time: {err}");
+        }
+        self.handed_over = true;
+        tracing::info!(session = self.session.id(), "handed the session over to another instance");
     }
 
     async fn stop_clock(&mut self) -> Result<(), StoreError> {

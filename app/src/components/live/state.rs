@@ -292,6 +292,7 @@ impl LiveState {
                         | ErrorCode::SessionNotFound
                         | ErrorCode::SessionEnded
                         | ErrorCode::SessionTakenOver
+                        | ErrorCode::SessionElsewhere
                         | ErrorCode::InvalidState
                         | ErrorCode::Internal => {}
                     }
