@@ -28,6 +28,8 @@ pub struct Store {
     writers: std::sync::Arc<tokio::sync::Mutex<()>>,
     /// Held by every clone; the checkpointer stops when the last one goes.
     _alive: std::sync::Arc<()>,
+    /// The database file, on SQLite.
+    sqlite_path: Option<std::path::PathBuf>,
 }
 
 /// How often SQLite's write-ahead log is copied back into the database file.
@@ -135,6 +137,8 @@ pub enum StoreError {
          (raise WARREN_DB_POOL_SIZE, or find what is slowing the database)"
     )]
     PoolExhausted,
+    #[error("cannot take the lock that lets one process at a time migrate the database ({path}: {source})")]
+    MigrationLock { path: String, source: std::io::Error },
     #[error("database error: {0}")]
     Query(sqlx::Error),
     #[error("stored data is not what Warren wrote: {0}")]
@@ -216,7 +220,15 @@ impl Store {
                 .map_err(|source| StoreError::Connect { url: redact(&url), source })?;
             tokio::spawn(checkpoints(checkpointer, std::sync::Arc::downgrade(&alive)));
         }
-        Ok(Self { pool, backend, trees: Default::default(), writers: Default::default(), _alive: alive })
+        let sqlite_path = sqlite_file(&url);
+        Ok(Self {
+            pool,
+            backend,
+            trees: Default::default(),
+            writers: Default::default(),
+            _alive: alive,
+            sqlite_path,
+        })
     }
 
     pub fn backend(&self) -> Backend {
@@ -244,7 +256,14 @@ impl Store {
         }
     }
 
+    /// Applies every migration not yet applied. Instances starting together take turns: on
+    /// PostgreSQL sqlx holds an advisory lock while it migrates; SQLite has none, so there
+    /// they take turns on a lock file beside the database.
     pub async fn migrate(&self) -> Result<(), StoreError> {
+        let _turn = match &self.sqlite_path {
+            Some(path) => Some(migration_turn(path).await?),
+            None => None,
+        };
         MIGRATOR.run(&self.pool).await?;
         Ok(())
     }
@@ -273,6 +292,12 @@ impl Store {
         vec![database, migrations]
     }
 
+    /// Migrations recorded as applied in the database.
+    pub async fn applied_migrations(&self) -> Result<usize, StoreError> {
+        let mut conn = self.pool.acquire().await?;
+        Ok(conn.list_applied_migrations(&MIGRATOR.table_name).await?.len())
+    }
+
     async fn pending_migrations(&self) -> Result<usize, StoreError> {
         let mut conn = self.pool.acquire().await?;
         let applied = conn.list_applied_migrations(&MIGRATOR.table_name).await?;
@@ -282,6 +307,22 @@ impl Store {
             .filter(|m| !applied.iter().any(|a| a.version == m.version))
             .count())
     }
+}
+
+/// Waits for this process's turn to migrate the SQLite file at `path`: an exclusive lock on
+/// `path.migrating`, held until the returned file is dropped (or the process ends).
+async fn migration_turn(path: &Path) -> Result<std::fs::File, StoreError> {
+    let mut lock = path.as_os_str().to_owned();
+    lock.push(".migrating");
+    let lock = std::path::PathBuf::from(lock);
+    let failed =
+        |source: std::io::Error| StoreError::MigrationLock { path: lock.display().to_string(), source };
+    let file =
+        std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&lock).map_err(failed)?;
+    tokio::task::spawn_blocking(move || file.lock().map(|()| file))
+        .await
+        .map_err(|join| failed(std::io::Error::other(join)))?
+        .map_err(failed)
 }
 
 /// Recognises the backend and, for SQLite, creates the parent directory and asks for the file
@@ -307,6 +348,12 @@ fn normalise_url(url: &str) -> Result<(Backend, String), StoreError> {
         params.push("mode=rwc");
     }
     Ok((Backend::Sqlite, format!("sqlite://{path}?{}", params.join("&"))))
+}
+
+/// The file of a normalised SQLite URL.
+fn sqlite_file(url: &str) -> Option<std::path::PathBuf> {
+    let rest = url.strip_prefix("sqlite://")?;
+    Some(std::path::PathBuf::from(rest.split_once('?').map_or(rest, |(path, _)| path)))
 }
 
 /// Hides a password in a connection URL before it goes into a message.

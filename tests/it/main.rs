@@ -13,6 +13,7 @@ mod engine;
 mod eval;
 mod history;
 mod import;
+mod instances;
 mod ladder;
 mod network_session;
 mod providers;

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod fake_llm;
+pub mod process;
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -47,10 +48,7 @@ impl TestApp {
 
     pub async fn spawn_with(adjust: impl FnOnce(&mut Config)) -> Self {
         let dir = tempfile::tempdir().expect("temp dir");
-        let database_url = match std::env::var("WARREN_TEST_POSTGRES_URL") {
-            Ok(server) => fresh_postgres_database(&server).await,
-            Err(_) => format!("sqlite://{}/warren.db", dir.path().display()),
-        };
+        let database_url = fresh_database(&dir).await;
         let mut config = Config::for_database(&database_url);
         adjust(&mut config);
         let app = Application::build(&config).await.expect("app starts");
@@ -165,14 +163,19 @@ impl TestApp {
     }
 
     async fn connect_to(&self, cookie: Option<&str>, path: &str) -> Ws {
-        let url = format!("ws://{}{path}", self.addr);
-        let mut request = url.into_client_request().unwrap();
-        if let Some(cookie) = cookie {
-            request.headers_mut().insert("cookie", cookie.parse().unwrap());
-        }
-        let (stream, _) = tokio_tungstenite::connect_async(request).await.expect("socket connects");
-        Ws { stream }
+        socket_at(&self.addr.to_string(), cookie, path).await
     }
+}
+
+/// Opens a socket on the server at `addr` with the given sign-in cookie (or none).
+pub async fn socket_at(addr: &str, cookie: Option<&str>, path: &str) -> Ws {
+    let url = format!("ws://{addr}{path}");
+    let mut request = url.into_client_request().unwrap();
+    if let Some(cookie) = cookie {
+        request.headers_mut().insert("cookie", cookie.parse().unwrap());
+    }
+    let (stream, _) = tokio_tungstenite::connect_async(request).await.expect("socket connects");
+    Ws { stream }
 }
 
 /// `name=value` of the sign-in cookie a response sets.
@@ -186,8 +189,15 @@ pub fn session_cookie(res: &reqwest::Response) -> Option<String> {
         .map(str::to_string)
 }
 
-/// With `WARREN_TEST_POSTGRES_URL` set (scripts/test sets it), every test app gets its own new
-/// database on that PostgreSQL server instead of a SQLite file.
+/// An empty database: a SQLite file in `dir`, or with `WARREN_TEST_POSTGRES_URL` set
+/// (scripts/test sets it) a new database on that PostgreSQL server.
+pub async fn fresh_database(dir: &TempDir) -> String {
+    match std::env::var("WARREN_TEST_POSTGRES_URL") {
+        Ok(server) => fresh_postgres_database(&server).await,
+        Err(_) => format!("sqlite://{}/warren.db", dir.path().display()),
+    }
+}
+
 async fn fresh_postgres_database(server: &str) -> String {
     use sqlx::Connection;
     let name = format!("warren_test_{}", uuid::Uuid::now_v7().simple());
