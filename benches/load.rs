@@ -11,7 +11,9 @@
 //! bounds). It exits non-zero on any error frame or failed connection.
 //!
 //! `cargo bench --bench load`; `LOAD_SESSIONS` (default 2000), `LOAD_TURNS` (per session in
-//! the burst, default 3) and `LOAD_RATE` (default 100) set the size.
+//! the burst, default 3) and `LOAD_RATE` (default 100) set the size. `LOAD_INSTANCES` servers
+//! (default 1) share `LOAD_DATABASE_URL` (default a fresh SQLite file), the sessions spread
+//! over them; `scripts/load-postgres` runs two on a PostgreSQL server it starts.
 
 // A measuring harness: a failure to set up should stop it loudly, like a test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -65,15 +67,18 @@ fn main() {
 async fn run() -> usize {
     let sessions = env_or("LOAD_SESSIONS", 2000);
     let turns = env_or("LOAD_TURNS", 3);
+    let instances = env_or("LOAD_INSTANCES", 1).max(1);
     let dir = tempfile::tempdir().unwrap();
-    let database = format!("sqlite://{}/load.db", dir.path().display());
-    let port = {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        listener.local_addr().unwrap().port()
-    };
-    let addr = format!("127.0.0.1:{port}");
-    let server = Server(
-        Command::new(env!("CARGO_BIN_EXE_warren"))
+    let database = std::env::var("LOAD_DATABASE_URL")
+        .unwrap_or_else(|_| format!("sqlite://{}/load.db", dir.path().display()));
+    let mut servers = Vec::with_capacity(instances);
+    for _ in 0..instances {
+        let port = {
+            let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            listener.local_addr().unwrap().port()
+        };
+        let addr = format!("127.0.0.1:{port}");
+        let child = Command::new(env!("CARGO_BIN_EXE_warren"))
             .arg("serve")
             .env("WARREN_ADDR", &addr)
             .env("DATABASE_URL", &database)
@@ -82,10 +87,16 @@ async fn run() -> usize {
             .env("WARREN_LOG", "error")
             .stdout(Stdio::null())
             .spawn()
-            .expect("the server starts"),
-    );
+            .expect("the server starts");
+        servers.push((Server(child), addr));
+    }
     let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
-    common::ready(&http, &addr, Duration::from_secs(30)).await;
+    for (_, addr) in &servers {
+        common::ready(&http, addr, Duration::from_secs(30)).await;
+    }
+    let addrs: Vec<String> = servers.iter().map(|(_, addr)| addr.clone()).collect();
+    let addr = addrs[0].clone();
+    // One sign-in serves every instance: they share the database.
     let cookie = common::sign_up(&http, &addr, "load").await;
 
     // One set per session (a set has one session under way), written beside the server.
@@ -106,16 +117,18 @@ async fn run() -> usize {
             store.points(&owner, &set_id).await.unwrap().into_iter().map(|p| p.id).collect();
         ids.push(store.create_session(&owner, &set_id, &targets).await.unwrap().id);
     }
-    let pid = server.0.id();
-    let idle_before = rss_kib(pid);
+    let pids: Vec<u32> = servers.iter().map(|(server, _)| server.0.id()).collect();
+    let rss = || pids.iter().map(|pid| rss_kib(*pid)).sum::<f64>();
+    let idle_before = rss();
 
     // Every session's socket, each read to the end of its opening.
     let opened = Instant::now();
     let mut sockets: Vec<Socket> = Vec::with_capacity(sessions);
     let mut failures = 0;
-    for chunk in ids.chunks(100) {
-        let connects = chunk.iter().map(|id| {
-            let (addr, cookie) = (addr.clone(), cookie.clone());
+    for (c, chunk) in ids.chunks(100).enumerate() {
+        let connects = chunk.iter().enumerate().map(|(i, id)| {
+            // Sessions are spread over the instances, as a load balancer would.
+            let (addr, cookie) = (addrs[(c * 100 + i) % addrs.len()].clone(), cookie.clone());
             async move {
                 let mut socket = common::connect(&addr, &cookie, id).await?;
                 read_turn(&mut socket).await.ok()?;
@@ -131,7 +144,7 @@ async fn run() -> usize {
     }
     let open_time = opened.elapsed();
     tokio::time::sleep(Duration::from_secs(2)).await;
-    let idle_after = rss_kib(pid);
+    let idle_after = rss();
     let held = sockets.len();
 
     // Every session sends its turns at once, each waiting for its reply.
@@ -169,7 +182,7 @@ async fn run() -> usize {
     // Then at a steady rate the server can keep up with: one message a session, spread out,
     // so the time to a reply is the server's work rather than a queue.
     let rate = env_or("LOAD_RATE", 100).max(1);
-    let turns_before = turn_buckets(&http, &addr).await;
+    let turns_before = turn_buckets(&http, &addrs).await;
     let paced_start = Instant::now();
     let paced = sockets_after.into_iter().enumerate().map(|(s, mut socket)| async move {
         tokio::time::sleep(Duration::from_secs_f64(s as f64 / rate as f64)).await;
@@ -192,7 +205,7 @@ async fn run() -> usize {
         }
     }
     let paced_time = paced_start.elapsed();
-    let turns_after = turn_buckets(&http, &addr).await;
+    let turns_after = turn_buckets(&http, &addrs).await;
     let server_turns: Vec<(f64, u64)> = turns_after
         .iter()
         .map(|(le, n)| (*le, n - turns_before.iter().find(|(b, _)| b == le).map_or(0, |(_, m)| *m)))
@@ -202,7 +215,11 @@ async fn run() -> usize {
         times.get(((times.len() as f64 - 1.0) * q).round() as usize).copied().unwrap_or_default()
     };
     let per_session = (idle_after - idle_before) / held.max(1) as f64;
-    println!("load: {sessions} sessions, {turns} turns each, server on {addr}");
+    let backend = if database.starts_with("postgres") { "PostgreSQL" } else { "SQLite" };
+    println!(
+        "load: {sessions} sessions, {turns} turns each, {instances} instance(s) on {backend}: {}",
+        addrs.join(", ")
+    );
     println!("  sessions held: {held} (opened in {:.1} s), failures: {failures}", open_time.as_secs_f64());
     println!(
         "  server memory: {:.0} MiB before the sockets, {:.0} MiB with them idle: {per_session:.0} KiB per idle session",
@@ -242,21 +259,30 @@ async fn run() -> usize {
         server_at(0.5),
         server_at(0.99)
     );
-    drop(server);
+    drop(servers);
     failures
 }
 
-/// The server's turn-time histogram: (bucket's upper bound in seconds, turns within it).
-async fn turn_buckets(http: &reqwest::Client, addr: &str) -> Vec<(f64, u64)> {
-    let text = http.get(format!("http://{addr}/metrics")).send().await.unwrap().text().await.unwrap();
-    text.lines()
-        .filter_map(|line| {
+/// The servers' turn-time histograms, added up: (bucket's upper bound in seconds, turns
+/// within it).
+async fn turn_buckets(http: &reqwest::Client, addrs: &[String]) -> Vec<(f64, u64)> {
+    let mut total: Vec<(f64, u64)> = Vec::new();
+    for addr in addrs {
+        let text = http.get(format!("http://{addr}/metrics")).send().await.unwrap().text().await.unwrap();
+        let buckets = text.lines().filter_map(|line| {
             let rest = line.strip_prefix("warren_turn_seconds_bucket{le=\"")?;
             let (le, count) = rest.split_once("\"} ")?;
             let le = if le == "+Inf" { f64::INFINITY } else { le.parse().ok()? };
-            Some((le, count.trim().parse().ok()?))
-        })
-        .collect()
+            Some((le, count.trim().parse::<u64>().ok()?))
+        });
+        for (i, (le, count)) in buckets.enumerate() {
+            match total.get_mut(i) {
+                Some((_, sum)) => *sum += count,
+                None => total.push((le, count)),
+            }
+        }
+    }
+    total
 }
 
 /// Reads frames to the end of a turn (`assistant_complete`); an error frame or a closed

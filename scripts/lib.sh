@@ -186,8 +186,11 @@ pg_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
 as_postgres() {
   if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
+# start_postgres DIR PORT [durable]: a throwaway server; without "durable" it skips fsync
+# (tests need no crash safety from it; measurements do).
 start_postgres() {
-  local dir=$1 port=$2 bin
+  local dir=$1 port=$2 fsync=off bin
+  [ "${3:-}" = durable ] && fsync=on
   bin=$(pg_bin)
   if [ -z "$bin" ]; then
     apt_install postgresql
@@ -197,7 +200,7 @@ start_postgres() {
   [ "$(id -u)" = 0 ] && chown postgres "$dir"
   as_postgres "$bin/initdb" -D "$dir/data" -A trust -U warren >/dev/null
   as_postgres "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w \
-    -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300" start >/dev/null
+    -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=$fsync -c max_connections=300" start >/dev/null
   echo "postgres://warren@127.0.0.1:$port/postgres"
 }
 stop_postgres() {

@@ -124,8 +124,8 @@ pub struct Config {
           value_parser = clap::value_parser!(u64).range(1..), global = true)]
     pub db_statement_timeout_ms: u64,
 
-    /// This process's name among several sharing one database (shown in `/readyz` and on
-    /// the sessions it runs). By default the host name and a random suffix.
+    /// This process's name among several sharing one database (shown in `/readyz`). By
+    /// default the host's name and the port it serves on, the same after a restart.
     #[arg(long, env = "WARREN_INSTANCE_ID", global = true)]
     pub instance_id: Option<String>,
 

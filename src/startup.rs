@@ -81,7 +81,7 @@ impl Application {
                 speculative_tutor,
                 summary_attempts: config.summary_attempts,
                 summary_backoff: Duration::from_millis(config.summary_backoff_ms),
-                instance: Instance::named(config.instance_id.clone(), address),
+                instance: Instance::named(config.instance_id.clone(), addr.port(), address),
                 ..EngineConfig::default()
             },
         );

@@ -98,6 +98,16 @@ export class OwnServer {
     this.database = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'warren-own-')), 'warren.db');
   }
 
+  /** Its own new database: on the suite's PostgreSQL server when it has one (Warren creates
+   * a PostgreSQL database that does not exist yet), else a SQLite file. */
+  private get databaseUrl(): string {
+    const suite = process.env.E2E_DATABASE_URL;
+    if (suite?.startsWith('postgres')) {
+      return `${suite.slice(0, suite.lastIndexOf('/'))}/own_${path.basename(path.dirname(this.database)).replace(/\W/g, '_').toLowerCase()}`;
+    }
+    return `sqlite://${this.database}`;
+  }
+
   /** Started with these settings added to the environment. */
   static async create(env: Record<string, string> = {}): Promise<OwnServer> {
     const server = new OwnServer(await freePort(), env);
@@ -115,7 +125,7 @@ export class OwnServer {
       env: {
         ...process.env,
         WARREN_ADDR: `127.0.0.1:${this.port}`,
-        DATABASE_URL: `sqlite://${this.database}`,
+        DATABASE_URL: this.databaseUrl,
         WARREN_SITE_ROOT: process.env.WARREN_SITE_ROOT ?? '../target/site',
         WARREN_LOG: 'warn',
         ...this.env,

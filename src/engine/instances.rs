@@ -23,26 +23,34 @@ pub struct Instance {
 }
 
 impl Instance {
-    /// `id` as configured, or the host's name and a random suffix.
-    pub fn named(id: Option<String>, address: impl Into<String>) -> Self {
-        let id = id.map(|id| id.trim().to_string()).filter(|id| !id.is_empty()).unwrap_or_else(|| {
-            let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
-                .ok()
-                .map(|h| h.trim().to_string())
-                .filter(|h| !h.is_empty())
-                .unwrap_or_else(|| "warren".to_string());
-            // The end of a v7 id is random.
-            let id = crate::store::new_id();
-            format!("{host}-{}", &id[id.len() - 6..])
-        });
+    /// `id` as configured, or this host's name and the port it serves on: unique among live
+    /// instances (two cannot serve one port of one host), and the same again when a crashed
+    /// process is started again, so it takes its sessions back at once instead of waiting
+    /// for its own leases to lapse.
+    pub fn named(id: Option<String>, port: u16, address: impl Into<String>) -> Self {
+        let id = id
+            .map(|id| id.trim().to_string())
+            .filter(|id| !id.is_empty())
+            .unwrap_or_else(|| format!("{}:{port}", host_name()));
         Self { id, address: address.into() }
     }
 }
 
 impl Default for Instance {
+    /// For an engine serving no port (tests, tools): the host's name and a random suffix.
     fn default() -> Self {
-        Self::named(None, "")
+        // The end of a v7 id is random.
+        let id = crate::store::new_id();
+        Self { id: format!("{}-{}", host_name(), &id[id.len() - 6..]), address: String::new() }
     }
+}
+
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "warren".to_string())
 }
 
 /// Marks a session as being started here until dropped (see `Engine::starting`).

@@ -175,6 +175,9 @@ impl Store {
     pub async fn open_with(url: &str, settings: &PoolSettings) -> Result<Self, StoreError> {
         install_default_drivers();
         let (backend, url) = normalise_url(url)?;
+        if backend == Backend::Postgres {
+            create_postgres_database(&url).await;
+        }
         let statement_timeout = settings.statement_timeout.as_millis();
         let pool = AnyPoolOptions::new()
             .max_connections(settings.size.unwrap_or(match backend {
@@ -306,6 +309,20 @@ impl Store {
             .filter(|m| !m.migration_type.is_down_migration())
             .filter(|m| !applied.iter().any(|a| a.version == m.version))
             .count())
+    }
+}
+
+/// Creates the PostgreSQL database the URL names when it does not exist yet, as a SQLite file
+/// is created: a new deployment needs only a server and a user allowed to create databases.
+/// Anything that goes wrong here is left for the pool's own connection to report.
+async fn create_postgres_database(url: &str) {
+    use sqlx::migrate::MigrateDatabase;
+    if let Ok(false) = sqlx::Any::database_exists(url).await {
+        match sqlx::Any::create_database(url).await {
+            Ok(()) => tracing::info!("created the database {}", redact(url)),
+            // Another instance starting at the same moment may have just made it.
+            Err(err) => tracing::debug!("did not create the database: {err}"),
+        }
     }
 }
 
