@@ -150,9 +150,10 @@ pub enum StoreError {
 
 impl From<sqlx::Error> for StoreError {
     fn from(err: sqlx::Error) -> Self {
-        match err {
-            sqlx::Error::PoolTimedOut => StoreError::PoolExhausted,
-            other => StoreError::Query(other),
+        if matches!(err, sqlx::Error::PoolTimedOut) {
+            StoreError::PoolExhausted
+        } else {
+            StoreError::Query(err)
         }
     }
 }
@@ -273,7 +274,7 @@ impl Store {
 
     /// The readiness checks: the database answers, and every known migration is applied.
     pub async fn readiness(&self) -> Vec<Check> {
-        let database = match sqlx::query("SELECT 1").execute(&self.pool).await {
+        let database = match self.readiness_of_database().await {
             Ok(_) => Check {
                 name: "database",
                 ok: true,
@@ -293,6 +294,12 @@ impl Store {
             Err(err) => Check { name: "migrations", ok: false, detail: err.to_string() },
         };
         vec![database, migrations]
+    }
+
+    /// The database answers a query.
+    async fn readiness_of_database(&self) -> Result<(), StoreError> {
+        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        Ok(())
     }
 
     /// Migrations recorded as applied in the database.
@@ -412,6 +419,61 @@ mod tests {
         let err = normalise_url("mysql://root:hunter2@db/x").unwrap_err().to_string();
         assert!(err.contains("sqlite://"), "{err}");
         assert!(!err.contains("hunter2"), "{err}");
+    }
+
+    /// A database on the PostgreSQL server scripts/test starts, or a SQLite file in `dir`.
+    async fn database(dir: &tempfile::TempDir) -> String {
+        match std::env::var("WARREN_TEST_POSTGRES_URL") {
+            Ok(server) => {
+                let (base, _) = server.rsplit_once('/').unwrap();
+                format!("{base}/warren_db_test_{}", uuid::Uuid::now_v7().simple())
+            }
+            Err(_) => format!("sqlite://{}/w.db", dir.path().display()),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_pool_that_stays_busy_fails_with_an_error_saying_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = PoolSettings {
+            size: Some(1),
+            acquire_timeout: std::time::Duration::from_millis(200),
+            ..PoolSettings::default()
+        };
+        let store = Store::open_with(&database(&dir).await, &settings).await.unwrap();
+        let held = store.pool().acquire().await.unwrap();
+        let err = store.readiness_of_database().await.unwrap_err();
+        assert!(matches!(err, StoreError::PoolExhausted), "{err:?}");
+        assert!(err.to_string().contains("WARREN_DB_POOL_SIZE"), "{err}");
+        drop(held);
+        store.readiness_of_database().await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_statement_past_the_timeout_is_stopped() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = PoolSettings {
+            statement_timeout: std::time::Duration::from_millis(200),
+            ..PoolSettings::default()
+        };
+        let store = Store::open_with(&database(&dir).await, &settings).await.unwrap();
+        let started = std::time::Instant::now();
+        let err = match store.backend() {
+            Backend::Postgres => sqlx::query("SELECT pg_sleep(5)").execute(store.pool()).await.unwrap_err(),
+            // SQLite's wait for its lock is what is bounded: another connection holds it.
+            Backend::Sqlite => {
+                let mut other = store.pool().acquire().await.unwrap();
+                other.execute("BEGIN IMMEDIATE").await.unwrap();
+                store.pool().begin_with("BEGIN IMMEDIATE").await.map(drop).unwrap_err()
+            }
+        };
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(4),
+            "stopped after {:?}",
+            started.elapsed()
+        );
+        let text = err.to_string();
+        assert!(text.contains("canceling statement") || text.contains("locked"), "{text}");
     }
 
     #[test]
