@@ -24,6 +24,8 @@ use crate::pages::{
 
 /// The HTML document around the app; rendered on the server only.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
+    crate::csp::provide_response_nonce();
+    let nonce = leptos::nonce::use_nonce;
     view! {
         <!DOCTYPE html>
         <html lang="en">
@@ -33,9 +35,9 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta name="color-scheme" content="light dark" />
                 // Applies the stored theme before first paint, so a dark-mode learner never sees a
                 // white flash. Static text of our own; no user data goes into it.
-                <script>{THEME_BOOT_SCRIPT}</script>
+                <script nonce=nonce()>{THEME_BOOT_SCRIPT}</script>
                 // One text per script: two would be rendered with a marker between them.
-                <script>{CLOCK_BOOT_SCRIPT}</script>
+                <script nonce=nonce()>{CLOCK_BOOT_SCRIPT}</script>
                 <HydrationScripts options islands=true />
                 <MetaTags />
             </head>

@@ -7,6 +7,7 @@ pub mod api;
 mod app;
 pub mod clock;
 mod components;
+pub mod csp;
 pub mod forms;
 pub mod names;
 mod pages;

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures';
 import { PASSWORD, signUp, uniqueName } from './helpers';
 
 test('sign up, sign out, sign in again: the dashboard shows my own sets', async ({ page }) => {

@@ -1,4 +1,5 @@
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './fixtures';
 import { answer, controlsAreTall, screenshotPath, signUp, startSession } from './helpers';
 
 // The smallest valid PNG (1×1), uploaded as a learner's own image.

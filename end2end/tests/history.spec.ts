@@ -1,4 +1,5 @@
-import { test, expect, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './fixtures';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';

@@ -1,4 +1,5 @@
-import { expect, test, type Page, type WebSocketRoute } from '@playwright/test';
+import type { Page, WebSocketRoute } from '@playwright/test';
+import { expect, test } from './fixtures';
 import {
   OwnServer,
   answer,

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures';
 import { signUp } from './helpers';
 
 test('pages are rendered on the server, and ask for a sign-in first', async ({ request, page }) => {

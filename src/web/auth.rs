@@ -112,12 +112,8 @@ pub async fn sign_up(
     let Some(username) = normalise_username(&form.username) else {
         return back_to("/signup", "username", &form.username, next);
     };
-    let length = form.password.chars().count();
-    if length < MIN_PASSWORD {
-        return back_to("/signup", "short", &username, next);
-    }
-    if length > MAX_PASSWORD {
-        return back_to("/signup", "long", &username, next);
+    if let Some(reason) = super::password::weakness(&form.password, &username) {
+        return back_to("/signup", reason, &username, next);
     }
     let Some(password_hash) = hash(form.password).await else {
         return back_to("/signup", "server", &username, next);

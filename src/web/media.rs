@@ -20,7 +20,10 @@ pub async fn image(
             [
                 (header::CONTENT_TYPE, mime),
                 (header::X_CONTENT_TYPE_OPTIONS, "nosniff".to_string()),
-                (header::CONTENT_SECURITY_POLICY, "default-src 'none'; sandbox".to_string()),
+                (
+                    header::CONTENT_SECURITY_POLICY,
+                    "default-src 'none'; sandbox; frame-ancestors 'none'".to_string(),
+                ),
                 (header::CACHE_CONTROL, "private, max-age=86400".to_string()),
                 (header::CONTENT_DISPOSITION, "inline".to_string()),
             ],

@@ -11,6 +11,7 @@ mod health;
 mod history;
 mod media;
 mod password;
+mod security;
 pub mod socket;
 mod stats;
 mod transcript;
@@ -110,6 +111,8 @@ pub fn router(state: AppState) -> Router {
         .layer(middleware::from_fn(limit_body))
         // The limit above is the one that counts; axum's own would stop uploads at 2 MB.
         .layer(DefaultBodyLimit::max(limits::IMPORT_BYTES + MAX_BODY))
+        // Outermost: every response gets the security headers, refusals and errors included.
+        .layer(middleware::from_fn_with_state(security::Https(state.secure_cookies), security::headers))
         .with_state(state)
 }
 

@@ -175,3 +175,64 @@ mod tests {
         assert!(!verify("x".into(), Some("not a hash".into())).await);
     }
 }
+
+/// Why a new password is refused, if it is: a code the sign-up page words next to the field.
+pub fn weakness(password: &str, username: &str) -> Option<&'static str> {
+    let length = password.chars().count();
+    if length < super::auth::MIN_PASSWORD {
+        return Some("short");
+    }
+    // Argon2 takes any length, but the request carrying it should stay small.
+    if length > super::auth::MAX_PASSWORD {
+        return Some("long");
+    }
+    // Letters and digits only, lower-cased: "Password-123" is "password123".
+    let plain: String =
+        password.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect();
+    // The username with a little around it ("ada.lovelace.1815" for ada.lovelace) is the
+    // first thing anyone tries; a long password that happens to contain it is fine.
+    let name: String =
+        username.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect();
+    if name.chars().count() >= 3 && plain.contains(&name) && plain.replace(&name, "").chars().count() < 6 {
+        return Some("like-username");
+    }
+    let common = COMMON.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#'));
+    if common.clone().any(|c| c == plain) || one_run(&plain) {
+        return Some("common");
+    }
+    None
+}
+
+/// Passwords leaked and reused everywhere (see the file's header).
+const COMMON: &str = include_str!("common_passwords.txt");
+
+/// One character over and over, or a run up or down a keyboard row or the alphabet or
+/// digits ("aaaaaaaaaa", "9876543210", "abcdefghijk"): guessed before any list is tried.
+fn one_run(plain: &str) -> bool {
+    let chars: Vec<char> = plain.chars().collect();
+    if chars.len() < 2 {
+        return !chars.is_empty();
+    }
+    let steps: Vec<i64> =
+        chars.windows(2).map(|w| i64::from(u32::from(w[1])) - i64::from(u32::from(w[0]))).collect();
+    let same = |s: i64| steps.iter().all(|&step| step == s);
+    same(0) || same(1) || same(-1)
+}
+
+#[cfg(test)]
+mod rules {
+    use super::weakness;
+
+    #[test]
+    fn common_and_guessable_passwords_are_refused_with_a_reason() {
+        assert_eq!(weakness("short", "ada"), Some("short"));
+        assert_eq!(weakness(&"x".repeat(201), "ada"), Some("long"));
+        assert_eq!(weakness("Password-123", "ada"), Some("common"));
+        assert_eq!(weakness("QWERTYUIOP", "ada"), Some("common"));
+        assert_eq!(weakness("aaaaaaaaaaaa", "ada"), Some("common"));
+        assert_eq!(weakness("9876543210", "ada"), Some("common"));
+        assert_eq!(weakness("ada.lovelace.1815", "ada.lovelace"), Some("like-username"));
+        assert_eq!(weakness("correct horse battery", "ada"), None);
+        assert_eq!(weakness("canadian maple syrup", "ada"), None, "a name inside a long password is fine");
+    }
+}

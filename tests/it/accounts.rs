@@ -279,6 +279,13 @@ async fn sign_up_refuses_duplicates_bad_names_and_short_passwords() {
     assert_eq!(location(&up("Learner", PASSWORD).await), "/signup?error=taken&username=learner");
     assert_eq!(location(&up("x", PASSWORD).await), "/signup?error=username&username=x");
     assert_eq!(location(&up("newcomer", "short").await), "/signup?error=short&username=newcomer");
+    assert_eq!(location(&up("newcomer", "Password-123").await), "/signup?error=common&username=newcomer");
+    assert_eq!(
+        location(&up("newcomer", "newcomer2024").await),
+        "/signup?error=like-username&username=newcomer"
+    );
+    let long: &'static str = "p".repeat(201).leak();
+    assert_eq!(location(&up("newcomer", long).await), "/signup?error=long&username=newcomer");
     assert_eq!(app.store().account_count().await.unwrap(), 1, "no account was made");
     // The cookie is HTTP-only and SameSite=Lax (not Secure over plain HTTP).
     let res = up("newcomer", PASSWORD).await;

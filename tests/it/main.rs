@@ -17,6 +17,7 @@ mod instances;
 mod ladder;
 mod network_session;
 mod providers;
+mod security;
 mod session_socket;
 mod speculation;
 mod startup;

@@ -12,9 +12,18 @@ fn message(code: &str) -> &'static str {
         "username" => "Usernames have 3 to 32 characters: letters, digits, dots, dashes or underscores.",
         "short" => "Passwords need at least 10 characters.",
         "long" => "Passwords can have at most 200 characters.",
+        "common" => {
+            "That password is among the first anyone would guess. Choose another: a few unrelated words work well."
+        }
+        "like-username" => "That password is mostly your username. Choose another.",
         "taken" => "That username is taken. Choose another, or sign in.",
         _ => "Something went wrong on our side. Try again.",
     }
+}
+
+/// Refusals of the password itself, shown under its field.
+fn is_about_password(code: &str) -> bool {
+    matches!(code, "short" | "long" | "common" | "like-username")
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -55,7 +64,8 @@ fn AuthForm(mode: Mode) -> impl IntoView {
                 }.into_any(),
                 Mode::SignIn => view! { <p class="lede">"Welcome back."</p> }.into_any(),
             }}
-            {move || error().map(|code| view! {
+            // A password refused for what it is is worded next to the password field.
+            {move || error().filter(|code| !is_about_password(code)).map(|code| view! {
                 <p class="form-error" role="alert" data-testid="auth-error">{message(&code)}</p>
             })}
             <form method="post" action=action class="stack">
@@ -84,6 +94,9 @@ fn AuthForm(mode: Mode) -> impl IntoView {
                         maxlength="200"
                     />
                     {(mode == Mode::SignUp).then(|| view! { <small>"At least 10 characters."</small> })}
+                    {move || error().filter(|code| is_about_password(code)).map(|code| view! {
+                        <small class="field-error" role="alert" data-testid="auth-error">{message(&code)}</small>
+                    })}
                 </label>
                 <button type="submit" class="button primary">{submit}</button>
             </form>
