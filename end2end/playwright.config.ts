@@ -46,6 +46,8 @@ export default defineConfig({
       DATABASE_URL: database,
       WARREN_SITE_ROOT: siteRoot,
       WARREN_LOG: 'warn',
+      // Each test's browser says which address it is (see tests/fixtures.ts).
+      WARREN_TRUSTED_PROXIES: '127.0.0.1',
     },
   },
 });

@@ -4,16 +4,41 @@ import { expect, test as base, type BrowserContext } from '@playwright/test';
  * `test` for every spec: each browser context a test uses (its own page's, and any it opens)
  * is watched, and the test fails on a Content-Security-Policy violation, an uncaught script
  * error or a console error, so the policy is proven on every page the suite visits.
- * A test that provokes console errors on purpose (a server killed under a live socket says
- * so in the console) names them with `test.use({ expectedConsole: [/…/] })`; CSP violations
- * are never expected.
+ * A test that provokes a console error on purpose (a server it kills leaves the page's socket
+ * failing; a refused form post answers 422) says which with `allowConsole(/…/)`; a CSP
+ * violation is never allowed.
  */
-export const test = base.extend<{ expectedConsole: RegExp[]; browserProblems: void }>({
-  expectedConsole: [[], { option: true }],
+type Watched = { allowedConsole: RegExp[]; expectsViolation: boolean };
+
+export const test = base.extend<{
+  allowConsole: (pattern: RegExp) => void;
+  expectCspViolation: () => void;
+  browserProblems: void;
+}>({
+  allowConsole: async ({}, use, testInfo) => {
+    const watched = testInfo as unknown as Watched;
+    watched.allowedConsole = [];
+    await use((pattern) => watched.allowedConsole.push(pattern));
+  },
+  // For the one test that proves the watcher: it breaks the policy on purpose, and fails
+  // unless exactly that is seen.
+  expectCspViolation: async ({}, use, testInfo) => {
+    await use(() => {
+      (testInfo as unknown as Watched).expectsViolation = true;
+    });
+  },
   browserProblems: [
-    async ({ browser, context, expectedConsole }, use) => {
+    async ({ browser, context, allowConsole, expectCspViolation }, use, testInfo) => {
+      void allowConsole;
+      void expectCspViolation;
       const problems: string[] = [];
+      let contexts = 0;
       const watch = async (ctx: BrowserContext) => {
+        // Each context is a learner of its own, at an address of its own, as behind a real
+        // proxy: the suite's server trusts 127.0.0.1 to say so (WARREN_TRUSTED_PROXIES), so
+        // its sign-up limit per address counts each learner, not the whole suite.
+        contexts += 1;
+        await ctx.setExtraHTTPHeaders({ 'x-forwarded-for': `10.${testInfo.workerIndex % 250}.${contexts}.${(seed++ % 250) + 1}` });
         // The browser reports a violation as an event on the document, before any script of
         // the page runs; it becomes a console error the listener below sees.
         await ctx.addInitScript(() => {
@@ -22,10 +47,7 @@ export const test = base.extend<{ expectedConsole: RegExp[]; browserProblems: vo
           });
         });
         ctx.on('console', (message) => {
-          if (message.type() !== 'error') return;
-          const text = message.text();
-          const expected = !text.startsWith('CSP violation') && expectedConsole.some((pattern) => pattern.test(text));
-          if (!expected) problems.push(`${message.location().url}: ${text}`);
+          if (message.type() === 'error') problems.push(`${message.location().url}: ${message.text()}`);
         });
         ctx.on('weberror', (error) => problems.push(`uncaught: ${error.error().message}`));
       };
@@ -38,10 +60,27 @@ export const test = base.extend<{ expectedConsole: RegExp[]; browserProblems: vo
       };
       await use();
       browser.newContext = newContext;
-      expect(problems, 'CSP violations and console errors').toEqual([]);
+      const watched = testInfo as unknown as Watched;
+      // Our listener's report, or the browser's own console message about the policy.
+      const isViolation = (problem: string) =>
+        problem.includes('CSP violation') || problem.includes('Content Security Policy');
+      const violations = problems.filter(isViolation);
+      const unexpected = problems.filter((problem) =>
+        isViolation(problem)
+          ? !watched.expectsViolation
+          : !watched.allowedConsole.some((pattern) => pattern.test(problem)),
+      );
+      expect(unexpected, 'CSP violations and console errors').toEqual([]);
+      if (watched.expectsViolation) expect(violations, 'the violation made on purpose').not.toEqual([]);
     },
     { auto: true },
   ],
 });
+
+/** Tells this worker's contexts' addresses apart from one test to the next. */
+let seed = 0;
+
+/** What a page whose server was killed on purpose logs while it reconnects. */
+export const SOCKET_DOWN = /WebSocket connection to .* failed/;
 
 export { expect };

@@ -1,5 +1,5 @@
 import type { Page, WebSocketRoute } from '@playwright/test';
-import { expect, test } from './fixtures';
+import { expect, SOCKET_DOWN, test } from './fixtures';
 import {
   OwnServer,
   answer,
@@ -119,7 +119,8 @@ test('a rabbit hole: offered, explored with progress hidden, and left', async ({
   await expect(page.locator('.pill.amber')).toHaveCount(1);
 });
 
-test('the server restarts mid-session: the page reconnects and nothing is lost', async ({ page }) => {
+test('the server restarts mid-session: the page reconnects and nothing is lost', async ({ page, allowConsole }) => {
+  allowConsole(SOCKET_DOWN);
   const server = await OwnServer.create();
   try {
     await signUp(page, undefined, server.url);
@@ -202,7 +203,8 @@ test('a dropped connection: the page is sent what it missed (a near miss and the
   await expect(page.locator('.entry.speaker-learner')).toHaveCount(1);
 });
 
-test('a recall sent just before the server dies is counted exactly once after reconnect', async ({ page }) => {
+test('a recall sent just before the server dies is counted exactly once after reconnect', async ({ page, allowConsole }) => {
+  allowConsole(SOCKET_DOWN);
   const server = await OwnServer.create();
   try {
     await signUp(page, undefined, server.url);
@@ -229,7 +231,8 @@ test('a recall sent just before the server dies is counted exactly once after re
   }
 });
 
-test('many messages typed while the server is down: each is delivered or back in the box', async ({ page }) => {
+test('many messages typed while the server is down: each is delivered or back in the box', async ({ page, allowConsole }) => {
+  allowConsole(SOCKET_DOWN);
   const server = await OwnServer.create();
   try {
     await signUp(page, undefined, server.url);
@@ -329,7 +332,8 @@ test('learner text stays text, math is typeset, Shift+Enter is a new line, mute 
   expect(errors).toEqual([]);
 });
 
-test('signed out while the server restarts: the socket is refused with 4401 and stops retrying', async ({ page }) => {
+test('signed out while the server restarts: the socket is refused with 4401 and stops retrying', async ({ page, allowConsole }) => {
+  allowConsole(SOCKET_DOWN);
   const server = await OwnServer.create();
   try {
     await signUp(page, undefined, server.url);
@@ -350,7 +354,8 @@ test('signed out while the server restarts: the socket is refused with 4401 and 
   }
 });
 
-test('the hint ladder survives a crash: killed between two rungs, the next reply is the next rung', async ({ page }) => {
+test('the hint ladder survives a crash: killed between two rungs, the next reply is the next rung', async ({ page, allowConsole }) => {
+  allowConsole(SOCKET_DOWN);
   const server = await OwnServer.create();
   try {
     await signUp(page, undefined, server.url);

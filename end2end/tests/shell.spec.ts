@@ -57,3 +57,19 @@ test.describe('in Kolkata', () => {
     expect(errors).toEqual([]);
   });
 });
+
+test('a script the policy does not name is blocked, and the suite notices', async ({ page, expectCspViolation }) => {
+  expectCspViolation();
+  await page.goto('/signin');
+  // An inline script added without the response's nonce, as injected markup would be.
+  const ran = await page.evaluate(() => {
+    const script = document.createElement('script');
+    script.textContent = 'window.__injected = true';
+    document.head.append(script);
+    return (window as unknown as { __injected?: boolean }).__injected === true;
+  });
+  expect(ran).toBe(false);
+  // The page's own inline script, which has the nonce, did run: it set the time-zone cookie.
+  const cookies = await page.context().cookies();
+  expect(cookies.map((c) => c.name)).toContain('tz');
+});
