@@ -254,6 +254,34 @@ pub struct TranscriptQuery {
     pub edit: Option<String>,
 }
 
+/// The account page: the learner's name and every sign-in of theirs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AccountPage {
+    pub username: String,
+    pub now: i64,
+    /// Newest first.
+    pub sign_ins: Vec<SignInRow>,
+}
+
+/// One sign-in, as the account page lists it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignInRow {
+    /// Names it in the form that ends it (never the cookie's own id).
+    pub ref_id: String,
+    pub signed_in_at: i64,
+    pub address: String,
+    /// The browser's own description of itself, as sent.
+    pub user_agent: String,
+    /// The sign-in this page was asked for with.
+    pub current: bool,
+}
+
+/// The id of the request's sign-in (the cookie's session id), put in the request by the
+/// server for the account page; never sent to a browser.
+#[cfg(feature = "ssr")]
+#[derive(Clone, Debug)]
+pub struct CurrentSignIn(pub String);
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Transcript {
     pub now: i64,
@@ -429,11 +457,21 @@ pub async fn get_transcript(
     backend::answer(backend::get()?.transcript(&viewer, &id, query).await)
 }
 
+#[server(endpoint = "get_account")]
+pub async fn get_account() -> Result<AccountPage, ApiError> {
+    let viewer = backend::require_viewer()?;
+    let current = use_context::<http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<CurrentSignIn>().map(|c| c.0.clone()));
+    backend::answer(backend::get()?.account(&viewer, current.as_deref()).await)
+}
+
 /// The server's side of the API, implemented where the storage lives.
 #[cfg(feature = "ssr")]
 #[async_trait::async_trait]
 pub trait Backend: Send + Sync + 'static {
     async fn dashboard(&self, viewer: &Viewer) -> Result<Dashboard, ApiError>;
+    /// `current`: the id of the sign-in asking, to mark it.
+    async fn account(&self, viewer: &Viewer, current: Option<&str>) -> Result<AccountPage, ApiError>;
     async fn recall_set(&self, viewer: &Viewer, id: &str) -> Result<SetDetail, ApiError>;
     async fn point(&self, viewer: &Viewer, set_id: &str, point_id: &str) -> Result<PointPage, ApiError>;
     async fn resource(

@@ -10,6 +10,7 @@ use crate::api::{Viewer, get_viewer};
 use crate::clock::CLOCK_BOOT_SCRIPT;
 use crate::components::theme::{THEME_BOOT_SCRIPT, ThemeToggle};
 use crate::pages::{
+    account::AccountPage,
     auth::{SignIn, SignUp},
     dashboard::Dashboard,
     history::{History, TranscriptPage},
@@ -77,6 +78,7 @@ pub fn App() -> impl IntoView {
             <main id="main">
                 <Routes fallback=NotFound>
                     <Route path=path!("/") view=Dashboard ssr=SsrMode::Async />
+                    <Route path=path!("/account") view=AccountPage ssr=SsrMode::Async />
                     <Route path=path!("/sets") view=Sets ssr=SsrMode::Async />
                     <Route path=path!("/sets/new") view=NewSetPage />
                     <Route path=path!("/sets/:id") view=SetPage ssr=SsrMode::Async />
@@ -107,9 +109,10 @@ fn TopNav(viewer: Option<Viewer>) -> impl IntoView {
                 <A href="/" exact=true>"Dashboard"</A>
                 <A href="/sets">"Recall sets"</A>
                 <A href="/history">"History"</A>
+                <A href="/account">"Account"</A>
             </nav>
             <form class="signout" method="post" action="/auth/signout">
-                <span class="who" data-testid="username">{viewer.username}</span>
+                <a class="who" href="/account" data-testid="username" title="Your account">{viewer.username}</a>
                 <button type="submit" class="link-button">"Sign out"</button>
             </form>
         }

@@ -125,6 +125,9 @@ pub struct Engine {
     /// Sessions whose actor is being started here (lease taken or being taken, not yet in
     /// `live`), with how many starts are under way.
     starting: Arc<Mutex<HashMap<String, usize>>>,
+    /// Learners some of whose sign-ins just ended here: their sockets check theirs at once
+    /// (sockets on other instances find out on their next periodic check).
+    sign_ins: tokio::sync::broadcast::Sender<String>,
 }
 
 /// What a socket receives from its session.
@@ -167,7 +170,20 @@ impl Engine {
     pub fn new(store: Store, provider: SharedProvider, config: EngineConfig) -> Self {
         let shared =
             Shared { store, provider, config, metrics: Metrics::default(), synthesis: Default::default() };
-        Self { shared: Arc::new(shared), live: Arc::default(), starting: Arc::default() }
+        let (sign_ins, _) = tokio::sync::broadcast::channel(64);
+        Self { shared: Arc::new(shared), live: Arc::default(), starting: Arc::default(), sign_ins }
+    }
+
+    /// Some of the learner's sign-ins have ended (signed out, a new password, ended from the
+    /// account page): their open sockets check whether theirs was one.
+    pub fn sign_ins_ended(&self, user_id: &str) {
+        // No socket listening is no one to tell.
+        let _ = self.sign_ins.send(user_id.to_string());
+    }
+
+    /// Learners whose sign-ins ended, as they end (see [`Engine::sign_ins_ended`]).
+    pub fn watch_sign_ins(&self) -> tokio::sync::broadcast::Receiver<String> {
+        self.sign_ins.subscribe()
     }
 
     /// What the engine has counted since start-up.

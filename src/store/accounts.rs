@@ -58,6 +58,113 @@ impl Store {
     }
 }
 
+/// One of a learner's sign-ins, as the account page lists it.
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
+pub struct SignIn {
+    /// Names it in pages and forms (its id is the cookie's secret).
+    pub ref_id: String,
+    pub signed_in_at: i64,
+    pub address: String,
+    pub user_agent: String,
+}
+
+/// The columns of `auth_sessions` read from a sign-in's data: whose it is and where it began
+/// (written there by `web::auth` as `user_id` and `signed_in`).
+fn described(record: &Record) -> (Option<String>, Option<i64>, Option<String>, Option<String>) {
+    let text = |v: Option<&serde_json::Value>| v.and_then(|v| v.as_str()).map(str::to_string);
+    let user = text(record.data.get("user_id"));
+    let from = record.data.get("signed_in");
+    let at = from.and_then(|f| f.get("at")).and_then(serde_json::Value::as_i64);
+    (user, at, text(from.and_then(|f| f.get("address"))), text(from.and_then(|f| f.get("agent"))))
+}
+
+impl Store {
+    /// A learner's sign-ins that have not expired, newest first.
+    pub async fn sign_ins(&self, user_id: &str) -> Result<Vec<SignIn>, StoreError> {
+        Ok(sqlx::query_as(
+            "SELECT COALESCE(ref_id, '') AS ref_id, COALESCE(signed_in_at, 0) AS signed_in_at,
+                    COALESCE(address, '') AS address, COALESCE(user_agent, '') AS user_agent
+             FROM auth_sessions WHERE user_id = $1 AND expires_at > $2 ORDER BY signed_in_at DESC",
+        )
+        .bind(user_id)
+        .bind(now_ms())
+        .fetch_all(self.pool())
+        .await?)
+    }
+
+    /// Whether the sign-in with this (cookie) id still stands.
+    pub async fn sign_in_active(&self, session_id: &str) -> Result<bool, StoreError> {
+        let found: Option<i64> =
+            sqlx::query_scalar("SELECT 1 FROM auth_sessions WHERE id = $1 AND expires_at > $2")
+                .bind(session_id)
+                .bind(now_ms())
+                .fetch_optional(self.pool())
+                .await?;
+        Ok(found.is_some())
+    }
+
+    /// The `ref_id` of the sign-in with this (cookie) id.
+    pub async fn sign_in_ref(&self, session_id: &str) -> Result<Option<String>, StoreError> {
+        Ok(sqlx::query_scalar("SELECT ref_id FROM auth_sessions WHERE id = $1")
+            .bind(session_id)
+            .fetch_optional(self.pool())
+            .await?
+            .flatten())
+    }
+
+    /// Ends one of the learner's sign-ins; `false` if they have none by that name.
+    pub async fn end_sign_in(&self, user_id: &str, ref_id: &str) -> Result<bool, StoreError> {
+        let done = sqlx::query("DELETE FROM auth_sessions WHERE user_id = $1 AND ref_id = $2")
+            .bind(user_id)
+            .bind(ref_id)
+            .execute(self.pool())
+            .await?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    /// Ends every sign-in of the learner but the one with this (cookie) id; returns how many.
+    pub async fn end_other_sign_ins(&self, user_id: &str, keep_session_id: &str) -> Result<u64, StoreError> {
+        let done = sqlx::query("DELETE FROM auth_sessions WHERE user_id = $1 AND id <> $2")
+            .bind(user_id)
+            .bind(keep_session_id)
+            .execute(self.pool())
+            .await?;
+        Ok(done.rows_affected())
+    }
+
+    /// The learner's password hash, to check their current password.
+    pub async fn password_hash(&self, user_id: &str) -> Result<Option<String>, StoreError> {
+        Ok(sqlx::query_scalar("SELECT password_hash FROM users WHERE id = $1")
+            .bind(user_id)
+            .fetch_optional(self.pool())
+            .await?
+            .flatten())
+    }
+
+    /// Replaces the learner's password (already hashed) and ends every other sign-in of
+    /// theirs, in one transaction.
+    pub async fn change_password(
+        &self,
+        user_id: &str,
+        password_hash: &str,
+        keep_session_id: &str,
+    ) -> Result<u64, StoreError> {
+        let mut tx = self.write_transaction().await?;
+        sqlx::query("UPDATE users SET password_hash = $1 WHERE id = $2")
+            .bind(password_hash)
+            .bind(user_id)
+            .execute(&mut *tx)
+            .await?;
+        let ended = sqlx::query("DELETE FROM auth_sessions WHERE user_id = $1 AND id <> $2")
+            .bind(user_id)
+            .bind(keep_session_id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(ended.rows_affected())
+    }
+}
+
 fn backend(err: impl std::fmt::Display) -> session_store::Error {
     session_store::Error::Backend(err.to_string())
 }
@@ -75,14 +182,21 @@ fn expiry_ms(record: &Record) -> i64 {
 impl SessionStore for Store {
     async fn create(&self, record: &mut Record) -> session_store::Result<()> {
         let data = encoded(record)?;
+        let (user, at, address, agent) = described(record);
         // Ids are random; on the rare collision, draw another.
         loop {
             let done = sqlx::query(
-                "INSERT INTO auth_sessions (id, data, expires_at) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING",
+                "INSERT INTO auth_sessions (id, data, expires_at, user_id, ref_id, signed_in_at, address, user_agent)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING",
             )
             .bind(record.id.to_string())
             .bind(&data)
             .bind(expiry_ms(record))
+            .bind(&user)
+            .bind(new_id())
+            .bind(at)
+            .bind(&address)
+            .bind(&agent)
             .execute(self.pool())
             .await
             .map_err(backend)?;
@@ -95,13 +209,23 @@ impl SessionStore for Store {
 
     async fn save(&self, record: &Record) -> session_store::Result<()> {
         let data = encoded(record)?;
+        let (user, at, address, agent) = described(record);
+        // Its `ref_id` is kept from the first save: the account page's links stay good.
         sqlx::query(
-            "INSERT INTO auth_sessions (id, data, expires_at) VALUES ($1, $2, $3)
-             ON CONFLICT (id) DO UPDATE SET data = excluded.data, expires_at = excluded.expires_at",
+            "INSERT INTO auth_sessions (id, data, expires_at, user_id, ref_id, signed_in_at, address, user_agent)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+             ON CONFLICT (id) DO UPDATE SET data = excluded.data, expires_at = excluded.expires_at,
+                 user_id = excluded.user_id, signed_in_at = excluded.signed_in_at,
+                 address = excluded.address, user_agent = excluded.user_agent",
         )
         .bind(record.id.to_string())
         .bind(&data)
         .bind(expiry_ms(record))
+        .bind(&user)
+        .bind(new_id())
+        .bind(at)
+        .bind(&address)
+        .bind(&agent)
         .execute(self.pool())
         .await
         .map_err(backend)?;

@@ -21,7 +21,7 @@ mod summaries;
 mod tree;
 mod users;
 
-pub use accounts::Account;
+pub use accounts::{Account, SignIn};
 pub use db::{Backend, Check, PoolSettings, Store, StoreError};
 pub use entries::{Entry, NewEntry};
 pub use history::{HistoryQuery, HistoryRow};

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use axum::Form;
 use axum::extract::State;
+use axum::http::{HeaderMap, header};
 use axum::response::Redirect;
 use serde::Deserialize;
 use tower_sessions::Session;
@@ -15,10 +16,12 @@ use super::client_ip::ClientIp;
 use super::password::{hash, verify};
 use super::{AppState, query_value};
 use crate::engine::demo;
-use crate::store::{Store, StoreError};
+use crate::store::{Store, StoreError, now_ms};
 
 /// The key under which a sign-in session holds the learner's id.
 pub const USER_KEY: &str = "user_id";
+/// When and from where (address, browser) the sign-in began.
+const SIGNED_IN_KEY: &str = "signed_in";
 pub const MIN_PASSWORD: usize = 10;
 pub const MAX_PASSWORD: usize = 200;
 
@@ -48,7 +51,7 @@ impl Throttle {
 
     /// Takes one attempt from the address's allowance, then from the account's. An address
     /// over its allowance touches no account, so it cannot fill the table with names.
-    async fn allow(&self, username: &str, address: IpAddr) -> Result<bool, StoreError> {
+    pub(super) async fn allow(&self, username: &str, address: IpAddr) -> Result<bool, StoreError> {
         if !self.allow_sign_up(address).await? {
             return Ok(false);
         }
@@ -89,15 +92,27 @@ fn back_to(page: &str, error: &str, username: &str, next: Option<&str>) -> Redir
     Redirect::to(&url)
 }
 
-/// Binds the browser's session to the learner under a new session id (no fixation).
-async fn sign_in_as(session: &Session, user_id: &str) -> bool {
-    session.cycle_id().await.is_ok() && session.insert(USER_KEY, user_id).await.is_ok()
+/// Binds the browser's session to the learner under a new session id (no fixation), noting
+/// when and from where for the account page's list of sign-ins.
+async fn sign_in_as(session: &Session, user_id: &str, address: IpAddr, headers: &HeaderMap) -> bool {
+    let agent: String = headers
+        .get(header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .chars()
+        .take(300)
+        .collect();
+    let from = serde_json::json!({ "at": now_ms(), "address": address.to_string(), "agent": agent });
+    session.cycle_id().await.is_ok()
+        && session.insert(USER_KEY, user_id).await.is_ok()
+        && session.insert(SIGNED_IN_KEY, from).await.is_ok()
 }
 
 pub async fn sign_up(
     State(state): State<AppState>,
     ClientIp(client): ClientIp,
     session: Session,
+    headers: HeaderMap,
     Form(form): Form<Credentials>,
 ) -> Redirect {
     let next = form.next.as_deref();
@@ -129,7 +144,7 @@ pub async fn sign_up(
     if let Err(err) = demo::ensure_demo_sets(&state.store, &user_id).await {
         tracing::error!("cannot add demo sets for a new account: {err}");
     }
-    if !sign_in_as(&session, &user_id).await {
+    if !sign_in_as(&session, &user_id, client, &headers).await {
         return back_to("/signin", "server", &username, next);
     }
     tracing::info!(username, "account created");
@@ -140,6 +155,7 @@ pub async fn sign_in(
     State(state): State<AppState>,
     ClientIp(client): ClientIp,
     session: Session,
+    headers: HeaderMap,
     Form(form): Form<Credentials>,
 ) -> Redirect {
     let next = form.next.as_deref();
@@ -165,17 +181,22 @@ pub async fn sign_in(
         return back_to("/signin", "invalid", &username, next);
     }
     let Some(user_id) = user_id else { return back_to("/signin", "invalid", &username, next) };
-    if !sign_in_as(&session, &user_id).await {
+    if !sign_in_as(&session, &user_id, client, &headers).await {
         return back_to("/signin", "server", &username, next);
     }
     Redirect::to(safe_next(next))
 }
 
-pub async fn sign_out(session: Session) -> Redirect {
+pub async fn sign_out(State(state): State<AppState>, session: Session) -> Redirect {
+    let user = session.get::<String>(USER_KEY).await.ok().flatten();
     // `flush` (not `delete`): the record goes, and the emptied session makes the browser drop
     // its cookie too.
     if let Err(err) = session.flush().await {
         tracing::warn!("cannot delete sign-in session: {err}");
+    }
+    // This browser's open sessions close now, not at their next check.
+    if let Some(user) = user {
+        state.engine.sign_ins_ended(&user);
     }
     Redirect::to("/signin")
 }

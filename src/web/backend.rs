@@ -5,12 +5,12 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use warren_app::api::{AccountPage, LeftOff, SignInRow, SummaryView};
 use warren_app::api::{
     ApiError, Backend, Dashboard, HistoryFilter, HistoryItem, HistoryList, ImportPreview, PointPage,
     PointView, ProviderNotice, Recalled, ResourcePage, ResourceView, SessionCard, SessionHeader, SetCard,
     SetChoice, SetDeletion, SetDetail, Transcript, TranscriptQuery, Viewer,
 };
-use warren_app::api::{LeftOff, SummaryView};
 use warren_app::protocol::SessionStatus;
 use warren_app::summary::{SessionSummary, SummaryStatus};
 
@@ -171,6 +171,28 @@ impl ServerBackend {
 
 #[async_trait]
 impl Backend for ServerBackend {
+    async fn account(&self, viewer: &Viewer, current: Option<&str>) -> Result<AccountPage, ApiError> {
+        let current_ref = match current {
+            Some(id) => self.store.sign_in_ref(id).await.map_err(internal)?,
+            None => None,
+        };
+        let sign_ins = self.store.sign_ins(&viewer.user_id).await.map_err(internal)?;
+        Ok(AccountPage {
+            username: viewer.username.clone(),
+            now: now_ms(),
+            sign_ins: sign_ins
+                .into_iter()
+                .map(|s| SignInRow {
+                    current: current_ref.as_deref() == Some(s.ref_id.as_str()),
+                    ref_id: s.ref_id,
+                    signed_in_at: s.signed_in_at,
+                    address: s.address,
+                    user_agent: s.user_agent,
+                })
+                .collect(),
+        })
+    }
+
     async fn dashboard(&self, viewer: &Viewer) -> Result<Dashboard, ApiError> {
         let owner = &viewer.user_id;
         let sets = self.store.list_sets(owner, now_ms()).await.map_err(internal)?;

@@ -1,6 +1,7 @@
 //! The HTTP layer: pages (Leptos SSR) and server functions, sign-in, the session socket,
 //! health checks and static files.
 
+mod account;
 mod auth;
 mod authoring;
 mod backend;
@@ -94,6 +95,7 @@ pub fn router(state: AppState) -> Router {
         .route("/auth/signup", post(auth::sign_up))
         .route("/auth/signin", post(auth::sign_in))
         .route("/auth/signout", post(auth::sign_out))
+        .merge(account::routes())
         .merge(authoring::routes())
         .merge(transfer::routes())
         .merge(history::routes())

@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use axum::Extension;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, Query, State};
 use axum::response::Response;
@@ -17,6 +18,7 @@ use super::viewer::CurrentViewer;
 use crate::engine::rate::TokenBucket;
 use crate::engine::{Engine, EngineError, Outbound};
 use crate::store::now_ms;
+use warren_app::api::CurrentSignIn;
 
 /// Close code for a session that does not exist or is not the learner's (like HTTP 404).
 pub const CLOSE_NOT_FOUND: u16 = 4404;
@@ -52,7 +54,9 @@ pub async fn upgrade(
     Query(reconnect): Query<Reconnect>,
     State(engine): State<Engine>,
     CurrentViewer(viewer): CurrentViewer,
+    sign_in: Option<Extension<CurrentSignIn>>,
 ) -> Response {
+    let sign_in = sign_in.map(|Extension(CurrentSignIn(id))| id);
     let since = reconnect.since.and_then(|since| since.parse::<u64>().ok());
     ws.max_message_size(HARD_FRAME_LIMIT)
         .max_frame_size(HARD_FRAME_LIMIT)
@@ -61,17 +65,25 @@ pub async fn upgrade(
         .read_buffer_size(READ_BUFFER)
         .write_buffer_size(0)
         .max_write_buffer_size(HARD_FRAME_LIMIT * 4)
-        .on_upgrade(move |socket| serve(socket, engine, viewer.map(|v| v.user_id), session_id, since))
+        .on_upgrade(move |socket| {
+            let learner = viewer.map(|v| v.user_id).zip(sign_in);
+            serve(socket, engine, learner, session_id, since)
+        })
 }
 
+/// How often an open socket checks that its sign-in still stands (the learner may have
+/// signed out elsewhere, changed their password or ended it from the account page).
+const SIGN_IN_CHECK: Duration = Duration::from_secs(30);
+
+/// `learner`: the signed-in learner's id and their sign-in's.
 async fn serve(
     mut socket: WebSocket,
     engine: Engine,
-    user_id: Option<String>,
+    learner: Option<(String, String)>,
     session_id: String,
     since: Option<u64>,
 ) {
-    let Some(user_id) = user_id else {
+    let Some((user_id, sign_in)) = learner else {
         refuse(
             &mut socket,
             &engine,
@@ -113,8 +125,13 @@ async fn serve(
 
     let (mut sink, mut stream) = socket.split();
     let mut frames = TokenBucket::new(FRAME_BURST, FRAME_INTERVAL);
+    let mut check = tokio::time::interval_at(tokio::time::Instant::now() + SIGN_IN_CHECK, SIGN_IN_CHECK);
+    let mut ended = engine.watch_sign_ins();
     loop {
-        tokio::select! {
+        let recheck = tokio::select! {
+            _ = check.tick() => true,
+            // This learner's, or more than were kept (lagging): check now.
+            whose = ended.recv() => whose.map_or(true, |whose| whose == user_id),
             outgoing = attachment.messages.recv() => {
                 match outgoing {
                     Some(Outbound::Frame(text)) => {
@@ -128,41 +145,70 @@ async fn serve(
                     }
                     None => break,
                 }
+                false
             }
             incoming = stream.next() => {
-                let reply = match incoming {
-                    Some(Ok(Message::Text(text))) => {
-                        if frames.try_take() {
-                            handle(&text, &attachment).await
-                        } else {
-                            let refused = client_message_id_in(text.as_str());
-                            Some(error(ErrorCode::RateLimited, "Too many frames; slow down.", refused))
-                        }
-                    }
-                    Some(Ok(Message::Binary(_))) => {
-                        Some(error(ErrorCode::InvalidPayload, "Frames must be JSON text, not binary.", None))
-                    }
-                    // The WebSocket layer answers pings itself.
-                    Some(Ok(Message::Ping(_) | Message::Pong(_))) => None,
-                    Some(Err(err)) if too_big(&err) => {
-                        let message = format!("Frames are limited to {MAX_FRAME_BYTES} bytes; this one was far over.");
-                        engine.metrics().error(ErrorCode::FrameTooLarge);
-                        close_with(&mut sink, ErrorCode::FrameTooLarge, &message, CLOSE_TOO_BIG).await;
-                        break;
-                    }
-                    Some(Ok(Message::Close(_)) | Err(_)) | None => break,
-                };
-                if let Some(ServerMessage::Error(error)) = &reply {
-                    engine.metrics().error(error.code);
-                }
-                if let Some(reply) = reply
-                    && let Ok(text) = serde_json::to_string(&reply)
-                    && sink.send(Message::Text(text.into())).await.is_err()
-                {
+                if !answer(incoming, &mut sink, &engine, &attachment, &mut frames).await {
                     break;
                 }
+                false
+            }
+        };
+        if recheck {
+            match engine.store().sign_in_active(&sign_in).await {
+                Ok(true) => {}
+                Ok(false) => {
+                    let message = "You were signed out; sign in again to go on.";
+                    engine.metrics().error(ErrorCode::Unauthorized);
+                    close_with(&mut sink, ErrorCode::Unauthorized, message, CLOSE_UNAUTHORIZED).await;
+                    break;
+                }
+                // The database is away for a moment: the socket carries on, checked again later.
+                Err(err) => tracing::warn!("cannot check a socket's sign-in: {err}"),
             }
         }
+    }
+}
+
+/// Answers one frame from the page (or its end); `false` when the socket is done.
+async fn answer<S>(
+    incoming: Option<Result<Message, axum::Error>>,
+    sink: &mut S,
+    engine: &Engine,
+    attachment: &crate::engine::Attachment,
+    frames: &mut TokenBucket,
+) -> bool
+where
+    S: futures_util::Sink<Message> + Unpin,
+{
+    let reply = match incoming {
+        Some(Ok(Message::Text(text))) => {
+            if frames.try_take() {
+                handle(&text, attachment).await
+            } else {
+                let refused = client_message_id_in(text.as_str());
+                Some(error(ErrorCode::RateLimited, "Too many frames; slow down.", refused))
+            }
+        }
+        Some(Ok(Message::Binary(_))) => {
+            Some(error(ErrorCode::InvalidPayload, "Frames must be JSON text, not binary.", None))
+        }
+        // The WebSocket layer answers pings itself.
+        Some(Ok(Message::Ping(_) | Message::Pong(_))) => None,
+        Some(Err(err)) if too_big(&err) => {
+            let message = format!("Frames are limited to {MAX_FRAME_BYTES} bytes; this one was far over.");
+            engine.metrics().error(ErrorCode::FrameTooLarge);
+            close_with(sink, ErrorCode::FrameTooLarge, &message, CLOSE_TOO_BIG).await;
+            return false;
+        }
+        Some(Ok(Message::Close(_)) | Err(_)) | None => return false,
+    };
+    if let Some(ServerMessage::Error(error)) = &reply {
+        engine.metrics().error(error.code);
+    }
+    match reply.map(|reply| serde_json::to_string(&reply)) {
+        Some(Ok(text)) => sink.send(Message::Text(text.into())).await.is_ok(),
+        Some(Err(_)) | None => true,
     }
 }
 

@@ -35,6 +35,9 @@ pub async fn resolve(
     if !static_file && let Some(mut viewer) = lookup(&store, &session).await {
         viewer.utc_offset_min = utc_offset(request.headers());
         request.extensions_mut().insert(viewer);
+        if let Some(id) = session.id() {
+            request.extensions_mut().insert(warren_app::api::CurrentSignIn(id.to_string()));
+        }
     }
     next.run(request).await
 }

@@ -6,6 +6,7 @@
 
 mod common;
 
+mod account;
 mod accounts;
 mod authoring;
 mod contracts;

@@ -1,0 +1,170 @@
+//! The learner's account: change the password (every other sign-in ends), see every sign-in
+//! and end any of them. Plain forms posting to `/account/*`, which come back here with what
+//! happened in the query string.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::use_query_map;
+
+use crate::api::{AccountPage, SignInRow, get_account};
+use crate::components::format::{ago, plural};
+use crate::components::widgets::loaded;
+
+/// What a form reports back, by the code in `?done=` or `?error=`.
+fn notice(code: &str) -> (&'static str, bool) {
+    match code {
+        "password" => ("Your password is changed. Every other sign-in has ended.", true),
+        "ended" => ("That sign-in has ended.", true),
+        "others" => ("Every other sign-in has ended.", true),
+        "current" => ("That is not your current password.", false),
+        "short" => ("Passwords need at least 10 characters.", false),
+        "long" => ("Passwords can have at most 200 characters.", false),
+        "common" => (
+            "That password is among the first anyone would guess. Choose another: a few unrelated words work well.",
+            false,
+        ),
+        "like-username" => ("That password is mostly your username. Choose another.", false),
+        "same" => ("The new password is the one you have. Choose another.", false),
+        "unknown" => ("There is no such sign-in (it may have ended already).", false),
+        "throttled" => ("Too many attempts. Wait a minute, then try again.", false),
+        _ => ("Something went wrong on our side. Try again.", false),
+    }
+}
+
+/// Whether a code is about the new password (worded next to its field).
+fn about_new_password(code: &str) -> bool {
+    matches!(code, "short" | "long" | "common" | "like-username" | "same")
+}
+
+#[component]
+pub fn AccountPage() -> impl IntoView {
+    let data = Resource::new(|| (), |_| get_account());
+    view! {
+        <Title text="Your account" />
+        {loaded(data, |page: AccountPage| view! { <AccountView page /> })}
+    }
+}
+
+#[component]
+fn AccountView(page: AccountPage) -> impl IntoView {
+    let query = use_query_map();
+    let done = query.with_untracked(|q| q.get("done"));
+    let error = query.with_untracked(|q| q.get("error"));
+    let general = done.clone().or_else(|| error.clone().filter(|e| !about_new_password(e) && e != "current"));
+    let current_error = error.clone().filter(|e| e == "current").map(|e| notice(&e).0);
+    let new_error = error.filter(|e| about_new_password(e)).map(|e| notice(&e).0);
+    let others = page.sign_ins.iter().filter(|s| !s.current).count();
+    let now = page.now;
+    view! {
+        <section class="page narrow account">
+            <h1>"Your account"</h1>
+            <p class="lede">"Signed in as " <strong data-testid="account-username">{page.username.clone()}</strong>"."</p>
+            {general.map(|code| {
+                let (text, good) = notice(&code);
+                let class = if good { "form-notice" } else { "form-error" };
+                view! { <p class=class role="status" data-testid="account-notice">{text}</p> }
+            })}
+
+            <h2 id="password">"Change your password"</h2>
+            <form method="post" action="/account/password" class="stack" data-testid="password-form">
+                <input type="hidden" name="username" value=page.username.clone() autocomplete="username" />
+                <label>
+                    "Current password"
+                    <input name="current" type="password" autocomplete="current-password" required maxlength="200" />
+                    {current_error.map(|e| view! { <small class="field-error" role="alert">{e}</small> })}
+                </label>
+                <label>
+                    "New password"
+                    <input name="new" type="password" autocomplete="new-password" required minlength="10" maxlength="200" />
+                    <small>"At least 10 characters. Every other sign-in of yours ends."</small>
+                    {new_error.map(|e| view! { <small class="field-error" role="alert">{e}</small> })}
+                </label>
+                <button type="submit" class="button primary">"Change password"</button>
+            </form>
+
+            <h2 id="sign-ins">"Where you are signed in"</h2>
+            <ul class="sign-ins" data-testid="sign-ins">
+                {page.sign_ins.into_iter().map(|s| view! { <SignInItem sign_in=s now /> }).collect_view()}
+            </ul>
+            {(others > 0).then(|| view! {
+                <form method="post" action="/account/sign-ins/end-others">
+                    <button type="submit" class="button">
+                        {format!("Sign out everywhere else ({})", plural(others as i64, "sign-in"))}
+                    </button>
+                </form>
+            })}
+        </section>
+    }
+}
+
+#[component]
+fn SignInItem(sign_in: SignInRow, now: i64) -> impl IntoView {
+    let browser = if sign_in.user_agent.is_empty() {
+        "An unknown browser".to_string()
+    } else {
+        browser_name(&sign_in.user_agent)
+    };
+    let address =
+        if sign_in.address.is_empty() { "an unknown address".to_string() } else { sign_in.address.clone() };
+    let when = if sign_in.signed_in_at > 0 {
+        format!("signed in {}", ago(now, sign_in.signed_in_at))
+    } else {
+        "signed in earlier".to_string()
+    };
+    view! {
+        <li data-testid="sign-in" data-current=sign_in.current.to_string()>
+            <span>
+                <strong>{browser}</strong>" from "{address}", "{when}
+                {sign_in.current.then(|| view! { <em class="badge">" This one"</em> })}
+            </span>
+            {(!sign_in.current).then(|| view! {
+                <form method="post" action=format!("/account/sign-ins/{}/end", sign_in.ref_id)>
+                    <button type="submit" class="link-button">"Sign out"</button>
+                </form>
+            })}
+        </li>
+    }
+}
+
+/// A short name for a browser from what it calls itself ("Firefox on Linux").
+fn browser_name(agent: &str) -> String {
+    let browser = [
+        ("Edg/", "Edge"),
+        ("OPR/", "Opera"),
+        ("Firefox/", "Firefox"),
+        ("Chrome/", "Chrome"),
+        ("Safari/", "Safari"),
+    ]
+    .iter()
+    .find(|(mark, _)| agent.contains(mark))
+    .map_or("A browser", |(_, name)| name);
+    let system = [
+        ("Android", "Android"),
+        ("iPhone", "iOS"),
+        ("iPad", "iPadOS"),
+        ("Windows", "Windows"),
+        ("Mac OS X", "macOS"),
+        ("Linux", "Linux"),
+    ]
+    .iter()
+    .find(|(mark, _)| agent.contains(mark))
+    .map(|(_, name)| *name);
+    match system {
+        Some(system) => format!("{browser} on {system}"),
+        None => browser.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::browser_name;
+
+    #[test]
+    fn browsers_are_named_from_their_user_agent() {
+        let chrome = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36";
+        assert_eq!(browser_name(chrome), "Chrome on Linux");
+        let safari = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Version/17.0 Safari/604.1";
+        assert_eq!(browser_name(safari), "Safari on iOS");
+        assert_eq!(browser_name("curl/8.0"), "A browser");
+    }
+}

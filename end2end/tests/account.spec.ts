@@ -1,0 +1,59 @@
+import { expect, test } from './fixtures';
+import { PASSWORD, signUp } from './helpers';
+
+const NEW_PASSWORD = 'tea with the analytical engine';
+
+test('a sign-in ends from the list, and a new password signs out every other browser', async ({ page, browser }) => {
+  const username = await signUp(page);
+  // The same learner in a second browser.
+  const elsewhere = await browser.newContext({ baseURL: test.info().project.use.baseURL });
+  const other = await elsewhere.newPage();
+  const signIn = async (password: string) => {
+    await other.goto('/signin');
+    await other.getByLabel('Username').fill(username);
+    await other.getByLabel('Password').fill(password);
+    await other.getByRole('button', { name: 'Sign in' }).click();
+    await expect(other.getByRole('heading', { name: 'Dashboard', level: 1 })).toBeVisible();
+  };
+  await signIn(PASSWORD);
+
+  // Both are listed; this one is marked, the other can be signed out from here.
+  await page.getByRole('link', { name: 'Account' }).click();
+  await expect(page.getByRole('heading', { name: 'Your account', level: 1 })).toBeVisible();
+  const signIns = page.getByTestId('sign-in');
+  await expect(signIns).toHaveCount(2);
+  await expect(page.locator('[data-testid=sign-in][data-current=true]')).toContainText('This one');
+  await page.locator('[data-testid=sign-in][data-current=false]').getByRole('button', { name: 'Sign out' }).click();
+  await expect(page.getByTestId('account-notice')).toHaveText('That sign-in has ended.');
+  await expect(signIns).toHaveCount(1);
+  await other.goto('/sets');
+  await expect(other).toHaveURL(/\/signin/);
+
+  // Signed in there again; a new password here ends it.
+  await signIn(PASSWORD);
+  await page.goto('/account');
+  await page.getByLabel('Current password').fill('not my password');
+  await page.getByLabel('New password').fill(NEW_PASSWORD);
+  await page.getByRole('button', { name: 'Change password' }).click();
+  await expect(page.getByText('That is not your current password.')).toBeVisible();
+  await page.getByLabel('Current password').fill(PASSWORD);
+  await page.getByLabel('New password').fill('password1234');
+  await page.getByRole('button', { name: 'Change password' }).click();
+  await expect(page.getByText('among the first anyone would guess')).toBeVisible();
+  await page.getByLabel('Current password').fill(PASSWORD);
+  await page.getByLabel('New password').fill(NEW_PASSWORD);
+  await page.getByRole('button', { name: 'Change password' }).click();
+  await expect(page.getByTestId('account-notice')).toContainText('Your password is changed');
+  await expect(signIns).toHaveCount(1);
+  await other.goto('/history');
+  await expect(other).toHaveURL(/\/signin/);
+  // This browser is still signed in, and the new password is the one that works.
+  await page.goto('/');
+  await expect(page.getByRole('heading', { name: 'Dashboard', level: 1 })).toBeVisible();
+  await other.getByLabel('Username').fill(username);
+  await other.getByLabel('Password').fill(PASSWORD);
+  await other.getByRole('button', { name: 'Sign in' }).click();
+  await expect(other.getByTestId('auth-error')).toHaveText('Wrong username or password.');
+  await signIn(NEW_PASSWORD);
+  await elsewhere.close();
+});

@@ -1,0 +1,126 @@
+//! The account page's form posts: change the password (every other sign-in ends), end one
+//! sign-in, end every other. Each answers with a redirect back to `/account` saying what
+//! happened; a visitor who is not signed in is sent to sign in.
+
+use axum::extract::{Path, State};
+use axum::response::Redirect;
+use axum::routing::post;
+use axum::{Form, Router};
+use serde::Deserialize;
+use tower_sessions::Session;
+
+use super::AppState;
+use super::client_ip::ClientIp;
+use super::password::{hash, verify, weakness};
+use super::viewer::CurrentViewer;
+
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/account/password", post(change_password))
+        .route("/account/sign-ins/end-others", post(end_others))
+        .route("/account/sign-ins/{ref_id}/end", post(end_one))
+}
+
+fn back(query: &str, anchor: &str) -> Redirect {
+    Redirect::to(&format!("/account?{query}#{anchor}"))
+}
+
+fn to_sign_in() -> Redirect {
+    Redirect::to("/signin?next=/account")
+}
+
+#[derive(Deserialize)]
+pub struct PasswordChange {
+    current: String,
+    new: String,
+}
+
+async fn change_password(
+    State(state): State<AppState>,
+    CurrentViewer(viewer): CurrentViewer,
+    ClientIp(client): ClientIp,
+    session: Session,
+    Form(form): Form<PasswordChange>,
+) -> Redirect {
+    let Some(viewer) = viewer else { return to_sign_in() };
+    let Some(session_id) = session.id() else { return to_sign_in() };
+    // Checking the current password costs a hash, and guessing it here is guessing a
+    // sign-in: it counts against the same allowance.
+    match state.throttle.allow(&viewer.username, client).await {
+        Ok(true) => {}
+        Ok(false) => return back("error=throttled", "password"),
+        Err(err) => {
+            tracing::error!("cannot count a password change: {err}");
+            return back("error=server", "password");
+        }
+    }
+    let stored = match state.store.password_hash(&viewer.user_id).await {
+        Ok(stored) => stored,
+        Err(err) => {
+            tracing::error!("cannot read a password hash: {err}");
+            return back("error=server", "password");
+        }
+    };
+    if form.current.chars().count() > super::auth::MAX_PASSWORD || !verify(form.current.clone(), stored).await
+    {
+        return back("error=current", "password");
+    }
+    if let Some(reason) = weakness(&form.new, &viewer.username) {
+        return back(&format!("error={reason}"), "password");
+    }
+    if form.new == form.current {
+        return back("error=same", "password");
+    }
+    let Some(new_hash) = hash(form.new).await else { return back("error=server", "password") };
+    // This sign-in keeps its id: a live session open in another tab of this browser goes on.
+    match state.store.change_password(&viewer.user_id, &new_hash, &session_id.to_string()).await {
+        Ok(ended) => {
+            state.engine.sign_ins_ended(&viewer.user_id);
+            tracing::info!(username = viewer.username, ended, "password changed");
+            back("done=password", "password")
+        }
+        Err(err) => {
+            tracing::error!("cannot change a password: {err}");
+            back("error=server", "password")
+        }
+    }
+}
+
+async fn end_one(
+    State(state): State<AppState>,
+    CurrentViewer(viewer): CurrentViewer,
+    Path(ref_id): Path<String>,
+) -> Redirect {
+    let Some(viewer) = viewer else { return to_sign_in() };
+    // Another learner's sign-in is as unknown as one that does not exist.
+    match state.store.end_sign_in(&viewer.user_id, &ref_id).await {
+        Ok(true) => {
+            state.engine.sign_ins_ended(&viewer.user_id);
+            back("done=ended", "sign-ins")
+        }
+        Ok(false) => back("error=unknown", "sign-ins"),
+        Err(err) => {
+            tracing::error!("cannot end a sign-in: {err}");
+            back("error=server", "sign-ins")
+        }
+    }
+}
+
+async fn end_others(
+    State(state): State<AppState>,
+    CurrentViewer(viewer): CurrentViewer,
+    session: Session,
+) -> Redirect {
+    let Some(viewer) = viewer else { return to_sign_in() };
+    let Some(id) = session.id() else { return to_sign_in() };
+    match state.store.end_other_sign_ins(&viewer.user_id, &id.to_string()).await {
+        Ok(_) => {
+            state.engine.sign_ins_ended(&viewer.user_id);
+            back("done=others", "sign-ins")
+        }
+        Err(err) => {
+            tracing::error!("cannot end other sign-ins: {err}");
+            back("error=server", "sign-ins")
+        }
+    }
+}
