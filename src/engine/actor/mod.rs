@@ -168,17 +168,9 @@ impl Actor {
                 // One socket per session: the newest (a reload, another tab or device) takes
                 // over, and the others are told why before they close (4409), so two pages
                 // never both stream or send.
-                if !self.subscribers.is_empty() {
-                    let taken = ErrorPayload::new(
-                        ErrorCode::SessionTakenOver,
-                        "This session was opened in another tab or window; reload this page to study here.",
-                        false,
-                    );
-                    for (_, older) in self.subscribers.drain(..) {
-                        self.shared.metrics.error(ErrorCode::SessionTakenOver);
-                        let _ = older.try_send(Outbound::TakenOver(taken.clone()));
-                    }
-                }
+                self.close_as_taken_over(
+                    "This session was opened in another tab or window; reload this page to study here.",
+                );
                 self.subscribers.push((id, tx));
                 let _ = reply.send(Ok(id));
                 if let Err(err) = self.on_attach(id, since).await {
@@ -353,18 +345,21 @@ impl Actor {
         self.send(Audience::One(to), frame);
     }
 
-    /// Closes every socket as taken over and stops. A reply under way is dropped, neither
-    /// shown in full nor stored: the next holder answers the learner's message.
-    async fn hand_over(&mut self) {
-        let taken = ErrorPayload::new(
-            ErrorCode::SessionTakenOver,
-            "This session was opened somewhere else (another tab, window or server); reload this page to study here.",
-            false,
-        );
+    /// Tells every socket attached that the session is now elsewhere (each closes, 4409).
+    fn close_as_taken_over(&mut self, why: &str) {
+        let taken = ErrorPayload::new(ErrorCode::SessionTakenOver, why, false);
         for (_, socket) in self.subscribers.drain(..) {
             self.shared.metrics.error(ErrorCode::SessionTakenOver);
             let _ = socket.try_send(Outbound::TakenOver(taken.clone()));
         }
+    }
+
+    /// Closes every socket as taken over and stops. A reply under way is dropped, neither
+    /// shown in full nor stored: the next holder answers the learner's message.
+    async fn hand_over(&mut self) {
+        self.close_as_taken_over(
+            "This session was opened somewhere else (another tab, window or server); reload this page to study here.",
+        );
         self.turn = None;
         self.compaction = None;
         self.returning = None;
