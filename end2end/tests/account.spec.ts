@@ -1,5 +1,5 @@
 import { expect, test } from './fixtures';
-import { PASSWORD, signUp } from './helpers';
+import { PASSWORD, controlsAreTall, screenshotPath, signUp } from './helpers';
 
 const NEW_PASSWORD = 'tea with the analytical engine';
 
@@ -56,4 +56,18 @@ test('a sign-in ends from the list, and a new password signs out every other bro
   await expect(other.getByTestId('auth-error')).toHaveText('Wrong username or password.');
   await signIn(NEW_PASSWORD);
   await elsewhere.close();
+});
+
+test('on a phone the account page fits and every control is a thumb’s size', async ({ page }) => {
+  await page.setViewportSize({ width: 375, height: 800 });
+  await signUp(page);
+  await page.getByRole('link', { name: 'Account' }).click();
+  await expect(page.getByRole('heading', { name: 'Your account', level: 1 })).toBeVisible();
+  await controlsAreTall(page, 'the account page');
+  // Nothing sideways: the top bar with its four links, and the page, fit the screen.
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  expect(overflow).toBeLessThanOrEqual(0);
+  await page.screenshot({ path: screenshotPath('phone-account'), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.screenshot({ path: screenshotPath('desktop-account'), fullPage: true });
 });
