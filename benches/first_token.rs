@@ -183,6 +183,6 @@ async fn run(speculative_tutor: bool) -> Run {
 async fn frame(a: &mut Attachment) -> Option<ServerMessage> {
     match a.messages.recv().await? {
         Outbound::Frame(text) => serde_json::from_str(&text).ok(),
-        Outbound::TakenOver(error) => Some(ServerMessage::Error(error)),
+        Outbound::TakenOver(error) | Outbound::SignedOut(error) => Some(ServerMessage::Error(error)),
     }
 }

@@ -8,7 +8,7 @@ use std::path::Path;
 use crate::config::{Config, ExportFormat};
 use crate::startup::{StartupError, open_and_migrate};
 use crate::store::Store;
-use crate::transfer::{self, Format, export};
+use crate::transfer::{self, Format, archive, export};
 
 /// Why a command could not do its job, in one sentence.
 #[derive(Debug, thiserror::Error)]
@@ -23,6 +23,12 @@ pub enum TransferError {
     Import(transfer::ImportError),
     #[error("cannot write to standard output: {0}")]
     Write(std::io::Error),
+    #[error("name the set with --set, or export everything with --format archive")]
+    NoSetNamed,
+    #[error("{0}")]
+    Archive(transfer::archive::ArchiveError),
+    #[error("{0}")]
+    Session(transfer::session::SessionFileError),
 }
 
 async fn learner(store: &Store, user: &str) -> Result<String, StartupError> {
@@ -38,6 +44,22 @@ pub async fn import(config: &Config, user: &str, file: &Path) -> Result<(), Star
     let owner = learner(&store, user).await?;
     let bytes = std::fs::read(file).map_err(|e| TransferError::Read(file.display().to_string(), e))?;
     let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("import");
+    if archive::is_archive(&bytes) {
+        let read = archive::read(&bytes).map_err(TransferError::Archive)?;
+        let done = archive::import(&store, &owner, read).await?;
+        println!("Imported {} sets and {} sessions.", done.sets, done.sessions);
+        if done.left_out > 0 {
+            println!("Left out {} rows the sets' files could not hold.", done.left_out);
+        }
+        return Ok(());
+    }
+    if name.to_lowercase().ends_with(".jsonl") {
+        let text = String::from_utf8_lossy(&bytes);
+        let read = transfer::session::read(&text).map_err(TransferError::Session)?;
+        let id = transfer::session::import(&store, &owner, read).await?;
+        println!("Imported session {id}.");
+        return Ok(());
+    }
     let (format, mut preview) = transfer::read(name, &bytes).await.map_err(TransferError::Import)?;
     preview.set.name = store.free_name(&owner, &preview.set.name).await?;
     store.create_set(&owner, &preview.set).await?;
@@ -57,17 +79,25 @@ pub async fn import(config: &Config, user: &str, file: &Path) -> Result<(), Star
 pub async fn export(
     config: &Config,
     user: &str,
-    set: &str,
+    set: Option<&str>,
     format: ExportFormat,
 ) -> Result<(), StartupError> {
     let store = open_and_migrate(config).await?;
     let owner = learner(&store, user).await?;
+    if format == ExportFormat::Archive {
+        let name = user.trim().to_lowercase();
+        let file = archive::export(&store, &owner, &name).await?;
+        std::io::stdout().write_all(&file.bytes).map_err(TransferError::Write)?;
+        return Ok(());
+    }
+    let set = set.ok_or(TransferError::NoSetNamed)?;
     let found = store.set_named(&owner, set).await?;
     let found = found.ok_or_else(|| TransferError::NoSuchSet(user.to_string(), set.to_string()))?;
     let format = match format {
         ExportFormat::Json => Format::Json,
         ExportFormat::Csv => Format::Csv,
         ExportFormat::Md => Format::Markdown,
+        ExportFormat::Archive => return Err(TransferError::NoSetNamed.into()),
     };
     let file = export::export(&store, &owner, &found.id, format).await?;
     let file = file.ok_or_else(|| TransferError::NoSuchSet(user.to_string(), set.to_string()))?;
@@ -92,21 +122,8 @@ pub async fn summaries(
         None => None,
     };
     let summaries = store.latest_summaries(&owner, set_id.as_deref(), false, limit).await?;
-    let mut out = String::new();
-    if summaries.is_empty() {
-        out.push_str("No session summaries yet.\n");
-    }
-    for (i, s) in summaries.iter().enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        let when = chrono::DateTime::from_timestamp_millis(s.entry.created_at)
-            .map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string())
-            .unwrap_or_default();
-        out.push_str(&format!("## {} · {when} · session {}\n", s.set_name, s.session_id));
-        out.push_str(s.entry.content.trim());
-        out.push('\n');
-    }
-    std::io::stdout().write_all(out.as_bytes()).map_err(TransferError::Write)?;
+    std::io::stdout()
+        .write_all(archive::summaries_text(&summaries).as_bytes())
+        .map_err(TransferError::Write)?;
     Ok(())
 }

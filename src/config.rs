@@ -24,7 +24,8 @@ pub enum Command {
     Serve,
     /// Apply pending database migrations and exit.
     Migrate,
-    /// Import a set for a learner from a file (Warren JSON, CSV, Markdown or Anki .apkg).
+    /// Import into a learner's account from a file: a set (Warren JSON, CSV, Markdown or Anki
+    /// .apkg) or a whole account archive (.zip from the account page or `export --format archive`).
     Import {
         /// The learner's username.
         #[arg(long)]
@@ -32,14 +33,15 @@ pub enum Command {
         /// The file to import.
         file: PathBuf,
     },
-    /// Write one of a learner's sets to standard output.
+    /// Write one of a learner's sets, or their whole account as an archive, to standard output.
     Export {
         /// The learner's username.
         #[arg(long)]
         user: String,
-        /// The set's name.
+        /// The set's name (not needed for an archive).
         #[arg(long)]
-        set: String,
+        set: Option<String>,
+        /// `archive`: every set, session, summary and image, as one zip.
         #[arg(long, value_enum, default_value_t = ExportFormat::Json)]
         format: ExportFormat,
     },
@@ -74,6 +76,7 @@ pub enum ExportFormat {
     Json,
     Csv,
     Md,
+    Archive,
 }
 
 #[derive(Args, Debug, Clone)]

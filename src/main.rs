@@ -19,7 +19,9 @@ async fn main() -> ExitCode {
         Command::Serve => startup::serve(cli.config).await,
         Command::Migrate => startup::migrate_only(&cli.config).await,
         Command::Import { user, file } => cli_transfer::import(&cli.config, &user, &file).await,
-        Command::Export { user, set, format } => cli_transfer::export(&cli.config, &user, &set, format).await,
+        Command::Export { user, set, format } => {
+            cli_transfer::export(&cli.config, &user, set.as_deref(), format).await
+        }
         Command::Summaries { user, set, limit } => {
             cli_transfer::summaries(&cli.config, &user, set.as_deref(), limit).await
         }

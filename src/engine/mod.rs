@@ -136,6 +136,8 @@ pub enum Outbound {
     Frame(Arc<str>),
     /// A newer socket took the session over: this one sends the error and closes (4409).
     TakenOver(ErrorPayload),
+    /// The learner's account is being deleted: this one sends the error and closes (4401).
+    SignedOut(ErrorPayload),
 }
 
 /// A socket's connection to a session actor. Dropping it detaches.
@@ -179,6 +181,26 @@ impl Engine {
     pub fn sign_ins_ended(&self, user_id: &str) {
         // No socket listening is no one to tell.
         let _ = self.sign_ins.send(user_id.to_string());
+    }
+
+    /// Stops every session of the learner's that may be running, here or on another
+    /// instance, before their account is deleted. Actors here stop without writing again;
+    /// sessions another instance runs are handed over to this one, which then holds their
+    /// leases until the account's rows (leases included) are deleted. `Elsewhere` when an
+    /// instance does not hand over in time: nothing is deleted then.
+    pub async fn stop_sessions_of(&self, owner: &str) -> Result<(), EngineError> {
+        for session in self.shared.store.leased_sessions(owner).await? {
+            if let Some(actor) = self.running(&session) {
+                let (done, stopped) = oneshot::channel();
+                if actor.send(Command::Stop(done)).await.is_ok() {
+                    // An actor that ended meanwhile drops `done`; either way it is stopped.
+                    let _ = stopped.await;
+                }
+            } else {
+                self.lease(&session).await?;
+            }
+        }
+        Ok(())
     }
 
     /// Learners whose sign-ins ended, as they end (see [`Engine::sign_ins_ended`]).

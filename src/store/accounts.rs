@@ -132,6 +132,65 @@ impl Store {
         Ok(done.rows_affected())
     }
 
+    /// Deletes the account and every row it owns, in one transaction: sets, points,
+    /// schedules, resources and images, sessions with their trees, outcomes, struggles and
+    /// rabbit holes, import drafts, sign-ins and the account's sign-in allowance. Session
+    /// trees are append-only everywhere else; this is the one place their rows go. `false`
+    /// when there is no such account.
+    pub async fn delete_account(&self, user_id: &str) -> Result<bool, StoreError> {
+        let mut tx = self.write_transaction().await?;
+        let username: Option<String> = sqlx::query_scalar("SELECT username FROM users WHERE id = $1")
+            .bind(user_id)
+            .fetch_optional(&mut *tx)
+            .await?;
+        let Some(username) = username else { return Ok(false) };
+        // Children before parents, so no statement leans on a cascade.
+        const OWNED: [&str; 13] = [
+            "DELETE FROM session_leases WHERE session_id IN (SELECT id FROM sessions WHERE owner_id = $1)",
+            "DELETE FROM recall_outcomes WHERE owner_id = $1",
+            "DELETE FROM point_struggles WHERE owner_id = $1",
+            "DELETE FROM shown_resources WHERE owner_id = $1",
+            "DELETE FROM rabbithole_events WHERE owner_id = $1",
+            "DELETE FROM session_entries WHERE owner_id = $1",
+            "DELETE FROM sessions WHERE owner_id = $1",
+            "DELETE FROM point_resources WHERE owner_id = $1",
+            "DELETE FROM resource_images WHERE owner_id = $1",
+            "DELETE FROM resources WHERE owner_id = $1",
+            "DELETE FROM recall_points WHERE owner_id = $1",
+            "DELETE FROM recall_sets WHERE owner_id = $1",
+            "DELETE FROM import_drafts WHERE owner_id = $1",
+        ];
+        for statement in OWNED {
+            sqlx::query(statement).bind(user_id).execute(&mut *tx).await?;
+        }
+        // Sign-ins saved before they named their learner in a column name them in their data.
+        sqlx::query(
+            "DELETE FROM auth_sessions WHERE user_id = $1 OR (user_id IS NULL AND data LIKE '%' || $1 || '%')",
+        )
+        .bind(user_id)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query("DELETE FROM rate_limits WHERE key = $1")
+            .bind(format!("sign-in account {username}"))
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("DELETE FROM users WHERE id = $1").bind(user_id).execute(&mut *tx).await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    /// The learner's sessions that an instance holds (or held) a lease on: the ones that may
+    /// be running somewhere.
+    pub async fn leased_sessions(&self, owner: &str) -> Result<Vec<String>, StoreError> {
+        Ok(sqlx::query_scalar(
+            "SELECT l.session_id FROM session_leases l JOIN sessions s ON s.id = l.session_id
+             WHERE s.owner_id = $1",
+        )
+        .bind(owner)
+        .fetch_all(self.pool())
+        .await?)
+    }
+
     /// The learner's password hash, to check their current password.
     pub async fn password_hash(&self, user_id: &str) -> Result<Option<String>, StoreError> {
         Ok(sqlx::query_scalar("SELECT password_hash FROM users WHERE id = $1")
@@ -187,7 +246,8 @@ impl SessionStore for Store {
         loop {
             let done = sqlx::query(
                 "INSERT INTO auth_sessions (id, data, expires_at, user_id, ref_id, signed_in_at, address, user_agent)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING",
+                 SELECT $1, $2, $3, $4, $5, $6, $7, $8 WHERE $4 IS NULL OR EXISTS (SELECT 1 FROM users WHERE id = $4)
+                 ON CONFLICT (id) DO NOTHING",
             )
             .bind(record.id.to_string())
             .bind(&data)
@@ -203,6 +263,16 @@ impl SessionStore for Store {
             if done.rows_affected() == 1 {
                 return Ok(());
             }
+            let taken: Option<i64> = sqlx::query_scalar("SELECT 1 FROM auth_sessions WHERE id = $1")
+                .bind(record.id.to_string())
+                .fetch_optional(self.pool())
+                .await
+                .map_err(backend)?;
+            if taken.is_none() {
+                // Not a collision: its learner's account was deleted meanwhile. Nothing is
+                // kept, so the cookie signs no one in.
+                return Ok(());
+            }
             record.id = Id::default();
         }
     }
@@ -210,10 +280,11 @@ impl SessionStore for Store {
     async fn save(&self, record: &Record) -> session_store::Result<()> {
         let data = encoded(record)?;
         let (user, at, address, agent) = described(record);
-        // Its `ref_id` is kept from the first save: the account page's links stay good.
+        // Its `ref_id` is kept from the first save: the account page's links stay good. A
+        // request that began before its account was deleted saves nothing when it ends.
         sqlx::query(
             "INSERT INTO auth_sessions (id, data, expires_at, user_id, ref_id, signed_in_at, address, user_agent)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+             SELECT $1, $2, $3, $4, $5, $6, $7, $8 WHERE $4 IS NULL OR EXISTS (SELECT 1 FROM users WHERE id = $4)
              ON CONFLICT (id) DO UPDATE SET data = excluded.data, expires_at = excluded.expires_at,
                  user_id = excluded.user_id, signed_in_at = excluded.signed_in_at,
                  address = excluded.address, user_agent = excluded.user_agent",

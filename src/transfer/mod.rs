@@ -5,6 +5,7 @@
 //! schedules), CSV, Markdown and Anki packages. Export writes JSON, CSV and Markdown.
 
 mod anki;
+pub mod archive;
 mod csv;
 pub mod export;
 mod json;

@@ -178,8 +178,23 @@ pub async fn export(
 /// then every id is new and references follow.
 /// Returns the session's id.
 pub async fn import(store: &Store, owner: &str, file: SessionFile) -> Result<String, StoreError> {
+    import_under(store, owner, file, None).await
+}
+
+/// [`import`] under the learner's set `set_id` when given (an account archive knows which of
+/// the sets it created is the session's).
+pub async fn import_under(
+    store: &Store,
+    owner: &str,
+    file: SessionFile,
+    set_id: Option<String>,
+) -> Result<String, StoreError> {
     let SessionFile { header, entries } = file;
-    let set_id = match store.set_named(owner, &header.set_name).await? {
+    let known = match set_id {
+        Some(id) => store.set(owner, &id).await?,
+        None => store.set_named(owner, &header.set_name).await?,
+    };
+    let set_id = match known {
         Some(set) => set.id,
         None => {
             let name = if header.set_name.trim().is_empty() { "Imported session" } else { &header.set_name };

@@ -1,10 +1,12 @@
-//! The account page's form posts: change the password (every other sign-in ends), end one
-//! sign-in, end every other. Each answers with a redirect back to `/account` saying what
-//! happened; a visitor who is not signed in is sent to sign in.
+//! The account page's forms: change the password (every other sign-in ends), end one
+//! sign-in, end every other, download everything (`/account/export`) and delete the account.
+//! Each post answers with a redirect back to `/account` saying what happened; a visitor who
+//! is not signed in is sent to sign in.
 
 use axum::extract::{Path, State};
-use axum::response::Redirect;
-use axum::routing::post;
+use axum::http::header;
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::routing::{get, post};
 use axum::{Form, Router};
 use serde::Deserialize;
 use tower_sessions::Session;
@@ -13,12 +15,15 @@ use super::AppState;
 use super::client_ip::ClientIp;
 use super::password::{hash, verify, weakness};
 use super::viewer::CurrentViewer;
+use crate::transfer::archive;
 
 pub fn routes() -> Router<AppState> {
     Router::new()
         .route("/account/password", post(change_password))
         .route("/account/sign-ins/end-others", post(end_others))
         .route("/account/sign-ins/{ref_id}/end", post(end_one))
+        .route("/account/export", get(export))
+        .route("/account/delete", post(delete))
 }
 
 fn back(query: &str, anchor: &str) -> Redirect {
@@ -121,6 +126,66 @@ async fn end_others(
         Err(err) => {
             tracing::error!("cannot end other sign-ins: {err}");
             back("error=server", "sign-ins")
+        }
+    }
+}
+
+/// Everything the learner owns as one zip (see `transfer::archive`).
+async fn export(State(state): State<AppState>, CurrentViewer(viewer): CurrentViewer) -> Response {
+    let Some(viewer) = viewer else { return to_sign_in().into_response() };
+    match archive::export(&state.store, &viewer.user_id, &viewer.username).await {
+        Ok(file) => (
+            [
+                (header::CONTENT_TYPE, "application/zip".to_string()),
+                (header::CONTENT_DISPOSITION, format!("attachment; filename=\"{}\"", file.file_name)),
+                (header::CACHE_CONTROL, "no-store".to_string()),
+            ],
+            file.bytes,
+        )
+            .into_response(),
+        Err(err) => {
+            tracing::error!("cannot export an account: {err}");
+            back("error=server", "export").into_response()
+        }
+    }
+}
+
+#[derive(Deserialize)]
+pub struct Deletion {
+    #[serde(default)]
+    username: String,
+}
+
+/// Deletes the account once its username is typed: its sessions stop wherever they run, then
+/// every row it owns goes in one transaction, every sign-in with it, and this browser's
+/// cookie is cleared.
+async fn delete(
+    State(state): State<AppState>,
+    CurrentViewer(viewer): CurrentViewer,
+    session: Session,
+    Form(form): Form<Deletion>,
+) -> Redirect {
+    let Some(viewer) = viewer else { return to_sign_in() };
+    if form.username.trim().to_lowercase() != viewer.username {
+        return back("error=confirm", "delete");
+    }
+    if let Err(err) = state.engine.stop_sessions_of(&viewer.user_id).await {
+        tracing::warn!(username = viewer.username, "cannot stop sessions before deleting an account: {err}");
+        return back("error=busy", "delete");
+    }
+    match state.store.delete_account(&viewer.user_id).await {
+        Ok(_) => {
+            // Open sockets of every sign-in find theirs gone and close.
+            state.engine.sign_ins_ended(&viewer.user_id);
+            if let Err(err) = session.flush().await {
+                tracing::warn!("cannot clear a deleted account's sign-in: {err}");
+            }
+            tracing::info!(username = viewer.username, "account deleted");
+            Redirect::to("/signup?done=deleted")
+        }
+        Err(err) => {
+            tracing::error!("cannot delete an account: {err}");
+            back("error=server", "delete")
         }
     }
 }

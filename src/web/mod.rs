@@ -112,7 +112,7 @@ pub fn router(state: AppState) -> Router {
         .layer(middleware::from_fn(viewer::same_origin))
         .layer(middleware::from_fn(limit_body))
         // The limit above is the one that counts; axum's own would stop uploads at 2 MB.
-        .layer(DefaultBodyLimit::max(limits::IMPORT_BYTES + MAX_BODY))
+        .layer(DefaultBodyLimit::max(limits::ARCHIVE_BYTES + MAX_BODY))
         // Outermost: every response gets the security headers, refusals and errors included.
         .layer(middleware::from_fn_with_state(security::Https(state.secure_cookies), security::headers))
         .with_state(state)
@@ -123,7 +123,7 @@ pub fn router(state: AppState) -> Router {
 fn body_limit(method: &Method, path: &str) -> usize {
     if method == Method::POST {
         if path == "/import" {
-            return limits::IMPORT_BYTES + MAX_BODY;
+            return limits::ARCHIVE_BYTES + MAX_BODY;
         }
         if path.starts_with("/sets/") && path.ends_with("/resources") {
             return limits::IMAGE_BYTES + MAX_BODY;

@@ -143,6 +143,10 @@ async fn serve(
                         close_with(&mut sink, e.code, &e.message, CLOSE_TAKEN_OVER).await;
                         break;
                     }
+                    Some(Outbound::SignedOut(e)) => {
+                        close_with(&mut sink, e.code, &e.message, CLOSE_UNAUTHORIZED).await;
+                        break;
+                    }
                     None => break,
                 }
                 false

@@ -14,7 +14,7 @@ use super::AppState;
 use super::forms::{echo, not_found, render, see_other, storage_failed};
 use crate::store::StoreError;
 use crate::transfer::session as session_file;
-use crate::transfer::{self, Format, export};
+use crate::transfer::{self, Format, archive, export};
 
 pub fn routes() -> Router<AppState> {
     Router::new()
@@ -68,7 +68,21 @@ async fn upload(State(state): State<AppState>, request: Request) -> Response {
     let Some((name, bytes)) = file else {
         return refuse(&state, parts, "Choose a file to import.".into()).await;
     };
-    // A session (JSONL) goes straight into history: there is nothing to choose about it.
+    // An account archive brings back everything in it at once, as does a session (JSONL),
+    // which goes straight into history: there is nothing to choose about either.
+    if archive::is_archive(&bytes) {
+        let read = match archive::read(&bytes) {
+            Ok(read) => read,
+            Err(why) => return refuse(&state, parts, why.to_string()).await,
+        };
+        return match archive::import(&state.store, &viewer.user_id, read).await {
+            Ok(done) => see_other(&format!("/sets?imported={}&sessions={}", done.sets, done.sessions)),
+            Err(err) => {
+                tracing::error!("cannot import an account archive: {err}");
+                refuse(&state, parts, "The archive could not be imported in full: the server could not store it. What came back is on your Sets page.".into()).await
+            }
+        };
+    }
     if name.to_lowercase().ends_with(".jsonl") {
         let read = std::str::from_utf8(&bytes)
             .map_err(|_| "The file is not UTF-8 text.".to_string())

@@ -137,3 +137,267 @@ async fn sign_ins_end_one_at_a_time_or_all_but_this_one_and_only_the_learners_ow
     assert_eq!(page.matches("data-testid=\"sign-in\"").count(), 1, "{page}");
     assert!(!page.contains("Sign out everywhere else"), "{page}");
 }
+
+/// What a learner owns, without the ids an import gives anew (sets, points, resources), so
+/// an account and its restored copy compare equal. Sessions and their entries keep their ids.
+async fn portable(app: &TestApp, owner: &str) -> String {
+    let store = app.store();
+    let mut out = String::new();
+    let mut sets = store.list_sets(owner, 0).await.unwrap();
+    sets.sort_by(|a, b| a.name.cmp(&b.name));
+    for set in sets {
+        let full = store.set(owner, &set.id).await.unwrap().unwrap();
+        out.push_str(&format!(
+            "set {} | {} | {} | archived {}\n",
+            full.name,
+            full.description,
+            full.guidelines,
+            full.archived_at.is_some()
+        ));
+        let points = store.points(owner, &set.id).await.unwrap();
+        let content = |id: &str| points.iter().find(|p| p.id == id).map(|p| p.content.clone());
+        for p in &points {
+            out.push_str(&format!("  point {} | {} | {:?}\n", p.content, p.context, p.card));
+        }
+        let mut resources = store.resources(owner, &set.id).await.unwrap();
+        resources.sort_by(|a, b| a.title.cmp(&b.title));
+        for r in resources {
+            let image = store.resource_image(owner, &r.id).await.unwrap();
+            let links: Vec<_> = r.points.iter().map(|(id, w)| (content(id), *w)).collect();
+            out.push_str(&format!(
+                "  resource {} {} | {} | {:?} | {:?} | image {:?} | {links:?}\n",
+                r.kind, r.title, r.body, r.licence, r.mime_type, image
+            ));
+        }
+    }
+    let mut sessions = store.sessions(owner).await.unwrap();
+    sessions.sort_by(|a, b| a.id.cmp(&b.id));
+    for s in sessions {
+        let set = store.set(owner, &s.set_id).await.unwrap().unwrap().name;
+        let points = store.points(owner, &s.set_id).await.unwrap();
+        let content = |id: &str| points.iter().find(|p| p.id == id).map(|p| p.content.clone());
+        let targets: Vec<_> = s.target_point_ids.iter().map(|id| content(id)).collect();
+        out.push_str(&format!(
+            "session {} of {set} | {:?} | leaf {:?} | {} ms | {} – {:?} | {targets:?}\n",
+            s.id, s.state.status, s.leaf_id, s.state.active_ms, s.started_at, s.state.ended_at
+        ));
+        for e in store.entries(owner, &s.id).await.unwrap() {
+            out.push_str(&format!(
+                "  entry {} <- {:?} {} {:?} {:?} {} {:?}\n",
+                e.id, e.parent_id, e.created_at, e.kind, e.speaker, e.content, e.data
+            ));
+        }
+        for o in store.outcomes(owner, &s.id).await.unwrap() {
+            out.push_str(&format!(
+                "  recalled {:?} {} {} {}\n",
+                content(&o.point_id),
+                o.rating,
+                o.in_rabbithole,
+                o.recalled_at
+            ));
+        }
+    }
+    for summary in store.latest_summaries(owner, None, false, 100).await.unwrap() {
+        out.push_str(&format!("summary of {}: {}\n", summary.session_id, summary.entry.content));
+    }
+    out
+}
+
+/// Every row of every table that mentions `needle` in any column, as `table.column: count`.
+pub async fn rows_mentioning(database_url: &str, needle: &str) -> Vec<String> {
+    use sqlx::{Connection, Row};
+    sqlx::any::install_default_drivers();
+    let mut db = sqlx::AnyConnection::connect(database_url).await.unwrap();
+    let postgres = database_url.starts_with("postgres");
+    let tables: Vec<String> = if postgres {
+        sqlx::query("SELECT table_name::text FROM information_schema.tables WHERE table_schema = 'public'")
+    } else {
+        sqlx::query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+    }
+    .fetch_all(&mut db)
+    .await
+    .unwrap()
+    .iter()
+    .map(|r| r.get::<String, _>(0))
+    .collect();
+    assert!(tables.iter().any(|t| t == "session_entries"), "{tables:?}");
+    let mut found = Vec::new();
+    for table in tables {
+        let columns: Vec<String> = if postgres {
+            sqlx::query(
+                "SELECT column_name::text FROM information_schema.columns
+                 WHERE table_schema = 'public' AND table_name = $1",
+            )
+        } else {
+            sqlx::query("SELECT name FROM pragma_table_info($1)")
+        }
+        .bind(&table)
+        .fetch_all(&mut db)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get::<String, _>(0))
+        .collect();
+        for column in columns {
+            let sql = format!("SELECT COUNT(*) FROM {table} WHERE CAST({column} AS TEXT) LIKE $1");
+            let count: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
+                .bind(format!("%{needle}%"))
+                .fetch_one(&mut db)
+                .await
+                .unwrap();
+            if count > 0 {
+                found.push(format!("{table}.{column}: {count}"));
+            }
+        }
+    }
+    found
+}
+
+/// Every file of a zip as text, one after another.
+pub fn zip_text(bytes: &[u8]) -> String {
+    zip_names(bytes).iter().map(|name| String::from_utf8_lossy(&zip_file(bytes, name)).into_owned()).collect()
+}
+
+/// The names of the files in a zip.
+fn zip_names(bytes: &[u8]) -> Vec<String> {
+    let zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
+    zip.file_names().map(str::to_string).collect()
+}
+
+fn zip_file(bytes: &[u8], name: &str) -> Vec<u8> {
+    use std::io::Read;
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
+    let mut out = Vec::new();
+    zip.by_name(name).unwrap().read_to_end(&mut out).unwrap();
+    out
+}
+
+pub async fn download_account(app: &TestApp, cookie: &str) -> Vec<u8> {
+    let res = app.http.get(app.url("/account/export")).header("cookie", cookie).send().await.unwrap();
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.headers()["content-type"], "application/zip");
+    let disposition = res.headers()["content-disposition"].to_str().unwrap().to_string();
+    assert!(disposition.starts_with("attachment; filename=\"warren-"), "{disposition}");
+    res.bytes().await.unwrap().to_vec()
+}
+
+#[tokio::test]
+async fn the_archive_brings_everything_back_after_the_account_is_deleted() {
+    let app = TestApp::spawn().await;
+    let old = app.learner.clone();
+    // A session with a recall, left, and its summary written.
+    let (session, points) = app.start("The living cell").await;
+    let mut ws = app.connect(&session).await;
+    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    ws.say(&points[0].content).await;
+    ws.send(serde_json::json!({"type": "leave_session"})).await;
+    ws.until(|m| matches!(m, ServerMessage::SessionPaused(_))).await;
+    drop(ws);
+    let ready = warren_app::summary::SummaryStatus::Ready;
+    crate::synthesis::summary_reaches(&app, &old.id, &session, ready).await;
+    // A set of the learner's own with an uploaded image, archived.
+    let own = app.new_set("Anatomy").await;
+    app.post_form(
+        &format!("/sets/{own}/points"),
+        &[("content", "The femur is the longest bone."), ("context", "")],
+    )
+    .await;
+    let femur = app.store().points(&old.id, &own).await.unwrap().remove(0);
+    let form = reqwest::multipart::Form::new()
+        .text("title", "A femur")
+        .text("points", femur.id.clone())
+        .part("file", reqwest::multipart::Part::bytes(crate::authoring::PNG.to_vec()).file_name("f.png"));
+    assert_eq!(app.upload(&own, form).await.status(), 303);
+    assert_eq!(app.post_form(&format!("/sets/{own}/archive"), &[]).await.status(), 303);
+    let before = portable(&app, &old.id).await;
+    assert!(before.contains("summary of") && before.contains("recalled"), "{before}");
+
+    let archive = download_account(&app, &old.cookie).await;
+    let names = zip_names(&archive);
+    for expected in
+        ["manifest.json", "README.txt", "summaries.md", "sets/anatomy.json", "sets/the-living-cell.json"]
+    {
+        assert!(names.iter().any(|n| n == expected), "{expected} in {names:?}");
+    }
+    let session_file = names.iter().find(|n| n.starts_with("sessions/") && n.contains(&session)).unwrap();
+    assert!(
+        String::from_utf8(zip_file(&archive, session_file))
+            .unwrap()
+            .contains("\"format\":\"warren-session\"")
+    );
+    let image = names.iter().find(|n| n.starts_with("images/anatomy/") && n.ends_with(".png")).unwrap();
+    assert_eq!(zip_file(&archive, image), crate::authoring::PNG);
+    let summaries = String::from_utf8(zip_file(&archive, "summaries.md")).unwrap();
+    assert!(summaries.contains(&format!("session {session}")), "{summaries}");
+    // Each set's file is the set's own export: it imports on its own.
+    let alone = zip_file(&archive, "sets/anatomy.json");
+    assert!(warren::transfer::archive::read(&alone).is_err(), "a set file is not an archive");
+
+    // Studying elsewhere while the account goes: that socket is closed as signed out.
+    let (live, _) = app.start("Searching and sorting").await;
+    let mut studying = app.connect(&live).await;
+    studying.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+
+    // The username must be typed; anything else changes nothing.
+    let res = post(&app, &old.cookie, "/account/delete", &[("username", "someone else")]).await;
+    assert_eq!(location(&res), "/account?error=confirm#delete");
+    let res = post(&app, &old.cookie, "/account/delete", &[]).await;
+    assert_eq!(location(&res), "/account?error=confirm#delete");
+    assert!(account(&app, &old.cookie).await.is_some());
+
+    let owned = rows_mentioning(&app.database_url, &old.id).await;
+    for table in [
+        "users.id",
+        "recall_sets.owner_id",
+        "session_entries.owner_id",
+        "resource_images.owner_id",
+        "auth_sessions.user_id",
+    ] {
+        assert!(owned.iter().any(|t| t.starts_with(table)), "{table} in {owned:?}");
+    }
+    let res = post(&app, &old.cookie, "/account/delete", &[("username", " Learner ")]).await;
+    assert_eq!(location(&res), "/signup?done=deleted");
+    let told = studying.until(|m| matches!(m, ServerMessage::Error(_))).await;
+    let Some(ServerMessage::Error(error)) = told.last() else { unreachable!() };
+    assert_eq!(error.code, ErrorCode::Unauthorized);
+    assert!(account(&app, &old.cookie).await.is_none(), "signed out");
+    assert_eq!(
+        rows_mentioning(&app.database_url, &old.id).await,
+        Vec::<String>::new(),
+        "no row names the old account"
+    );
+    assert!(app.store().account_by_username("learner").await.unwrap().is_none());
+    let (status, _) = app.page_as(&old, &format!("/history/{session}")).await;
+    assert_ne!(status, 200);
+
+    // The same name again, and the archive imported: everything is back, and the new
+    // account's untouched demo sets gave way to the archived ones.
+    let new = app.sign_up("learner").await;
+    assert_ne!(new.id, old.id);
+    let res = app.upload_import_as(&new, "warren-learner.zip", archive.clone()).await;
+    assert_eq!(res.status(), 303, "{}", res.text().await.unwrap_or_default());
+    assert_eq!(location(&res), "/sets?imported=4&sessions=1");
+    let (_, page) = app.page_as(&new, "/sets?imported=4&sessions=1").await;
+    assert!(page.contains("Imported 4 sets and 1 session from your archive."), "{page}");
+    assert_eq!(portable(&app, &new.id).await, before);
+    let (status, page) = app.page_as(&new, &format!("/history/{session}")).await;
+    assert_eq!(status, 200);
+    assert!(page.contains(&points[0].content), "the learner's message is back");
+}
+
+#[tokio::test]
+async fn a_session_running_on_another_instance_is_stopped_before_its_account_goes() {
+    let app = TestApp::spawn().await;
+    let other = app.another_instance().await;
+    let owner = app.learner.id.clone();
+    let (session, _) = app.start("The living cell").await;
+    let mut studying = other.connect(&session).await;
+    studying.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    let res = post(&app, &app.learner.cookie, "/account/delete", &[("username", "learner")]).await;
+    assert_eq!(location(&res), "/signup?done=deleted");
+    // The other instance handed the session over and its socket was closed.
+    let told = studying.until(|m| matches!(m, ServerMessage::Error(_))).await;
+    let Some(ServerMessage::Error(error)) = told.last() else { unreachable!() };
+    assert!(matches!(error.code, ErrorCode::SessionTakenOver | ErrorCode::Unauthorized), "{error:?}");
+    assert_eq!(rows_mentioning(&app.database_url, &owner).await, Vec::<String>::new());
+}

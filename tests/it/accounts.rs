@@ -195,6 +195,16 @@ async fn learner_b_gets_404_for_every_one_of_learner_as_ids_and_changes_nothing(
     };
     assert_eq!(u16::from(close.unwrap().code), 4404);
 
+    // The account's own addresses: B's archive holds nothing of A's, and typing A's name
+    // into B's deletion form deletes nothing.
+    let archive = crate::account::download_account(&app, &b.cookie).await;
+    let unpacked = crate::account::zip_text(&archive);
+    for a_s in [&set_id, &session, &point, &resource, "A's diagram", "A fact"] {
+        assert!(!unpacked.contains(a_s), "B's archive holds A's {a_s}");
+    }
+    let res = app.post_form_as(&b, "/account/delete", &[("username", &a.username)]).await;
+    assert_eq!(location(&res), "/account?error=confirm#delete");
+
     assert_eq!(snapshot(&app, &a.id).await, before, "nothing of A's changed");
     assert_eq!(app.page_as(&a, &format!("/import/{draft}")).await.0, 200, "A's import still waits");
 }

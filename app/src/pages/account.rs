@@ -1,6 +1,6 @@
 //! The learner's account: change the password (every other sign-in ends), see every sign-in
-//! and end any of them. Plain forms posting to `/account/*`, which come back here with what
-//! happened in the query string.
+//! and end any of them, download everything, delete the account. Plain forms posting to
+//! `/account/*`, which come back here with what happened in the query string.
 
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -27,6 +27,11 @@ fn notice(code: &str) -> (&'static str, bool) {
         "same" => ("The new password is the one you have. Choose another.", false),
         "unknown" => ("There is no such sign-in (it may have ended already).", false),
         "throttled" => ("Too many attempts. Wait a minute, then try again.", false),
+        "confirm" => ("Type your username exactly as shown to delete your account.", false),
+        "busy" => (
+            "One of your sessions is running on another server and did not stop in time. Nothing was deleted; try again in a minute.",
+            false,
+        ),
         _ => ("Something went wrong on our side. Try again.", false),
     }
 }
@@ -50,7 +55,10 @@ fn AccountView(page: AccountPage) -> impl IntoView {
     let query = use_query_map();
     let done = query.with_untracked(|q| q.get("done"));
     let error = query.with_untracked(|q| q.get("error"));
-    let general = done.clone().or_else(|| error.clone().filter(|e| !about_new_password(e) && e != "current"));
+    let general = done.clone().or_else(|| {
+        error.clone().filter(|e| !about_new_password(e) && !["current", "confirm"].contains(&e.as_str()))
+    });
+    let confirm_error = error.clone().filter(|e| e == "confirm").map(|e| notice(&e).0);
     let current_error = error.clone().filter(|e| e == "current").map(|e| notice(&e).0);
     let new_error = error.filter(|e| about_new_password(e)).map(|e| notice(&e).0);
     let others = page.sign_ins.iter().filter(|s| !s.current).count();
@@ -93,6 +101,27 @@ fn AccountView(page: AccountPage) -> impl IntoView {
                     </button>
                 </form>
             })}
+
+            <h2 id="export">"Take your data with you"</h2>
+            <p>
+                "One zip file with everything: each recall set (with its schedule and images), each session with every message, and every summary. "
+                "Import it here again, on this or another Warren, and it all comes back."
+            </p>
+            <p><a class="button" href="/account/export" download data-testid="export-account">"Download everything"</a></p>
+
+            <h2 id="delete">"Delete your account"</h2>
+            <p>
+                "This deletes your account and everything in it, at once and for good: every set, session, summary and image. "
+                "Every sign-in ends. Download everything first if you may want it back."
+            </p>
+            <form method="post" action="/account/delete" class="stack" data-testid="delete-form">
+                <label>
+                    {format!("Type your username, {}, to confirm", page.username)}
+                    <input name="username" required autocomplete="off" autocapitalize="none" spellcheck="false" maxlength="32" />
+                    {confirm_error.map(|e| view! { <small class="field-error" role="alert">{e}</small> })}
+                </label>
+                <button type="submit" class="button danger">"Delete my account and everything in it"</button>
+            </form>
         </section>
     }
 }
@@ -115,7 +144,7 @@ fn SignInItem(sign_in: SignInRow, now: i64) -> impl IntoView {
         <li data-testid="sign-in" data-current=sign_in.current.to_string()>
             <span>
                 <strong>{browser}</strong>" from "{address}", "{when}
-                {sign_in.current.then(|| view! { <em class="badge">" This one"</em> })}
+                {sign_in.current.then(|| view! { " · " <em class="badge">"This one"</em> })}
             </span>
             {(!sign_in.current).then(|| view! {
                 <form method="post" action=format!("/account/sign-ins/{}/end", sign_in.ref_id)>

@@ -48,6 +48,7 @@ fn AuthForm(mode: Mode) -> impl IntoView {
     let error = move || query.with(|q| q.get("error"));
     let username = move || query.with(|q| q.get("username")).unwrap_or_default();
     let next = move || query.with(|q| q.get("next")).unwrap_or_else(|| "/".into());
+    let deleted = query.with_untracked(|q| q.get("done").is_some_and(|d| d == "deleted"));
     let (title, action, submit, autocomplete) = match mode {
         Mode::SignIn => ("Sign in", "/auth/signin", "Sign in", "current-password"),
         Mode::SignUp => ("Create your account", "/auth/signup", "Create account", "new-password"),
@@ -64,6 +65,11 @@ fn AuthForm(mode: Mode) -> impl IntoView {
                 }.into_any(),
                 Mode::SignIn => view! { <p class="lede">"Welcome back."</p> }.into_any(),
             }}
+            {deleted.then(|| view! {
+                <p class="form-notice" role="status" data-testid="auth-notice">
+                    "Your account and everything in it are deleted."
+                </p>
+            })}
             // A password refused for what it is is worded next to the password field.
             {move || error().filter(|code| !is_about_password(code)).map(|code| view! {
                 <p class="form-error" role="alert" data-testid="auth-error">{message(&code)}</p>

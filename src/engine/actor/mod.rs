@@ -56,6 +56,9 @@ pub enum Command {
     /// Another instance wants the session (a newer socket reached it), or this instance may
     /// have lost its lease: stop now, leaving everything to what is stored.
     HandOver,
+    /// The learner's account is being deleted: stop at once, writing nothing more, and say
+    /// so once stopped.
+    Stop(oneshot::Sender<()>),
 }
 
 /// Who receives a frame.
@@ -199,6 +202,21 @@ impl Actor {
                 self.send(Audience::All, frame);
             }
             Command::HandOver => self.hand_over().await,
+            Command::Stop(done) => {
+                self.turn = None;
+                self.compaction = None;
+                self.returning = None;
+                self.queue.clear();
+                // Signed out for good: the pages do not come back to start it again.
+                let gone =
+                    ErrorPayload::new(ErrorCode::Unauthorized, "Your account is being deleted.", false);
+                for (_, socket) in self.subscribers.drain(..) {
+                    self.shared.metrics.error(ErrorCode::Unauthorized);
+                    let _ = socket.try_send(Outbound::SignedOut(gone.clone()));
+                }
+                self.handed_over = true;
+                let _ = done.send(());
+            }
             Command::Client { from, message } => {
                 if self.queue.len() >= self.shared.config.max_queued {
                     let busy = "Messages are arriving faster than they can be answered; wait for the reply.";

@@ -223,7 +223,7 @@ pub fn kind(m: &ServerMessage) -> &'static str {
 pub async fn attached_frame(a: &mut Attachment, within: Duration) -> Option<ServerMessage> {
     match tokio::time::timeout(within, a.messages.recv()).await.ok()?? {
         Outbound::Frame(text) => Some(serde_json::from_str(&text).expect("a frame the client reads")),
-        Outbound::TakenOver(error) => Some(ServerMessage::Error(error)),
+        Outbound::TakenOver(error) | Outbound::SignedOut(error) => Some(ServerMessage::Error(error)),
     }
 }
 

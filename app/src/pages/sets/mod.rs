@@ -28,10 +28,25 @@ pub fn Sets() -> impl IntoView {
 fn SetsView(data: Dashboard) -> impl IntoView {
     let now = data.now;
     let (archived, active): (Vec<_>, Vec<_>) = data.sets.into_iter().partition(|s| s.archived);
+    // An account archive just imported (see `/import`) says what came back.
+    let query = leptos_router::hooks::use_query_map();
+    let imported = query.with_untracked(|q| {
+        let count = |key: &str| q.get(key).and_then(|v| v.parse::<i64>().ok());
+        count("imported").map(|sets| (sets, count("sessions").unwrap_or(0)))
+    });
     view! {
         <section class="page">
             <h1>"Recall sets"</h1>
             <p class="lede">"The facts you keep, grouped by subject."</p>
+            {imported.map(|(sets, sessions)| view! {
+                <p class="form-notice" role="status" data-testid="imported-notice">
+                    {format!(
+                        "Imported {} and {} from your archive.",
+                        crate::components::format::plural(sets, "set"),
+                        crate::components::format::plural(sessions, "session"),
+                    )}
+                </p>
+            })}
             <p class="actions">
                 <a class="button primary" href="/sets/new" data-testid="new-set">"New set"</a>
                 <a class="button" href="/import">"Import a file"</a>
