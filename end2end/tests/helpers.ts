@@ -1,5 +1,5 @@
 import { expect, type Page } from '@playwright/test';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as net from 'node:net';
@@ -23,6 +23,35 @@ export async function signUp(page: Page, username = uniqueName(), base = ''): Pr
   await page.getByRole('button', { name: 'Create account' }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'Dashboard' })).toBeVisible();
   return username;
+}
+
+/** The suite server's database (the same choice as playwright.config.ts makes). */
+export function databaseUrl(): string {
+  const port = Number(process.env.E2E_PORT ?? 3987);
+  return process.env.E2E_DATABASE_URL ?? `sqlite://${path.join(os.tmpdir(), `warren-e2e-${port}.db`)}`;
+}
+
+function sqliteFile(url: string): string {
+  return url.replace(/^sqlite:(\/\/)?/, '').split('?')[0];
+}
+
+/** The first column of the first row a query returns, from the suite's database. */
+export function databaseValue(sql: string): string {
+  const url = databaseUrl();
+  const out = url.startsWith('sqlite:')
+    ? execFileSync('sqlite3', [sqliteFile(url), sql], { encoding: 'utf8' })
+    : execFileSync('psql', [url, '-tAc', sql], { encoding: 'utf8' });
+  return out.split('\n')[0].trim();
+}
+
+/** Every row of the suite's database, as text (the database's own dump of its data). */
+export function databaseDump(): string {
+  const url = databaseUrl();
+  // pg_dump's warnings about circular keys (harmless here) stay off the test's output.
+  const options = { encoding: 'utf8' as const, maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] as const };
+  return url.startsWith('sqlite:')
+    ? execFileSync('sqlite3', [sqliteFile(url), '.dump'], options)
+    : execFileSync('pg_dump', ['--data-only', url], options);
 }
 
 /** The points of a set, as its page lists them (the learner's own notes). */

@@ -25,6 +25,7 @@ pub fn ImportPage() -> impl IntoView {
                 <li><strong>"Markdown"</strong>": a heading names the set; each list item is a point; an indented line under it is its cue."</li>
                 <li><strong>"Anki package (.apkg)"</strong>": each note's front becomes the cue, its back the point; its images come along."</li>
                 <li><strong>"A session (.jsonl)"</strong>": a session exported from a history page goes straight into your history, under your set of the same name."</li>
+                <li><strong>"Your account's archive (.zip)"</strong>": everything downloaded from your account page comes back at once: every set with its schedule, every session and summary."</li>
             </ul>
             <FormMessage echo=echo.clone() />
             <form method="post" action="/import" enctype="multipart/form-data" class="stack" data-testid="import-form">
@@ -32,8 +33,8 @@ pub fn ImportPage() -> impl IntoView {
                     echo=echo
                     form="import"
                     label="File"
-                    accept=".json,.csv,.tsv,.txt,.md,.markdown,.apkg,.jsonl"
-                    hint="Up to 20 MB."
+                    accept=".json,.csv,.tsv,.txt,.md,.markdown,.apkg,.jsonl,.zip"
+                    hint="Up to 20 MB; an account's archive up to 100 MB."
                 />
                 <button type="submit" class="button primary">"Preview"</button>
             </form>
