@@ -293,6 +293,24 @@ async fn the_command_line_imports_and_exports() {
     let out = run(&["export", "--user", "nobody", "--set", "capitals"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no learner called “nobody”"));
+    let out = run(&["export", "--user", "learner"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("name the set with --set"));
+
+    // The whole account as an archive, imported into another account.
+    let out = run(&["export", "--user", "learner", "--format", "archive"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let archive = dir.path().join("learner.zip");
+    std::fs::write(&archive, &out.stdout).unwrap();
+    let other = app.sign_up("another").await;
+    let out = run(&["import", "--user", "another", archive.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout} {}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(stdout, "Imported 4 sets and 0 sessions.\n");
+    let names: Vec<String> =
+        app.store().list_sets(&other.id, 0).await.unwrap().into_iter().map(|s| s.name).collect();
+    assert_eq!(names.len(), 4, "the demo sets gave way to their copies: {names:?}");
+    assert!(names.contains(&"capitals".to_string()), "{names:?}");
 }
 
 /// A zip of the given files.
