@@ -107,7 +107,7 @@ fn TopNav(viewer: Option<Viewer>) -> impl IntoView {
         view! {
             <nav aria-label="Main">
                 <A href="/" exact=true>"Dashboard"</A>
-                <A href="/sets">"Recall sets"</A>
+                <A href="/sets">"Sets"</A>
                 <A href="/history">"History"</A>
                 <A href="/account">"Account"</A>
             </nav>

@@ -79,6 +79,12 @@ test('on a phone the account page fits and every control is a thumb’s size', a
   // Nothing sideways: the top bar with its four links, and the page, fit the screen.
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   expect(overflow).toBeLessThanOrEqual(0);
+  // Every link of the top bar in view, none scrolled off or wrapped onto a second line.
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  expect(await nav.evaluate((n) => n.scrollWidth - n.clientWidth)).toBeLessThanOrEqual(0);
+  for (const link of await nav.getByRole('link').all()) {
+    expect((await link.boundingBox())?.height ?? 99).toBeLessThan(50);
+  }
   await page.screenshot({ path: screenshotPath('phone-account'), fullPage: true });
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.screenshot({ path: screenshotPath('desktop-account'), fullPage: true });

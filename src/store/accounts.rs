@@ -144,6 +144,10 @@ impl Store {
             .fetch_optional(&mut *tx)
             .await?;
         let Some(username) = username else { return Ok(false) };
+        let sessions: Vec<String> = sqlx::query_scalar("SELECT id FROM sessions WHERE owner_id = $1")
+            .bind(user_id)
+            .fetch_all(&mut *tx)
+            .await?;
         // Children before parents, so no statement leans on a cascade.
         const OWNED: [&str; 13] = [
             "DELETE FROM session_leases WHERE session_id IN (SELECT id FROM sessions WHERE owner_id = $1)",
@@ -176,6 +180,8 @@ impl Store {
             .await?;
         sqlx::query("DELETE FROM users WHERE id = $1").bind(user_id).execute(&mut *tx).await?;
         tx.commit().await?;
+        // Nothing of theirs stays in memory either.
+        self.forget_trees(&sessions);
         Ok(true)
     }
 

@@ -240,6 +240,14 @@ impl Store {
         .await?)
     }
 
+    /// Drops these sessions' trees from the cache (their rows are gone).
+    pub(super) fn forget_trees(&self, sessions: &[String]) {
+        let mut cache = self.cache();
+        for id in sessions {
+            cache.forget(id);
+        }
+    }
+
     fn cache(&self) -> std::sync::MutexGuard<'_, TreeCache> {
         // A panic while holding it leaves nothing half-written that matters: it is a cache.
         self.trees.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
