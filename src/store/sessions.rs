@@ -121,7 +121,8 @@ impl Store {
         id: &str,
         state: &SessionState,
     ) -> Result<(), StoreError> {
-        let mut tx = self.write_transaction().await?;
+        // One statement: atomic on its own, taking its turn with the other writes.
+        let _turn = self.write_turn().await;
         sqlx::query(
             "UPDATE sessions SET status = $1, mode = $2, active_rabbithole_id = $3, decline_cooldown = $4,
                  overlay_dismissed = $5, active_ms = $6, resumed_at = $7, ended_at = $8, updated_at = $9
@@ -138,10 +139,8 @@ impl Store {
         .bind(now_ms())
         .bind(id)
         .bind(owner)
-        // Saved on every turn: in a transaction, so it takes its turn with the other writes.
-        .execute(&mut *tx)
+        .execute(self.pool())
         .await?;
-        tx.commit().await?;
         Ok(())
     }
 

@@ -59,40 +59,57 @@ impl Store {
         Ok(rows.into_iter().map(|r| (r.point_id, r.struggle)).collect())
     }
 
-    /// Writes the given points' struggles, in one transaction.
+    /// Writes the given points' struggles, in one statement.
     pub async fn save_struggles(
         &self,
         owner: &str,
         session_id: &str,
         changed: &[(&str, &Struggle)],
     ) -> Result<(), StoreError> {
-        let mut tx = self.write_transaction().await?;
-        let now = now_ms();
-        for (point_id, s) in changed {
-            sqlx::query(
-                "INSERT INTO point_struggles (session_id, point_id, owner_id, attempts, hints, near_misses, rung,
-                     revealed, parked, counted_entry_id, updated_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-                 ON CONFLICT (session_id, point_id) DO UPDATE SET attempts = excluded.attempts,
-                     hints = excluded.hints, near_misses = excluded.near_misses, rung = excluded.rung, revealed = excluded.revealed,
-                     parked = excluded.parked, counted_entry_id = excluded.counted_entry_id,
-                     updated_at = excluded.updated_at",
-            )
-            .bind(session_id)
-            .bind(point_id)
-            .bind(owner)
-            .bind(i64::from(s.attempts))
-            .bind(i64::from(s.hints))
-            .bind(i64::from(s.near_misses))
-            .bind(s.rung.as_str())
-            .bind(i64::from(s.revealed))
-            .bind(i64::from(s.parked))
-            .bind(&s.counted_entry_id)
-            .bind(now)
-            .execute(&mut *tx)
-            .await?;
+        // A point named twice would make PostgreSQL refuse the statement (a row changed twice).
+        let mut seen = std::collections::HashSet::new();
+        let changed: Vec<&(&str, &Struggle)> = changed.iter().filter(|(id, _)| seen.insert(*id)).collect();
+        if changed.is_empty() {
+            return Ok(());
         }
-        tx.commit().await?;
+        // One statement for every row (a turn changes one or two): atomic without a
+        // transaction, and one trip to the database.
+        const COLUMNS: usize = 11;
+        let rows: Vec<String> = (0..changed.len())
+            .map(|row| {
+                let params: Vec<String> = (1..=COLUMNS).map(|c| format!("${}", row * COLUMNS + c)).collect();
+                format!("({})", params.join(", "))
+            })
+            .collect();
+        let sql = format!(
+            "INSERT INTO point_struggles (session_id, point_id, owner_id, attempts, hints, near_misses, rung,
+                 revealed, parked, counted_entry_id, updated_at)
+             VALUES {}
+             ON CONFLICT (session_id, point_id) DO UPDATE SET attempts = excluded.attempts,
+                 hints = excluded.hints, near_misses = excluded.near_misses, rung = excluded.rung, revealed = excluded.revealed,
+                 parked = excluded.parked, counted_entry_id = excluded.counted_entry_id,
+                 updated_at = excluded.updated_at",
+            rows.join(", ")
+        );
+        let now = now_ms();
+        // The statement is fixed text and placeholders; every value is bound.
+        let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
+        for (point_id, s) in changed {
+            query = query
+                .bind(session_id)
+                .bind(*point_id)
+                .bind(owner)
+                .bind(i64::from(s.attempts))
+                .bind(i64::from(s.hints))
+                .bind(i64::from(s.near_misses))
+                .bind(s.rung.as_str())
+                .bind(i64::from(s.revealed))
+                .bind(i64::from(s.parked))
+                .bind(s.counted_entry_id.clone())
+                .bind(now);
+        }
+        let _turn = self.write_turn().await;
+        query.execute(self.pool()).await?;
         Ok(())
     }
 }

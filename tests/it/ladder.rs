@@ -244,3 +244,24 @@ async fn the_offline_tutor_shows_the_linked_resource_as_its_second_hint_once() {
     let ServerMessage::SessionStarted(started) = again.next().await else { panic!("session_started first") };
     assert_eq!(started.images, images, "kept on reload");
 }
+
+#[tokio::test]
+async fn struggles_are_saved_in_one_statement_even_when_a_point_is_named_twice() {
+    let app = TestApp::spawn().await;
+    let (session, points) = app.start("The living cell").await;
+    let store = app.store();
+    let first = warren::store::Struggle { attempts: 2, hints: 1, ..Default::default() };
+    let second =
+        warren::store::Struggle { near_misses: 1, counted_entry_id: Some("e1".into()), ..Default::default() };
+    let changed =
+        [(points[0].id.as_str(), &first), (points[0].id.as_str(), &first), (points[1].id.as_str(), &second)];
+    store.save_struggles(app.owner(), &session, &changed).await.unwrap();
+    let saved = store.struggles(app.owner(), &session).await.unwrap();
+    assert_eq!(saved.len(), 2);
+    assert_eq!(saved[&points[0].id], first);
+    assert_eq!(saved[&points[1].id], second);
+    // Saved again: each row is updated in place.
+    let more = warren::store::Struggle { attempts: 3, ..first.clone() };
+    store.save_struggles(app.owner(), &session, &[(points[0].id.as_str(), &more)]).await.unwrap();
+    assert_eq!(store.struggles(app.owner(), &session).await.unwrap()[&points[0].id], more);
+}
