@@ -4,12 +4,13 @@
 //! or read, and an archive that was read imports into a real SQLite store. Never a panic.
 #![no_main]
 
+#[path = "store.rs"]
+mod store;
+
 use std::io::{Cursor, Write};
-use std::sync::OnceLock;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use warren::store::Store;
 use warren::transfer::archive;
 
 #[derive(Arbitrary, Debug)]
@@ -37,31 +38,6 @@ enum Contents {
     Session { id: String, set: String, says: Vec<String> },
     Text(String),
     Missing,
-}
-
-struct Target {
-    runtime: tokio::runtime::Runtime,
-    store: Store,
-    owner: String,
-    _dir: tempfile::TempDir,
-}
-
-fn target() -> Option<&'static Target> {
-    static TARGET: OnceLock<Option<Target>> = OnceLock::new();
-    TARGET
-        .get_or_init(|| {
-            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().ok()?;
-            let dir = tempfile::tempdir().ok()?;
-            let url = format!("sqlite://{}", dir.path().join("fuzz.db").display());
-            let (store, owner) = runtime.block_on(async {
-                let store = Store::open(&url).await.ok()?;
-                store.migrate().await.ok()?;
-                let owner = store.create_account("fuzz", "").await.ok()??;
-                Some((store, owner))
-            })?;
-            Some(Target { runtime, store, owner, _dir: dir })
-        })
-        .as_ref()
 }
 
 fn text(contents: &Contents) -> Option<String> {
@@ -145,7 +121,7 @@ fuzz_target!(|input: Input| {
     };
     let _ = archive::is_archive(&bytes);
     let Ok(read) = archive::read(&bytes) else { return };
-    let Some(target) = target() else { return };
+    let Some(target) = store::target() else { return };
     let imported = target.runtime.block_on(archive::import(&target.store, &target.owner, read));
     assert!(imported.is_ok(), "an archive that was read imports: {imported:?}");
 });

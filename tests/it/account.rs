@@ -205,39 +205,28 @@ async fn portable(app: &TestApp, owner: &str) -> String {
 
 /// Every row of every table that mentions `needle` in any column, as `table.column: count`.
 pub async fn rows_mentioning(database_url: &str, needle: &str) -> Vec<String> {
-    use sqlx::{Connection, Row};
+    use sqlx::Connection;
     sqlx::any::install_default_drivers();
     let mut db = sqlx::AnyConnection::connect(database_url).await.unwrap();
-    let postgres = database_url.starts_with("postgres");
-    let tables: Vec<String> = if postgres {
-        sqlx::query("SELECT table_name::text FROM information_schema.tables WHERE table_schema = 'public'")
+    let (tables, columns) = if database_url.starts_with("postgres") {
+        (
+            "SELECT table_name::text FROM information_schema.tables WHERE table_schema = 'public' AND $1 = ''",
+            "SELECT column_name::text FROM information_schema.columns WHERE table_schema = 'public' AND table_name = $1",
+        )
     } else {
-        sqlx::query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-    }
-    .fetch_all(&mut db)
-    .await
-    .unwrap()
-    .iter()
-    .map(|r| r.get::<String, _>(0))
-    .collect();
+        (
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND $1 = ''",
+            "SELECT name FROM pragma_table_info($1)",
+        )
+    };
+    let names = async |db: &mut sqlx::AnyConnection, sql: &'static str, of: &str| -> Vec<String> {
+        sqlx::query_scalar(sql).bind(of.to_string()).fetch_all(db).await.unwrap()
+    };
+    let tables = names(&mut db, tables, "").await;
     assert!(tables.iter().any(|t| t == "session_entries"), "{tables:?}");
     let mut found = Vec::new();
     for table in tables {
-        let columns: Vec<String> = if postgres {
-            sqlx::query(
-                "SELECT column_name::text FROM information_schema.columns
-                 WHERE table_schema = 'public' AND table_name = $1",
-            )
-        } else {
-            sqlx::query("SELECT name FROM pragma_table_info($1)")
-        }
-        .bind(&table)
-        .fetch_all(&mut db)
-        .await
-        .unwrap()
-        .iter()
-        .map(|r| r.get::<String, _>(0))
-        .collect();
+        let columns = names(&mut db, columns, &table).await;
         for column in columns {
             let sql = format!("SELECT COUNT(*) FROM {table} WHERE CAST({column} AS TEXT) LIKE $1");
             let count: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
