@@ -127,7 +127,10 @@ pub async fn export(store: &Store, owner: &str, username: &str) -> Result<Accoun
         sessions: Vec::new(),
     };
     let mut stems = Stems::default();
+    // Each set's name by id, for the sessions' entries in the manifest.
+    let mut names: HashMap<String, String> = HashMap::new();
     for set in store.list_sets(owner, now).await? {
+        names.insert(set.id.clone(), set.name.clone());
         let Some(file) = export::export(store, owner, &set.id, Format::Json).await? else { continue };
         let stem = stems.unique(file.file_name.trim_end_matches(".json"));
         let path = format!("sets/{stem}.json");
@@ -141,8 +144,6 @@ pub async fn export(store: &Store, owner: &str, username: &str) -> Result<Accoun
         }
         manifest.sets.push(SetEntry { name: set.name, file: path, archived: set.archived_at.is_some() });
     }
-    let names: HashMap<String, String> =
-        store.list_sets(owner, now).await?.into_iter().map(|s| (s.id, s.name)).collect();
     for session in store.sessions(owner).await? {
         let Some(file) = session_file::export(store, owner, &session.id).await? else { continue };
         let path = format!("sessions/{}", file.file_name);
