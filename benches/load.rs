@@ -8,7 +8,7 @@
 //! (p50 / p99, as the client sees it on the same machine), first with every session sending
 //! at once and then at a steady rate (one message a session, `LOAD_RATE` a second); for the
 //! steady rate also the server's own time per turn, from its `/metrics` histogram (bucket
-//! bounds). It exits non-zero on any error frame or failed connection.
+//! bounds), and its CPU time and thread switches per turn. It exits non-zero on any error frame or failed connection.
 //!
 //! `cargo bench --bench load`; `LOAD_SESSIONS` (default 2000), `LOAD_TURNS` (per session in
 //! the burst, default 3) and `LOAD_RATE` (default 100) set the size. `LOAD_INSTANCES` servers
@@ -49,6 +49,29 @@ fn rss_kib(pid: u32) -> f64 {
         .and_then(|l| l.split_whitespace().nth(1))
         .and_then(|kb| kb.parse().ok())
         .unwrap_or(0.0)
+}
+
+/// CPU time a process has used (user and system), in seconds, and how many times its threads
+/// were switched out (voluntarily or not).
+fn cpu_and_switches(pid: u32) -> (f64, u64) {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // The fields after the command's name (which ends at the last ')'): utime and stime are
+    // the 12th and 13th, in clock ticks of 1/100 s.
+    let fields: Vec<&str> = stat.rsplit_once(')').map_or("", |(_, rest)| rest).split_whitespace().collect();
+    let ticks = |i: usize| fields.get(i).and_then(|t| t.parse::<f64>().ok()).unwrap_or(0.0);
+    let cpu = (ticks(11) + ticks(12)) / 100.0;
+    let mut switches = 0;
+    if let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) {
+        for task in tasks.flatten() {
+            let status = std::fs::read_to_string(task.path().join("status")).unwrap_or_default();
+            switches += status
+                .lines()
+                .filter(|l| l.contains("ctxt_switches:"))
+                .filter_map(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+                .sum::<u64>();
+        }
+    }
+    (cpu, switches)
 }
 
 fn env_or(name: &str, default: usize) -> usize {
@@ -183,6 +206,8 @@ async fn run() -> usize {
     // so the time to a reply is the server's work rather than a queue.
     let rate = env_or("LOAD_RATE", 100).max(1);
     let turns_before = turn_buckets(&http, &addrs).await;
+    let work = || pids.iter().map(|pid| cpu_and_switches(*pid)).fold((0.0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+    let work_before = work();
     let paced_start = Instant::now();
     let paced = sockets_after.into_iter().enumerate().map(|(s, mut socket)| async move {
         tokio::time::sleep(Duration::from_secs_f64(s as f64 / rate as f64)).await;
@@ -205,6 +230,7 @@ async fn run() -> usize {
         }
     }
     let paced_time = paced_start.elapsed();
+    let work_after = work();
     let turns_after = turn_buckets(&http, &addrs).await;
     let server_turns: Vec<(f64, u64)> = turns_after
         .iter()
@@ -258,6 +284,12 @@ async fn run() -> usize {
         "  server time per turn at {rate} turns/s (message reaching its session to reply sent, from /metrics): p50 ≤ {} ms, p99 ≤ {} ms",
         server_at(0.5),
         server_at(0.99)
+    );
+    let steady_turns = steady.len().max(1) as f64;
+    println!(
+        "  server work per turn at {rate} turns/s: {:.0} µs of CPU, {:.1} thread switches",
+        (work_after.0 - work_before.0) * 1e6 / steady_turns,
+        (work_after.1 - work_before.1) as f64 / steady_turns
     );
     drop(servers);
     failures

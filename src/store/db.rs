@@ -22,14 +22,82 @@ pub struct Store {
     backend: Backend,
     /// Session trees read lately (see `tree.rs`).
     pub(super) trees: std::sync::Arc<std::sync::Mutex<super::tree::TreeCache>>,
-    /// On SQLite, write transactions take turns here (first come, first served) before they
-    /// ask SQLite for its one write lock: waiting on SQLite instead means its busy handler,
-    /// which sleeps 1, 2, 5, 10 … ms between tries, and that was most of a turn's worst case.
-    writers: std::sync::Arc<tokio::sync::Mutex<()>>,
+    /// SQLite's one writer (see [`Writer`]); PostgreSQL writes on the pool.
+    writer: Option<std::sync::Arc<tokio::sync::Mutex<Writer>>>,
     /// Held by every clone; the checkpointer stops when the last one goes.
     _alive: std::sync::Arc<()>,
     /// The database file, on SQLite.
     sqlite_path: Option<std::path::PathBuf>,
+}
+
+/// On SQLite, the connection every write transaction and single writing statement runs on,
+/// taken in turn (first come, first served) before SQLite's one write lock is asked for.
+/// Waiting on SQLite instead means its busy handler, which sleeps 1, 2, 5, 10 … ms between
+/// tries, and that was most of a turn's worst case; and a connection of its own, not one from
+/// the pool, spares every write the pool's check on taking a connection back (a round trip
+/// to the connection's thread, as each statement is).
+pub(crate) struct Writer {
+    conn: sqlx::AnyConnection,
+    /// A transaction on `conn` was left without `COMMIT` (its [`WriteTx`] dropped): whoever
+    /// takes the next turn rolls it back first.
+    open: bool,
+    url: String,
+    busy_timeout_ms: u128,
+}
+
+impl std::fmt::Debug for Writer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Writer").field("open", &self.open).finish_non_exhaustive()
+    }
+}
+
+impl Writer {
+    /// Ready for the next writer: a transaction left open is rolled back. That fails only
+    /// when SQLite already rolled it back itself, which is just as good.
+    async fn settle(&mut self) {
+        if self.open {
+            let _ = self.conn.execute("ROLLBACK").await;
+            self.open = false;
+        }
+    }
+
+    /// `BEGIN IMMEDIATE`, on a new connection if this one cannot begin (its thread gone, say):
+    /// one broken connection must not fail every write after it.
+    async fn begin(&mut self) -> Result<(), sqlx::Error> {
+        let Err(err) = self.conn.execute("BEGIN IMMEDIATE").await else {
+            return Ok(());
+        };
+        let Ok(fresh) = open_sqlite(&self.url, self.busy_timeout_ms).await else {
+            return Err(err);
+        };
+        tracing::warn!("opened the database's writing connection again after: {err}");
+        // The old one's thread ends as it is dropped.
+        self.conn = fresh;
+        self.conn.execute("BEGIN IMMEDIATE").await?;
+        Ok(())
+    }
+}
+
+/// Opens one SQLite connection as the pool's are opened.
+async fn open_sqlite(url: &str, busy_timeout_ms: u128) -> Result<sqlx::AnyConnection, sqlx::Error> {
+    let mut conn = sqlx::AnyConnection::connect(url).await?;
+    sqlite_pragmas(&mut conn, busy_timeout_ms).await?;
+    Ok(conn)
+}
+
+/// Every SQLite connection's settings.
+async fn sqlite_pragmas(conn: &mut sqlx::AnyConnection, busy_timeout_ms: u128) -> Result<(), sqlx::Error> {
+    // WAL lets readers proceed during a write; NORMAL is durable with WAL.
+    conn.execute("PRAGMA journal_mode = WAL").await?;
+    conn.execute("PRAGMA synchronous = NORMAL").await?;
+    conn.execute("PRAGMA foreign_keys = ON").await?;
+    // SQLite has no statement timeout; the wait for its lock is bounded.
+    conn.execute(sqlx::AssertSqlSafe(format!("PRAGMA busy_timeout = {busy_timeout_ms}"))).await?;
+    // Checkpoints run beside the writers (`checkpoints`), not inside whichever commit
+    // crosses the threshold: that commit used to wait several milliseconds for it, about
+    // one turn in a hundred.
+    conn.execute("PRAGMA wal_autocheckpoint = 0").await?;
+    Ok(())
 }
 
 /// How often SQLite's write-ahead log is copied back into the database file.
@@ -54,21 +122,63 @@ async fn checkpoints(mut conn: sqlx::AnyConnection, alive: std::sync::Weak<()>) 
     let _ = conn.close().await;
 }
 
-/// A transaction that writes, holding the store's turn to write (on SQLite) until it ends.
-/// Used as the connection it runs on (`&mut *tx`); `commit` ends it, dropping rolls back.
-pub(crate) struct WriteTx {
-    tx: sqlx::Transaction<'static, sqlx::Any>,
-    backend: Backend,
-    _turn: Option<tokio::sync::OwnedMutexGuard<()>>,
+/// A transaction that writes: on SQLite, on the store's [`Writer`], whose turn it holds until
+/// it ends; on PostgreSQL, on a connection of the pool. Used as the connection it runs on
+/// (`&mut *tx`); `commit` ends it, dropping rolls back.
+pub(crate) struct WriteTx(Tx);
+
+enum Tx {
+    Pooled(sqlx::Transaction<'static, sqlx::Any>),
+    Writer(WriterTx),
+}
+
+struct WriterTx {
+    turn: tokio::sync::OwnedMutexGuard<Writer>,
+    committed: bool,
+}
+
+impl Drop for WriterTx {
+    fn drop(&mut self) {
+        if !self.committed {
+            // Dropped midway: an error, or the caller's future given up.
+            self.turn.open = true;
+            settle_soon(&self.turn);
+        }
+    }
+}
+
+/// A transaction left open on the writer is rolled back by whoever takes the next turn, and by
+/// a task as soon as this turn ends, so SQLite's lock is not held until someone writes again
+/// (another process on the same file would wait for it).
+fn settle_soon(turn: &tokio::sync::OwnedMutexGuard<Writer>) {
+    if !turn.open {
+        return;
+    }
+    let writer = tokio::sync::OwnedMutexGuard::mutex(turn).clone();
+    if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+        runtime.spawn(async move { writer.lock_owned().await.settle().await });
+    }
 }
 
 impl WriteTx {
     pub fn backend(&self) -> Backend {
-        self.backend
+        match self.0 {
+            Tx::Pooled(_) => Backend::Postgres,
+            Tx::Writer(_) => Backend::Sqlite,
+        }
     }
 
     pub async fn commit(self) -> Result<(), sqlx::Error> {
-        self.tx.commit().await
+        match self.0 {
+            Tx::Pooled(tx) => tx.commit().await,
+            Tx::Writer(mut tx) => {
+                let done = tx.turn.conn.execute("COMMIT").await;
+                // Left open if `COMMIT` failed; the next writer rolls it back.
+                tx.turn.open = done.is_err();
+                tx.committed = true;
+                done.map(|_| ())
+            }
+        }
     }
 }
 
@@ -76,13 +186,71 @@ impl std::ops::Deref for WriteTx {
     type Target = sqlx::AnyConnection;
 
     fn deref(&self) -> &sqlx::AnyConnection {
-        &self.tx
+        match &self.0 {
+            Tx::Pooled(tx) => tx,
+            Tx::Writer(tx) => &tx.turn.conn,
+        }
     }
 }
 
 impl std::ops::DerefMut for WriteTx {
     fn deref_mut(&mut self) -> &mut sqlx::AnyConnection {
-        &mut self.tx
+        match &mut self.0 {
+            Tx::Pooled(tx) => tx,
+            Tx::Writer(tx) => &mut tx.turn.conn,
+        }
+    }
+}
+
+/// The connection for one writing statement, atomic on its own (see [`Store::write_turn`]).
+pub(crate) enum WriteConn {
+    Pooled(sqlx::pool::PoolConnection<sqlx::Any>),
+    Writer(tokio::sync::OwnedMutexGuard<Writer>),
+}
+
+impl WriteConn {
+    /// A script that begins and commits its own transaction is about to run on SQLite's
+    /// writer: until [`WriteConn::end_script`], the next writer rolls back whatever it left
+    /// open (it failed midway, or its future was dropped).
+    pub(crate) fn begin_script(&mut self) {
+        if let WriteConn::Writer(turn) = self {
+            turn.open = true;
+        }
+    }
+
+    /// The script ran to its `COMMIT`.
+    pub(crate) fn end_script(&mut self) {
+        if let WriteConn::Writer(turn) = self {
+            turn.open = false;
+        }
+    }
+}
+
+impl Drop for WriteConn {
+    fn drop(&mut self) {
+        if let WriteConn::Writer(turn) = self {
+            settle_soon(turn);
+        }
+    }
+}
+
+impl std::ops::Deref for WriteConn {
+    type Target = sqlx::AnyConnection;
+
+    fn deref(&self) -> &sqlx::AnyConnection {
+        match self {
+            WriteConn::Pooled(conn) => conn,
+            WriteConn::Writer(turn) => &turn.conn,
+        }
+    }
+}
+
+impl std::ops::DerefMut for WriteConn {
+    fn deref_mut(&mut self) -> &mut sqlx::AnyConnection {
+        match self {
+            WriteConn::Pooled(conn) => conn,
+            WriteConn::Writer(turn) => &mut turn.conn,
+        }
     }
 }
 
@@ -201,19 +369,7 @@ impl Store {
                         .await?;
                     }
                     if backend == Backend::Sqlite {
-                        // WAL lets readers proceed during a write; NORMAL is durable with WAL.
-                        conn.execute("PRAGMA journal_mode = WAL").await?;
-                        conn.execute("PRAGMA synchronous = NORMAL").await?;
-                        conn.execute("PRAGMA foreign_keys = ON").await?;
-                        // SQLite has no statement timeout; the wait for its lock is bounded.
-                        conn.execute(sqlx::AssertSqlSafe(format!(
-                            "PRAGMA busy_timeout = {statement_timeout}"
-                        )))
-                        .await?;
-                        // Checkpoints run beside the writers (`checkpoints`), not inside
-                        // whichever commit crosses the threshold: that commit used to wait
-                        // several milliseconds for it, about one turn in a hundred.
-                        conn.execute("PRAGMA wal_autocheckpoint = 0").await?;
+                        sqlite_pragmas(conn, statement_timeout).await?;
                     }
                     Ok(())
                 })
@@ -222,21 +378,21 @@ impl Store {
             .await
             .map_err(|source| StoreError::Connect { url: redact(&url), source })?;
         let alive = std::sync::Arc::new(());
+        let mut writer = None;
         if backend == Backend::Sqlite {
-            let checkpointer = sqlx::AnyConnection::connect(&url)
-                .await
-                .map_err(|source| StoreError::Connect { url: redact(&url), source })?;
+            let connect_failed = |source| StoreError::Connect { url: redact(&url), source };
+            let checkpointer = sqlx::AnyConnection::connect(&url).await.map_err(connect_failed)?;
             tokio::spawn(checkpoints(checkpointer, std::sync::Arc::downgrade(&alive)));
+            let conn = open_sqlite(&url, statement_timeout).await.map_err(connect_failed)?;
+            writer = Some(std::sync::Arc::new(tokio::sync::Mutex::new(Writer {
+                conn,
+                open: false,
+                url: url.clone(),
+                busy_timeout_ms: statement_timeout,
+            })));
         }
         let sqlite_path = sqlite_file(&url);
-        Ok(Self {
-            pool,
-            backend,
-            trees: Default::default(),
-            writers: Default::default(),
-            _alive: alive,
-            sqlite_path,
-        })
+        Ok(Self { pool, backend, trees: Default::default(), writer, _alive: alive, sqlite_path })
     }
 
     pub fn backend(&self) -> Backend {
@@ -247,30 +403,35 @@ impl Store {
         &self.pool
     }
 
-    /// A transaction that will write. On SQLite it takes the write lock up front
-    /// (`BEGIN IMMEDIATE`): a deferred transaction that reads and then writes fails at once
-    /// with "database is locked" when another connection wrote in between, and no busy
-    /// timeout helps. PostgreSQL needs nothing special.
+    /// A transaction that will write. On SQLite it runs on the store's [`Writer`] and takes
+    /// the write lock up front (`BEGIN IMMEDIATE`): a deferred transaction that reads and then
+    /// writes fails at once with "database is locked" when another connection (another
+    /// process on the same file) wrote in between, and no busy timeout helps. PostgreSQL needs
+    /// nothing special.
     pub(crate) async fn write_transaction(&self) -> Result<WriteTx, sqlx::Error> {
-        match self.backend {
-            Backend::Sqlite => {
-                let turn = self.writers.clone().lock_owned().await;
-                let tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
-                Ok(WriteTx { tx, backend: self.backend, _turn: Some(turn) })
+        match &self.writer {
+            Some(writer) => {
+                let mut turn = writer.clone().lock_owned().await;
+                turn.settle().await;
+                turn.begin().await?;
+                Ok(WriteTx(Tx::Writer(WriterTx { turn, committed: false })))
             }
-            Backend::Postgres => {
-                Ok(WriteTx { tx: self.pool.begin().await?, backend: self.backend, _turn: None })
-            }
+            None => Ok(WriteTx(Tx::Pooled(self.pool.begin().await?))),
         }
     }
 
-    /// The turn of a single writing statement, atomic on its own: on SQLite it waits on the
-    /// same queue as [`Store::write_transaction`], then runs without `BEGIN` and `COMMIT`, two
-    /// trips to the connection's thread fewer. Hold it until the statement has run.
-    pub(crate) async fn write_turn(&self) -> Option<tokio::sync::OwnedMutexGuard<()>> {
-        match self.backend {
-            Backend::Sqlite => Some(self.writers.clone().lock_owned().await),
-            Backend::Postgres => None,
+    /// The connection for a single writing statement, atomic on its own: on SQLite the
+    /// [`Writer`], in turn with the transactions, without `BEGIN` and `COMMIT` (two trips to
+    /// the connection's thread fewer); on PostgreSQL one of the pool's. Run the statement on
+    /// `&mut *conn` and drop it.
+    pub(crate) async fn write_turn(&self) -> Result<WriteConn, sqlx::Error> {
+        match &self.writer {
+            Some(writer) => {
+                let mut turn = writer.clone().lock_owned().await;
+                turn.settle().await;
+                Ok(WriteConn::Writer(turn))
+            }
+            None => Ok(WriteConn::Pooled(self.pool.acquire().await?)),
         }
     }
 

@@ -83,6 +83,20 @@ macro_rules! select_entries {
 }
 pub(super) use select_entries;
 
+/// The insert of an append, its values bound by [`EntryValues::bind`]. The next `seq` is found
+/// by the insert itself, and a learner message already stored (sent again after a reconnect)
+/// inserts nothing and returns no row.
+macro_rules! insert_entry {
+    () => {
+        "INSERT INTO session_entries (id, session_id, owner_id, parent_id, seq, created_at, kind, role, agent,
+             content, data, client_message_id)
+         VALUES ($1, $2, $3, $4, (SELECT COALESCE(MAX(seq), 0) + 1 FROM session_entries WHERE session_id = $2),
+             $5, $6, $7, $8, $9, $10, $11)
+         ON CONFLICT (session_id, client_message_id) DO NOTHING
+         RETURNING seq"
+    };
+}
+
 impl Store {
     /// Appends an entry under `parent_id` and, when `advance_leaf`, points the session's leaf
     /// at it, in one transaction. An entry whose `client_message_id` is already stored is not
@@ -95,10 +109,67 @@ impl Store {
         new: NewEntry,
         advance_leaf: bool,
     ) -> Result<(Entry, bool), StoreError> {
+        if self.backend() == Backend::Sqlite {
+            return self.append_in_one_trip(owner, session_id, parent_id, new, advance_leaf).await;
+        }
         let mut tx = self.write_transaction().await?;
         let appended = append_in(&mut tx, owner, session_id, parent_id, new, advance_leaf).await?;
         tx.commit().await?;
         Ok(appended)
+    }
+
+    /// [`Store::append_entry`] on SQLite: the transaction, the insert and the leaf sent to
+    /// the writing connection as one script, one trip to its thread instead of four (a turn
+    /// appends twice, and each trip is two threads waking each other).
+    async fn append_in_one_trip(
+        &self,
+        owner: &str,
+        session_id: &str,
+        parent_id: Option<&str>,
+        new: NewEntry,
+        advance_leaf: bool,
+    ) -> Result<(Entry, bool), StoreError> {
+        const SCRIPT: &str = concat!(
+            "BEGIN IMMEDIATE; ",
+            insert_entry!(),
+            "; UPDATE sessions SET leaf_id = $1, updated_at = $5
+               WHERE $12 = 1 AND id = $2 AND owner_id = $3
+                 AND EXISTS (SELECT 1 FROM session_entries WHERE id = $1); ",
+            "COMMIT;"
+        );
+        let row = EntryValues::new(session_id, owner, parent_id, &new);
+        let mut conn = self.write_turn().await?;
+        // Until `COMMIT` has run, the script's transaction may be open: a failure (or this
+        // future dropped) leaves it to the next writer to roll back.
+        conn.begin_script();
+        let seq: Vec<i64> = row
+            .bind(sqlx::query_scalar(SCRIPT), &new)
+            .bind(i64::from(advance_leaf))
+            .fetch_all(&mut *conn)
+            .await?;
+        conn.end_script();
+        drop(conn);
+        match seq.first() {
+            Some(&seq) => Ok((row.into_entry(seq, new), true)),
+            None => Ok((self.entry_by_client_id(owner, session_id, &new.client_message_id).await?, false)),
+        }
+    }
+
+    /// The entry stored for a learner message's client id.
+    async fn entry_by_client_id(
+        &self,
+        owner: &str,
+        session_id: &str,
+        client_message_id: &Option<String>,
+    ) -> Result<Entry, StoreError> {
+        Ok(sqlx::query_as(select_entries!(
+            "WHERE session_id = $1 AND client_message_id = $2 AND owner_id = $3"
+        ))
+        .bind(session_id)
+        .bind(client_message_id)
+        .bind(owner)
+        .fetch_one(self.pool())
+        .await?)
     }
 
     /// Every entry of a session in append order. The rows come back as one JSON array: a
@@ -172,6 +243,69 @@ fn entry_from(row: EntryRow, session_id: &str) -> Result<Entry, StoreError> {
     })
 }
 
+/// The columns of a new entry, as `insert_entry!` binds them.
+struct EntryValues<'a> {
+    id: String,
+    session_id: &'a str,
+    owner: &'a str,
+    parent_id: Option<&'a str>,
+    created_at: i64,
+    role: Option<&'static str>,
+    agent: Option<&'static str>,
+    data: Option<String>,
+}
+
+impl<'a> EntryValues<'a> {
+    fn new(session_id: &'a str, owner: &'a str, parent_id: Option<&'a str>, new: &NewEntry) -> Self {
+        let (role, agent) = role_and_agent(new.speaker);
+        Self {
+            id: new_id(),
+            session_id,
+            owner,
+            parent_id,
+            created_at: now_ms(),
+            role,
+            agent,
+            data: new.data.as_ref().map(|d| d.to_string()),
+        }
+    }
+
+    /// `$1` to `$11` of `insert_entry!`.
+    fn bind<'q>(
+        &'q self,
+        query: sqlx::query::QueryScalar<'q, sqlx::Any, i64, sqlx::any::AnyArguments>,
+        new: &'q NewEntry,
+    ) -> sqlx::query::QueryScalar<'q, sqlx::Any, i64, sqlx::any::AnyArguments> {
+        query
+            .bind(&self.id)
+            .bind(self.session_id)
+            .bind(self.owner)
+            .bind(self.parent_id)
+            .bind(self.created_at)
+            .bind(new.kind.as_str())
+            .bind(self.role)
+            .bind(self.agent)
+            .bind(&new.content)
+            .bind(&self.data)
+            .bind(&new.client_message_id)
+    }
+
+    fn into_entry(self, seq: i64, new: NewEntry) -> Entry {
+        Entry {
+            id: self.id,
+            session_id: self.session_id.to_string(),
+            parent_id: self.parent_id.map(str::to_string),
+            seq,
+            created_at: self.created_at,
+            kind: new.kind,
+            speaker: new.speaker,
+            content: new.content,
+            data: new.data,
+            client_message_id: new.client_message_id,
+        }
+    }
+}
+
 /// [`Store::append_entry`] inside a transaction the caller commits.
 pub(super) async fn append_in(
     tx: &mut super::db::WriteTx,
@@ -190,32 +324,9 @@ pub(super) async fn append_in(
             .execute(&mut **tx)
             .await?;
     }
-    let id = new_id();
-    let created_at = now_ms();
-    let (role, agent) = role_and_agent(new.speaker);
-    // The next `seq` is found by the insert itself, and a learner message already stored
-    // (sent again after a reconnect) inserts nothing: one trip to the database either way.
-    let seq: Option<i64> = sqlx::query_scalar(
-        "INSERT INTO session_entries (id, session_id, owner_id, parent_id, seq, created_at, kind, role, agent,
-             content, data, client_message_id)
-         VALUES ($1, $2, $3, $4, (SELECT COALESCE(MAX(seq), 0) + 1 FROM session_entries WHERE session_id = $2),
-             $5, $6, $7, $8, $9, $10, $11)
-         ON CONFLICT (session_id, client_message_id) DO NOTHING
-         RETURNING seq",
-    )
-    .bind(&id)
-    .bind(session_id)
-    .bind(owner)
-    .bind(parent_id)
-    .bind(created_at)
-    .bind(new.kind.as_str())
-    .bind(role)
-    .bind(agent)
-    .bind(&new.content)
-    .bind(new.data.as_ref().map(|d| d.to_string()))
-    .bind(&new.client_message_id)
-    .fetch_optional(&mut **tx)
-    .await?;
+    let row = EntryValues::new(session_id, owner, parent_id, &new);
+    let seq: Option<i64> =
+        row.bind(sqlx::query_scalar(insert_entry!()), &new).fetch_optional(&mut **tx).await?;
     let Some(seq) = seq else {
         let existing: Entry = sqlx::query_as(select_entries!(
             "WHERE session_id = $1 AND client_message_id = $2 AND owner_id = $3"
@@ -227,18 +338,7 @@ pub(super) async fn append_in(
         .await?;
         return Ok((existing, false));
     };
-    let stored = Entry {
-        id,
-        session_id: session_id.to_string(),
-        parent_id: parent_id.map(str::to_string),
-        seq,
-        created_at,
-        kind: new.kind,
-        speaker: new.speaker,
-        content: new.content,
-        data: new.data,
-        client_message_id: new.client_message_id,
-    };
+    let stored = row.into_entry(seq, new);
     if advance_leaf {
         sqlx::query("UPDATE sessions SET leaf_id = $1, updated_at = $2 WHERE id = $3 AND owner_id = $4")
             .bind(&stored.id)

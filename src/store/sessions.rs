@@ -122,7 +122,7 @@ impl Store {
         state: &SessionState,
     ) -> Result<(), StoreError> {
         // One statement: atomic on its own, taking its turn with the other writes.
-        let _turn = self.write_turn().await;
+        let mut conn = self.write_turn().await?;
         sqlx::query(
             "UPDATE sessions SET status = $1, mode = $2, active_rabbithole_id = $3, decline_cooldown = $4,
                  overlay_dismissed = $5, active_ms = $6, resumed_at = $7, ended_at = $8, updated_at = $9
@@ -139,7 +139,7 @@ impl Store {
         .bind(now_ms())
         .bind(id)
         .bind(owner)
-        .execute(self.pool())
+        .execute(&mut *conn)
         .await?;
         Ok(())
     }

@@ -108,8 +108,8 @@ impl Store {
                 .bind(s.counted_entry_id.clone())
                 .bind(now);
         }
-        let _turn = self.write_turn().await;
-        query.execute(self.pool()).await?;
+        let mut conn = self.write_turn().await?;
+        query.execute(&mut *conn).await?;
         Ok(())
     }
 }

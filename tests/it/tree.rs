@@ -80,6 +80,67 @@ async fn append_walk_branch_and_move_the_leaf() {
     assert!(store.branch_with_summary(&other.id, &session, &a.id, "x", json!({})).await.unwrap().is_none());
 }
 
+/// An append that fails midway (its parent does not exist) or is given up while it waits for
+/// the database leaves nothing half-written and no lock held: another instance writes at once,
+/// and the session's entries and leaf are whole.
+#[tokio::test]
+async fn a_failed_or_abandoned_append_leaves_nothing_behind() {
+    use sqlx::{Connection, Executor};
+
+    let app = TestApp::spawn().await;
+    let (session, _) = app.start("The living cell").await;
+    // A store of its own, which nothing else writes through: only its own clean-up can free
+    // a lock it left held.
+    let store = &Store::open(&app.database_url).await.unwrap();
+    let owner = app.owner();
+    let root = append(store, owner, &session, None, "T:What do cells need?").await;
+
+    let lost = NewEntry::message(Speaker::Learner, "under no parent");
+    assert!(store.append_entry(owner, &session, Some("no-such-entry"), lost, true).await.is_err());
+
+    // Another connection holds what the append needs (SQLite's write lock, the session's row
+    // on PostgreSQL) until the append is given up.
+    let mut holder = sqlx::AnyConnection::connect(&app.database_url).await.unwrap();
+    if app.database_url.starts_with("sqlite") {
+        holder.execute("BEGIN IMMEDIATE").await.unwrap();
+    } else {
+        holder.execute("BEGIN").await.unwrap();
+        let lock = format!("SELECT id FROM sessions WHERE id = '{session}' FOR UPDATE");
+        holder.execute(sqlx::AssertSqlSafe(lock)).await.unwrap();
+    }
+    let given_up = NewEntry::message(Speaker::Learner, "given up");
+    let abandoned = tokio::time::timeout(
+        std::time::Duration::from_millis(300),
+        store.append_entry(owner, &session, Some(&root.id), given_up, true),
+    )
+    .await;
+    assert!(abandoned.is_err(), "given up while it waited");
+    holder.execute("ROLLBACK").await.unwrap();
+    holder.close().await.unwrap();
+
+    let energy = NewEntry::message(Speaker::Learner, "energy");
+    let written = tokio::time::timeout(
+        std::time::Duration::from_secs(5),
+        app.store().append_entry(owner, &session, Some(&root.id), energy, true),
+    )
+    .await
+    .expect("no lock left held")
+    .unwrap();
+    let a = written.0;
+    let b = append(store, owner, &session, Some(&a.id), "T:From where?").await;
+
+    let entries = store.entries(owner, &session).await.unwrap();
+    assert!(entries.iter().all(|e| e.content != "under no parent"), "{entries:?}");
+    // Given up, it was either written whole (under the root) or not at all.
+    for e in entries.iter().filter(|e| e.content == "given up") {
+        assert_eq!(e.parent_id.as_deref(), Some(root.id.as_str()));
+    }
+    let seqs: Vec<i64> = entries.iter().map(|e| e.seq).collect();
+    assert!(seqs.windows(2).all(|w| w[0] < w[1]), "{seqs:?}");
+    assert_eq!(entries.last().map(|e| e.id.as_str()), Some(b.id.as_str()));
+    assert_eq!(leaf(store, owner, &session).await.as_deref(), Some(b.id.as_str()));
+}
+
 #[tokio::test]
 async fn labels_are_set_and_cleared_and_the_newest_wins() {
     let app = TestApp::spawn().await;
