@@ -110,66 +110,40 @@ impl Store {
         advance_leaf: bool,
     ) -> Result<(Entry, bool), StoreError> {
         if self.backend() == Backend::Sqlite {
-            return self.append_in_one_trip(owner, session_id, parent_id, new, advance_leaf).await;
+            // On SQLite the transaction, the insert and the leaf go to the writing connection
+            // as one script: one trip to its thread instead of four (a turn appends twice,
+            // and each trip is two threads waking each other).
+            const SCRIPT: &str = concat!(
+                "BEGIN IMMEDIATE; ",
+                insert_entry!(),
+                "; UPDATE sessions SET leaf_id = $1, updated_at = $5
+                   WHERE $12 = 1 AND id = $2 AND owner_id = $3
+                     AND EXISTS (SELECT 1 FROM session_entries WHERE id = $1); ",
+                "COMMIT;"
+            );
+            let row = EntryValues::new(session_id, owner, parent_id, &new);
+            let mut conn = self.write_turn().await?;
+            // Until `COMMIT` has run, the script's transaction may be open: a failure (or this
+            // future dropped) leaves it to the next writer to roll back.
+            conn.begin_script();
+            let seq: Vec<i64> = row
+                .bind(sqlx::query_scalar(SCRIPT), &new)
+                .bind(i64::from(advance_leaf))
+                .fetch_all(&mut *conn)
+                .await?;
+            conn.end_script();
+            drop(conn);
+            return match seq.first() {
+                Some(&seq) => Ok((row.into_entry(seq, new), true)),
+                None => {
+                    Ok((stored_message(self.pool(), owner, session_id, &new.client_message_id).await?, false))
+                }
+            };
         }
         let mut tx = self.write_transaction().await?;
         let appended = append_in(&mut tx, owner, session_id, parent_id, new, advance_leaf).await?;
         tx.commit().await?;
         Ok(appended)
-    }
-
-    /// [`Store::append_entry`] on SQLite: the transaction, the insert and the leaf sent to
-    /// the writing connection as one script, one trip to its thread instead of four (a turn
-    /// appends twice, and each trip is two threads waking each other).
-    async fn append_in_one_trip(
-        &self,
-        owner: &str,
-        session_id: &str,
-        parent_id: Option<&str>,
-        new: NewEntry,
-        advance_leaf: bool,
-    ) -> Result<(Entry, bool), StoreError> {
-        const SCRIPT: &str = concat!(
-            "BEGIN IMMEDIATE; ",
-            insert_entry!(),
-            "; UPDATE sessions SET leaf_id = $1, updated_at = $5
-               WHERE $12 = 1 AND id = $2 AND owner_id = $3
-                 AND EXISTS (SELECT 1 FROM session_entries WHERE id = $1); ",
-            "COMMIT;"
-        );
-        let row = EntryValues::new(session_id, owner, parent_id, &new);
-        let mut conn = self.write_turn().await?;
-        // Until `COMMIT` has run, the script's transaction may be open: a failure (or this
-        // future dropped) leaves it to the next writer to roll back.
-        conn.begin_script();
-        let seq: Vec<i64> = row
-            .bind(sqlx::query_scalar(SCRIPT), &new)
-            .bind(i64::from(advance_leaf))
-            .fetch_all(&mut *conn)
-            .await?;
-        conn.end_script();
-        drop(conn);
-        match seq.first() {
-            Some(&seq) => Ok((row.into_entry(seq, new), true)),
-            None => Ok((self.entry_by_client_id(owner, session_id, &new.client_message_id).await?, false)),
-        }
-    }
-
-    /// The entry stored for a learner message's client id.
-    async fn entry_by_client_id(
-        &self,
-        owner: &str,
-        session_id: &str,
-        client_message_id: &Option<String>,
-    ) -> Result<Entry, StoreError> {
-        Ok(sqlx::query_as(select_entries!(
-            "WHERE session_id = $1 AND client_message_id = $2 AND owner_id = $3"
-        ))
-        .bind(session_id)
-        .bind(client_message_id)
-        .bind(owner)
-        .fetch_one(self.pool())
-        .await?)
     }
 
     /// Every entry of a session in append order. The rows come back as one JSON array: a
@@ -306,6 +280,22 @@ impl<'a> EntryValues<'a> {
     }
 }
 
+/// The entry stored for a learner message's client id, read on `conn` (the pool, or the
+/// transaction that found it stored).
+async fn stored_message<'e>(
+    conn: impl sqlx::Executor<'e, Database = sqlx::Any>,
+    owner: &str,
+    session_id: &str,
+    client_message_id: &Option<String>,
+) -> Result<Entry, StoreError> {
+    Ok(sqlx::query_as(select_entries!("WHERE session_id = $1 AND client_message_id = $2 AND owner_id = $3"))
+        .bind(session_id)
+        .bind(client_message_id)
+        .bind(owner)
+        .fetch_one(conn)
+        .await?)
+}
+
 /// [`Store::append_entry`] inside a transaction the caller commits.
 pub(super) async fn append_in(
     tx: &mut super::db::WriteTx,
@@ -328,15 +318,7 @@ pub(super) async fn append_in(
     let seq: Option<i64> =
         row.bind(sqlx::query_scalar(insert_entry!()), &new).fetch_optional(&mut **tx).await?;
     let Some(seq) = seq else {
-        let existing: Entry = sqlx::query_as(select_entries!(
-            "WHERE session_id = $1 AND client_message_id = $2 AND owner_id = $3"
-        ))
-        .bind(session_id)
-        .bind(&new.client_message_id)
-        .bind(owner)
-        .fetch_one(&mut **tx)
-        .await?;
-        return Ok((existing, false));
+        return Ok((stored_message(&mut **tx, owner, session_id, &new.client_message_id).await?, false));
     };
     let stored = row.into_entry(seq, new);
     if advance_leaf {
