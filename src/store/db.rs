@@ -38,8 +38,8 @@ pub struct Store {
 /// to the connection's thread, as each statement is).
 pub(crate) struct Writer {
     conn: sqlx::AnyConnection,
-    /// A transaction on `conn` was left without `COMMIT` (its [`WriteTx`] dropped): whoever
-    /// takes the next turn rolls it back first.
+    /// A transaction on `conn` may be left without `COMMIT` (a [`WriteTx`] dropped, a script
+    /// that failed or was given up midway): whoever takes the next turn rolls it back first.
     open: bool,
     url: String,
     busy_timeout_ms: u128,
@@ -52,6 +52,15 @@ impl std::fmt::Debug for Writer {
 }
 
 impl Writer {
+    /// The writer's next turn, first come, first served, ready to write.
+    async fn turn(
+        writer: &std::sync::Arc<tokio::sync::Mutex<Writer>>,
+    ) -> tokio::sync::OwnedMutexGuard<Writer> {
+        let mut turn = writer.clone().lock_owned().await;
+        turn.settle().await;
+        turn
+    }
+
     /// Ready for the next writer: a transaction left open is rolled back. That fails only
     /// when SQLite already rolled it back itself, which is just as good.
     async fn settle(&mut self) {
@@ -156,7 +165,7 @@ fn settle_soon(turn: &tokio::sync::OwnedMutexGuard<Writer>) {
     }
     let writer = tokio::sync::OwnedMutexGuard::mutex(turn).clone();
     if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-        runtime.spawn(async move { writer.lock_owned().await.settle().await });
+        runtime.spawn(async move { drop(Writer::turn(&writer).await) });
     }
 }
 
@@ -411,8 +420,7 @@ impl Store {
     pub(crate) async fn write_transaction(&self) -> Result<WriteTx, sqlx::Error> {
         match &self.writer {
             Some(writer) => {
-                let mut turn = writer.clone().lock_owned().await;
-                turn.settle().await;
+                let mut turn = Writer::turn(writer).await;
                 turn.begin().await?;
                 Ok(WriteTx(Tx::Writer(WriterTx { turn, committed: false })))
             }
@@ -426,11 +434,7 @@ impl Store {
     /// `&mut *conn` and drop it.
     pub(crate) async fn write_turn(&self) -> Result<WriteConn, sqlx::Error> {
         match &self.writer {
-            Some(writer) => {
-                let mut turn = writer.clone().lock_owned().await;
-                turn.settle().await;
-                Ok(WriteConn::Writer(turn))
-            }
+            Some(writer) => Ok(WriteConn::Writer(Writer::turn(writer).await)),
             None => Ok(WriteConn::Pooled(self.pool.acquire().await?)),
         }
     }
