@@ -57,9 +57,7 @@ pub fn App() -> impl IntoView {
         <Stylesheet id="warren-css" href="/pkg/warren.css" />
         <Link rel="icon" href="/favicon.ico" />
         <Meta name="description" content="Warren: a conversational active-recall tutor." />
-        <Title formatter=|page: String| {
-            if page.is_empty() { "Warren".to_string() } else { format!("{page} · Warren") }
-        } />
+        <Title formatter=page_title />
         <Router>
             <a class="skip-link" href="#main">"Skip to content"</a>
             <header class="topbar">
@@ -98,6 +96,20 @@ pub fn App() -> impl IntoView {
             </main>
         </Router>
     }
+}
+
+/// Every page's `<title>`: the page's own title (often a set's name), then "Warren".
+///
+/// `leptos_meta` 0.8 writes the title into `<title>` without escaping it when rendering on the
+/// server (`ServerMetaContext::inject_meta_context` pushes the string as it is), so a set
+/// named `</title><meta http-equiv="refresh" …>` would put live markup into the head. Every
+/// `Title` goes through this one formatter, which escapes the text first. In the browser the
+/// title is set as text (`document.title`), so nothing is escaped there.
+fn page_title(page: String) -> String {
+    let title = if page.is_empty() { "Warren".to_string() } else { format!("{page} · Warren") };
+    #[cfg(feature = "ssr")]
+    let title = html_escape::encode_text(&title).into_owned();
+    title
 }
 
 /// Navigation and the sign-out button for a signed-in learner; nothing otherwise.

@@ -46,8 +46,24 @@ impl FieldErrors {
     }
 }
 
-/// Trims a text field and checks it against its limit (and, if `required`, that it is there).
+/// Trims a free-text field and checks it against its limit (and, if `required`, that it is
+/// there). Control characters are dropped (see [`crate::clean`]).
 fn text(errors: &mut FieldErrors, field: &str, value: &str, limit: usize, required: Option<&str>) -> String {
+    checked(errors, field, &crate::clean::text(value), limit, required)
+}
+
+/// [`text`] for a name or a title, which is one line.
+fn line(errors: &mut FieldErrors, field: &str, value: &str, limit: usize, required: Option<&str>) -> String {
+    checked(errors, field, &crate::clean::line(value), limit, required)
+}
+
+fn checked(
+    errors: &mut FieldErrors,
+    field: &str,
+    value: &str,
+    limit: usize,
+    required: Option<&str>,
+) -> String {
     let value = value.trim();
     let chars = value.chars().count();
     if let Some(what) = required
@@ -76,7 +92,7 @@ impl SetFields {
     pub fn check(&self) -> Result<SetFields, FieldErrors> {
         let mut errors = FieldErrors::default();
         let checked = SetFields {
-            name: text(&mut errors, "name", &self.name, limits::SET_NAME, Some("set a name")),
+            name: line(&mut errors, "name", &self.name, limits::SET_NAME, Some("set a name")),
             description: text(&mut errors, "description", &self.description, limits::DESCRIPTION, None),
             guidelines: text(&mut errors, "guidelines", &self.guidelines, limits::GUIDELINES, None),
         };
@@ -132,13 +148,13 @@ impl ResourceFields {
     /// Checks a text excerpt (`image` false) or an image's caption and licence.
     pub fn check(&self, image: bool) -> Result<ResourceFields, FieldErrors> {
         let mut errors = FieldErrors::default();
-        let title = text(&mut errors, "title", &self.title, limits::RESOURCE_TITLE, Some("title"));
+        let title = line(&mut errors, "title", &self.title, limits::RESOURCE_TITLE, Some("title"));
         let body = if image {
             String::new()
         } else {
             text(&mut errors, "body", &self.body, limits::RESOURCE_TEXT, Some("excerpt"))
         };
-        let licence = text(&mut errors, "licence", &self.licence, limits::LICENCE, None);
+        let licence = line(&mut errors, "licence", &self.licence, limits::LICENCE, None);
         let checked = ResourceFields { title, body, licence, points: self.points.clone() };
         if errors.is_empty() { Ok(checked) } else { Err(errors) }
     }

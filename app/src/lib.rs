@@ -5,6 +5,7 @@
 
 pub mod api;
 mod app;
+pub mod clean;
 pub mod clock;
 mod components;
 pub mod csp;

@@ -141,8 +141,29 @@ pub fn parse_client_message(frame: &str) -> Result<ClientMessage, ProtocolError>
     };
     let message: ClientMessage = serde_json::from_value(value)
         .map_err(|e| ProtocolError::new(ErrorCode::InvalidPayload, format!("invalid {kind}: {e}")))?;
+    let message = cleaned(message);
     validate(&message)?;
     Ok(message)
+}
+
+/// The message with control characters taken out of what the learner wrote (see
+/// [`crate::clean`]): a NUL cannot be stored, and no one types one.
+fn cleaned(message: ClientMessage) -> ClientMessage {
+    match message {
+        ClientMessage::UserMessage { content, client_message_id } => ClientMessage::UserMessage {
+            content: crate::clean::text(&content).into_owned(),
+            client_message_id,
+        },
+        ClientMessage::EnterRabbithole { rabbithole_event_id, topic } => ClientMessage::EnterRabbithole {
+            rabbithole_event_id,
+            topic: crate::clean::line(&topic).into_owned(),
+        },
+        other @ (ClientMessage::LeaveSession
+        | ClientMessage::ExitRabbithole
+        | ClientMessage::DeclineRabbithole
+        | ClientMessage::DismissOverlay
+        | ClientMessage::Ping) => other,
+    }
 }
 
 fn validate(message: &ClientMessage) -> Result<(), ProtocolError> {

@@ -1,6 +1,9 @@
 //! CSV: one point a row, its content then its cue. A first row naming the columns (content,
 //! cue, or their usual synonyms) is recognised and may put them in either order. Commas, tabs
 //! and semicolons are told apart by the first line.
+//!
+//! Cells that a spreadsheet would run as a formula are written with a leading `'` (see
+//! [`defused`]) and read back without it.
 
 use super::{Builder, ImportError, Preview};
 
@@ -30,6 +33,28 @@ impl Lines<'_> {
         self.line += self.text[self.byte..start].matches('\n').count() as u64;
         self.byte = start;
         self.line
+    }
+}
+
+/// What makes a spreadsheet read a cell as a formula (OWASP's CSV-injection list).
+const FORMULA_START: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
+
+/// A cell as exported: one that starts with a formula character (after any quotes already
+/// there) gets a leading `'`, which spreadsheets show as text and [`restored`] takes off again.
+/// `=SUM(A1)` becomes `'=SUM(A1)`, and `'=x` becomes `''=x`, so every cell comes back as it was.
+pub fn defused(cell: &str) -> String {
+    if cell.trim_start_matches('\'').starts_with(FORMULA_START) {
+        format!("'{cell}")
+    } else {
+        cell.to_string()
+    }
+}
+
+/// A cell as imported: the inverse of [`defused`].
+fn restored(cell: &str) -> &str {
+    match cell.strip_prefix('\'') {
+        Some(rest) if rest.trim_start_matches('\'').starts_with(FORMULA_START) => rest,
+        Some(_) | None => cell,
     }
 }
 
@@ -63,7 +88,7 @@ pub fn read(name: &str, text: &str) -> Result<Preview, ImportError> {
         }
         let spanned = record.iter().map(|cell| cell.matches('\n').count() as u64).sum::<u64>();
         expected_line = line + spanned + 1;
-        let cells: Vec<&str> = record.iter().map(str::trim).collect();
+        let cells: Vec<&str> = record.iter().map(|cell| restored(cell).trim()).collect();
         if index == 0 && !header_seen {
             let lower: Vec<String> = cells.iter().map(|c| c.to_lowercase()).collect();
             let content = lower.iter().position(|c| CONTENT.contains(&c.as_str()));
@@ -109,6 +134,19 @@ mod tests {
 
     fn places(p: &Preview) -> Vec<String> {
         p.rejected.iter().map(|r| format!("{}: {}", r.place, r.reason)).collect()
+    }
+
+    #[test]
+    fn formulas_are_defused_and_come_back_as_text() {
+        for cell in
+            ["=SUM(A1)", "+1", "-40 degrees", "@cmd", "\tx", "\rx", "'=x", "''@y", "'quoted", "plain", ""]
+        {
+            assert_eq!(restored(&defused(cell)), cell, "{cell:?}");
+        }
+        assert_eq!(defused("=SUM(A1)"), "'=SUM(A1)");
+        assert_eq!(defused("'=x"), "''=x");
+        assert_eq!(defused("It's"), "It's");
+        assert_eq!(defused("a=b"), "a=b");
     }
 
     #[test]

@@ -76,7 +76,9 @@ pub async fn export(
             let rows = std::iter::once(("content".to_string(), "cue".to_string()))
                 .chain(points.iter().map(|p| (p.content.clone(), p.context.clone())));
             for (content, cue) in rows {
-                writer.write_record([content, cue]).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+                writer
+                    .write_record([super::csv::defused(&content), super::csv::defused(&cue)])
+                    .map_err(|e| StoreError::Corrupt(e.to_string()))?;
             }
             let bytes = writer.into_inner().map_err(|e| StoreError::Corrupt(e.to_string()))?;
             Export { file_name: format!("{stem}.csv"), content_type: "text/csv; charset=utf-8", bytes }

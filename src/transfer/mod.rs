@@ -6,7 +6,7 @@
 
 mod anki;
 pub mod archive;
-mod csv;
+pub(crate) mod csv;
 pub mod export;
 mod json;
 mod markdown;
@@ -14,6 +14,7 @@ pub mod session;
 
 use std::collections::HashMap;
 
+use warren_app::clean;
 use warren_app::forms::limits;
 
 use crate::store::{NewPoint, NewResource, NewSet};
@@ -202,7 +203,23 @@ impl Builder {
         self.preview.set.resources.push(resource);
     }
 
-    fn finish(self) -> Preview {
+    /// The preview, with control characters taken out of every text (see `warren_app::clean`).
+    fn finish(mut self) -> Preview {
+        let set = &mut self.preview.set;
+        let line = |s: &mut String| *s = clean::line(s).into_owned();
+        let text = |s: &mut String| *s = clean::text(s).into_owned();
+        line(&mut set.name);
+        text(&mut set.description);
+        text(&mut set.guidelines);
+        for point in &mut set.points {
+            text(&mut point.content);
+            text(&mut point.context);
+        }
+        for resource in &mut set.resources {
+            line(&mut resource.title);
+            text(&mut resource.body);
+            resource.licence.as_mut().map(line);
+        }
         self.preview
     }
 }

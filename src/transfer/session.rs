@@ -314,7 +314,7 @@ pub fn read(text: &str) -> Result<SessionFile, SessionFileError> {
         }
         let value: Value = serde_json::from_str(line)
             .map_err(|e| SessionFileError::NotJson { line: i + 1, why: e.to_string() })?;
-        lines.push((i + 1, value));
+        lines.push((i + 1, cleaned(value)));
     }
     let Some((_, header)) = lines.first() else { return Err(SessionFileError::Empty) };
     if header.get("format").and_then(Value::as_str) != Some(FORMAT) {
@@ -327,8 +327,9 @@ pub fn read(text: &str) -> Result<SessionFile, SessionFileError> {
     let lines = migrate(lines, version)?;
     let mut lines = lines.into_iter();
     let Some((n, header)) = lines.next() else { return Err(SessionFileError::Empty) };
-    let header: Header = serde_json::from_value(header)
+    let mut header: Header = serde_json::from_value(header)
         .map_err(|e| SessionFileError::BadLine { line: n, why: e.to_string() })?;
+    header.set_name = warren_app::clean::line(&header.set_name).into_owned();
     if !plain_id(&header.session_id) {
         return Err(SessionFileError::BadLine {
             line: n,
@@ -360,6 +361,16 @@ pub fn read(text: &str) -> Result<SessionFile, SessionFileError> {
         return Err(SessionFileError::BadLine { line: 1, why: "the leaf is not one of the entries".into() });
     }
     Ok(SessionFile { header, entries })
+}
+
+/// `value` with control characters taken out of every string in it (see `warren_app::clean`).
+fn cleaned(value: Value) -> Value {
+    match value {
+        Value::String(s) => Value::String(warren_app::clean::text(&s).into_owned()),
+        Value::Array(items) => Value::Array(items.into_iter().map(cleaned).collect()),
+        Value::Object(map) => Value::Object(map.into_iter().map(|(k, v)| (k, cleaned(v))).collect()),
+        other @ (Value::Null | Value::Bool(_) | Value::Number(_)) => other,
+    }
 }
 
 /// Ids end up in addresses and pages: only plain characters are taken.

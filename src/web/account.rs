@@ -4,17 +4,16 @@
 //! is not signed in is sent to sign in.
 
 use axum::extract::{Path, State};
-use axum::http::header;
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use axum::{Form, Router};
 use serde::Deserialize;
 use tower_sessions::Session;
 
-use super::AppState;
 use super::client_ip::ClientIp;
 use super::password::{hash, verify, weakness};
 use super::viewer::CurrentViewer;
+use super::{AppState, download};
 use crate::transfer::archive;
 
 pub fn routes() -> Router<AppState> {
@@ -134,15 +133,7 @@ async fn end_others(
 async fn export(State(state): State<AppState>, CurrentViewer(viewer): CurrentViewer) -> Response {
     let Some(viewer) = viewer else { return to_sign_in().into_response() };
     match archive::export(&state.store, &viewer.user_id, &viewer.username).await {
-        Ok(file) => (
-            [
-                (header::CONTENT_TYPE, "application/zip".to_string()),
-                (header::CONTENT_DISPOSITION, format!("attachment; filename=\"{}\"", file.file_name)),
-                (header::CACHE_CONTROL, "no-store".to_string()),
-            ],
-            file.bytes,
-        )
-            .into_response(),
+        Ok(file) => download::file("application/zip", &file.file_name, file.bytes),
         Err(err) => {
             tracing::error!("cannot export an account: {err}");
             back("error=server", "export").into_response()

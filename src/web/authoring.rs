@@ -271,15 +271,15 @@ async fn add_resource(State(state): State<AppState>, Path(set): Path<String>, re
         Err(why) => return (StatusCode::BAD_REQUEST, why).into_response(),
     };
     let image = file.is_some();
-    let mut errors = match fields.check(image) {
-        Ok(_) => FieldErrors::default(),
-        Err(errors) => errors,
+    let (checked, mut errors) = match fields.check(image) {
+        Ok(checked) => (checked, FieldErrors::default()),
+        Err(errors) => (fields.clone(), errors),
     };
     let mut new = NewResource {
         kind: if image { "image" } else { "text" }.into(),
-        title: fields.title.trim().to_string(),
-        body: fields.body.trim().to_string(),
-        licence: Some(fields.licence.trim().to_string()).filter(|l| !l.is_empty()),
+        title: checked.title,
+        body: checked.body,
+        licence: Some(checked.licence).filter(|l| !l.is_empty()),
         ..NewResource::default()
     };
     if let Some((_, bytes)) = file {

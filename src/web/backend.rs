@@ -354,8 +354,9 @@ impl Backend for ServerBackend {
             set_id: text(&filter.set),
             status: status.and_then(Result::ok),
             started: (range != (i64::MIN..i64::MAX)).then_some(range),
+            // Searched as stored text is: without control characters (see `warren_app::clean`).
             terms: text(&filter.q)
-                .map(|q| q.split_whitespace().map(str::to_string).collect())
+                .map(|q| warren_app::clean::line(&q).split_whitespace().map(str::to_string).collect())
                 .unwrap_or_default(),
         };
         let page = filter.page.unwrap_or(1).max(1);

@@ -3,6 +3,12 @@
 //! and a small script of its own for the filter modes, search and deep links
 //! (`#leafId=…&targetId=…`). Math is typeset by KaTeX, inlined with its fonts, when the
 //! session has any. Nothing is fetched: it opens from a disk with the network off.
+//!
+//! Opened from a disk, the file has no server to send it a Content-Security-Policy, so it
+//! carries its own in a `<meta>` as the first thing in its head: scripts only if their hash is
+//! one of its own inline scripts', styles and fonts inline only, nothing fetched, no forms, no
+//! `<base>`. Everything from the session is escaped all the same; the policy is for the day
+//! something is not.
 
 use std::path::Path;
 
@@ -23,6 +29,10 @@ pub async fn page(row: &SessionRow, set_name: &str, tree: &Tree, site_root: &Pat
     let math = if written.html.contains("class=\"math") { katex(site_root).await } else { None };
     let mut out = String::with_capacity(written.html.len() + STYLE.len() + 8_192);
     out.push_str("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">");
+    out.push_str("<meta http-equiv=\"Content-Security-Policy\" content=\"");
+    let scripts: Vec<&str> = math.iter().map(|(_, js)| js.as_str()).chain([SCRIPT]).collect();
+    out.push_str(&policy(&scripts));
+    out.push_str("\">");
     out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">");
     out.push_str("<meta name=\"color-scheme\" content=\"light dark\"><title>");
     escape(set_name, &mut out);
@@ -61,6 +71,24 @@ pub async fn page(row: &SessionRow, set_name: &str, tree: &Tree, site_root: &Pat
     out.push_str(SCRIPT);
     out.push_str("</script></body></html>");
     out
+}
+
+/// The file's Content-Security-Policy, allowing exactly the inline `scripts` given (by their
+/// SHA-256). Styles stay `'unsafe-inline'`: KaTeX writes its layout into `style` attributes,
+/// which no hash can allow; they cannot run code.
+fn policy(scripts: &[&str]) -> String {
+    use sha2::Digest;
+    let hashes: Vec<String> = scripts
+        .iter()
+        .map(|s| {
+            format!("'sha256-{}'", base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(s)))
+        })
+        .collect();
+    format!(
+        "default-src 'none'; script-src {}; style-src 'unsafe-inline'; font-src data:; img-src data:; \
+         base-uri 'none'; form-action 'none'",
+        hashes.join(" ")
+    )
 }
 
 const EXPORT_STYLE: &str = "

@@ -13,7 +13,7 @@ use serde::Deserialize;
 
 use super::forms::{self, Posted, not_found, see_other, storage_failed};
 use super::viewer::CurrentViewer;
-use super::{AppState, export_page};
+use super::{AppState, download, export_page};
 use warren_app::summary::SummaryStatus;
 
 use crate::engine::EngineError;
@@ -46,7 +46,8 @@ async fn label(State(state): State<AppState>, Path(id): Path<String>, request: R
         Ok(posted) => posted,
         Err(response) => return response,
     };
-    let label = if fields.clear.is_some() { None } else { Some(fields.label.as_str()) };
+    let typed = warren_app::clean::line(&fields.label);
+    let label = if fields.clear.is_some() { None } else { Some(&*typed) };
     match state.store.set_label(&viewer.user_id, &id, &fields.target, label).await {
         Ok(true) => {
             let own = format!("/history/{id}");
@@ -107,15 +108,7 @@ async fn export_jsonl(
 ) -> Response {
     let Some(viewer) = viewer else { return StatusCode::NOT_FOUND.into_response() };
     match session_file::export(&state.store, &viewer.user_id, &id).await {
-        Ok(Some(file)) => (
-            [
-                (header::CONTENT_TYPE, "application/x-ndjson; charset=utf-8".to_string()),
-                (header::CONTENT_DISPOSITION, format!("attachment; filename=\"{}\"", file.file_name)),
-                (header::X_CONTENT_TYPE_OPTIONS, "nosniff".to_string()),
-            ],
-            file.text,
-        )
-            .into_response(),
+        Ok(Some(file)) => download::file("application/x-ndjson; charset=utf-8", &file.file_name, file.text),
         Ok(None) => StatusCode::NOT_FOUND.into_response(),
         Err(err) => storage_failed(err),
     }
@@ -140,18 +133,7 @@ async fn export_html(
             let day = chrono::DateTime::from_timestamp_millis(row.started_at)
                 .map(|d| d.format("%Y-%m-%d").to_string())
                 .unwrap_or_default();
-            (
-                [
-                    (header::CONTENT_TYPE, "text/html; charset=utf-8".to_string()),
-                    (
-                        header::CONTENT_DISPOSITION,
-                        format!("attachment; filename=\"session-{day}-{}.html\"", row.id),
-                    ),
-                    (header::X_CONTENT_TYPE_OPTIONS, "nosniff".to_string()),
-                ],
-                html,
-            )
-                .into_response()
+            download::file("text/html; charset=utf-8", &format!("session-{day}-{}.html", row.id), html)
         }
         Ok(None) => StatusCode::NOT_FOUND.into_response(),
         Err(err) => storage_failed(err),

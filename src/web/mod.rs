@@ -6,6 +6,7 @@ mod auth;
 mod authoring;
 mod backend;
 mod client_ip;
+mod download;
 mod export_page;
 mod forms;
 mod health;

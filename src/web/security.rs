@@ -4,8 +4,8 @@
 //!   this very response, which carry a nonce made for it (`CspNonce`, read by the app's
 //!   shell); no `unsafe-inline` for scripts, no framing, no plugins, no foreign `<base>`;
 //! - `X-Content-Type-Options: nosniff`, `Referrer-Policy: same-origin`, a `Permissions-Policy`
-//!   denying what the app does not use, and `Strict-Transport-Security` when served over
-//!   HTTPS (`WARREN_PUBLIC_URL`).
+//!   denying what the app does not use, `Cross-Origin-Opener-Policy: same-origin`, and
+//!   `Strict-Transport-Security` when served over HTTPS (`WARREN_PUBLIC_URL`).
 
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, header};
@@ -37,6 +37,9 @@ pub async fn headers(State(Https(https)): State<Https>, mut request: Request, ne
     headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("same-origin"));
     headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
     headers.insert("permissions-policy", HeaderValue::from_static(PERMISSIONS));
+    // A window this page opens (a link in a message, with target=_blank) gets no handle back to
+    // it, and no other site's window can reach into Warren's.
+    headers.insert("cross-origin-opener-policy", HeaderValue::from_static("same-origin"));
     if https {
         headers.insert(header::STRICT_TRANSPORT_SECURITY, HeaderValue::from_static("max-age=31536000"));
     }

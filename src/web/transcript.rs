@@ -38,7 +38,8 @@ pub fn write(
     query: &TranscriptQuery,
     links: Links,
 ) -> Written {
-    let terms: Vec<String> = query.q.split_whitespace().map(str::to_lowercase).collect();
+    let terms: Vec<String> =
+        warren_app::clean::line(&query.q).split_whitespace().map(str::to_lowercase).collect();
     let chosen = query
         .leaf_id
         .as_deref()

@@ -4,14 +4,14 @@
 
 use axum::Router;
 use axum::extract::{FromRequest, Multipart, Path, Request, State};
-use axum::http::{StatusCode, header};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use warren_app::api::Viewer;
 use warren_app::forms::FieldErrors;
 
-use super::AppState;
 use super::forms::{echo, not_found, render, see_other, storage_failed};
+use super::{AppState, download};
 use crate::store::StoreError;
 use crate::transfer::session as session_file;
 use crate::transfer::{self, Format, archive, export};
@@ -155,15 +155,7 @@ async fn download(
 ) -> Response {
     let Some(viewer) = viewer else { return StatusCode::NOT_FOUND.into_response() };
     match export::export(&state.store, &viewer.user_id, &id, format).await {
-        Ok(Some(file)) => (
-            [
-                (header::CONTENT_TYPE, file.content_type.to_string()),
-                (header::CONTENT_DISPOSITION, format!("attachment; filename=\"{}\"", file.file_name)),
-                (header::X_CONTENT_TYPE_OPTIONS, "nosniff".to_string()),
-            ],
-            file.bytes,
-        )
-            .into_response(),
+        Ok(Some(file)) => download::file(file.content_type, &file.file_name, file.bytes),
         Ok(None) => StatusCode::NOT_FOUND.into_response(),
         Err(err) => storage_failed(err),
     }

@@ -328,6 +328,15 @@ fn zip_of(files: &[(&str, Vec<u8>)]) -> Vec<u8> {
 /// number. Notes are (front, back) of the Basic note type; a note whose front is "A cloze"
 /// becomes a cloze note.
 async fn anki_package(notes: &[(&str, &str)], media: &[(&str, Vec<u8>)]) -> Vec<u8> {
+    anki_package_in("Biology::Cells", notes, media).await
+}
+
+/// [`anki_package`] with its cards in the deck named `deck`.
+pub(crate) async fn anki_package_in(
+    deck: &str,
+    notes: &[(&str, &str)],
+    media: &[(&str, Vec<u8>)],
+) -> Vec<u8> {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("collection.anki21");
     let mut db = SqliteConnection::connect(&format!("sqlite://{}?mode=rwc", path.display())).await.unwrap();
@@ -342,7 +351,8 @@ async fn anki_package(notes: &[(&str, &str)], media: &[(&str, Vec<u8>)]) -> Vec<
     }
     let models = r#"{"1000":{"id":1000,"name":"Basic","type":0,"flds":[{"name":"Front","ord":0},{"name":"Back","ord":1}]},
                      "2000":{"id":2000,"name":"Cloze","type":1,"flds":[{"name":"Text","ord":0},{"name":"Back Extra","ord":1}]}}"#;
-    let decks = r#"{"1":{"id":1,"name":"Default"},"77":{"id":77,"name":"Biology::Cells"}}"#;
+    let decks =
+        serde_json::json!({"1": {"id": 1, "name": "Default"}, "77": {"id": 77, "name": deck}}).to_string();
     sqlx::query("INSERT INTO col VALUES (1, 0, 0, 0, 11, 0, 0, 0, '{}', $1, $2, '{}', '{}')")
         .bind(models)
         .bind(decks)

@@ -14,6 +14,7 @@ mod engine;
 mod eval;
 mod history;
 mod import;
+mod injection;
 mod instances;
 mod ladder;
 mod network_session;

@@ -34,6 +34,9 @@ fn hardened(what: &str, res: &Response) -> Result<(), String> {
     if !header("permissions-policy").contains("camera=()") {
         missing.push("permissions-policy".into());
     }
+    if header("cross-origin-opener-policy") != "same-origin" {
+        missing.push("cross-origin-opener-policy".into());
+    }
     if missing.is_empty() {
         Ok(())
     } else {
