@@ -164,10 +164,14 @@ async fn pages_with(text: &str) -> Vec<(&'static str, String)> {
     let mut ws = app.connect(&session).await;
     ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
     ws.say("I don't remember").await;
+    // A rabbit hole on the payload, written as the engine writes one: from text that came in
+    // through the socket, so already clean.
     let store = app.store();
-    let hole = store.create_rabbithole(app.owner(), &session, text, text, None, &json!({})).await.unwrap();
+    let topic = warren_app::clean::line(text);
+    let hole = store.create_rabbithole(app.owner(), &session, &topic, &topic, None, &json!({})).await.unwrap();
+    let said = warren_app::clean::text(text);
     store
-        .finish_rabbithole(app.owner(), &hole, &json!([{"role": "user", "content": text}]), 0)
+        .finish_rabbithole(app.owner(), &hole, &json!([{"role": "user", "content": said}]), 0)
         .await
         .unwrap();
     ws.send(json!({"type": "leave_session"})).await;
