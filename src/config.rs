@@ -167,6 +167,9 @@ pub enum ProviderChoice {
     Openai,
 }
 
+/// Where scripts/run installs the sentence model, relative to the working directory.
+pub const DEFAULT_MODEL_DIR: &str = "data/models/all-MiniLM-L6-v2";
+
 /// Which language model answers, and how to reach it.
 #[derive(Args, Debug, Clone)]
 pub struct LlmConfig {
@@ -202,6 +205,12 @@ pub struct LlmConfig {
     #[arg(long, env = "WARREN_OFFLINE_DELAY_MS", default_value_t = 25, global = true)]
     pub offline_delay_ms: u64,
 
+    /// Folder of the offline judges' sentence model (all-MiniLM-L6-v2: config.json,
+    /// tokenizer.json, model.safetensors), which scripts/run installs. Without it the offline
+    /// judges compare words only, and say so.
+    #[arg(long, env = "WARREN_MODEL_DIR", default_value = DEFAULT_MODEL_DIR, global = true)]
+    pub model_dir: PathBuf,
+
     /// Milliseconds to wait for a network model's first byte, and then between two pieces of
     /// a streamed reply, before the request counts as failed (and is retried).
     #[arg(long, env = "WARREN_LLM_TIMEOUT_MS", default_value_t = 60_000,
@@ -236,6 +245,7 @@ impl LlmConfig {
             openai_model: openai::DEFAULT_MODEL.into(),
             openai_fast_model: None,
             offline_delay_ms: 0,
+            model_dir: DEFAULT_MODEL_DIR.into(),
             llm_timeout_ms: 60_000,
             speculative_tutor: Switch::Auto,
         }

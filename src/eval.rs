@@ -287,7 +287,7 @@ pub async fn command(
     // The offline provider's typing pause is for people watching, not for measuring.
     let mut llm = config.llm.clone();
     llm.offline_delay_ms = 0;
-    let provider = select::build(&llm)?;
+    let provider = select::build(&llm, &crate::embed::Judgement::load(&llm.model_dir))?;
     println!(
         "{} on {} ({})",
         file.display(),

@@ -6,6 +6,7 @@
 
 pub mod cli_transfer;
 pub mod config;
+pub mod embed;
 pub mod engine;
 pub mod eval;
 pub mod llm;

@@ -11,6 +11,7 @@ use leptos::config::LeptosOptions;
 use tokio::net::TcpListener;
 
 use crate::config::{Config, Switch};
+use crate::embed::Judgement;
 use crate::engine::{Engine, EngineConfig, Instance};
 use crate::llm::select::{self, ProviderConfigError};
 use crate::store::{Store, StoreError};
@@ -49,10 +50,20 @@ pub struct Application {
 impl Application {
     pub async fn build(config: &Config) -> Result<Self, StartupError> {
         let store = open_and_migrate(config).await?;
-        let provider = select::build(&config.llm)?;
+        // Loaded once: the offline judges compare meaning with it, or words alone without it
+        // (and every notice says so).
+        let judgement = Judgement::load(&config.llm.model_dir);
+        match &judgement {
+            Judgement::Meaning(_) => tracing::info!("offline judges: {}", judgement.describe()),
+            Judgement::Words(_) => {
+                tracing::warn!("offline judges: {}", judgement.describe());
+                eprintln!("note: the offline judges {}", judgement.describe().trim_start_matches("judges "));
+            }
+        }
+        let provider = select::build(&config.llm, &judgement)?;
         // A provider that fails its check does not stop Warren: the operator sees why here and
         // on /readyz, and learners see a notice; the offline tutor needs no check.
-        let provider_status = select::check(&provider, PROVIDER_CHECK_TIMEOUT).await;
+        let provider_status = select::check(&provider, &judgement, PROVIDER_CHECK_TIMEOUT).await;
         if provider_status.ok {
             tracing::info!(provider = %provider_status.detail, "language model ready");
         } else {

@@ -27,6 +27,10 @@ pub struct ProviderNotice {
     pub offline: bool,
     pub ok: bool,
     pub detail: String,
+    /// The offline judges compare meaning (their sentence model is loaded), not words alone.
+    pub by_meaning: bool,
+    /// How the offline judges compare text, and without the model how to install it.
+    pub judge: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -8,6 +8,7 @@ use super::offline::Offline;
 use super::openai::{self, OpenAi};
 use super::{NetPolicy, SharedProvider};
 use crate::config::{LlmConfig, ProviderChoice};
+use crate::embed::Judgement;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ProviderConfigError {
@@ -15,18 +16,24 @@ pub enum ProviderConfigError {
     MissingAnthropicKey,
 }
 
-/// Whether the provider answered its start-up check; shown on `/readyz` and in the UI.
+/// Whether the provider answered its start-up check, and how the offline judges compare
+/// text; shown on `/readyz` and in the UI.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProviderStatus {
     pub ok: bool,
     pub detail: String,
+    /// The offline judges compare meaning (the sentence model loaded), not words alone.
+    pub by_meaning: bool,
+    /// `Judgement::describe`.
+    pub judge: String,
 }
 
 fn present(value: &Option<String>) -> Option<String> {
     value.as_ref().map(|v| v.trim().to_string()).filter(|v| !v.is_empty())
 }
 
-pub fn build(config: &LlmConfig) -> Result<SharedProvider, ProviderConfigError> {
+/// The provider `config` names. The offline one judges with `judgement` (see `embed`).
+pub fn build(config: &LlmConfig, judgement: &Judgement) -> Result<SharedProvider, ProviderConfigError> {
     let anthropic_key = present(&config.anthropic_api_key);
     let openai_key = present(&config.openai_api_key);
     let openai_base = present(&config.openai_base_url);
@@ -56,21 +63,20 @@ pub fn build(config: &LlmConfig) -> Result<SharedProvider, ProviderConfigError> 
             present(&config.openai_fast_model).unwrap_or_else(|| config.openai_model.clone()),
             policy,
         )),
-        ProviderChoice::Offline | ProviderChoice::Auto => {
-            Arc::new(Offline::new(Duration::from_millis(config.offline_delay_ms)))
-        }
+        ProviderChoice::Offline | ProviderChoice::Auto => Arc::new(Offline::new(
+            Duration::from_millis(config.offline_delay_ms),
+            judgement.embedder().cloned(),
+        )),
     })
 }
 
 /// Asks the provider whether its configuration works, within `timeout`.
-pub async fn check(provider: &SharedProvider, timeout: Duration) -> ProviderStatus {
+pub async fn check(provider: &SharedProvider, judgement: &Judgement, timeout: Duration) -> ProviderStatus {
     let info = provider.info();
-    match tokio::time::timeout(timeout, provider.probe()).await {
-        Ok(Ok(())) => ProviderStatus { ok: true, detail: info.label },
-        Ok(Err(err)) => ProviderStatus { ok: false, detail: format!("{}: {err}", info.label) },
-        Err(_) => ProviderStatus {
-            ok: false,
-            detail: format!("{}: no answer within {}s", info.label, timeout.as_secs()),
-        },
-    }
+    let (ok, detail) = match tokio::time::timeout(timeout, provider.probe()).await {
+        Ok(Ok(())) => (true, info.label),
+        Ok(Err(err)) => (false, format!("{}: {err}", info.label)),
+        Err(_) => (false, format!("{}: no answer within {}s", info.label, timeout.as_secs())),
+    };
+    ProviderStatus { ok, detail, by_meaning: judgement.embedder().is_some(), judge: judgement.describe() }
 }

@@ -71,6 +71,8 @@ impl ServerBackend {
             offline: info.offline,
             ok: self.provider_status.ok,
             detail: self.provider_status.detail.clone(),
+            by_meaning: self.provider_status.by_meaning,
+            judge: self.provider_status.judge.clone(),
         }
     }
 

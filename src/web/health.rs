@@ -38,6 +38,7 @@ pub async fn readyz(
     let mut checks = store.readiness().await;
     let ready = checks.iter().all(|c| c.ok);
     checks.push(Check { name: "llm", ok: provider.ok, detail: provider.detail.clone() });
+    checks.push(Check { name: "judge", ok: provider.by_meaning, detail: provider.judge.clone() });
     let status = if ready { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
     let instance = engine.instance();
     let readiness = Readiness {

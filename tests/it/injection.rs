@@ -168,7 +168,8 @@ async fn pages_with(text: &str) -> Vec<(&'static str, String)> {
     // through the socket, so already clean.
     let store = app.store();
     let topic = warren_app::clean::line(text);
-    let hole = store.create_rabbithole(app.owner(), &session, &topic, &topic, None, &json!({})).await.unwrap();
+    let hole =
+        store.create_rabbithole(app.owner(), &session, &topic, &topic, None, &json!({})).await.unwrap();
     let said = warren_app::clean::text(text);
     store
         .finish_rabbithole(app.owner(), &hole, &json!([{"role": "user", "content": said}]), 0)

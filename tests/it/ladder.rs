@@ -128,7 +128,7 @@ async fn no_reply_in_thirty_messages_repeats_the_one_before() {
     let app = TestApp::spawn().await;
     let engine = Engine::new(
         app.store().clone(),
-        Arc::new(Offline::new(Duration::ZERO)),
+        Arc::new(Offline::new(Duration::ZERO, None)),
         EngineConfig { message_burst: 100, ..EngineConfig::default() },
     );
     let sets = app.store().list_sets(app.owner(), i64::MAX).await.unwrap();

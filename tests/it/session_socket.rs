@@ -391,7 +391,7 @@ async fn a_message_left_unanswered_by_a_restart_is_answered_on_reconnect() {
     tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     let app2_engine = warren::engine::Engine::new(
         app.store().clone(),
-        std::sync::Arc::new(warren::llm::offline::Offline::new(std::time::Duration::ZERO)),
+        std::sync::Arc::new(warren::llm::offline::Offline::new(std::time::Duration::ZERO, None)),
         warren::engine::EngineConfig::default(),
     );
     let mut a = app2_engine.attach(app.owner(), &session, None).await.unwrap();

@@ -126,3 +126,37 @@ async fn the_write_ahead_log_reaches_the_database_file_without_a_commit_waiting_
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
 }
+
+#[tokio::test]
+async fn without_the_sentence_model_warren_starts_judges_by_words_and_says_so() {
+    let app = TestApp::spawn_with(|c| c.llm.model_dir = "no/such/model".into()).await;
+    let body: serde_json::Value =
+        app.http.get(app.url("/readyz")).send().await.unwrap().json().await.unwrap();
+    assert_eq!(body["ready"], true, "{body}");
+    let judge = body["checks"].as_array().unwrap().iter().find(|c| c["name"] == "judge").unwrap().clone();
+    assert_eq!(judge["ok"], false, "{body}");
+    let detail = judge["detail"].as_str().unwrap();
+    assert!(detail.contains("word matching") && detail.contains("scripts/install-model"), "{detail}");
+    let (_, dashboard) = app.page("/").await;
+    assert!(dashboard.contains("by matching words only"), "the dashboard's notice says so");
+    assert!(dashboard.contains("scripts/install-model"), "and how to install the model");
+
+    // The session works, on words alone.
+    let (session, points) = app.start("The living cell").await;
+    let mut ws = app.connect(&session).await;
+    ws.until(|m| matches!(m, warren_app::protocol::ServerMessage::AssistantComplete(_))).await;
+    let frames = ws.say(&points[0].content).await;
+    assert_eq!(crate::common::recalled_ids(&frames), [points[0].id.clone()]);
+}
+
+#[tokio::test]
+async fn with_the_sentence_model_the_judges_compare_meaning_and_say_so() {
+    let app = TestApp::spawn().await;
+    let body: serde_json::Value =
+        app.http.get(app.url("/readyz")).send().await.unwrap().json().await.unwrap();
+    let judge = body["checks"].as_array().unwrap().iter().find(|c| c["name"] == "judge").unwrap().clone();
+    assert_eq!(judge["ok"], true, "the model is installed (scripts/install-model): {body}");
+    assert!(judge["detail"].as_str().unwrap().contains("all-MiniLM-L6-v2"), "{body}");
+    let (_, dashboard) = app.page("/").await;
+    assert!(dashboard.contains("by their meaning"), "the dashboard's notice says so");
+}

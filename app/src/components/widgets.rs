@@ -126,7 +126,11 @@ pub fn ProviderBanner(notice: ProviderNotice) -> impl IntoView {
         view! {
             <p class="notice" data-testid="provider-notice">
                 <strong>"Offline tutor"</strong>
-                " — built in, no network. It checks your answers against your own notes; connect a language model for a richer conversation."
+                {if notice.by_meaning {
+                    " — built in, no network. It checks your answers against your own notes, by their meaning; connect a language model for a richer conversation.".to_string()
+                } else {
+                    format!(" — built in, no network. It checks your answers against your own notes by matching words only ({}).", notice.judge.trim_start_matches("judges by word matching only: "))
+                }}
             </p>
         }
         .into_any()

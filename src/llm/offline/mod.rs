@@ -6,6 +6,7 @@
 
 mod judge;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -19,6 +20,7 @@ use super::brief::{
 };
 use super::topic::topic_of;
 use super::{LlmError, Output, Provider, Purpose, ReplyStream, Request, Role, ToolCall};
+use crate::embed::Embedder;
 use crate::text::{content_words, is_dont_know, pick, sentences, terms};
 
 pub const MODEL: &str = "warren-offline-1";
@@ -26,11 +28,13 @@ pub const MODEL: &str = "warren-offline-1";
 pub struct Offline {
     /// Pause between streamed pieces, so replies appear to type out. Zero in tests.
     chunk_delay: Duration,
+    /// The sentence model the judges compare meaning with; words alone without it.
+    embedder: Option<Arc<Embedder>>,
 }
 
 impl Offline {
-    pub fn new(chunk_delay: Duration) -> Self {
-        Self { chunk_delay }
+    pub fn new(chunk_delay: Duration, embedder: Option<Arc<Embedder>>) -> Self {
+        Self { chunk_delay, embedder }
     }
 }
 
@@ -46,7 +50,24 @@ impl Provider for Offline {
     }
 
     async fn stream(&self, request: &Request) -> Result<ReplyStream, LlmError> {
-        let text = answer(request);
+        let text = match (&self.embedder, &request.purpose) {
+            // The sentence model takes milliseconds of CPU: off the async threads.
+            (Some(embedder), Purpose::Evaluator(brief)) => {
+                let (embedder, brief) = (embedder.clone(), brief.clone());
+                tokio::task::spawn_blocking(move || evaluator(&brief, Some(&embedder)).to_string())
+                    .await
+                    .map_err(|e| LlmError::Interrupted(format!("the offline judge stopped: {e}")))?
+            }
+            (None, _)
+            | (
+                Some(_),
+                Purpose::Tutor(_)
+                | Purpose::Detector(_)
+                | Purpose::Explorer(_)
+                | Purpose::Summariser(_)
+                | Purpose::Probe,
+            ) => answer(request),
+        };
         let delay = self.chunk_delay;
         // A resource to show goes first, so it is there as the words arrive.
         let shown = match &request.purpose {
@@ -98,7 +119,7 @@ fn chunks(text: &str) -> Vec<String> {
 fn answer(request: &Request) -> String {
     match &request.purpose {
         Purpose::Tutor(brief) => tutor(brief),
-        Purpose::Evaluator(brief) => evaluator(brief).to_string(),
+        Purpose::Evaluator(brief) => evaluator(brief, None).to_string(),
         Purpose::Detector(brief) => detector(brief).to_string(),
         Purpose::Explorer(brief) => explorer(brief),
         Purpose::Summariser(brief) => summary(brief),
@@ -108,8 +129,12 @@ fn answer(request: &Request) -> String {
 
 // --- evaluator --------------------------------------------------------------------------------
 
-fn evaluator(brief: &EvaluatorBrief) -> serde_json::Value {
-    let context = judge::Context::new(brief);
+/// The evaluator's answer: by meaning and words with the sentence model, by words without.
+fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> serde_json::Value {
+    let mut context = judge::Context::new(brief);
+    if let Some(embedder) = embedder {
+        context = context.with_meaning(embedder, brief);
+    }
     let mut recalled = Vec::new();
     let mut near = Vec::new();
     for point in &brief.unchecked {
@@ -609,7 +634,7 @@ mod tests {
             mode: EvalMode::Recall,
             recent: vec![],
         };
-        let v = evaluator(&brief);
+        let v = evaluator(&brief, None);
         let ids: Vec<&str> =
             v["recalled"].as_array().unwrap().iter().map(|r| r["pointId"].as_str().unwrap()).collect();
         assert_eq!(ids, vec!["m", "r"]);

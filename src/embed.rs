@@ -1,0 +1,207 @@
+//! Sentences as vectors: all-MiniLM-L6-v2 (a six-layer BERT, 384 dimensions) run in process
+//! with candle, mean-pooled over its tokens and L2-normalised, so the cosine of two sentences
+//! is their dot product. The offline judges use it to compare meaning where words differ
+//! ("build proteins from mRNA" and "translate messenger RNA into proteins").
+//!
+//! The model's files come from a package registry at install time (`scripts/lib.sh`,
+//! `ensure_model`), never at run time. Without them the offline provider judges by words
+//! alone, and says so.
+
+use std::collections::{HashMap, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use candle_core::{DType, Device, Tensor};
+use candle_nn::VarBuilder;
+use candle_transformers::models::bert::{BertModel, Config};
+use tokenizers::Tokenizer;
+
+/// The model's name, as the notices give it.
+pub const MODEL_NAME: &str = "all-MiniLM-L6-v2";
+/// Dimensions of a sentence vector.
+pub const DIMENSIONS: usize = 384;
+/// Tokens read of one text; the model was trained on at most 256 (longer is cut).
+const MAX_TOKENS: usize = 256;
+/// Sentences whose vectors are kept (a session's points are embedded once, then found here).
+const CACHE: usize = 20_000;
+
+/// The files the model is made of, in its folder.
+pub const FILES: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors"];
+
+/// Why the model could not be loaded: one sentence, with what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum EmbedError {
+    #[error(
+        "the sentence model is not installed ({0} is missing); scripts/run installs it, or run \
+         scripts/install-model"
+    )]
+    Missing(PathBuf),
+    #[error(
+        "the sentence model in {dir} cannot be read ({why}); install it again with scripts/install-model"
+    )]
+    Broken { dir: PathBuf, why: String },
+    #[error("the sentence model failed on a text: {0}")]
+    Run(String),
+}
+
+/// A sentence's vector, unit length.
+pub type Vector = Arc<[f32]>;
+
+/// The loaded model. Cheap to share (`Arc`); embedding runs on the calling thread.
+pub struct Embedder {
+    model: BertModel,
+    tokenizer: Tokenizer,
+    cache: Mutex<Cache>,
+}
+
+#[derive(Default)]
+struct Cache {
+    vectors: HashMap<String, Vector>,
+    order: VecDeque<String>,
+}
+
+impl std::fmt::Debug for Embedder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Embedder").field("model", &MODEL_NAME).finish_non_exhaustive()
+    }
+}
+
+impl Embedder {
+    /// Loads the model from `dir` (its weights are memory-mapped, not copied).
+    pub fn load(dir: &Path) -> Result<Self, EmbedError> {
+        for file in FILES {
+            if !dir.join(file).is_file() {
+                return Err(EmbedError::Missing(dir.join(file)));
+            }
+        }
+        let broken = |why: String| EmbedError::Broken { dir: dir.to_path_buf(), why };
+        let config = std::fs::read_to_string(dir.join("config.json")).map_err(|e| broken(e.to_string()))?;
+        let config: Config = serde_json::from_str(&config).map_err(|e| broken(e.to_string()))?;
+        let mut tokenizer =
+            Tokenizer::from_file(dir.join("tokenizer.json")).map_err(|e| broken(e.to_string()))?;
+        tokenizer.with_padding(None);
+        tokenizer
+            .with_truncation(Some(tokenizers::TruncationParams {
+                max_length: MAX_TOKENS,
+                ..Default::default()
+            }))
+            .map_err(|e| broken(e.to_string()))?;
+        // SAFETY: the weights file is only read, and nothing in Warren writes it while it runs;
+        // mapping it spares copying 90 MB into memory.
+        let weights = unsafe {
+            VarBuilder::from_mmaped_safetensors(&[dir.join("model.safetensors")], DType::F32, &Device::Cpu)
+        }
+        .map_err(|e| broken(e.to_string()))?;
+        let model = BertModel::load(weights, &config).map_err(|e| broken(e.to_string()))?;
+        let embedder = Self { model, tokenizer, cache: Mutex::new(Cache::default()) };
+        // A model that loads but cannot run is found now, not at the first learner's message.
+        let probe = embedder.embed(&["A sentence."])?;
+        if probe.first().map(|v| v.len()) != Some(DIMENSIONS) {
+            return Err(broken(format!("its vectors do not have {DIMENSIONS} dimensions")));
+        }
+        Ok(embedder)
+    }
+
+    /// The vectors of `texts`, in order. Texts seen lately come from the cache.
+    pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vector>, EmbedError> {
+        let mut out: Vec<Option<Vector>> = {
+            let cache = self.cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            texts.iter().map(|t| cache.vectors.get(*t).cloned()).collect()
+        };
+        let missing: Vec<usize> = (0..texts.len()).filter(|i| out[*i].is_none()).collect();
+        if !missing.is_empty() {
+            let fresh = self.run(&missing.iter().map(|i| texts[*i]).collect::<Vec<_>>())?;
+            let mut cache = self.cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            for (i, vector) in missing.into_iter().zip(fresh) {
+                cache.keep(texts[i], vector.clone());
+                out[i] = Some(vector);
+            }
+        }
+        Ok(out.into_iter().flatten().collect())
+    }
+
+    /// One pass of the model over `texts`, padded to the longest.
+    fn run(&self, texts: &[&str]) -> Result<Vec<Vector>, EmbedError> {
+        let failed = |e: &dyn std::fmt::Display| EmbedError::Run(e.to_string());
+        let encodings = self.tokenizer.encode_batch(texts.to_vec(), true).map_err(|e| failed(&e))?;
+        let longest = encodings.iter().map(|e| e.get_ids().len()).max().unwrap_or(0).max(1);
+        let (mut ids, mut mask) = (Vec::new(), Vec::new());
+        for encoding in &encodings {
+            let n = encoding.get_ids().len();
+            ids.extend(encoding.get_ids().iter().copied().chain(std::iter::repeat_n(0, longest - n)));
+            mask.extend(
+                encoding.get_attention_mask().iter().copied().chain(std::iter::repeat_n(0, longest - n)),
+            );
+        }
+        let shape = (texts.len(), longest);
+        let ids = Tensor::from_vec(ids, shape, &Device::Cpu).map_err(|e| failed(&e))?;
+        let mask = Tensor::from_vec(mask, shape, &Device::Cpu).map_err(|e| failed(&e))?;
+        let types = ids.zeros_like().map_err(|e| failed(&e))?;
+        let hidden = self.model.forward(&ids, &types, Some(&mask)).map_err(|e| failed(&e))?;
+        // Mean over the text's own tokens (padding masked out), then unit length.
+        let mask = mask.to_dtype(DType::F32).and_then(|m| m.unsqueeze(2)).map_err(|e| failed(&e))?;
+        let summed = hidden.broadcast_mul(&mask).and_then(|h| h.sum(1)).map_err(|e| failed(&e))?;
+        let counts = mask.sum(1).map_err(|e| failed(&e))?;
+        let mean = summed.broadcast_div(&counts).map_err(|e| failed(&e))?;
+        let rows: Vec<Vec<f32>> = mean.to_vec2().map_err(|e| failed(&e))?;
+        Ok(rows
+            .into_iter()
+            .map(|row| {
+                let norm = row.iter().map(|x| x * x).sum::<f32>().sqrt().max(f32::EPSILON);
+                row.into_iter().map(|x| x / norm).collect()
+            })
+            .collect())
+    }
+}
+
+impl Cache {
+    fn keep(&mut self, text: &str, vector: Vector) {
+        if self.vectors.insert(text.to_string(), vector).is_none() {
+            self.order.push_back(text.to_string());
+        }
+        while self.order.len() > CACHE {
+            if let Some(oldest) = self.order.pop_front() {
+                self.vectors.remove(&oldest);
+            }
+        }
+    }
+}
+
+/// The cosine of two unit vectors.
+pub fn similarity(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// How the offline judges compare text, as the notices and `/readyz` say it.
+#[derive(Clone, Debug)]
+pub enum Judgement {
+    /// By meaning (the sentence model) and by words together.
+    Meaning(Arc<Embedder>),
+    /// By words alone: the model could not be loaded, and why.
+    Words(String),
+}
+
+impl Judgement {
+    /// Loads the model from `dir`, or says why the judges fall back to words.
+    pub fn load(dir: &Path) -> Self {
+        match Embedder::load(dir) {
+            Ok(embedder) => Judgement::Meaning(Arc::new(embedder)),
+            Err(err) => Judgement::Words(err.to_string()),
+        }
+    }
+
+    pub fn embedder(&self) -> Option<&Arc<Embedder>> {
+        match self {
+            Judgement::Meaning(embedder) => Some(embedder),
+            Judgement::Words(_) => None,
+        }
+    }
+
+    /// One line for the console, the provider notice and `/readyz`.
+    pub fn describe(&self) -> String {
+        match self {
+            Judgement::Meaning(_) => format!("judges by meaning and words (sentence model {MODEL_NAME})"),
+            Judgement::Words(why) => format!("judges by word matching only: {why}"),
+        }
+    }
+}
