@@ -12,6 +12,7 @@ mod authoring;
 mod contracts;
 mod engine;
 mod eval;
+mod explorer;
 mod history;
 mod import;
 mod injection;

@@ -58,15 +58,16 @@ impl Provider for Offline {
                     .await
                     .map_err(|e| LlmError::Interrupted(format!("the offline judge stopped: {e}")))?
             }
+            (Some(embedder), Purpose::Explorer(brief)) => {
+                let (embedder, brief) = (embedder.clone(), brief.clone());
+                tokio::task::spawn_blocking(move || explorer(&brief, Some(&embedder)))
+                    .await
+                    .map_err(|e| LlmError::Interrupted(format!("the offline explorer stopped: {e}")))?
+            }
             (None, _)
-            | (
-                Some(_),
-                Purpose::Tutor(_)
-                | Purpose::Detector(_)
-                | Purpose::Explorer(_)
-                | Purpose::Summariser(_)
-                | Purpose::Probe,
-            ) => answer(request),
+            | (Some(_), Purpose::Tutor(_) | Purpose::Detector(_) | Purpose::Summariser(_) | Purpose::Probe) => {
+                answer(request)
+            }
         };
         let delay = self.chunk_delay;
         // A resource to show goes first, so it is there as the words arrive.
@@ -121,7 +122,7 @@ fn answer(request: &Request) -> String {
         Purpose::Tutor(brief) => tutor(brief),
         Purpose::Evaluator(brief) => evaluator(brief, None).to_string(),
         Purpose::Detector(brief) => detector(brief).to_string(),
-        Purpose::Explorer(brief) => explorer(brief),
+        Purpose::Explorer(brief) => explorer(brief, None),
         Purpose::Summariser(brief) => summary(brief),
         Purpose::Probe => "ok".into(),
     }
@@ -410,24 +411,43 @@ fn detector(brief: &DetectorBrief) -> serde_json::Value {
 
 // --- explorer ---------------------------------------------------------------------------------
 
-fn explorer(brief: &ExplorerBrief) -> String {
+/// How near in meaning (cosine) a note's sentence must come to the learner's question to be
+/// quoted as an answer to it.
+const NOTE_NEAR: f32 = 0.45;
+
+/// The explorer answers from the set's own notes: the sentence nearest the learner's question
+/// (by meaning with the sentence model, by shared words without), and the next nearest of the
+/// same note if it is near too, in the note's order. Sentences of different notes are never
+/// joined; when nothing is near, it says the notes do not cover it.
+fn explorer(brief: &ExplorerBrief, embedder: Option<&Embedder>) -> String {
     let topic = brief.topic.trim();
-    let mut wanted = terms(topic);
-    if let Some(message) = &brief.learner_message {
-        wanted.extend(terms(message));
-    }
+    let asked = brief.learner_message.as_deref().map(str::trim).unwrap_or(topic);
     let already_said: String =
         brief.history.iter().filter(|m| m.role == Role::Assistant).map(|m| m.content.as_str()).collect();
-    let mut scored: Vec<(usize, String)> = brief
+    // Every sentence of every note not yet quoted: (note, place in it, sentence).
+    let sentences: Vec<(usize, usize, String)> = brief
         .resources
         .iter()
-        .flat_map(|r| sentences(&r.body))
-        .filter(|s| !already_said.contains(s.as_str()))
-        .map(|s| (terms(&s).iter().filter(|t| wanted.contains(t)).count(), s))
-        .filter(|(score, _)| *score > 0)
+        .enumerate()
+        .flat_map(|(note, r)| sentences(&r.body).into_iter().enumerate().map(move |(i, s)| (note, i, s)))
+        .filter(|(_, _, s)| !already_said.contains(s.as_str()))
         .collect();
-    scored.sort_by_key(|(score, _)| std::cmp::Reverse(*score));
-    let found: Vec<String> = scored.into_iter().take(2).map(|(_, s)| s).collect();
+    let near = nearness(asked, topic, &sentences, embedder);
+    let best = (0..sentences.len())
+        .filter(|i| near[*i].1)
+        .max_by(|a, b| near[*a].0.total_cmp(&near[*b].0).then(b.cmp(a)));
+    let found: Vec<&str> = match best {
+        None => Vec::new(),
+        Some(best) => {
+            let note = sentences[best].0;
+            let second = (0..sentences.len())
+                .filter(|i| *i != best && sentences[*i].0 == note && near[*i].1)
+                .max_by(|a, b| near[*a].0.total_cmp(&near[*b].0).then(b.cmp(a)));
+            let mut chosen: Vec<usize> = std::iter::once(best).chain(second).collect();
+            chosen.sort_by_key(|i| sentences[*i].1);
+            chosen.into_iter().map(|i| sentences[i].2.as_str()).collect()
+        }
+    };
     match (&brief.learner_message, found.is_empty()) {
         (None, false) => {
             format!("Here is what your notes say about {topic}. {} What draws you to it?", found.join(" "))
@@ -437,8 +457,41 @@ fn explorer(brief: &ExplorerBrief) -> String {
             "Working offline, I can only draw on this set's own notes, and they say nothing about {topic}. \
              What do you already know about it? Think it through here, and return to the session whenever you like."
         ),
-        (Some(_), true) => "That goes beyond the notes I have here. What makes you curious about it?".into(),
+        (Some(_), true) => "Your notes don't cover that. What do you already know about it?".into(),
     }
+}
+
+/// For each sentence, how near it comes to what was asked, and whether that is near enough
+/// to quote. By meaning with the sentence model; without it (or if it fails), by the words it
+/// shares with the question and the topic.
+fn nearness(
+    asked: &str,
+    topic: &str,
+    sentences: &[(usize, usize, String)],
+    embedder: Option<&Embedder>,
+) -> Vec<(f32, bool)> {
+    let texts: Vec<&str> =
+        std::iter::once(asked).chain(sentences.iter().map(|(_, _, s)| s.as_str())).collect();
+    if let Some(vectors) = embedder.and_then(|e| e.embed(&texts).ok())
+        && let Some((question, notes)) = vectors.split_first()
+    {
+        return notes
+            .iter()
+            .map(|v| {
+                let near = crate::embed::similarity(question, v);
+                (near, near >= NOTE_NEAR)
+            })
+            .collect();
+    }
+    let mut wanted = terms(topic);
+    wanted.extend(terms(asked));
+    sentences
+        .iter()
+        .map(|(_, _, s)| {
+            let shared = terms(s).iter().filter(|t| wanted.contains(t)).count();
+            (shared as f32, shared > 0)
+        })
+        .collect()
 }
 
 // --- summariser -------------------------------------------------------------------------------
@@ -714,7 +767,29 @@ mod tests {
             learner_message: None,
             history: vec![],
         };
-        assert!(explorer(&brief).contains("Endosymbiosis explains their own DNA."));
+        assert!(explorer(&brief, None).contains("Endosymbiosis explains their own DNA."));
+    }
+
+    #[test]
+    fn explorer_never_joins_two_notes_and_says_when_none_is_near() {
+        let note = |title: &str, body: &str| ResourceBrief { title: title.into(), body: body.into() };
+        let mut brief = ExplorerBrief {
+            set_name: "Cells".into(),
+            topic: "endosymbiosis".into(),
+            resources: vec![
+                note("Origins", "Mitochondria descend from bacteria. This idea is called endosymbiosis."),
+                note("Energy", "When a cell needs energy it splits off one phosphate. Cells recycle ATP."),
+            ],
+            learner_message: Some("Which bacteria did mitochondria descend from, and how much energy?".into()),
+            history: vec![],
+        };
+        let reply = explorer(&brief, None);
+        let from_origins = reply.contains("Mitochondria descend from bacteria.");
+        let from_energy = reply.contains("phosphate") || reply.contains("recycle");
+        assert!(from_origins != from_energy, "one note, never both: {reply}");
+        brief.learner_message = Some("How do volcanoes erupt?".into());
+        brief.topic = "volcanoes".into();
+        assert_eq!(explorer(&brief, None), "Your notes don't cover that. What do you already know about it?");
     }
 
     #[test]

@@ -1,0 +1,61 @@
+//! The offline explorer inside a rabbit hole, over the real socket: a question one note
+//! answers is answered from that note alone; a question no note covers gets a plain "your
+//! notes don't cover that".
+
+use serde_json::json;
+use warren_app::protocol::ServerMessage;
+
+use crate::common::{TestApp, reply_of};
+
+#[tokio::test]
+async fn the_explorer_answers_from_the_note_that_answers_and_says_when_none_does() {
+    let app = TestApp::spawn().await;
+    let (session, _) = app.start("The living cell").await;
+    let mut ws = app.connect(&session).await;
+    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    // The detector keeps quiet for the first two exchanges.
+    ws.say("I don't know").await;
+    ws.say("No idea, sorry").await;
+    let frames = ws.say("Wait, how did mitochondria end up inside cells in the first place?").await;
+    let offer = frames
+        .iter()
+        .find_map(|m| match m {
+            ServerMessage::RabbitholeDetected(d) => Some(d.clone()),
+            _ => None,
+        })
+        .expect("a rabbit hole offered");
+    let enter = json!({"type": "enter_rabbithole", "rabbitholeEventId": offer.rabbithole_event_id, "topic": offer.topic});
+    ws.send(enter).await;
+    let opening = reply_of(&ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await);
+
+    // The set's two notes: where mitochondria came from, and ATP.
+    let set = app.store().session(app.owner(), &session).await.unwrap().unwrap().set_id;
+    let notes = app.store().resources(app.owner(), &set).await.unwrap();
+    let origins = notes.iter().find(|r| r.title == "Where mitochondria came from").unwrap().body.clone();
+    // The sentences a reply quotes, between its framing (a lead-in, a closing question).
+    let quoted = |reply: &str| -> Vec<String> {
+        warren::text::sentences(reply)
+            .into_iter()
+            .filter(|s| !s.starts_with("Here is what your notes say") && !s.ends_with('?'))
+            .collect()
+    };
+    let said = quoted(&opening);
+    assert!(
+        !said.is_empty() && said.iter().all(|s| origins.contains(s)),
+        "the opening quotes the note on origins: {opening}"
+    );
+
+    let answer = reply_of(&ws.say("What is the evidence for endosymbiosis?").await);
+    let said = quoted(&answer);
+    assert!(
+        !said.is_empty() && said.iter().all(|s| origins.contains(s)),
+        "the note on origins answers, alone: {answer}"
+    );
+    for other in ["phosphate", "ADP", "ATP stores"] {
+        assert!(!answer.contains(other), "nothing from the note on ATP: {answer}");
+    }
+
+    let answer = reply_of(&ws.say("How do volcanoes erupt under the sea?").await);
+    assert!(answer.starts_with("Your notes don't cover that."), "{answer}");
+    assert!(answer.contains("What do you already know about it?"), "{answer}");
+}
