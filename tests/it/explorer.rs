@@ -2,7 +2,6 @@
 //! answers is answered from that note alone; a question no note covers gets a plain "your
 //! notes don't cover that".
 
-use serde_json::json;
 use warren_app::protocol::ServerMessage;
 
 use crate::common::{TestApp, reply_of};
@@ -17,16 +16,7 @@ async fn the_explorer_answers_from_the_note_that_answers_and_says_when_none_does
     ws.say("I don't know").await;
     ws.say("No idea, sorry").await;
     let frames = ws.say("Wait, how did mitochondria end up inside cells in the first place?").await;
-    let offer = frames
-        .iter()
-        .find_map(|m| match m {
-            ServerMessage::RabbitholeDetected(d) => Some(d.clone()),
-            _ => None,
-        })
-        .expect("a rabbit hole offered");
-    let enter = json!({"type": "enter_rabbithole", "rabbitholeEventId": offer.rabbithole_event_id, "topic": offer.topic});
-    ws.send(enter).await;
-    let opening = reply_of(&ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await);
+    let opening = reply_of(&ws.enter(&frames).await);
 
     // The set's two notes: where mitochondria came from, and ATP.
     let set = app.store().session(app.owner(), &session).await.unwrap().unwrap().set_id;

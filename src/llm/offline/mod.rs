@@ -780,7 +780,9 @@ mod tests {
                 note("Origins", "Mitochondria descend from bacteria. This idea is called endosymbiosis."),
                 note("Energy", "When a cell needs energy it splits off one phosphate. Cells recycle ATP."),
             ],
-            learner_message: Some("Which bacteria did mitochondria descend from, and how much energy?".into()),
+            learner_message: Some(
+                "Which bacteria did mitochondria descend from, and how much energy?".into(),
+            ),
             history: vec![],
         };
         let reply = explorer(&brief, None);

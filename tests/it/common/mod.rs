@@ -249,9 +249,9 @@ impl Ws {
         .await
     }
 
-    /// Takes the rabbit hole offered among `frames` (failing the test when none is), says
-    /// `said` inside it, and comes back to the main line.
-    pub async fn explore(&mut self, frames: &[ServerMessage], said: &str) {
+    /// Takes the rabbit hole offered among `frames` (failing the test when none is); the
+    /// frames up to the explorer's opening.
+    pub async fn enter(&mut self, frames: &[ServerMessage]) -> Vec<ServerMessage> {
         let offer = frames
             .iter()
             .find_map(|m| match m {
@@ -261,7 +261,13 @@ impl Ws {
             .expect("a rabbit hole offered");
         let enter = serde_json::json!({"type": "enter_rabbithole", "rabbitholeEventId": offer.rabbithole_event_id, "topic": offer.topic});
         self.send(enter).await;
-        self.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+        self.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await
+    }
+
+    /// Takes the rabbit hole offered among `frames`, says `said` inside it, and comes back to
+    /// the main line.
+    pub async fn explore(&mut self, frames: &[ServerMessage], said: &str) {
+        self.enter(frames).await;
         self.say(said).await;
         self.send(serde_json::json!({"type": "exit_rabbithole"})).await;
         self.until(|m| matches!(m, ServerMessage::RabbitholeExited(_))).await;
