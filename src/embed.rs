@@ -175,7 +175,7 @@ pub fn similarity(a: &[f32], b: &[f32]) -> f32 {
 /// How the offline judges compare text, as the notices and `/readyz` say it.
 #[derive(Clone, Debug)]
 pub enum Judgement {
-    /// By meaning (the sentence model) and by words together.
+    /// With the sentence model.
     Meaning(Arc<Embedder>),
     /// By words alone: the model could not be loaded, and why.
     Words(String),
@@ -200,7 +200,11 @@ impl Judgement {
     /// One line for the console, the provider notice and `/readyz`.
     pub fn describe(&self) -> String {
         match self {
-            Judgement::Meaning(_) => format!("judges by meaning and words (sentence model {MODEL_NAME})"),
+            Judgement::Meaning(_) => {
+                format!(
+                    "sentence model {MODEL_NAME} loaded (the explorer compares meaning, the evaluator words)"
+                )
+            }
             Judgement::Words(why) => format!("judges by word matching only: {why}"),
         }
     }

@@ -158,5 +158,5 @@ async fn with_the_sentence_model_the_judges_compare_meaning_and_say_so() {
     assert_eq!(judge["ok"], true, "the model is installed (scripts/install-model): {body}");
     assert!(judge["detail"].as_str().unwrap().contains("all-MiniLM-L6-v2"), "{body}");
     let (_, dashboard) = app.page("/").await;
-    assert!(dashboard.contains("by their meaning"), "the dashboard's notice says so");
+    assert!(dashboard.contains("its sentence model is loaded"), "the dashboard's notice says so");
 }

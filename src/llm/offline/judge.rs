@@ -14,11 +14,6 @@ const RECALL: f64 = 0.5;
 const RECALL_WITH_NUMBER: f64 = 0.3;
 /// Share for a near miss.
 const NEAR: f64 = 0.25;
-/// Similarity in meaning (the cosine of sentence vectors) from which a message that recalls
-/// nothing is a near miss of a point, calibrated on the development set. Meaning does not
-/// check a point off yet: a partial answer ("the mitochondria do respiration") is as near in
-/// meaning as a full paraphrase, so recalls stay with the words.
-const NEAR_MEANING: f32 = 0.5;
 
 /// How a message stands against one point.
 #[derive(Clone, Debug, PartialEq)]
@@ -41,8 +36,6 @@ pub struct Context {
     asked_words: Vec<String>,
     others: Vec<Vec<Token>>,
     asks: bool,
-    /// With the sentence model: per point id, how near in meaning the message comes to it.
-    meaning: std::collections::HashMap<String, f32>,
 }
 
 impl Context {
@@ -68,23 +61,7 @@ impl Context {
                 .collect(),
             // A question back ("is it the ribosome?") is a guess, not a recall.
             asks: brief.learner_message.trim_end().ends_with('?'),
-            meaning: std::collections::HashMap::new(),
         }
-    }
-
-    /// Adds the message's nearness in meaning to each point (that of its nearest clause).
-    /// Without it, or if the model fails, words alone decide.
-    pub fn with_meaning(mut self, embedder: &crate::embed::Embedder, brief: &EvaluatorBrief) -> Self {
-        let units = clauses(&brief.learner_message);
-        let mut texts: Vec<&str> = units.iter().map(String::as_str).collect();
-        texts.extend(brief.unchecked.iter().map(|p| p.content.as_str()));
-        let Ok(vectors) = embedder.embed(&texts) else { return self };
-        let (said, points) = vectors.split_at(units.len());
-        for (point, vector) in brief.unchecked.iter().zip(points) {
-            let nearest = said.iter().map(|u| crate::embed::similarity(u, vector)).fold(f32::MIN, f32::max);
-            self.meaning.insert(point.id.clone(), nearest);
-        }
-        self
     }
 
     /// Whether the learner was already told a word of the point.
@@ -135,9 +112,7 @@ impl Context {
         let score = if total > 0.0 { carried / total } else { 0.0 };
         let enough = score >= RECALL || (number_right && score >= RECALL_WITH_NUMBER);
         let recalled = enough && !wrong_number && !opposed && !self.asks;
-        let near = score >= NEAR && !present.is_empty()
-            || self.meaning.get(&point.id).is_some_and(|meaning| *meaning >= NEAR_MEANING);
-        let near = !recalled && near;
+        let near = !recalled && score >= NEAR && !present.is_empty();
         Verdict { score, recalled, near, present }
     }
 
@@ -278,22 +253,6 @@ pub fn is_tangent(brief: &DetectorBrief) -> bool {
 
 fn is_wh(word: &str) -> bool {
     matches!(word, "what" | "which" | "who" | "whose" | "where" | "when" | "why" | "how")
-}
-
-/// The message and, when it has several, its clauses: one clause can recall a point the
-/// whole message dilutes.
-fn clauses(message: &str) -> Vec<String> {
-    let mut units = vec![message.trim().to_string()];
-    let parts: Vec<&str> = message
-        .split(['.', '!', '?', ';', '\n'])
-        .flat_map(|s| s.split(" and "))
-        .map(str::trim)
-        .filter(|s| s.split_whitespace().count() >= 2)
-        .collect();
-    if parts.len() > 1 {
-        units.extend(parts.into_iter().map(str::to_string));
-    }
-    units
 }
 
 /// A point's content words, each once, and whether each was said in parentheses (an

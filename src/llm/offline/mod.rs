@@ -51,13 +51,9 @@ impl Provider for Offline {
 
     async fn stream(&self, request: &Request) -> Result<ReplyStream, LlmError> {
         let text = match (&self.embedder, &request.purpose) {
-            // The sentence model takes milliseconds of CPU: off the async threads.
-            (Some(embedder), Purpose::Evaluator(brief)) => {
-                let (embedder, brief) = (embedder.clone(), brief.clone());
-                tokio::task::spawn_blocking(move || evaluator(&brief, Some(&embedder)).to_string())
-                    .await
-                    .map_err(|e| LlmError::Interrupted(format!("the offline judge stopped: {e}")))?
-            }
+            // The sentence model takes milliseconds of CPU: off the async threads. The evaluator
+            // does not use it yet: a pass of the model on every learner message costs about 16 ms
+            // of CPU (release, under load), eight times a whole turn's today.
             (Some(embedder), Purpose::Explorer(brief)) => {
                 let (embedder, brief) = (embedder.clone(), brief.clone());
                 tokio::task::spawn_blocking(move || explorer(&brief, Some(&embedder)))
@@ -65,9 +61,14 @@ impl Provider for Offline {
                     .map_err(|e| LlmError::Interrupted(format!("the offline explorer stopped: {e}")))?
             }
             (None, _)
-            | (Some(_), Purpose::Tutor(_) | Purpose::Detector(_) | Purpose::Summariser(_) | Purpose::Probe) => {
-                answer(request)
-            }
+            | (
+                Some(_),
+                Purpose::Tutor(_)
+                | Purpose::Evaluator(_)
+                | Purpose::Detector(_)
+                | Purpose::Summariser(_)
+                | Purpose::Probe,
+            ) => answer(request),
         };
         let delay = self.chunk_delay;
         // A resource to show goes first, so it is there as the words arrive.
@@ -120,7 +121,7 @@ fn chunks(text: &str) -> Vec<String> {
 fn answer(request: &Request) -> String {
     match &request.purpose {
         Purpose::Tutor(brief) => tutor(brief),
-        Purpose::Evaluator(brief) => evaluator(brief, None).to_string(),
+        Purpose::Evaluator(brief) => evaluator(brief).to_string(),
         Purpose::Detector(brief) => detector(brief).to_string(),
         Purpose::Explorer(brief) => explorer(brief, None),
         Purpose::Summariser(brief) => summary(brief),
@@ -130,12 +131,8 @@ fn answer(request: &Request) -> String {
 
 // --- evaluator --------------------------------------------------------------------------------
 
-/// The evaluator's answer: by meaning and words with the sentence model, by words without.
-fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> serde_json::Value {
-    let mut context = judge::Context::new(brief);
-    if let Some(embedder) = embedder {
-        context = context.with_meaning(embedder, brief);
-    }
+fn evaluator(brief: &EvaluatorBrief) -> serde_json::Value {
+    let context = judge::Context::new(brief);
     let mut recalled = Vec::new();
     let mut near = Vec::new();
     for point in &brief.unchecked {
@@ -687,7 +684,7 @@ mod tests {
             mode: EvalMode::Recall,
             recent: vec![],
         };
-        let v = evaluator(&brief, None);
+        let v = evaluator(&brief);
         let ids: Vec<&str> =
             v["recalled"].as_array().unwrap().iter().map(|r| r["pointId"].as_str().unwrap()).collect();
         assert_eq!(ids, vec!["m", "r"]);
