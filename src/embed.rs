@@ -47,6 +47,21 @@ pub enum EmbedError {
 /// A sentence's vector, unit length.
 pub type Vector = Arc<[f32]>;
 
+/// A text as the model read it: its vector, and a vector for each word in context (the mean of
+/// the word's pieces, unit length), so a point's words can be looked for one by one.
+#[derive(Clone, Debug)]
+pub struct Reading {
+    pub sentence: Vector,
+    pub words: Arc<[Word]>,
+}
+
+/// One word of a reading: where it is in the text (bytes), and its vector in context.
+#[derive(Clone, Debug)]
+pub struct Word {
+    pub span: std::ops::Range<usize>,
+    pub vector: Vector,
+}
+
 /// The loaded model. Cheap to share (`Arc`); embedding runs on the calling thread.
 pub struct Embedder {
     model: BertModel,
@@ -56,7 +71,7 @@ pub struct Embedder {
 
 #[derive(Default)]
 struct Cache {
-    vectors: HashMap<String, Vector>,
+    readings: HashMap<String, Reading>,
     order: VecDeque<String>,
 }
 
@@ -104,24 +119,29 @@ impl Embedder {
 
     /// The vectors of `texts`, in order. Texts seen lately come from the cache.
     pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vector>, EmbedError> {
-        let mut out: Vec<Option<Vector>> = {
+        Ok(self.read(texts)?.into_iter().map(|r| r.sentence).collect())
+    }
+
+    /// How the model reads each of `texts`, in order. Texts seen lately come from the cache.
+    pub fn read(&self, texts: &[&str]) -> Result<Vec<Reading>, EmbedError> {
+        let mut out: Vec<Option<Reading>> = {
             let cache = self.cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            texts.iter().map(|t| cache.vectors.get(*t).cloned()).collect()
+            texts.iter().map(|t| cache.readings.get(*t).cloned()).collect()
         };
         let missing: Vec<usize> = (0..texts.len()).filter(|i| out[*i].is_none()).collect();
         if !missing.is_empty() {
             let fresh = self.run(&missing.iter().map(|i| texts[*i]).collect::<Vec<_>>())?;
             let mut cache = self.cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            for (i, vector) in missing.into_iter().zip(fresh) {
-                cache.keep(texts[i], vector.clone());
-                out[i] = Some(vector);
+            for (i, reading) in missing.into_iter().zip(fresh) {
+                cache.keep(texts[i], reading.clone());
+                out[i] = Some(reading);
             }
         }
         Ok(out.into_iter().flatten().collect())
     }
 
     /// One pass of the model over `texts`, padded to the longest.
-    fn run(&self, texts: &[&str]) -> Result<Vec<Vector>, EmbedError> {
+    fn run(&self, texts: &[&str]) -> Result<Vec<Reading>, EmbedError> {
         let failed = |e: &dyn std::fmt::Display| EmbedError::Run(e.to_string());
         let encodings = self.tokenizer.encode_batch(texts.to_vec(), true).map_err(|e| failed(&e))?;
         let longest = encodings.iter().map(|e| e.get_ids().len()).max().unwrap_or(0).max(1);
@@ -138,30 +158,66 @@ impl Embedder {
         let mask = Tensor::from_vec(mask, shape, &Device::Cpu).map_err(|e| failed(&e))?;
         let types = ids.zeros_like().map_err(|e| failed(&e))?;
         let hidden = self.model.forward(&ids, &types, Some(&mask)).map_err(|e| failed(&e))?;
-        // Mean over the text's own tokens (padding masked out), then unit length.
-        let mask = mask.to_dtype(DType::F32).and_then(|m| m.unsqueeze(2)).map_err(|e| failed(&e))?;
-        let summed = hidden.broadcast_mul(&mask).and_then(|h| h.sum(1)).map_err(|e| failed(&e))?;
-        let counts = mask.sum(1).map_err(|e| failed(&e))?;
-        let mean = summed.broadcast_div(&counts).map_err(|e| failed(&e))?;
-        let rows: Vec<Vec<f32>> = mean.to_vec2().map_err(|e| failed(&e))?;
-        Ok(rows
-            .into_iter()
-            .map(|row| {
-                let norm = row.iter().map(|x| x * x).sum::<f32>().sqrt().max(f32::EPSILON);
-                row.into_iter().map(|x| x / norm).collect()
-            })
-            .collect())
+        let hidden: Vec<Vec<Vec<f32>>> = hidden.to_vec3().map_err(|e| failed(&e))?;
+        Ok(encodings.iter().zip(hidden).map(|(encoding, rows)| reading(encoding, &rows)).collect())
     }
 }
 
+/// A text's reading from the model's output for it: the sentence is the mean over all its
+/// tokens (as the model was trained), a word the mean over its pieces.
+fn reading(encoding: &tokenizers::Encoding, rows: &[Vec<f32>]) -> Reading {
+    let n = encoding.get_ids().len();
+    let sentence = unit(mean(rows.iter().take(n)));
+    let mut words: Vec<Word> = Vec::new();
+    // The word being read: its number, where it is, its pieces' rows.
+    type Open<'a> = (u32, std::ops::Range<usize>, Vec<&'a Vec<f32>>);
+    let mut current: Option<Open> = None;
+    let pieces = encoding.get_word_ids().iter().zip(encoding.get_offsets()).zip(rows).take(n);
+    for ((word, &(start, end)), row) in pieces {
+        match (word, &mut current) {
+            (Some(w), Some((id, span, rows))) if w == id => {
+                span.end = end;
+                rows.push(row);
+            }
+            (word, _) => {
+                if let Some((_, span, rows)) = current.take() {
+                    words.push(Word { span, vector: unit(mean(rows.into_iter())) });
+                }
+                current = word.map(|w| (w, start..end, vec![row]));
+            }
+        }
+    }
+    if let Some((_, span, rows)) = current {
+        words.push(Word { span, vector: unit(mean(rows.into_iter())) });
+    }
+    Reading { sentence, words: words.into() }
+}
+
+fn mean<'a>(rows: impl Iterator<Item = &'a Vec<f32>>) -> Vec<f32> {
+    let mut sum = vec![0.0; DIMENSIONS];
+    let mut count = 0.0;
+    for row in rows {
+        for (s, x) in sum.iter_mut().zip(row) {
+            *s += x;
+        }
+        count += 1.0;
+    }
+    sum.into_iter().map(|s| s / f32::max(count, 1.0)).collect()
+}
+
+fn unit(row: Vec<f32>) -> Vector {
+    let norm = row.iter().map(|x| x * x).sum::<f32>().sqrt().max(f32::EPSILON);
+    row.into_iter().map(|x| x / norm).collect()
+}
+
 impl Cache {
-    fn keep(&mut self, text: &str, vector: Vector) {
-        if self.vectors.insert(text.to_string(), vector).is_none() {
+    fn keep(&mut self, text: &str, reading: Reading) {
+        if self.readings.insert(text.to_string(), reading).is_none() {
             self.order.push_back(text.to_string());
         }
         while self.order.len() > CACHE {
             if let Some(oldest) = self.order.pop_front() {
-                self.vectors.remove(&oldest);
+                self.readings.remove(&oldest);
             }
         }
     }

@@ -185,7 +185,7 @@ test('a dropped connection: the page is sent what it missed (a near miss and the
   const before = await turns(page);
 
   cutAfterNextMessage = true;
-  await page.getByTestId('answer').fill('the mitochondria do respiration');
+  await page.getByTestId('answer').fill('the mitochondria make energy');
   await page.getByTestId('answer').press('Enter');
   await expect.poll(() => sockets.length, { timeout: 15_000 }).toBe(2);
   expect(sockets[1].url).toMatch(/\?since=\d+$/);

@@ -16,6 +16,12 @@ async fn the_explorer_answers_from_the_note_that_answers_and_says_when_none_does
     ws.say("I don't know").await;
     ws.say("No idea, sorry").await;
     let frames = ws.say("Wait, how did mitochondria end up inside cells in the first place?").await;
+    // The topic is the phrase a person would write, on the banner, the pill and the history page.
+    let offered = frames.iter().find_map(|m| match m {
+        ServerMessage::RabbitholeDetected(d) => Some(d.topic.clone()),
+        _ => None,
+    });
+    assert_eq!(offered.as_deref(), Some("how mitochondria ended up inside cells"), "{frames:?}");
     let opening = reply_of(&ws.enter(&frames).await);
 
     // The set's two notes: where mitochondria came from, and ATP.

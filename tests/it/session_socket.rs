@@ -114,7 +114,7 @@ async fn a_near_miss_is_reported_and_nothing_is_checked_off() {
     let mut ws = app.connect(&session).await;
     ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
 
-    let frames = ws.say("the mitochondria do respiration").await;
+    let frames = ws.say("the mitochondria make energy").await;
     assert!(recalled_ids(&frames).is_empty());
     let near: Vec<_> = frames
         .iter()
@@ -127,6 +127,22 @@ async fn a_near_miss_is_reported_and_nothing_is_checked_off() {
     assert_eq!(near[0].point_id, points[0].id);
     assert!(!near[0].feedback.is_empty());
     assert_eq!(kinds(&frames).last(), Some(&"assistant_complete"));
+}
+
+#[tokio::test]
+async fn a_paraphrase_recalls_its_point_by_meaning() {
+    let app = TestApp::spawn().await;
+    let (session, points) = app.start(CELL).await;
+    let mut ws = app.connect(&session).await;
+    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+
+    // "Ribosomes translate messenger RNA into proteins", in other words, while the tutor asks
+    // about another point.
+    let frames = ws.say("Ribosomes build proteins from mRNA").await;
+    assert_eq!(recalled_ids(&frames), vec![points[1].id.clone()], "{frames:?}");
+    // A confident wrong answer in the point's own words is not a recall.
+    let frames = ws.say("the nucleus makes ATP").await;
+    assert!(recalled_ids(&frames).is_empty(), "{frames:?}");
 }
 
 #[tokio::test]
@@ -565,7 +581,8 @@ async fn a_reconnecting_page_gets_exactly_the_frames_it_missed_then_resumed() {
     let since = *seqs.last().unwrap();
 
     // The page sends a near miss and a recall and loses its connection before any answer.
-    let near = json!({"type": "user_message", "content": "the mitochondria do respiration", "clientMessageId": "m1"});
+    let near =
+        json!({"type": "user_message", "content": "the mitochondria make energy", "clientMessageId": "m1"});
     ws.send(near).await;
     ws.send(json!({"type": "user_message", "content": points[1].content, "clientMessageId": "m2"})).await;
     drop(ws);

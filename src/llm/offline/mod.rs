@@ -7,6 +7,7 @@
 mod judge;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -20,6 +21,7 @@ use super::brief::{
 };
 use super::topic::topic_of;
 use super::{LlmError, Output, Provider, Purpose, ReplyStream, Request, Role, ToolCall};
+
 use crate::embed::Embedder;
 use crate::text::{content_words, is_dont_know, pick, sentences, terms};
 
@@ -30,11 +32,60 @@ pub struct Offline {
     chunk_delay: Duration,
     /// The sentence model the judges compare meaning with; words alone without it.
     embedder: Option<Arc<Embedder>>,
+    /// Passes of the model under way, and the cores they share.
+    passes: Arc<AtomicUsize>,
+    cores: usize,
 }
 
 impl Offline {
     pub fn new(chunk_delay: Duration, embedder: Option<Arc<Embedder>>) -> Self {
-        Self { chunk_delay, embedder }
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+        Self { chunk_delay, embedder, passes: Arc::new(AtomicUsize::new(0)), cores }
+    }
+
+    /// Runs `work` with the model on a blocking thread; None when `MODEL_PASSES` passes per
+    /// core are already under way (the server is overloaded: the caller judges by words rather
+    /// than keep a learner waiting behind a crowd of passes).
+    async fn with_model<T: Send + 'static>(
+        &self,
+        embedder: &Arc<Embedder>,
+        work: impl FnOnce(&Embedder) -> T + Send + 'static,
+    ) -> Result<Option<T>, LlmError> {
+        let Some(pass) = Pass::start(&self.passes, self.cores * MODEL_PASSES) else {
+            tracing::debug!("the sentence model is busy: this message is judged by words");
+            return Ok(None);
+        };
+        let embedder = embedder.clone();
+        let out = tokio::task::spawn_blocking(move || {
+            let out = work(&embedder);
+            drop(pass);
+            out
+        })
+        .await
+        .map_err(|e| LlmError::Interrupted(format!("the sentence model stopped: {e}")))?;
+        Ok(Some(out))
+    }
+}
+
+/// Passes of the model under way at once, per core, beyond which a message is judged by words.
+/// A pass takes about 10 ms of one core (release build); at a steady 100 turns/s on two cores
+/// three or four are under way, so only a burst far beyond a study group's reaches this.
+const MODEL_PASSES: usize = 8;
+
+/// One pass of the model under way, counted until dropped.
+struct Pass(Arc<AtomicUsize>);
+
+impl Pass {
+    fn start(passes: &Arc<AtomicUsize>, limit: usize) -> Option<Self> {
+        let before = passes.fetch_add(1, Ordering::AcqRel);
+        let pass = Pass(passes.clone());
+        (before < limit).then_some(pass)
+    }
+}
+
+impl Drop for Pass {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -51,24 +102,23 @@ impl Provider for Offline {
 
     async fn stream(&self, request: &Request) -> Result<ReplyStream, LlmError> {
         let text = match (&self.embedder, &request.purpose) {
-            // The sentence model takes milliseconds of CPU: off the async threads. The evaluator
-            // does not use it yet: a pass of the model on every learner message costs about 16 ms
-            // of CPU (release, under load), eight times a whole turn's today.
+            // A pass of the sentence model takes milliseconds of CPU: off the async threads.
             (Some(embedder), Purpose::Explorer(brief)) => {
-                let (embedder, brief) = (embedder.clone(), brief.clone());
-                tokio::task::spawn_blocking(move || explorer(&brief, Some(&embedder)))
-                    .await
-                    .map_err(|e| LlmError::Interrupted(format!("the offline explorer stopped: {e}")))?
+                let brief = brief.clone();
+                self.with_model(embedder, move |e| explorer(&brief, Some(e)))
+                    .await?
+                    .unwrap_or_else(|| answer(request))
+            }
+            (Some(embedder), Purpose::Evaluator(brief)) => {
+                let brief = brief.clone();
+                self.with_model(embedder, move |e| evaluator(&brief, Some(e)).to_string())
+                    .await?
+                    .unwrap_or_else(|| answer(request))
             }
             (None, _)
-            | (
-                Some(_),
-                Purpose::Tutor(_)
-                | Purpose::Evaluator(_)
-                | Purpose::Detector(_)
-                | Purpose::Summariser(_)
-                | Purpose::Probe,
-            ) => answer(request),
+            | (Some(_), Purpose::Tutor(_) | Purpose::Detector(_) | Purpose::Summariser(_) | Purpose::Probe) => {
+                answer(request)
+            }
         };
         let delay = self.chunk_delay;
         // A resource to show goes first, so it is there as the words arrive.
@@ -121,7 +171,7 @@ fn chunks(text: &str) -> Vec<String> {
 fn answer(request: &Request) -> String {
     match &request.purpose {
         Purpose::Tutor(brief) => tutor(brief),
-        Purpose::Evaluator(brief) => evaluator(brief).to_string(),
+        Purpose::Evaluator(brief) => evaluator(brief, None).to_string(),
         Purpose::Detector(brief) => detector(brief).to_string(),
         Purpose::Explorer(brief) => explorer(brief, None),
         Purpose::Summariser(brief) => summary(brief),
@@ -131,8 +181,9 @@ fn answer(request: &Request) -> String {
 
 // --- evaluator --------------------------------------------------------------------------------
 
-fn evaluator(brief: &EvaluatorBrief) -> serde_json::Value {
-    let context = judge::Context::new(brief);
+fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> serde_json::Value {
+    let meaning = embedder.and_then(|embedder| meaning(embedder, brief));
+    let context = judge::Context::new(brief, meaning);
     let mut recalled = Vec::new();
     let mut near = Vec::new();
     for point in &brief.unchecked {
@@ -155,6 +206,31 @@ fn evaluator(brief: &EvaluatorBrief) -> serde_json::Value {
         ""
     };
     json!({"recalled": recalled, "nearMisses": near, "observation": observation})
+}
+
+/// What the sentence model reads of the message, the tutor's question and each point (points
+/// and questions come from its cache after their first turn). None for a message with no
+/// content word, where words alone decide, or if the model fails (said in the log).
+fn meaning(embedder: &Embedder, brief: &EvaluatorBrief) -> Option<judge::Meaning> {
+    if crate::text::tokens(&brief.learner_message).is_empty() {
+        return None;
+    }
+    let question = judge::question(brief);
+    let mut texts = vec![brief.learner_message.as_str()];
+    texts.extend(question);
+    texts.extend(brief.unchecked.iter().map(|p| p.content.as_str()));
+    let readings = match embedder.read(&texts) {
+        Ok(readings) => readings,
+        Err(err) => {
+            tracing::warn!(error = %err, "the evaluator judges this message by words alone");
+            return None;
+        }
+    };
+    let mut readings = readings.into_iter();
+    let message = readings.next()?;
+    let question = if question.is_some() { readings.next() } else { None };
+    let points = brief.unchecked.iter().map(|p| p.id.clone()).zip(readings).collect();
+    Some(judge::Meaning { message, question, points })
 }
 
 // --- tutor ------------------------------------------------------------------------------------
@@ -684,7 +760,7 @@ mod tests {
             mode: EvalMode::Recall,
             recent: vec![],
         };
-        let v = evaluator(&brief);
+        let v = evaluator(&brief, None);
         let ids: Vec<&str> =
             v["recalled"].as_array().unwrap().iter().map(|r| r["pointId"].as_str().unwrap()).collect();
         assert_eq!(ids, vec!["m", "r"]);
