@@ -257,9 +257,7 @@ impl Judgement {
     pub fn describe(&self) -> String {
         match self {
             Judgement::Meaning(_) => {
-                format!(
-                    "sentence model {MODEL_NAME} loaded (the explorer compares meaning, the evaluator words)"
-                )
+                format!("sentence model {MODEL_NAME} loaded (the offline judges compare meaning and words)")
             }
             Judgement::Words(why) => format!("judges by word matching only: {why}"),
         }

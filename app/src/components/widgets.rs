@@ -127,7 +127,7 @@ pub fn ProviderBanner(notice: ProviderNotice) -> impl IntoView {
             <p class="notice" data-testid="provider-notice">
                 <strong>"Offline tutor"</strong>
                 {if notice.by_meaning {
-                    " — built in, no network. It checks your answers against your own notes, and answers side questions from the note nearest in meaning (its sentence model is loaded); connect a language model for a richer conversation.".to_string()
+                    " — built in, no network. It checks your answers against your own notes by meaning as well as by words, and answers side questions from the note nearest in meaning (its sentence model is loaded); connect a language model for a richer conversation.".to_string()
                 } else {
                     format!(" — built in, no network. It checks your answers against your own notes by matching words only ({}).", notice.judge.trim_start_matches("judges by word matching only: "))
                 }}
