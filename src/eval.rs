@@ -13,7 +13,7 @@ use serde::Deserialize;
 
 use crate::config::Config;
 use crate::engine::agents::{detector, evaluator};
-use crate::llm::brief::{DetectorBrief, EvalMode, EvaluatorBrief, PointBrief};
+use crate::llm::brief::{DetectorBrief, EvalMode, EvaluatorBrief, MessageKind, PointBrief};
 use crate::llm::{Message, Provider, select};
 use crate::startup::StartupError;
 
@@ -50,6 +50,9 @@ struct EvaluatorCase {
     recalled: BTreeSet<String>,
     #[serde(default)]
     near_miss: BTreeSet<String>,
+    /// What the message is (`attempt`, `dont_know`, `question`, `small_talk`), where labelled.
+    #[serde(default)]
+    kind: Option<String>,
 }
 
 /// A detector case: is the message a tangent worth offering as a rabbit hole?
@@ -110,6 +113,8 @@ pub struct Report {
     pub scores: Scores,
     /// Evaluator only: labelled near misses the judge called near misses, of all labelled.
     pub near_misses: Option<(u32, u32)>,
+    /// Evaluator only: labelled message kinds read as labelled, of all labelled.
+    pub kinds: Option<(u32, u32)>,
     pub latencies: Vec<Duration>,
 }
 
@@ -139,6 +144,9 @@ impl Report {
         if let Some((agreed, labelled)) = self.near_misses {
             let _ =
                 writeln!(out, "near-miss accuracy {:.3}  ({agreed} of {labelled})", ratio(agreed, labelled));
+        }
+        if let Some((agreed, labelled)) = self.kinds.filter(|(_, labelled)| *labelled > 0) {
+            let _ = writeln!(out, "message kinds {:.3}  ({agreed} of {labelled})", ratio(agreed, labelled));
         }
         let ms = |d: Duration| d.as_secs_f64() * 1000.0;
         let _ = writeln!(
@@ -208,7 +216,12 @@ pub async fn run(
     match judge {
         Judge::Evaluator => {
             let (mut agreed, mut labelled) = (0, 0);
+            let (mut kinds_agreed, mut kinds_labelled) = (0, 0);
             for (line, case) in cases::<EvaluatorCase>(text)? {
+                let kind: Option<MessageKind> = match &case.kind {
+                    Some(kind) => Some(kind.parse().map_err(|e| EvalError::BadCase(line, format!("{e}")))?),
+                    None => None,
+                };
                 let brief = EvaluatorBrief {
                     set_name: case.set.clone(),
                     unchecked: briefs(&case.points),
@@ -219,6 +232,11 @@ pub async fn run(
                 let started = Instant::now();
                 let found = evaluator::evaluate(provider, brief).await;
                 report.latencies.push(started.elapsed());
+                let kind_ok = kind.is_none_or(|k| k == found.kind);
+                if kind.is_some() {
+                    kinds_labelled += 1;
+                    kinds_agreed += u32::from(kind_ok);
+                }
                 let recalled: BTreeSet<String> = found.recalled.into_iter().map(|(id, _)| id).collect();
                 let near: BTreeSet<String> = found.near_misses.into_iter().map(|(id, _)| id).collect();
                 for id in case.points.keys() {
@@ -226,20 +244,25 @@ pub async fn run(
                 }
                 labelled += count(case.near_miss.len());
                 agreed += count(case.near_miss.intersection(&near).count());
-                let ok = recalled == case.recalled;
+                let ok = recalled == case.recalled && kind_ok;
                 report.passed += usize::from(ok);
                 let _ = writeln!(
                     out,
-                    "{} line {line:>3}  {}: \"{}\"  expected {} got {}{}",
+                    "{} line {line:>3}  {}: \"{}\"  expected {} got {}{}{}",
                     if ok { "ok  " } else { "MISS" },
                     case.set,
                     shorten(&case.message),
                     ids(&case.recalled),
                     ids(&recalled),
                     if near.is_empty() { String::new() } else { format!(" (near {})", ids(&near)) },
+                    match kind {
+                        Some(kind) if kind != found.kind => format!(" (a {} read as a {})", kind, found.kind),
+                        Some(_) | None => String::new(),
+                    },
                 );
             }
             report.near_misses = Some((agreed, labelled));
+            report.kinds = Some((kinds_agreed, kinds_labelled));
         }
         Judge::Detector => {
             for (line, case) in cases::<DetectorCase>(text)? {

@@ -1,8 +1,9 @@
 //! Struggle, per point: how many tries a point has taken in this session, which rung of the
 //! hint ladder the next reply about it stands on, and whether its answer was given. The
 //! ladder: the cue, another angle, a nudge, the point with gaps, then the answer (with a
-//! request to say it in the learner's own words). Each learner message that does not recall
-//! the point under discussion climbs one rung; recalling another point leaves it where it is.
+//! request to say it in the learner's own words). Each learner message that tries and does not
+//! recall the point under discussion climbs one rung (an attempt or "I don't know"; a question
+//! or small talk is no try); recalling another point leaves it where it is.
 //!
 //! Which point is under discussion follows one rule ([`ask_order`]): open points before
 //! revealed ones, the most overdue first, then the set's order. A revealed point is parked
@@ -53,17 +54,20 @@ pub struct Step {
 
 /// Applies a learner message (stored as `entry_id`) that recalled `recalled` while `discussed`
 /// was under discussion, then picks the next point from `pending_after` (the points still
-/// open after this message, in session order).
+/// open after this message, in session order). A message that was no try (`tried` false: a
+/// question, small talk) and recalled nothing leaves the ladder where it is.
 pub fn after_message(
     struggles: &mut Struggles,
     discussed: Option<&str>,
     recalled: &[String],
+    tried: bool,
     entry_id: &str,
     pending_after: &[&Point],
 ) -> Step {
     let mut step = Step::default();
     if let Some(id) = discussed
         && !recalled.iter().any(|r| r == id)
+        && (tried || !recalled.is_empty())
     {
         let s = struggles.entry(id.to_string()).or_default();
         if s.counted_entry_id.as_deref() != Some(entry_id) {
@@ -144,7 +148,7 @@ mod tests {
         let mut struggles = Struggles::new();
         let mut rungs = vec![];
         for (i, entry) in ["e1", "e2", "e3", "e4"].into_iter().enumerate() {
-            let step = after_message(&mut struggles, Some("a"), &[], entry, &[&a]);
+            let step = after_message(&mut struggles, Some("a"), &[], true, entry, &[&a]);
             assert_eq!(step.next.as_deref(), Some("a"));
             assert_eq!(struggles["a"].attempts, i as u32 + 1);
             rungs.push(struggles["a"].rung);
@@ -159,19 +163,37 @@ mod tests {
     fn a_message_counted_once_even_if_answered_again() {
         let a = point("a", 0);
         let mut struggles = Struggles::new();
-        after_message(&mut struggles, Some("a"), &[], "e1", &[&a]);
-        let again = after_message(&mut struggles, Some("a"), &[], "e1", &[&a]);
+        after_message(&mut struggles, Some("a"), &[], true, "e1", &[&a]);
+        let again = after_message(&mut struggles, Some("a"), &[], true, "e1", &[&a]);
         assert_eq!(struggles["a"].attempts, 1);
         assert!(again.changed.is_empty());
+    }
+
+    #[test]
+    fn a_question_or_small_talk_is_no_try() {
+        let a = point("a", 0);
+        let mut struggles = Struggles::new();
+        let step = after_message(&mut struggles, Some("a"), &[], false, "e1", &[&a]);
+        assert!(step.changed.is_empty());
+        assert_eq!(step.next.as_deref(), Some("a"));
+        assert!(!struggles.contains_key("a"), "no attempt, no hint, no rung");
+        after_message(&mut struggles, Some("a"), &[], true, "e2", &[&a]);
+        assert_eq!((struggles["a"].rung, struggles["a"].attempts), (Rung::Angle, 1));
+        // Nor after the answer was given: a question then does not set the point aside.
+        for entry in ["e3", "e4", "e5"] {
+            after_message(&mut struggles, Some("a"), &[], true, entry, &[&a]);
+        }
+        let step = after_message(&mut struggles, Some("a"), &[], false, "e6", &[&a]);
+        assert_eq!((step.set_aside, struggles["a"].parked), (None, false));
     }
 
     #[test]
     fn recalling_another_point_keeps_the_rung() {
         let (a, b) = (point("a", 0), point("b", 1));
         let mut struggles = Struggles::new();
-        after_message(&mut struggles, Some("a"), &[], "e1", &[&a, &b]);
-        after_message(&mut struggles, Some("a"), &[], "e2", &[&a, &b]);
-        let step = after_message(&mut struggles, Some("a"), &["b".into()], "e3", &[&a]);
+        after_message(&mut struggles, Some("a"), &[], true, "e1", &[&a, &b]);
+        after_message(&mut struggles, Some("a"), &[], true, "e2", &[&a, &b]);
+        let step = after_message(&mut struggles, Some("a"), &["b".into()], true, "e3", &[&a]);
         assert_eq!(step.next.as_deref(), Some("a"));
         assert_eq!((struggles["a"].rung, struggles["a"].attempts), (Rung::Nudge, 2));
     }
@@ -181,17 +203,17 @@ mod tests {
         let (a, b) = (point("a", 0), point("b", 1));
         let mut struggles = Struggles::new();
         for entry in ["e1", "e2", "e3", "e4"] {
-            after_message(&mut struggles, Some("a"), &[], entry, &[&a, &b]);
+            after_message(&mut struggles, Some("a"), &[], true, entry, &[&a, &b]);
         }
         // The learner says it back: set aside, and b comes next.
-        let step = after_message(&mut struggles, Some("a"), &[], "e5", &[&a, &b]);
+        let step = after_message(&mut struggles, Some("a"), &[], true, "e5", &[&a, &b]);
         assert_eq!(
             (step.set_aside.as_deref(), step.next.as_deref(), step.revisit),
             (Some("a"), Some("b"), false)
         );
         assert!(!can_be_credited(&struggles, "a"));
         // b recalled: a is the only one left, asked fresh and creditable again.
-        let step = after_message(&mut struggles, Some("b"), &["b".into()], "e6", &[&a]);
+        let step = after_message(&mut struggles, Some("b"), &["b".into()], true, "e6", &[&a]);
         assert_eq!((step.next.as_deref(), step.revisit), (Some("a"), true));
         let s = &struggles["a"];
         assert_eq!((s.rung, s.parked, s.revealed, s.attempts), (Rung::Cue, false, true, 4));

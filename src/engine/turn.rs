@@ -69,6 +69,8 @@ pub struct TutorPlan {
     pub silent: bool,
     /// What to recall of an earlier stretch, on opening or resuming.
     pub recap: Option<Recap>,
+    /// The learner asked the tutor something: answer, then the same rung again.
+    pub asked: bool,
 }
 
 /// Which agent answers, and what it answers to.
@@ -400,6 +402,7 @@ fn tutor_request(
         set_aside: plan.set_aside,
         observation,
         learner_message,
+        asked: plan.asked,
         previous_reply: plan.previous_reply,
         showable: plan.showable,
         recap: plan.recap,

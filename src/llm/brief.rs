@@ -35,6 +35,33 @@ pub enum TutorMoment {
 }
 
 warren_app::named_enum! {
+    /// What a learner's message is, as the evaluator reads it. Only an attempt or "I don't
+    /// know" climbs the hint ladder: a question gets an answer and the same rung again.
+    #[derive(Default)]
+    pub enum MessageKind {
+        /// An answer or a guess, right or wrong.
+        #[default]
+        Attempt = "attempt",
+        /// The learner says they do not know or remember.
+        DontKnow = "dont_know",
+        /// A question to the tutor: about the question asked, or about something else.
+        Question = "question",
+        /// Anything else: thanks, a pause, talk about the session.
+        SmallTalk = "small_talk",
+    }
+}
+
+impl MessageKind {
+    /// Whether the message counts as a try at the point under discussion.
+    pub fn climbs(self) -> bool {
+        match self {
+            MessageKind::Attempt | MessageKind::DontKnow => true,
+            MessageKind::Question | MessageKind::SmallTalk => false,
+        }
+    }
+}
+
+warren_app::named_enum! {
     /// The hint ladder for the point under discussion, one rung per learner message that
     /// does not recall it (see `engine::struggle`).
     #[derive(Default)]
@@ -141,6 +168,9 @@ pub struct TutorBrief {
     /// The evaluator's observation about the latest message, for this reply only.
     pub observation: Option<String>,
     pub learner_message: Option<String>,
+    /// The learner's message asked the tutor something (and recalled nothing): answer it
+    /// briefly, then ask about the point under discussion again, on the same rung.
+    pub asked: bool,
     /// The tutor's previous words, which this reply must not repeat.
     pub previous_reply: Option<String>,
     /// Resources it may show with its tools.

@@ -59,6 +59,23 @@ fn the_command_prints_each_case_and_the_figures_and_fails_below_the_minimum() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("line 1 is not a case"));
 }
 
+/// The share of labelled message kinds the offline evaluator reads as labelled, in `file`.
+fn kinds_read_right(file: &str) -> f64 {
+    let out = warren(&["eval", "evaluator", file]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout.lines().find(|l| l.starts_with("message kinds ")).unwrap_or_else(|| panic!("{stdout}"));
+    line.split_whitespace().nth(2).and_then(|f| f.parse().ok()).unwrap_or_else(|| panic!("{line}"))
+}
+
+#[test]
+fn the_offline_evaluator_tells_questions_and_dont_knows_from_attempts_on_the_judges_cases() {
+    // Labelled on every case that recalls nothing: only an attempt or "I don't know" climbs.
+    let development = kinds_read_right("evals/evaluator.jsonl");
+    assert!(development >= 0.95, "development set: {development}");
+    let held_out = kinds_read_right("evals/holdout/evaluator.jsonl");
+    assert!(held_out >= 0.8, "held-out set: {held_out}");
+}
+
 #[tokio::test]
 async fn a_network_judge_is_measured_through_its_real_requests() {
     // The model recalls p1 in every case: right once, wrong (a false positive) in the second,

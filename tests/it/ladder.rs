@@ -58,6 +58,41 @@ async fn four_times_i_dont_know_climbs_four_different_rungs_to_the_answer() {
 }
 
 #[tokio::test]
+async fn a_question_is_answered_and_asked_again_on_the_same_rung_not_counted_as_a_miss() {
+    let app = TestApp::spawn().await;
+    let (session, points, mut ws, opening) = opened(&app).await;
+    let angle = reply_of(&ws.say("I don't know").await);
+    assert!(angle.contains("notes"), "another angle: {angle}");
+
+    // A question in the second exchange: no hint, no resource, no try counted.
+    let frames = ws.say("Why do cells need so much energy anyway? I've always wondered.").await;
+    assert!(recalled_ids(&frames).is_empty());
+    assert!(
+        !frames.iter().any(|m| matches!(m, ServerMessage::ShowResource(_) | ServerMessage::ShowImage(_))),
+        "{frames:?}"
+    );
+    let answered = reply_of(&frames);
+    assert!(answered.starts_with("A fair question.") || answered.starts_with("Worth asking."), "{answered}");
+    assert!(!answered.contains("starts with"), "not the next rung (a nudge): {answered}");
+    assert!(answered.contains("notes"), "the same rung (another angle), worded anew: {answered}");
+    assert_ne!(answered, angle);
+    assert_ne!(answered, opening);
+    let struggles = app.store().struggles(app.owner(), &session).await.unwrap();
+    let s = &struggles[&points[0].id];
+    assert_eq!((s.attempts, s.hints), (1, 1), "only the \"I don't know\" counted");
+
+    // Small talk is no try either; the next "I don't know" climbs on from where it stood.
+    ws.say("ok").await;
+    let nudge = reply_of(&ws.say("no idea").await);
+    assert!(
+        nudge.contains("starts with") || nudge.contains("begins") || nudge.contains("beginning"),
+        "{nudge}"
+    );
+    let struggles = app.store().struggles(app.owner(), &session).await.unwrap();
+    assert_eq!(struggles[&points[0].id].attempts, 2);
+}
+
+#[tokio::test]
 async fn recalling_another_point_does_not_send_the_first_back_to_the_first_rung() {
     let app = TestApp::spawn().await;
     let (_session, points, mut ws, _) = opened(&app).await;

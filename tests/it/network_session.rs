@@ -321,3 +321,53 @@ async fn a_recall_whose_reply_failed_is_answered_when_the_page_reconnects() {
     let at = path.iter().position(|e| e.content == "CUT recall").unwrap();
     assert_eq!(path.get(at + 1).map(|e| e.speaker), Some(Some(warren::store::Speaker::Tutor)), "{kinds:?}");
 }
+
+/// The evaluator reads a message starting "Why" as a question and anything else as an attempt
+/// that recalls nothing; the tutor asks briefly.
+fn asking(body: &serde_json::Value) -> Reply {
+    let system = system_of(body);
+    let last = body["messages"].as_array().and_then(|m| m.last()).map(|m| m["content"].to_string());
+    if system.contains("You check which recall points") {
+        let kind = if last.unwrap_or_default().contains("Latest learner message:\\nWhy") {
+            "question"
+        } else {
+            "attempt"
+        };
+        return Reply::Said(json!({"recalled": [], "nearMisses": [], "messageKind": kind}).to_string());
+    }
+    answers(body)
+}
+
+#[tokio::test]
+async fn a_question_the_network_evaluator_reads_as_one_is_answered_and_climbs_no_rung() {
+    let fake = FakeLlm::start_with(Wire::Anthropic, vec![], Some(Arc::new(asking))).await;
+    let app = TestApp::on_fake(Wire::Anthropic, &fake).await;
+    let (session, points) = app.start("The living cell").await;
+    let mut ws = app.connect(&session).await;
+    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+
+    ws.say("Why do cells need so much energy?").await;
+    let struggles = app.store().struggles(app.owner(), &session).await.unwrap();
+    assert!(!struggles.contains_key(&points[0].id), "no try counted: {struggles:?}");
+    // The evaluator was asked what the message is; the tutor, told it was asked something.
+    let received = fake.received();
+    let evaluator = received.iter().find(|r| system_of(&r.body).contains("You check which recall points"));
+    assert!(evaluator.is_some_and(|r| system_of(&r.body).contains("messageKind")));
+    let tutor = received.iter().rev().find(|r| system_of(&r.body).contains("recall facilitator")).unwrap();
+    assert!(
+        system_of(&tutor.body).contains("asks you something rather than answering"),
+        "{}",
+        system_of(&tutor.body)
+    );
+
+    ws.say("the nucleus").await;
+    let struggles = app.store().struggles(app.owner(), &session).await.unwrap();
+    assert_eq!(struggles[&points[0].id].attempts, 1, "an attempt climbs");
+    let tutor = fake
+        .received()
+        .into_iter()
+        .rev()
+        .find(|r| system_of(&r.body).contains("recall facilitator"))
+        .unwrap();
+    assert!(!system_of(&tutor.body).contains("asks you something rather than answering"));
+}

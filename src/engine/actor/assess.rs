@@ -14,6 +14,7 @@ use crate::engine::agents::evaluator::Evaluation;
 use crate::engine::session::LiveSession;
 use crate::engine::struggle::{self, Step, Struggles};
 use crate::engine::turn::TutorPlan;
+use crate::llm::brief::MessageKind;
 use crate::store::{StoreError, now_ms};
 
 impl Actor {
@@ -65,7 +66,8 @@ impl Actor {
             Step::default()
         } else {
             let pending = self.session.pending();
-            struggle::after_message(&mut struggles, discussed.as_deref(), &just, &message_id, &pending)
+            let tried = evaluation.kind.climbs();
+            struggle::after_message(&mut struggles, discussed.as_deref(), &just, tried, &message_id, &pending)
         };
         let mut changed = step.changed.clone();
         changed.extend(near.iter().map(|(id, _)| id.clone()).filter(|id| !step.changed.contains(id)));
@@ -97,6 +99,7 @@ impl Actor {
         }
         if let Some(plan) = plan {
             let mut next = self.plan_after(&self.session.struggles, &step, &just);
+            next.asked = evaluation.kind == MessageKind::Question && just.is_empty();
             // The last recall is answered by the overlay, not by the tutor.
             next.silent = overlay.is_some();
             let _ = plan.send(next);
@@ -114,8 +117,8 @@ impl Actor {
         next
     }
 
-    /// What the tutor will be asked to say if the learner's latest message recalls and nearly
-    /// recalls nothing: the ladder climbed as it would be, nothing saved. The turn starts the
+    /// What the tutor will be asked to say if the learner's latest message is an attempt that
+    /// recalls and nearly recalls nothing: the ladder climbed as it would be, nothing saved. The turn starts the
     /// tutor on it at once and keeps the reply only if the evaluator agrees.
     pub(super) fn speculative_plan(&self) -> Option<TutorPlan> {
         if !self.shared.config.speculative_tutor || self.session.mode() == SessionMode::Rabbithole {
@@ -126,7 +129,7 @@ impl Actor {
         let message_id = self.session.leaf().unwrap_or_default().to_string();
         let step = {
             let pending = self.session.pending();
-            struggle::after_message(&mut struggles, discussed.as_deref(), &[], &message_id, &pending)
+            struggle::after_message(&mut struggles, discussed.as_deref(), &[], true, &message_id, &pending)
         };
         Some(self.plan_after(&struggles, &step, &[]))
     }

@@ -5,7 +5,7 @@
 use serde::Deserialize;
 
 use super::{json_object, transcript};
-use crate::llm::brief::{EvalMode, EvaluatorBrief};
+use crate::llm::brief::{EvalMode, EvaluatorBrief, MessageKind};
 use crate::llm::{Format, Message, Provider, Purpose, Request, Tier, complete};
 
 /// Below this the evaluator's "recalled" is not trusted: no point is marked on a guess.
@@ -17,6 +17,8 @@ pub struct Evaluation {
     pub recalled: Vec<(String, f64)>,
     pub near_misses: Vec<(String, String)>,
     pub observation: Option<String>,
+    /// What the message was; an attempt when the evaluator did not say (or said nonsense).
+    pub kind: MessageKind,
 }
 
 #[derive(Deserialize)]
@@ -28,6 +30,8 @@ struct Reply {
     near_misses: Vec<NearMissItem>,
     #[serde(default)]
     observation: Option<String>,
+    #[serde(default)]
+    message_kind: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -62,8 +66,13 @@ pub fn request(brief: EvaluatorBrief) -> Request {
          Answer with JSON only, in this shape:\n\
          {\"recalled\":[{\"pointId\":\"...\",\"confidence\":0.9}],\
          \"nearMisses\":[{\"pointId\":\"...\",\"feedback\":\"what was close and what was missing, a short phrase\"}],\
-         \"observation\":\"one sentence for the tutor about this message, or empty\"}\n\
-         Use only the ids listed above. Use empty arrays when nothing applies.",
+         \"observation\":\"one sentence for the tutor about this message, or empty\",\
+         \"messageKind\":\"attempt\"}\n\
+         Use only the ids listed above. Use empty arrays when nothing applies. messageKind says what the \
+         message is: \"attempt\" (an answer or a guess, right or wrong), \"dont_know\" (the learner says \
+         they do not know or remember), \"question\" (a question to the tutor, about the question asked or \
+         about something else; a guess phrased as a question is an attempt), \"small_talk\" (anything \
+         else: thanks, a pause, talk about the session).",
     );
     if brief.mode == EvalMode::Rabbithole {
         system.push_str(" The learner is exploring a side topic; leave the observation empty.");
@@ -108,6 +117,8 @@ pub fn parse(text: &str, brief: &EvaluatorBrief) -> Option<Evaluation> {
             evaluation.near_misses.push((item.point_id, feedback));
         }
     }
+    // An unknown kind is read as an attempt: the ladder climbs as it did before kinds.
+    evaluation.kind = reply.message_kind.and_then(|k| k.parse().ok()).unwrap_or_default();
     evaluation.observation = reply
         .observation
         .map(|o| o.trim().chars().take(400).collect::<String>())

@@ -112,6 +112,13 @@ pub fn request(brief: TutorBrief, guidelines: &str, context: Vec<Message>) -> Re
                     aside.content.trim()
                 ));
             }
+            if brief.asked {
+                system.push_str(
+                    "The learner's latest message asks you something rather than answering. Answer it \
+                     briefly, in a sentence or two, without giving away any point not yet recalled; then \
+                     ask about the point under discussion again, at the same level of hint as before.\n",
+                );
+            }
             if let Some(observation) = brief.observation.as_deref().filter(|o| !o.trim().is_empty()) {
                 system.push_str(&format!(
                     "Observation about the latest message, for this reply only (do not quote or mention it): {}\n",
@@ -288,6 +295,7 @@ mod tests {
             set_aside: None,
             observation: Some("They named the organelle but not the molecule.".into()),
             learner_message: Some("mitochondria".into()),
+            asked: false,
             previous_reply: Some("Which organelle powers the cell?".into()),
             showable: vec![],
             recap: None,

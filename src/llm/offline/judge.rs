@@ -15,7 +15,7 @@ use std::collections::HashMap;
 
 use crate::embed::{Reading, similarity};
 use crate::llm::Role;
-use crate::llm::brief::{DetectorBrief, EvaluatorBrief, PointBrief};
+use crate::llm::brief::{DetectorBrief, EvaluatorBrief, MessageKind, PointBrief};
 use crate::text::{Token, tokens};
 
 /// Share of a point's weight a message must carry to recall it.
@@ -237,6 +237,82 @@ fn meaning_word(text: &str, span: std::ops::Range<usize>) -> Option<&str> {
     text.get(span).filter(|w| !tokens(w).is_empty())
 }
 
+/// Talk about the session, not about any point: it climbs no ladder.
+const SESSION_TALK: &[&str] = &[
+    "brb",
+    "be right back",
+    "one sec",
+    "one moment",
+    "hang on a sec",
+    "a break",
+    "go faster",
+    "bit faster",
+    "speed up",
+    "slow down",
+    "go slower",
+    "points left",
+    "points are left",
+    "how many points",
+];
+
+/// Asking for help with the point is saying "I don't know" (the next rung is the help).
+const HELP: &[&str] = &[
+    "hint",
+    "clue",
+    "skip",
+    "give up",
+    "tell me the answer",
+    "just tell me",
+    "blank",
+    "can't define",
+    "stuck",
+];
+
+/// Words that say nothing on their own.
+const SMALL_TALK: &[&str] = &[
+    "ok", "okay", "k", "sure", "cool", "nice", "lol", "haha", "hi", "hello", "hey", "yes", "no", "hmm",
+    "right", "thanks", "thank", "you", "cheers", "so", "much",
+];
+
+/// What a message is, when it recalled and nearly recalled nothing: "I don't know" (or asking
+/// for help), a question to the tutor, small talk, or an attempt (the rest, guesses included:
+/// "is it the ribosome?" and "is that the one with three flaps?" offer an answer).
+pub fn kind_of(message: &str) -> MessageKind {
+    let lower = format!(" {} ", message.trim().to_lowercase().replace('’', "'"));
+    let words: Vec<&str> =
+        lower.split(|c: char| !(c.is_alphanumeric() || c == '\'')).filter(|w| !w.is_empty()).collect();
+    if crate::text::is_dont_know(message) || HELP.iter().any(|p| lower.contains(p)) {
+        return MessageKind::DontKnow;
+    }
+    if words.is_empty()
+        || words.iter().all(|w| SMALL_TALK.contains(w))
+        || SESSION_TALK.iter().any(|p| lower.contains(&format!(" {p}")))
+    {
+        return MessageKind::SmallTalk;
+    }
+    let opening: Vec<&str> = words.iter().copied().skip_while(|w| FILLERS.contains(w)).collect();
+    let first = opening.first().copied().unwrap_or_default();
+    let second = opening.get(1).copied().unwrap_or_default();
+    // "I've always wondered why…": asking without a question mark.
+    let wondering =
+        ["i wonder", "i've always wondered", "i always wondered", "i'd love to know", "i want to know"]
+            .iter()
+            .any(|p| lower.contains(p));
+    let asks = message.contains('?');
+    let wh = is_wh(first) || matches!(first, "what's" | "whats" | "why's" | "how's" | "who's" | "where's");
+    // "Is it the ribosome?", "is that the rule where…?", "the one with three flaps?", "…, right?".
+    let guess = (matches!(first, "is" | "was" | "isn't") && matches!(second, "it" | "that"))
+        && !lower.contains("is it true")
+        || lower.contains(" the one ")
+        || lower.contains(" the ones ")
+        || lower.trim_end().ends_with("right?");
+    let yes_no = YES_NO.contains(&first);
+    if (asks && (wh || (yes_no && !guess))) || wondering {
+        return MessageKind::Question;
+    }
+    MessageKind::Attempt
+}
+
 /// Phrases of curiosity about something beyond the question.
 const CURIOUS: &[&str] = &[
     "why ",
@@ -456,6 +532,39 @@ mod tests {
             learner_message: message.into(),
             recent: vec![crate::llm::Message::assistant("Which chamber has the thickest wall?")],
         })
+    }
+
+    #[test]
+    fn questions_dont_knows_and_small_talk_are_told_from_attempts() {
+        for (message, kind) in [
+            (
+                "Why did the Romans hate the idea of a king so much? I've always wondered.",
+                MessageKind::Question,
+            ),
+            ("what do you mean by wall?", MessageKind::Question),
+            ("Can you explain what ATP is?", MessageKind::Question),
+            ("Hmm, how does that even work?", MessageKind::Question),
+            ("I've always wondered how they measured it", MessageKind::Question),
+            ("no idea, sorry", MessageKind::DontKnow),
+            ("I don't remember", MessageKind::DontKnow),
+            ("ok", MessageKind::SmallTalk),
+            ("brb, getting coffee", MessageKind::SmallTalk),
+            ("can we go a bit faster?", MessageKind::SmallTalk),
+            ("can I get a hint for this one?", MessageKind::DontKnow),
+            ("wait, is that the rule where the verb goes at the end?", MessageKind::Attempt),
+            ("is the clove hitch the one for joining two ends?", MessageKind::Attempt),
+            ("is it the ribosome?", MessageKind::Attempt),
+            ("Is it true that Napoleon was short?", MessageKind::Question),
+            ("Do other animals have four chambers too?", MessageKind::Question),
+            ("the left ventricle, right?", MessageKind::Attempt),
+            ("the mitochondria make energy", MessageKind::Attempt),
+            ("Jupiter, I think", MessageKind::Attempt),
+            ("It isn't that heavier things fall faster, I know that much.", MessageKind::Attempt),
+            ("the telescope, thanks to Galileo", MessageKind::Attempt),
+            ("thanks so much", MessageKind::SmallTalk),
+        ] {
+            assert_eq!(kind_of(message), kind, "{message}");
+        }
     }
 
     #[test]

@@ -16,8 +16,8 @@ use serde_json::json;
 use warren_app::protocol::ProviderInfo;
 
 use super::brief::{
-    DetectorBrief, EvaluatorBrief, ExplorerBrief, Focus, PointBrief, Recap, Rung, Showable, SummaryBrief,
-    SummaryTask, TutorBrief, TutorMoment,
+    DetectorBrief, EvaluatorBrief, ExplorerBrief, Focus, MessageKind, PointBrief, Recap, Rung, Showable,
+    SummaryBrief, SummaryTask, TutorBrief, TutorMoment,
 };
 use super::topic::topic_of;
 use super::{LlmError, Output, Provider, Purpose, ReplyStream, Request, Role, ToolCall};
@@ -184,6 +184,10 @@ fn answer(request: &Request) -> String {
 fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> serde_json::Value {
     let meaning = embedder.and_then(|embedder| meaning(embedder, brief));
     let context = judge::Context::new(brief, meaning);
+    // A question or small talk is no attempt, so it nearly recalls nothing (it may still say a
+    // point outright).
+    let form = judge::kind_of(&brief.learner_message);
+    let tries = form.climbs();
     let mut recalled = Vec::new();
     let mut near = Vec::new();
     for point in &brief.unchecked {
@@ -191,9 +195,14 @@ fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> serde_json:
         if verdict.recalled {
             let confidence = (0.5 + verdict.score / 2.0).min(1.0);
             recalled.push(json!({"pointId": point.id, "confidence": (confidence * 100.0).round() / 100.0}));
-        } else if verdict.near {
+        } else if verdict.near && tries {
             let close = verdict.present.iter().take(3).cloned().collect::<Vec<_>>().join(", ");
-            near.push(json!({"pointId": point.id, "feedback": format!("On the right track with {close}.")}));
+            let feedback = if close.is_empty() {
+                "On the right track.".to_string()
+            } else {
+                format!("On the right track with {close}.")
+            };
+            near.push(json!({"pointId": point.id, "feedback": feedback}));
         }
     }
     let observation = if !recalled.is_empty() {
@@ -205,7 +214,15 @@ fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> serde_json:
     } else {
         ""
     };
-    json!({"recalled": recalled, "nearMisses": near, "observation": observation})
+    // A message that recalls or nearly recalls something is an attempt, whatever its form
+    // ("I don't know, something about…" stays a "don't know": both climb the ladder).
+    let kind = match form {
+        _ if !recalled.is_empty() => MessageKind::Attempt,
+        MessageKind::DontKnow => MessageKind::DontKnow,
+        MessageKind::Attempt | MessageKind::Question | MessageKind::SmallTalk if near.is_empty() => form,
+        MessageKind::Attempt | MessageKind::Question | MessageKind::SmallTalk => MessageKind::Attempt,
+    };
+    json!({"recalled": recalled, "nearMisses": near, "observation": observation, "messageKind": kind.as_str()})
 }
 
 /// What the sentence model reads of the message, the tutor's question and each point (points
@@ -316,6 +333,10 @@ fn tutor(brief: &TutorBrief) -> String {
             };
             (0..acks.len()).map(|i| format!("{}{back}", acks[(first + i) % acks.len()])).collect()
         }
+        TutorMoment::Reply if brief.asked => {
+            let answer = from_notes(message, focus);
+            vec![format!("A fair question. {answer}"), format!("Worth asking. {answer}")]
+        }
         TutorMoment::Reply if brief.set_aside.is_some() => {
             vec![
                 "Keep that in mind; we'll come back to it.".into(),
@@ -342,6 +363,30 @@ fn tutor(brief: &TutorBrief) -> String {
         .chain(candidates)
         .find(|c| sentences(c).iter().all(|s| !previous.contains(s)))
         .unwrap_or(first)
+}
+
+/// An answer to the learner's question from the notes linked to the point under discussion:
+/// the sentence sharing most words with the question (two at least), unless it would give the
+/// point away; otherwise a plain word that the notes don't say.
+fn from_notes(question: &str, focus: &Focus) -> String {
+    let asked = terms(question);
+    let point = terms(&focus.point.content);
+    let best = focus
+        .notes
+        .iter()
+        .flat_map(|note| sentences(&note.body))
+        .map(|sentence| {
+            let said = terms(&sentence);
+            let shared = said.iter().filter(|t| asked.contains(t)).count();
+            let gives_away = said.iter().filter(|t| point.contains(t) && !asked.contains(t)).count() >= 2;
+            (shared, gives_away, sentence)
+        })
+        .filter(|(shared, gives_away, _)| *shared >= 2 && !gives_away)
+        .max_by_key(|(shared, _, _)| *shared);
+    match best {
+        Some((_, _, sentence)) => format!("Your notes say: {}", ensure_period(&sentence)),
+        None => "Your notes don't say; keep it for when this point is done.".into(),
+    }
 }
 
 /// The question for the point under discussion at its rung of the hint ladder; `variant`
@@ -778,6 +823,7 @@ mod tests {
             set_aside: None,
             observation: None,
             learner_message: Some(message.into()),
+            asked: false,
             previous_reply: previous.map(str::to_string),
             showable: vec![],
             recap: None,
