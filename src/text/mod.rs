@@ -231,7 +231,14 @@ pub fn coverage(key: &[String], text: &[String]) -> (f64, Vec<String>) {
 
 /// "I don't know", "no idea", "can't remember"…
 pub fn is_dont_know(text: &str) -> bool {
-    let t = text.to_lowercase().replace('’', "'");
+    // Whole words only: "pass" is a learner passing, "en passant" is not.
+    let words: String = text
+        .to_lowercase()
+        .replace('’', "'")
+        .chars()
+        .map(|c| if c.is_alphanumeric() || c == '\'' { c } else { ' ' })
+        .collect();
+    let t = format!(" {} ", words.split_whitespace().collect::<Vec<_>>().join(" "));
     [
         "don't know",
         "dont know",
@@ -245,6 +252,7 @@ pub fn is_dont_know(text: &str) -> bool {
         "no idea",
         "not sure",
         "forgot",
+        "forgotten",
         "forget",
         "no clue",
         "i'm stuck",
@@ -252,7 +260,7 @@ pub fn is_dont_know(text: &str) -> bool {
         "pass",
     ]
     .iter()
-    .any(|p| t.contains(p))
+    .any(|p| t.contains(&format!(" {p} ")))
 }
 
 /// Sentences of a text, trimmed.
@@ -328,5 +336,9 @@ mod tests {
         assert!(is_dont_know("I don’t remember"));
         assert!(is_dont_know("no idea, sorry"));
         assert!(!is_dont_know("ribosomes make proteins"));
+        assert!(is_dont_know("pass"));
+        assert!(is_dont_know("I've completely forgotten"));
+        assert!(!is_dont_know("Who came up with en passant?"));
+        assert!(!is_dont_know("light passes from one medium into another"));
     }
 }

@@ -385,9 +385,18 @@ const NOT_TANGENT: &[&str] = &[
     "or the other way",
     "the one",
     "again",
-    "is that",
+    "is that right",
+    "is that correct",
+    "is that it",
+    "is that the",
+    "is that what",
     "isn't it",
     "correct?",
+    "rephrase",
+    "repeat the question",
+    "say that again",
+    "what was the question",
+    "the question?",
 ];
 
 /// Words that open a yes-or-no question.
@@ -411,6 +420,13 @@ pub fn is_tangent(brief: &DetectorBrief) -> bool {
     let opening: Vec<&str> = words.iter().copied().skip_while(|w| FILLERS.contains(w)).collect();
     // "So is it the ribosomes…", "hmm, so kneading…": a learner restating, not wondering.
     if words.iter().take_while(|w| FILLERS.contains(w)).any(|w| *w == "so") {
+        return false;
+    }
+    // "Is it like missing someone?": a guess at the answer, not curiosity.
+    if matches!(opening.first().copied(), Some("is" | "was"))
+        && matches!(opening.get(1).copied(), Some("it" | "that"))
+        && !lower.contains("is it true")
+    {
         return false;
     }
     let mut known: Vec<Token> =
@@ -572,6 +588,7 @@ mod tests {
         assert!(tangent("Why do hummingbirds have such fast heartbeats?"));
         assert!(tangent("I've always wondered how surgeons first operated on a beating heart."));
         assert!(tangent("Do other animals have four chambers too, or only mammals and birds?"));
+        assert!(tangent("I've heard that divers can slow their hearts down, why is that?"));
     }
 
     #[test]
@@ -586,6 +603,8 @@ mod tests {
             "can we go a bit faster?",
             "no idea, sorry",
             "so is it the ventricle that pumps to the body?",
+            "could you rephrase the question?",
+            "is it like a muscle that never gets tired?",
         ] {
             assert!(!tangent(message), "{message}");
         }
