@@ -46,6 +46,20 @@ impl Quantity {
             (Some(_), None) | (None, Some(_)) | (None, None) => same,
         }
     }
+    /// Not the same, but close enough to be a near miss: the same number in the wrong unit
+    /// ("150 million miles" for 150 million km), a year off by one or two ("September 1938"),
+    /// or another amount within a tenth ("around 50" for 54).
+    pub fn is_near(&self, other: &Quantity) -> bool {
+        if self.matches(other) {
+            return false;
+        }
+        let year = |n: f64| n.fract() == 0.0 && (1000.0..=2100.0).contains(&n);
+        if year(self.value) && year(other.value) {
+            return (self.value - other.value).abs() <= 2.0;
+        }
+        self.value == other.value
+            || (self.value - other.value).abs() <= 0.1 * self.value.abs().max(other.value.abs())
+    }
 }
 
 /// Words for numbers, with what they are.

@@ -300,3 +300,57 @@ async fn struggles_are_saved_in_one_statement_even_when_a_point_is_named_twice()
     store.save_struggles(app.owner(), &session, &[(points[0].id.as_str(), &more)]).await.unwrap();
     assert_eq!(store.struggles(app.owner(), &session).await.unwrap()[&points[0].id], more);
 }
+
+#[tokio::test]
+async fn another_angle_comes_from_the_linked_note_nearest_the_point_in_meaning() {
+    let app = TestApp::spawn().await;
+    let note = |title: &str, body: &str| warren::store::NewResource {
+        kind: "text".into(),
+        title: title.into(),
+        body: body.into(),
+        points: vec![(0, 1.0)],
+        ..Default::default()
+    };
+    let set = warren::store::NewSet {
+        name: "Making proteins".into(),
+        points: vec![warren::store::NewPoint {
+            content: "Ribosomes translate messenger RNA into proteins.".into(),
+            context: "Where are proteins assembled, and from which instructions?".into(),
+            card: None,
+        }],
+        // Both linked to the point; the one about microscopes comes first in the set.
+        resources: vec![
+            note(
+                "Early microscopes",
+                "Van Leeuwenhoek ground his own lenses and was the first to see bacteria. Better optics \
+                 later revealed the nucleus.",
+            ),
+            note(
+                "From gene to protein",
+                "A gene is copied into messenger RNA, which leaves the nucleus. The code is read three \
+                 letters at a time and amino acids are joined in that order.",
+            ),
+        ],
+        ..Default::default()
+    };
+    app.store().create_set(app.owner(), &set).await.unwrap();
+    let (session, _) = app.start("Making proteins").await;
+    let mut ws = app.connect(&session).await;
+    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+
+    let frames = ws.say("I don't know").await;
+    let angle = reply_of(&frames);
+    assert!(angle.contains("From gene to protein"), "the note nearest in meaning: {angle}");
+    assert!(!angle.contains("Early microscopes"), "{angle}");
+    let shown: Vec<_> = frames
+        .iter()
+        .filter_map(|m| match m {
+            ServerMessage::ShowResource(r) => Some(r.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        shown.iter().all(|r| r.title == "From gene to protein"),
+        "the note named is the note shown: {shown:?}"
+    );
+}

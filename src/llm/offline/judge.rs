@@ -150,7 +150,13 @@ impl Context {
         let enough = score >= RECALL || (number_right && score >= RECALL_WITH_NUMBER);
         let vetoed = wrong_number || opposed || self.asks;
         let recalled = enough && !vetoed;
-        let near = !recalled && score >= NEAR && !present.is_empty();
+        // A number of the point nearly right is a near miss, however few words came with it.
+        let number_near = self.message.iter().any(|m| {
+            m.quantity.as_ref().is_some_and(|q| {
+                !m.negated && key.iter().any(|k| k.quantity.as_ref().is_some_and(|kq| q.is_near(kq)))
+            })
+        });
+        let near = !recalled && ((score >= NEAR && !present.is_empty()) || number_near);
         let lexical = Verdict { score, recalled, near, present, vetoed };
         match self.meaning.as_ref().and_then(|m| Some((m, m.points.get(&point.id)?))) {
             Some((meaning, reading)) => self.by_meaning(&point.content, lexical, meaning, reading),
@@ -536,6 +542,12 @@ mod tests {
         assert!(!judged("it's not Jupiter that is the largest planet", None, "j").recalled);
         assert!(!judged("is Jupiter the largest planet?", None, "j").recalled);
         assert!(judged("signed in nineteen nineteen, at Versailles", None, "t").recalled);
+        // A year off by one is a near miss, not a recall; one from another war is neither.
+        let asked = Some("When was the Treaty of Versailles signed?");
+        let off_by_one = judged("1918", asked, "t");
+        assert!(!off_by_one.recalled && off_by_one.near);
+        let other_war = judged("1945", asked, "t");
+        assert!(!other_war.recalled && !other_war.near);
     }
 
     fn tangent(message: &str) -> bool {

@@ -101,37 +101,47 @@ impl Provider for Offline {
     }
 
     async fn stream(&self, request: &Request) -> Result<ReplyStream, LlmError> {
-        let text = match (&self.embedder, &request.purpose) {
+        let (text, shown) = match (&self.embedder, &request.purpose) {
             // A pass of the sentence model takes milliseconds of CPU: off the async threads.
             (Some(embedder), Purpose::Explorer(brief)) => {
                 let brief = brief.clone();
-                self.with_model(embedder, move |e| explorer(&brief, Some(e)))
-                    .await?
-                    .unwrap_or_else(|| answer(request))
+                let text = self.with_model(embedder, move |e| explorer(&brief, Some(e))).await?;
+                (text.unwrap_or_else(|| answer(request)), None)
+            }
+            // Another angle from one of several linked notes: the one nearest the point in meaning
+            // (named in the words and shown beside them).
+            (Some(embedder), Purpose::Tutor(brief))
+                if brief.focus.as_ref().is_some_and(|f| f.rung == Rung::Angle && f.notes.len() > 1) =>
+            {
+                let owned = brief.clone();
+                let ordered = self.with_model(embedder, move |e| nearest_notes_first(&owned, e)).await?;
+                match ordered {
+                    Some(ordered) => (tutor(&ordered), show(&ordered)),
+                    None => (answer(request), show(brief)),
+                }
             }
             (Some(embedder), Purpose::Evaluator(brief)) => {
                 let brief = brief.clone();
-                self.with_model(embedder, move |e| evaluator(&brief, Some(e)).to_string())
-                    .await?
-                    .unwrap_or_else(|| answer(request))
+                let text = self.with_model(embedder, move |e| evaluator(&brief, Some(e)).to_string()).await?;
+                (text.unwrap_or_else(|| answer(request)), None)
             }
-            (None, _)
-            | (Some(_), Purpose::Tutor(_) | Purpose::Detector(_) | Purpose::Summariser(_) | Purpose::Probe) => {
-                answer(request)
+            (None, Purpose::Tutor(brief)) | (Some(_), Purpose::Tutor(brief)) => {
+                (answer(request), show(brief))
+            }
+            (
+                None,
+                Purpose::Evaluator(_)
+                | Purpose::Detector(_)
+                | Purpose::Explorer(_)
+                | Purpose::Summariser(_)
+                | Purpose::Probe,
+            )
+            | (Some(_), Purpose::Detector(_) | Purpose::Summariser(_) | Purpose::Probe) => {
+                (answer(request), None)
             }
         };
         let delay = self.chunk_delay;
         // A resource to show goes first, so it is there as the words arrive.
-        let shown = match &request.purpose {
-            Purpose::Tutor(brief) => to_show(brief).map(|r| {
-                Output::Tool(ToolCall { name: r.tool.as_str().into(), input: json!({"resource_id": r.id}) })
-            }),
-            Purpose::Evaluator(_)
-            | Purpose::Detector(_)
-            | Purpose::Explorer(_)
-            | Purpose::Summariser(_)
-            | Purpose::Probe => None,
-        };
         let pieces = shown.into_iter().chain(chunks(&text).into_iter().map(Output::Text));
         let stream = futures_util::stream::iter(pieces).then(move |piece| async move {
             if !delay.is_zero() {
@@ -296,6 +306,12 @@ fn push_topics(out: &mut String, topics: &[String], lead: &str) {
 /// The resource linked to the point under discussion, shown as its second hint ("another
 /// angle"): after the learner has tried once, never before, so it does not do their
 /// recalling for them. Showable resources are those not yet shown, so it comes once.
+/// The tutor's call to show the resource its words point to, if any.
+fn show(brief: &TutorBrief) -> Option<Output> {
+    to_show(brief)
+        .map(|r| Output::Tool(ToolCall { name: r.tool.as_str().into(), input: json!({"resource_id": r.id}) }))
+}
+
 fn to_show(brief: &TutorBrief) -> Option<&Showable> {
     let focus = brief.focus.as_ref().filter(|f| f.rung == Rung::Angle && !f.revisit)?;
     brief.showable.iter().find(|r| r.points.contains(&focus.point.id))
@@ -363,6 +379,32 @@ fn tutor(brief: &TutorBrief) -> String {
         .chain(candidates)
         .find(|c| sentences(c).iter().all(|s| !previous.contains(s)))
         .unwrap_or(first)
+}
+
+/// The brief with the point's linked notes ordered by nearness in meaning to the point (ties
+/// and a failed pass keep the engine's order).
+fn nearest_notes_first(brief: &TutorBrief, embedder: &Embedder) -> TutorBrief {
+    let mut brief = brief.clone();
+    if let Some(focus) = brief.focus.as_mut() {
+        let texts: Vec<String> = std::iter::once(focus.point.content.clone())
+            .chain(focus.notes.iter().map(|n| format!("{}. {}", n.title.trim(), n.body.trim())))
+            .collect();
+        if let Ok(vectors) = embedder.embed(&texts.iter().map(String::as_str).collect::<Vec<_>>())
+            && let Some((point, notes)) = vectors.split_first()
+        {
+            let mut ranked: Vec<(f32, crate::llm::brief::ResourceBrief)> = notes
+                .iter()
+                .map(|v| crate::embed::similarity(point, v))
+                .zip(std::mem::take(&mut focus.notes))
+                .collect();
+            ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
+            focus.notes = ranked.into_iter().map(|(_, note)| note).collect();
+        }
+        // The resource shown beside the words is the note they name first.
+        let rank = |title: &str| focus.notes.iter().position(|n| n.title == title).unwrap_or(usize::MAX);
+        brief.showable.sort_by_key(|r| rank(&r.title));
+    }
+    brief
 }
 
 /// An answer to the learner's question from the notes linked to the point under discussion:
