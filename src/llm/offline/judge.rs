@@ -61,6 +61,8 @@ pub struct Context {
     asked_words: Vec<String>,
     others: Vec<Vec<Token>>,
     asks: bool,
+    /// The message ends by saying the rest escapes the learner ("…, I forget the last one").
+    trails_off: bool,
     meaning: Option<Meaning>,
 }
 
@@ -97,6 +99,7 @@ impl Context {
                 .collect(),
             // A question back ("is it the ribosome?") is a guess, not a recall.
             asks: brief.learner_message.trim_end().ends_with('?'),
+            trails_off: trails_off(&brief.learner_message),
             meaning,
         }
     }
@@ -149,7 +152,10 @@ impl Context {
         let score = if total > 0.0 { carried / total } else { 0.0 };
         let enough = score >= RECALL || (number_right && score >= RECALL_WITH_NUMBER);
         let vetoed = wrong_number || opposed || self.asks;
-        let recalled = enough && !vetoed;
+        // "…, but I don't remember the upper limit": what was said is part of the point, unless
+        // it is all of it.
+        let partial = self.trails_off && score < 1.0;
+        let recalled = enough && !vetoed && !partial;
         // A number of the point nearly right is a near miss, however few words came with it.
         let number_near = self.message.iter().any(|m| {
             m.quantity.as_ref().is_some_and(|q| {
@@ -206,8 +212,9 @@ impl Context {
         ];
         let odds = BIAS + WEIGHTS.iter().zip(features).map(|(w, x)| w * x).sum::<f64>();
         tracing::debug!(?features, odds, point = content, "the evaluator's reading of a point");
-        let recalled = odds >= RECALL_ODDS;
-        let near = !recalled && (odds >= NEAR_ODDS || lexical.near);
+        let partial = self.trails_off && lexical.score < 1.0;
+        let recalled = odds >= RECALL_ODDS && !partial;
+        let near = !recalled && (odds >= NEAR_ODDS || lexical.near || partial && odds >= RECALL_ODDS);
         let mut present = lexical.present;
         for (_, cover, given, text) in &judged {
             if *cover >= f64::from(COVERED)
@@ -236,6 +243,25 @@ impl Context {
 /// The tutor's last question in the conversation, if any.
 pub fn question(brief: &EvaluatorBrief) -> Option<&str> {
     brief.recent.iter().rev().find(|m| m.role == Role::Assistant).map(|m| m.content.as_str())
+}
+
+/// Whether a message trails off: its last clause, after something said, is "I don't know"
+/// ("the left ventricle? not sure why though"). A leading one ("no idea, but the nucleus…")
+/// is about something else.
+fn trails_off(message: &str) -> bool {
+    let clauses: Vec<&str> = message
+        .split([',', '.', ';', '!', '?', '…'])
+        .flat_map(|c| c.split(" but "))
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    match clauses.split_last() {
+        Some((last, before)) => {
+            crate::text::is_dont_know(last)
+                && before.iter().any(|c| !crate::text::is_dont_know(c) && !tokens(c).is_empty())
+        }
+        None => false,
+    }
 }
 
 /// The text of a word the model read, when it is a content word (not "the", "is", "of").
@@ -560,6 +586,25 @@ mod tests {
             learner_message: message.into(),
             recent: vec![crate::llm::Message::assistant("Which chamber has the thickest wall?")],
         })
+    }
+
+    #[test]
+    fn a_message_that_trails_off_is_part_of_a_point_a_leading_dont_know_is_about_another() {
+        assert!(trails_off("the left ventricle? not sure why though"));
+        assert!(trails_off("fast, over a hundred a minute, but I don't remember the upper limit"));
+        assert!(!trails_off("no idea, but the Hundred Years' War was England against France"));
+        assert!(!trails_off("I don't know"));
+        let partial =
+            judged("Venus, because its atmosphere is thick, but I forget why that matters", None, "v");
+        assert!(!partial.recalled && partial.near, "{partial:?}");
+        assert!(
+            judged(
+                "no idea about the others, but Venus: its thick carbon dioxide atmosphere traps heat",
+                None,
+                "v"
+            )
+            .recalled
+        );
     }
 
     #[test]
