@@ -1,33 +1,65 @@
-//! Time to the first tutor token, with a model that takes a fixed time to start answering.
-//! The evaluator (one call for all unchecked points) and the rabbit-hole detector run
-//! together; the tutor either waits for them (two round trips per learner message) or starts
-//! alongside them as if nothing will be found, its reply kept when that is so (one round trip)
-//! and thrown away when the message recalls a point. A mixed script, half the turns recalling
-//! a point, is run both ways. Run with `cargo bench --bench first_token`.
+//! Time to the first tutor token, with a model that takes a fixed time to answer, on the
+//! learner messages of the evaluator's development set (`evals/evaluator.jsonl`): each case
+//! a session of its own, its points the set, its tutor question the opening, its message the
+//! turn measured. The model's evaluator answers as the case's labels say (a network evaluator
+//! that is right), so a turn recalls a point when the case says it does.
+//!
+//! Three ways of running the tutor:
+//! - it waits for the evaluator (two round trips a turn);
+//! - it starts alongside the evaluator as if nothing is recalled, and is kept when that is so;
+//! - it starts on the in-process judge's verdict (the offline evaluator, with the sentence
+//!   model when `data/models/all-MiniLM-L6-v2` holds it), kept when the evaluator agrees.
+//!
+//! Round trips are printed separately for turns whose early reply was kept (the guess agreed
+//! with the evaluator) and thrown away, with the agreement rate. `cargo bench --bench
+//! first_token`; `WARREN_MODEL_DIR` names another model folder.
 
 // A measuring harness: a failure to set up should stop it loudly, like a test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
+use serde::Deserialize;
+use warren::embed::Judgement;
 use warren::engine::{Attachment, Engine, EngineConfig, Outbound};
-use warren::llm::{LlmError, Output, Provider, Purpose, ReplyStream, Request};
+use warren::llm::offline::Offline;
+use warren::llm::{LlmError, Output, Provider, Purpose, ReplyStream, Request, SharedProvider};
 use warren::store::{NewPoint, NewSet, Store};
 use warren_app::protocol::{ClientMessage, ProviderInfo, ServerMessage};
 
+/// How long the model takes to answer any request.
 const LATENCY: Duration = Duration::from_millis(100);
-/// Measured turns of each kind.
-const TURNS: usize = 10;
-const POINTS: usize = 30;
+/// How long the learner takes to read the question and answer (the judges read ahead then).
+const THINKING: Duration = Duration::from_millis(150);
+
+#[derive(Deserialize)]
+struct Case {
+    points: HashMap<String, String>,
+    #[serde(default)]
+    recent: Vec<String>,
+    message: String,
+    recalled: Vec<String>,
+    near_miss: Vec<String>,
+    #[serde(default)]
+    kind: Option<String>,
+}
+
+/// The case being run: its opening question and the evaluator's answer, by point content.
+#[derive(Default)]
+struct Script {
+    opening: String,
+    recalled: Vec<String>,
+    near: Vec<String>,
+    kind: String,
+}
 
 #[derive(Default)]
 struct SlowModel {
-    evaluator: AtomicUsize,
-    detector: AtomicUsize,
-    tutor: AtomicUsize,
+    script: Mutex<Script>,
 }
 
 #[async_trait]
@@ -38,26 +70,37 @@ impl Provider for SlowModel {
 
     async fn stream(&self, request: &Request) -> Result<ReplyStream, LlmError> {
         tokio::time::sleep(LATENCY).await;
-        let text = match &request.purpose {
-            // "RECALL" recalls the first unchecked point; anything else, nothing.
-            Purpose::Evaluator(brief) => {
-                self.evaluator.fetch_add(1, Ordering::Relaxed);
-                match brief.unchecked.first().filter(|_| brief.learner_message.contains("RECALL")) {
-                    Some(point) => {
-                        format!(r#"{{"recalled":[{{"pointId":"{}","confidence":0.9}}]}}"#, point.id)
-                    }
-                    None => r#"{"recalled":[],"nearMisses":[],"observation":""}"#.into(),
+        let text = {
+            let script = self.script.lock().expect("script");
+            match &request.purpose {
+                Purpose::Evaluator(brief) => {
+                    let ids = |contents: &[String]| -> Vec<String> {
+                        brief
+                            .unchecked
+                            .iter()
+                            .filter(|p| contents.contains(&p.content))
+                            .map(|p| p.id.clone())
+                            .collect()
+                    };
+                    let recalled: Vec<_> = ids(&script.recalled)
+                        .into_iter()
+                        .map(|id| serde_json::json!({"pointId": id, "confidence": 0.9}))
+                        .collect();
+                    let near: Vec<_> = ids(&script.near)
+                        .into_iter()
+                        .map(|id| serde_json::json!({"pointId": id, "feedback": "close"}))
+                        .collect();
+                    serde_json::json!({"recalled": recalled, "nearMisses": near, "observation": "",
+                        "messageKind": script.kind})
+                    .to_string()
                 }
+                Purpose::Detector(_) => r#"{"isRabbithole":false}"#.into(),
+                Purpose::Tutor(brief) if brief.moment == warren::llm::brief::TutorMoment::Opening => {
+                    script.opening.clone()
+                }
+                Purpose::Tutor(_) => "What comes to mind first?".into(),
+                Purpose::Explorer(_) | Purpose::Summariser(_) | Purpose::Probe => "ok".into(),
             }
-            Purpose::Detector(_) => {
-                self.detector.fetch_add(1, Ordering::Relaxed);
-                r#"{"isRabbithole":false}"#.into()
-            }
-            Purpose::Tutor(_) => {
-                self.tutor.fetch_add(1, Ordering::Relaxed);
-                "What comes to mind first?".into()
-            }
-            Purpose::Explorer(_) | Purpose::Summariser(_) | Purpose::Probe => "ok".into(),
         };
         Ok(Box::pin(futures_util::stream::iter(vec![Ok(Output::Text(text))])))
     }
@@ -67,122 +110,154 @@ impl Provider for SlowModel {
     }
 }
 
-/// What one run of the script measured.
+/// How the tutor starts, for one run.
+#[derive(Clone, Copy, PartialEq)]
+enum Way {
+    Waits,
+    AssumesNothing,
+    GuessesLocally,
+}
+
+/// What one run measured: time to the first token of turns whose early reply was kept, of
+/// those whose early reply was thrown away (or, waiting, of every turn).
+#[derive(Default)]
 struct Run {
-    recall: Vec<Duration>,
-    nothing: Vec<Duration>,
-    tutor_calls: usize,
-    wasted: u64,
-    kept: u64,
+    kept: Vec<Duration>,
+    thrown: Vec<Duration>,
 }
 
 fn main() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let cases: Vec<Case> = std::fs::read_to_string(root.join("evals/evaluator.jsonl"))
+        .expect("the development set")
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("a case"))
+        .collect();
+    let model_dir = std::env::var_os("WARREN_MODEL_DIR")
+        .map_or_else(|| root.join("data/models/all-MiniLM-L6-v2"), PathBuf::from);
+    let judgement = Judgement::load(&model_dir);
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     runtime.block_on(async {
-        let waiting = run(false).await;
-        let speculating = run(true).await;
         println!(
-            "time to first tutor token, {POINTS} unchecked points, {} ms per model call, {TURNS} turns that \
-             recall a point and {TURNS} that recall nothing, alternating:",
-            LATENCY.as_millis()
+            "time to first tutor token, {} ms per model call, the {} learner messages of evals/evaluator.jsonl \
+             (each its own session, sent {} ms after the opening question; the evaluator answers as the labels say):",
+            LATENCY.as_millis(),
+            cases.len(),
+            THINKING.as_millis()
         );
-        report("tutor waits for the evaluator", &waiting);
-        report("tutor starts alongside it (WARREN_SPECULATIVE_TUTOR)", &speculating);
+        let waiting = run(&cases, Way::Waits, &judgement).await;
+        report("tutor waits for the evaluator", &waiting, false);
+        let nothing = run(&cases, Way::AssumesNothing, &judgement).await;
+        report("tutor starts as if nothing is recalled", &nothing, true);
+        let local = run(&cases, Way::GuessesLocally, &judgement).await;
+        report(&format!("tutor starts on the in-process judge's verdict ({})", judgement.describe()), &local, true);
     });
 }
 
-fn report(name: &str, run: &Run) {
+fn report(name: &str, run: &Run, speculates: bool) {
     println!("  {name}:");
     let line = |kind: &str, times: &[Duration]| {
+        if times.is_empty() {
+            println!("    {kind:<24} none");
+            return;
+        }
         let mut times = times.to_vec();
         times.sort();
         let at =
             |q: f64| times[((q * times.len() as f64).ceil() as usize).saturating_sub(1).min(times.len() - 1)];
-        let (median, p90) = (at(0.5), at(0.9));
         let trips = |d: Duration| d.as_secs_f64() / LATENCY.as_secs_f64();
         println!(
-            "    {kind:<15} median {:>4} ms ({:.2} round trips), p90 {:>4} ms ({:.2})",
-            median.as_millis(),
-            trips(median),
-            p90.as_millis(),
-            trips(p90)
+            "    {kind:<24} {:>3} turns, median {:.2} round trips, p90 {:.2}",
+            times.len(),
+            trips(at(0.5)),
+            trips(at(0.9))
         );
     };
-    line("recall nothing", &run.nothing);
-    line("recall a point", &run.recall);
-    let all: Vec<Duration> = run.recall.iter().chain(&run.nothing).copied().collect();
-    line("overall", &all);
-    let started = run.kept + run.wasted;
-    if started > 0 {
+    let all: Vec<Duration> = run.kept.iter().chain(&run.thrown).copied().collect();
+    if speculates {
+        line("guess agreed (kept)", &run.kept);
+        line("guess disagreed (thrown)", &run.thrown);
         println!(
-            "    tutor calls {}; early replies started {started}, kept {}, thrown away {} ({:.0}%)",
-            run.tutor_calls,
-            run.kept,
-            run.wasted,
-            100.0 * run.wasted as f64 / started as f64
+            "    agreement {:.1}% ({} of {} turns)",
+            100.0 * run.kept.len() as f64 / all.len().max(1) as f64,
+            run.kept.len(),
+            all.len()
         );
-    } else {
-        println!("    tutor calls {}", run.tutor_calls);
     }
+    line("all turns", &all);
 }
 
-async fn run(speculative_tutor: bool) -> Run {
+async fn run(cases: &[Case], way: Way, judgement: &Judgement) -> Run {
     let dir = tempfile::tempdir().expect("temp dir");
     let store = Store::open(&format!("sqlite://{}/bench.db", dir.path().display())).await.expect("db");
     store.migrate().await.expect("migrate");
     let owner = store.create_account("bench", "not-a-real-hash").await.expect("account").expect("new");
-    let set = NewSet {
-        name: "Bench".into(),
-        points: (0..POINTS)
-            .map(|i| NewPoint { content: format!("Fact number {i}."), context: String::new(), card: None })
-            .collect(),
-        ..NewSet::default()
-    };
-    let set_id = store.create_set(&owner, &set).await.expect("set");
     let model = Arc::new(SlowModel::default());
-    // The script sends faster than a learner types: no rate limit.
-    let config = EngineConfig { speculative_tutor, message_burst: u32::MAX, ..EngineConfig::default() };
-    let engine = Engine::new(store.clone(), model.clone(), config);
-    let session = engine.start_session(&owner, &set_id, true).await.expect("session");
-    let mut a = engine.attach(&owner, &session.id, None).await.expect("attach");
-    let complete = |m: &ServerMessage| matches!(m, ServerMessage::AssistantComplete(_));
-    while let Some(m) = frame(&mut a).await {
-        if complete(&m) {
-            break;
-        }
-    }
-    let mut run = Run { recall: Vec::new(), nothing: Vec::new(), tutor_calls: 0, wasted: 0, kept: 0 };
-    let tutor_before = model.tutor.load(Ordering::Relaxed);
-    // Two exchanges first, so the detector is running too (it stays quiet for the first two).
-    for i in 0..(2 + 2 * TURNS) {
-        let recalls = i >= 2 && i % 2 == 0;
-        let content = if recalls { format!("RECALL {i}") } else { format!("answer {i}") };
+    let local: Option<SharedProvider> = (way == Way::GuessesLocally)
+        .then(|| Arc::new(Offline::new(Duration::ZERO, judgement.embedder().cloned())) as SharedProvider);
+    let config = EngineConfig { speculative_tutor: way != Way::Waits, ..EngineConfig::default() };
+    let engine = Engine::judged(store.clone(), model.clone(), local, config);
+    let mut run = Run::default();
+    for (i, case) in cases.iter().enumerate() {
+        let mut ids: Vec<&String> = case.points.keys().collect();
+        ids.sort();
+        let set = NewSet {
+            name: format!("Case {i}"),
+            points: ids
+                .iter()
+                .map(|id| NewPoint { content: case.points[*id].clone(), context: String::new(), card: None })
+                .collect(),
+            ..NewSet::default()
+        };
+        let contents =
+            |labels: &[String]| labels.iter().filter_map(|id| case.points.get(id).cloned()).collect();
+        *model.script.lock().expect("script") = Script {
+            opening: case.recent.last().cloned().unwrap_or_else(|| "What do you remember?".into()),
+            recalled: contents(&case.recalled),
+            near: contents(&case.near_miss),
+            kind: case.kind.clone().unwrap_or_else(|| "attempt".into()),
+        };
+        let set_id = store.create_set(&owner, &set).await.expect("set");
+        let session = engine.start_session(&owner, &set_id, true).await.expect("session");
+        let mut a = engine.attach(&owner, &session.id, None).await.expect("attach");
+        until_complete(&mut a).await;
+        tokio::time::sleep(THINKING).await;
+        let (kept_before, _) = engine.metrics().speculation();
         let sent = Instant::now();
+        let content = case.message.clone();
         a.send(ClientMessage::UserMessage { content, client_message_id: None }).await.expect("send");
-        let mut first = None;
-        while let Some(m) = frame(&mut a).await {
-            if first.is_none() && matches!(m, ServerMessage::AssistantChunk(_)) {
-                first = Some(sent.elapsed());
-            }
-            assert!(!matches!(m, ServerMessage::Error(_)), "turn {i} failed: {m:?}");
-            if complete(&m) {
-                break;
-            }
-        }
-        if i >= 2 {
-            let first = first.expect("a first token");
-            if recalls { run.recall.push(first) } else { run.nothing.push(first) }
+        let first = until_complete(&mut a).await.map(|t| t - sent);
+        let (kept_after, _) = engine.metrics().speculation();
+        // A turn that recalls the last point is answered by the overlay, not the tutor.
+        let Some(first) = first else { continue };
+        if way == Way::Waits || kept_after == kept_before {
+            run.thrown.push(first);
+        } else {
+            run.kept.push(first);
         }
     }
-    run.tutor_calls = model.tutor.load(Ordering::Relaxed) - tutor_before;
-    (run.kept, run.wasted) = engine.metrics().speculation();
     run
 }
 
-/// The next frame the session sends, read as the page reads it.
-async fn frame(a: &mut Attachment) -> Option<ServerMessage> {
-    match a.messages.recv().await? {
-        Outbound::Frame(text) => serde_json::from_str(&text).ok(),
-        Outbound::TakenOver(error) | Outbound::SignedOut(error) => Some(ServerMessage::Error(error)),
+/// Reads frames until the reply is complete (or the overlay shows instead); the time of its
+/// first token, None when there was no reply.
+async fn until_complete(a: &mut Attachment) -> Option<Instant> {
+    let mut first = None;
+    while let Some(frame) = a.messages.recv().await {
+        let message = match frame {
+            Outbound::Frame(text) => serde_json::from_str::<ServerMessage>(&text).ok(),
+            Outbound::TakenOver(_) | Outbound::SignedOut(_) => None,
+        };
+        match message {
+            Some(ServerMessage::AssistantChunk(_)) if first.is_none() => first = Some(Instant::now()),
+            Some(ServerMessage::AssistantComplete(_)) => return first,
+            Some(ServerMessage::SessionCompleteOverlay(_)) => {
+                return None;
+            }
+            Some(ServerMessage::Error(e)) => panic!("the turn failed: {e:?}"),
+            Some(_) | None => {}
+        }
     }
+    first
 }

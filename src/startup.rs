@@ -13,6 +13,8 @@ use tokio::net::TcpListener;
 use crate::config::{Config, Switch};
 use crate::embed::Judgement;
 use crate::engine::{Engine, EngineConfig, Instance};
+use crate::llm::SharedProvider;
+use crate::llm::offline::Offline;
 use crate::llm::select::{self, ProviderConfigError};
 use crate::store::{Store, StoreError};
 use crate::web::{self, AppState, ServerBackend, Throttle};
@@ -83,9 +85,14 @@ impl Application {
             listener.local_addr().map_err(|source| StartupError::Bind { addr: config.addr, source })?;
 
         let address = config.public_url.clone().unwrap_or_else(|| format!("http://{addr}"));
-        let engine = Engine::new(
+        // The speculative tutor guesses with the offline evaluator, which answers in
+        // milliseconds, so a turn that recalls a point need not wait two round trips.
+        let local_judge: Option<SharedProvider> = speculative_tutor
+            .then(|| Arc::new(Offline::new(Duration::ZERO, judgement.embedder().cloned())) as SharedProvider);
+        let engine = Engine::judged(
             store.clone(),
             provider,
+            local_judge,
             EngineConfig {
                 decline_cooldown: config.rabbithole_cooldown,
                 context_tokens: config.context_tokens as usize,

@@ -46,8 +46,9 @@ pub struct EngineConfig {
     pub message_interval: Duration,
     /// Frames buffered per socket before a slow one is dropped (it reconnects and resyncs).
     pub socket_buffer: usize,
-    /// Start the tutor alongside the evaluator, as if the message recalls nothing, and keep
-    /// its reply when that is so: one model round trip to the first word instead of two.
+    /// Start the tutor alongside the evaluator, on the in-process judge's verdict (or as if
+    /// the message recalls nothing, without one), and keep its reply when the evaluator finds
+    /// the same: one model round trip to the first word instead of two.
     pub speculative_tutor: bool,
     /// Tokens of conversation an agent is sent; past three quarters of it the older part of
     /// the session is compacted into a summary.
@@ -113,6 +114,8 @@ pub enum EngineError {
 pub(crate) struct Shared {
     pub store: Store,
     pub provider: SharedProvider,
+    /// The in-process judge the speculative tutor guesses with (see `turn::Guess`).
+    pub local_judge: Option<SharedProvider>,
     pub config: EngineConfig,
     pub metrics: Metrics,
     pub synthesis: synthesis::Synthesis,
@@ -170,8 +173,25 @@ impl Drop for Attachment {
 
 impl Engine {
     pub fn new(store: Store, provider: SharedProvider, config: EngineConfig) -> Self {
-        let shared =
-            Shared { store, provider, config, metrics: Metrics::default(), synthesis: Default::default() };
+        Self::judged(store, provider, None, config)
+    }
+
+    /// An engine whose speculative tutor starts on `local_judge`'s verdict (an in-process
+    /// judge that answers in milliseconds) rather than assuming nothing is recalled.
+    pub fn judged(
+        store: Store,
+        provider: SharedProvider,
+        local_judge: Option<SharedProvider>,
+        config: EngineConfig,
+    ) -> Self {
+        let shared = Shared {
+            store,
+            provider,
+            local_judge,
+            config,
+            metrics: Metrics::default(),
+            synthesis: Default::default(),
+        };
         let (sign_ins, _) = tokio::sync::broadcast::channel(64);
         Self { shared: Arc::new(shared), live: Arc::default(), starting: Arc::default(), sign_ins }
     }

@@ -403,13 +403,29 @@ impl LiveSession {
     /// What the tutor is about to ask: the pending points in asking order, and the point under
     /// discussion with its rung and notes.
     pub fn plan(&self, focus: Option<&str>, revisit: bool) -> TutorPlan {
-        self.plan_with(&self.struggles, focus, revisit)
+        self.plan_as_if(&self.struggles, focus, revisit, &[])
     }
 
-    /// The same, for struggles that are not (yet) the session's: what the plan will be if a
-    /// message recalls nothing, for the tutor that starts before the evaluator answers.
-    pub fn plan_with(&self, struggles: &Struggles, focus: Option<&str>, revisit: bool) -> TutorPlan {
-        let pending = struggle::ask_order(&self.pending(), struggles);
+    /// The resources recalling `point_id` shows: those linked to it closely (relevance 0.5 or
+    /// more), to reinforce what was retrieved.
+    pub fn unlocked_by<'a>(&'a self, point_id: &'a str) -> impl Iterator<Item = &'a Resource> {
+        self.resources
+            .iter()
+            .filter(move |r| r.points.iter().any(|(p, relevance)| p == point_id && *relevance >= 0.5))
+    }
+
+    /// The same, for struggles that are not (yet) the session's, as if the points `recalled`
+    /// had just been recalled and their resources shown: what the plan will be, for the tutor
+    /// that starts before the evaluator answers.
+    pub fn plan_as_if(
+        &self,
+        struggles: &Struggles,
+        focus: Option<&str>,
+        revisit: bool,
+        recalled: &[String],
+    ) -> TutorPlan {
+        let pending: Vec<&Point> = self.pending().into_iter().filter(|p| !recalled.contains(&p.id)).collect();
+        let pending = struggle::ask_order(&pending, struggles);
         let focus = focus.and_then(|id| self.points.iter().find(|p| p.id == id)).map(|point| {
             let struggle = struggles.get(&point.id).cloned().unwrap_or_default();
             Focus {
@@ -431,7 +447,11 @@ impl LiveSession {
             untried,
             focus,
             previous_reply: self.last_tutor_reply(),
-            showable: self.showable(),
+            showable: self
+                .showable()
+                .into_iter()
+                .filter(|s| !recalled.iter().any(|p| self.unlocked_by(p).any(|r| r.id == s.id)))
+                .collect(),
             ..TutorPlan::default()
         }
     }

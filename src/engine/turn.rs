@@ -5,6 +5,7 @@
 //! the actor's [`TutorPlan`] (written to the database by then) before the tutor starts.
 
 use futures_util::StreamExt;
+use futures_util::future::{Either, select};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::engine::agents::detector::{self, Detection};
@@ -28,6 +29,13 @@ pub enum TurnEvent {
         /// For a recall turn: where the actor sends the tutor's plan once it has saved what
         /// the assessment changed.
         plan: Option<oneshot::Sender<TutorPlan>>,
+    },
+    /// The in-process judge's verdict on a recall turn's message, given before the evaluator
+    /// answers: the actor sends back the plan it implies (nothing saved), or None when it
+    /// implies no reply, and the tutor starts on that plan.
+    Guessed {
+        evaluation: Evaluation,
+        plan: oneshot::Sender<Option<TutorPlan>>,
     },
     Chunk(String),
     /// A tutor reply started before the evaluator answered was kept, or thrown away after
@@ -77,18 +85,53 @@ pub struct TutorPlan {
 pub enum TurnKind {
     Opening(TutorPlan),
     Resume(TutorPlan),
-    /// A learner message in recall mode. With a speculative plan, the tutor starts at once on
-    /// it, alongside the evaluator; its reply is kept if the evaluator finds nothing.
+    /// A learner message in recall mode. With a guess, the tutor starts at once on the plan it
+    /// implies, alongside the evaluator; its reply is kept if the evaluator finds the same.
     Recall {
         message: String,
         run_detector: bool,
-        speculative: Option<TutorPlan>,
+        guess: Option<Guess>,
     },
     /// In a rabbit hole: the explorer's opening (`None`) or its answer to a learner message,
     /// with the evaluator checking silently.
     Explore {
         message: Option<String>,
     },
+}
+
+/// What the tutor that starts before the evaluator answers assumes the evaluator will find.
+pub enum Guess {
+    /// Nothing: the plan for an attempt that recalls and nearly recalls nothing.
+    Nothing(Box<TutorPlan>),
+    /// What the in-process judge finds, which answers in milliseconds; the actor turns its
+    /// verdict into a plan (see [`TurnEvent::Guessed`]).
+    Judge(SharedProvider),
+}
+
+/// What an evaluation found, as the tutor hears of it: the points recalled and nearly
+/// recalled. A speculative reply is kept only when the evaluator's findings are the guess's.
+#[derive(Debug, Default, PartialEq)]
+struct Findings {
+    recalled: Vec<String>,
+    near: Vec<String>,
+}
+
+impl Findings {
+    fn of(evaluation: &Evaluation) -> Self {
+        let mut recalled: Vec<String> = evaluation.recalled.iter().map(|(id, _)| id.clone()).collect();
+        let mut near: Vec<String> = evaluation.near_misses.iter().map(|(id, _)| id.clone()).collect();
+        recalled.sort();
+        near.sort();
+        Self { recalled, near }
+    }
+}
+
+/// A tutor reply started on a guess, with what it assumed.
+struct Held {
+    speculation: Speculation,
+    check: ReplyCheck,
+    plan: TutorPlan,
+    findings: Findings,
 }
 
 /// A snapshot of what the agents need, taken by the actor when the turn starts.
@@ -126,23 +169,38 @@ async fn run(shared_provider: SharedProvider, input: TurnInput, tx: mpsc::Sender
             let (request, check) = tutor_request(&input, TutorMoment::Resume, plan.clone(), None, None);
             stream_reply(provider, request, Some(check), &tx).await
         }
-        TurnKind::Recall { message, run_detector, speculative } => {
-            // The tutor starts now, as if nothing will be found; its reply waits unseen.
-            let held = speculative.as_ref().map(|plan| {
-                let (request, check) =
-                    tutor_request(&input, TutorMoment::Reply, plan.clone(), None, Some(message.clone()));
-                (Speculation::start(shared_provider.clone(), request), check, plan)
-            });
-            let evaluate = evaluator::evaluate(
-                provider,
-                EvaluatorBrief {
-                    set_name: input.set_name.clone(),
-                    unchecked: input.creditable.clone(),
-                    learner_message: message.clone(),
-                    mode: EvalMode::Recall,
-                    recent: input.judge_context.clone(),
-                },
-            );
+        TurnKind::Recall { message, run_detector, guess } => {
+            let brief = EvaluatorBrief {
+                set_name: input.set_name.clone(),
+                unchecked: input.creditable.clone(),
+                learner_message: message.clone(),
+                mode: EvalMode::Recall,
+                recent: input.judge_context.clone(),
+            };
+            // The tutor starts now, on a guess at what the evaluator will find; its reply waits
+            // unseen.
+            let speculate = async {
+                let (plan, findings, observation) = match guess.as_ref()? {
+                    Guess::Nothing(plan) => ((**plan).clone(), Findings::default(), None),
+                    Guess::Judge(judge) => {
+                        let verdict = evaluator::evaluate(&**judge, brief.clone()).await;
+                        let findings = Findings::of(&verdict);
+                        let observation = verdict.observation.clone();
+                        let (plan_tx, plan_rx) = oneshot::channel();
+                        tx.send(TurnEvent::Guessed { evaluation: verdict, plan: plan_tx }).await.ok()?;
+                        (plan_rx.await.ok()??, findings, observation)
+                    }
+                };
+                let (request, check) = tutor_request(
+                    &input,
+                    TutorMoment::Reply,
+                    plan.clone(),
+                    observation,
+                    Some(message.clone()),
+                );
+                let speculation = Speculation::start(shared_provider.clone(), request);
+                Some(Held { speculation, check, plan, findings })
+            };
             let detect = async {
                 if !*run_detector {
                     return None;
@@ -156,22 +214,29 @@ async fn run(shared_provider: SharedProvider, input: TurnInput, tx: mpsc::Sender
                 detector::detect(provider, brief).await
             };
             // Independent checks run together: the first tutor token waits for one round trip
-            // of them, not one per point.
-            let (evaluation, detection) = tokio::join!(evaluate, detect);
-            // A recall or a near miss changes what the tutor should say; a tangent does not
-            // (its offer is shown beside the reply).
-            let found = !evaluation.recalled.is_empty() || !evaluation.near_misses.is_empty();
+            // of them, not one per point. An evaluator that answers before the guess is made
+            // leaves nothing to guess.
+            let checks =
+                std::pin::pin!(async { tokio::join!(evaluator::evaluate(provider, brief.clone()), detect) });
+            let (evaluation, detection, held) = match select(checks, std::pin::pin!(speculate)).await {
+                Either::Left(((evaluation, detection), _)) => (evaluation, detection, None),
+                Either::Right((held, checks)) => {
+                    let (evaluation, detection) = checks.await;
+                    (evaluation, detection, held)
+                }
+            };
+            let findings = Findings::of(&evaluation);
             let observation = evaluation.observation.clone();
             let (plan_tx, plan_rx) = oneshot::channel();
             if tx.send(TurnEvent::Assessed { evaluation, detection, plan: Some(plan_tx) }).await.is_err() {
                 return;
             }
-            // The plan comes once the assessment is saved: nothing is shown before that.
+            // The plan comes once the assessment is saved: nothing is shown before that. The
+            // early reply is kept when the evaluator found what the guess assumed: the tutor
+            // was then asked exactly what it would be asked now.
             match (plan_rx.await, held) {
-                (Ok(plan), Some((speculation, check, assumed)))
-                    if !plan.silent && !found && plan == *assumed =>
-                {
-                    match speculation.release(&check, &tx).await {
+                (Ok(plan), Some(held)) if !plan.silent && held.findings == findings && plan == held.plan => {
+                    match held.speculation.release(&held.check, &tx).await {
                         Some(done) => done,
                         // It could not start: ask again, the ordinary way.
                         None => {
@@ -187,8 +252,14 @@ async fn run(shared_provider: SharedProvider, input: TurnInput, tx: mpsc::Sender
                     }
                 }
                 (Ok(plan), held) if !plan.silent => {
-                    if let Some((speculation, _, _)) = held {
-                        speculation.cancel(&tx).await;
+                    if let Some(held) = held {
+                        tracing::debug!(
+                            guessed = ?held.findings,
+                            found = ?findings,
+                            same_plan = plan == held.plan,
+                            "the evaluator did not find what the early reply assumed"
+                        );
+                        held.speculation.cancel(&tx).await;
                     }
                     let (request, check) =
                         tutor_request(&input, TutorMoment::Reply, plan, observation, Some(message.clone()));
@@ -196,8 +267,8 @@ async fn run(shared_provider: SharedProvider, input: TurnInput, tx: mpsc::Sender
                 }
                 // Silent, or the actor could not save the assessment (it has told the learner).
                 (Ok(_) | Err(_), held) => {
-                    if let Some((speculation, _, _)) = held {
-                        speculation.cancel(&tx).await;
+                    if let Some(held) = held {
+                        held.speculation.cancel(&tx).await;
                     }
                     TurnEvent::Silent
                 }

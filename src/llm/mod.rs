@@ -153,6 +153,11 @@ pub trait Provider: Send + Sync {
 
     /// A cheap request proving the configuration works (key accepted, server reachable).
     async fn probe(&self) -> Result<(), LlmError>;
+
+    /// Reads ahead texts the judges will soon compare messages with (a session's points, the
+    /// tutor's latest question), where that makes the next evaluation faster: the offline
+    /// judges' sentence model keeps what it read. Nothing for a network provider.
+    async fn prepare(&self, _texts: Vec<String>) {}
 }
 
 pub type SharedProvider = Arc<dyn Provider>;

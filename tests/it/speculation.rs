@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::json;
 use warren_app::protocol::ServerMessage;
 
-use crate::common::fake_llm::{FakeLlm, Reply, Wire, system_of};
+use crate::common::fake_llm::{FakeLlm, Reply, Wire, recalls_in, system_of};
 use crate::common::{TestApp, reply_of};
 
 /// The slow reply the tutor starts before the evaluator answers.
@@ -36,7 +36,7 @@ fn answers(body: &serde_json::Value) -> Reply {
         } else {
             json!({"recalled": [], "nearMisses": [], "observation": ""})
         };
-        return Reply::Said(answer.to_string());
+        return slowly(answer.to_string());
     }
     if system.contains("for tangents") {
         return Reply::Said(json!({"isRabbithole": false, "confidence": 0.0}).to_string());
@@ -44,7 +44,14 @@ fn answers(body: &serde_json::Value) -> Reply {
     if system.contains("Observation about the latest message") {
         return Reply::Slow { pieces: vec![SECOND.to_string()], delay: Duration::from_millis(5) };
     }
-    Reply::Slow { pieces: FIRST.iter().map(|p| p.to_string()).collect(), delay: Duration::from_millis(40) }
+    Reply::Slow { pieces: FIRST.iter().map(|p| p.to_string()).collect(), delay: Duration::from_millis(120) }
+}
+
+/// An evaluator's answer, after the in-process judge has had time to guess (so the early
+/// reply has always started: a debug build's sentence model takes tens of milliseconds),
+/// and well before the early reply has finished. (The delay is per event of the stream.)
+fn slowly(answer: String) -> Reply {
+    Reply::Slow { pieces: vec![answer], delay: Duration::from_millis(80) }
 }
 
 fn streamed(frames: &[ServerMessage]) -> String {
@@ -122,5 +129,60 @@ async fn a_turn_that_finds_nothing_shows_the_early_reply_once_and_one_that_finds
         let metrics = app.http.get(app.url("/metrics")).send().await.unwrap().text().await.unwrap();
         assert!(metrics.contains("warren_speculative_tutor_total{outcome=\"kept\"} 1"), "{metrics}");
         assert!(metrics.contains("warren_speculative_tutor_total{outcome=\"wasted\"} 2"), "{metrics}");
+    }
+}
+
+/// The evaluator recalls every listed point whose words the message repeats (and, as
+/// `answers` does, the first point listed on "RECALL").
+fn by_content(body: &serde_json::Value) -> Reply {
+    let system = system_of(body);
+    let last = body["messages"].as_array().and_then(|m| m.last()).map(|m| m["content"].to_string());
+    let said = last.unwrap_or_default();
+    let said = said.rsplit("Latest learner message:").next().unwrap_or_default();
+    if system.contains("You check which recall points") && !said.contains("RECALL") {
+        let recalled = recalls_in(&system, said);
+        return slowly(json!({"recalled": recalled, "nearMisses": [], "observation": ""}).to_string());
+    }
+    answers(body)
+}
+
+#[tokio::test]
+async fn the_early_reply_starts_on_the_in_process_judges_verdict_and_is_kept_when_the_evaluator_agrees() {
+    for wire in [Wire::Anthropic, Wire::OpenAi] {
+        let fake = FakeLlm::start_with(wire, vec![], Some(Arc::new(by_content))).await;
+        let app = TestApp::on_fake(wire, &fake).await;
+        let (session, points) = app.start("The living cell").await;
+        let mut ws = app.connect(&session).await;
+        ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+
+        // Both judges find the point: the reply asked for at once is kept, and it is the one
+        // that knows of the recall.
+        let ribosomes = points.iter().find(|p| p.content.starts_with("Ribosomes")).expect("the demo's point");
+        let said = ribosomes.content.clone();
+        let frames = ws.say(&said).await;
+        assert_eq!(crate::common::recalled_ids(&frames), vec![ribosomes.id.clone()], "{wire:?}");
+        assert_eq!(tutor_requests(&fake, "Ribosomes translate"), 1, "{wire:?}: one tutor request, kept");
+        assert_eq!(fake.cancelled(), 0, "{wire:?}");
+        assert_eq!(reply_of(&frames), SECOND, "{wire:?}: the reply that heard of the recall");
+        let asked = fake
+            .received()
+            .into_iter()
+            .rfind(|r| system_of(&r.body).contains("recall facilitator"))
+            .map(|r| r.body.to_string())
+            .unwrap_or_default();
+        assert!(
+            asked.contains("latest message recalled a point"),
+            "{wire:?}: the tutor heard of the recall: {asked}"
+        );
+
+        // The evaluator finds what the in-process judge did not: the early reply is cut off.
+        let frames = ws.say("RECALL: I know this one").await;
+        assert_eq!(crate::common::recalled_ids(&frames).len(), 1, "{wire:?}");
+        assert_eq!(tutor_requests(&fake, "RECALL"), 2, "{wire:?}");
+        cancelled_becomes(&fake, 1).await;
+
+        let metrics = app.http.get(app.url("/metrics")).send().await.unwrap().text().await.unwrap();
+        assert!(metrics.contains("warren_speculative_tutor_total{outcome=\"kept\"} 1"), "{metrics}");
+        assert!(metrics.contains("warren_speculative_tutor_total{outcome=\"wasted\"} 1"), "{metrics}");
     }
 }

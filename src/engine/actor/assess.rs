@@ -13,7 +13,7 @@ use crate::engine::agents::detector::{Detection, label_for};
 use crate::engine::agents::evaluator::Evaluation;
 use crate::engine::session::LiveSession;
 use crate::engine::struggle::{self, Step, Struggles};
-use crate::engine::turn::TutorPlan;
+use crate::engine::turn::{Guess, TutorPlan};
 use crate::llm::brief::MessageKind;
 use crate::store::{StoreError, now_ms};
 
@@ -111,39 +111,72 @@ impl Actor {
     fn plan_after(&self, struggles: &Struggles, step: &Step, just: &[String]) -> TutorPlan {
         let brief =
             |id: &String| self.session.points.iter().find(|p| &p.id == id).map(LiveSession::point_brief);
-        let mut next = self.session.plan_with(struggles, step.next.as_deref(), step.revisit);
+        let mut next = self.session.plan_as_if(struggles, step.next.as_deref(), step.revisit, just);
         next.just_recalled = just.iter().filter_map(brief).collect();
         next.set_aside = step.set_aside.as_ref().and_then(brief);
         next
     }
 
-    /// What the tutor will be asked to say if the learner's latest message is an attempt that
-    /// recalls and nearly recalls nothing: the ladder climbed as it would be, nothing saved. The turn starts the
-    /// tutor on it at once and keeps the reply only if the evaluator agrees.
-    pub(super) fn speculative_plan(&self) -> Option<TutorPlan> {
+    /// What the tutor that starts before the evaluator answers may assume: the in-process
+    /// judge's verdict when there is one, else that the message recalls nothing. None when
+    /// nothing starts early (speculation off, or in a rabbit hole).
+    pub(super) fn guess(&self) -> Option<Guess> {
         if !self.shared.config.speculative_tutor || self.session.mode() == SessionMode::Rabbithole {
             return None;
         }
-        let mut struggles = self.session.struggles.clone();
-        let discussed = self.session.discussed().map(|p| p.id.clone());
-        let message_id = self.session.leaf().unwrap_or_default().to_string();
-        let step = {
-            let pending = self.session.pending();
-            struggle::after_message(&mut struggles, discussed.as_deref(), &[], true, &message_id, &pending)
-        };
-        Some(self.plan_after(&struggles, &step, &[]))
+        match &self.shared.local_judge {
+            Some(judge) => Some(Guess::Judge(judge.clone())),
+            None => self.guessed_plan(&Evaluation::default()).map(|plan| Guess::Nothing(Box::new(plan))),
+        }
     }
 
-    /// Resources linked to a point just recalled: shown, if they have not been, to reinforce
-    /// what was retrieved.
+    /// The plan `apply_assessment` would make of `evaluation` for the latest learner message,
+    /// worked out without saving anything; None when it would make none (the last point
+    /// recalled: the overlay answers).
+    pub(super) fn guessed_plan(&self, evaluation: &Evaluation) -> Option<TutorPlan> {
+        let session = &self.session;
+        let known = |id: &String| session.points.iter().any(|p| &p.id == id) && !session.is_recalled(id);
+        let mut just: Vec<String> = Vec::new();
+        for (point_id, _) in &evaluation.recalled {
+            if known(point_id) && !just.contains(point_id) {
+                just.push(point_id.clone());
+            }
+        }
+        let mut struggles = session.struggles.clone();
+        let mut near: Vec<&String> = Vec::new();
+        for (point_id, _) in &evaluation.near_misses {
+            if known(point_id) && !just.contains(point_id) && !near.contains(&point_id) {
+                struggles.entry(point_id.clone()).or_default().near_misses += 1;
+                near.push(point_id);
+            }
+        }
+        let pending: Vec<_> = session.pending().into_iter().filter(|p| !just.contains(&p.id)).collect();
+        let overlay = !just.is_empty()
+            && pending.is_empty()
+            && !session.row.state.overlay_dismissed
+            && session.status() == SessionStatus::InProgress;
+        if overlay {
+            return None;
+        }
+        let discussed = session.discussed().map(|p| p.id.clone());
+        let message_id = session.leaf().unwrap_or_default().to_string();
+        let tried = evaluation.kind.climbs();
+        let step = struggle::after_message(
+            &mut struggles,
+            discussed.as_deref(),
+            &just,
+            tried,
+            &message_id,
+            &pending,
+        );
+        let mut next = self.plan_after(&struggles, &step, &just);
+        next.asked = evaluation.kind == MessageKind::Question && just.is_empty();
+        Some(next)
+    }
+
+    /// Resources a point just recalled unlocks: shown, if they have not been.
     async fn show_resources_for(&mut self, point_id: &str) -> Result<(), StoreError> {
-        let linked: Vec<String> = self
-            .session
-            .resources
-            .iter()
-            .filter(|r| r.points.iter().any(|(p, relevance)| p == point_id && *relevance >= 0.5))
-            .map(|r| r.id.clone())
-            .collect();
+        let linked: Vec<String> = self.session.unlocked_by(point_id).map(|r| r.id.clone()).collect();
         for id in linked {
             self.show_resource(&id).await?;
         }

@@ -81,11 +81,8 @@ impl Actor {
                 } else {
                     earlier >= self.shared.config.quiet_exchanges
                 };
-                let speculative = self.speculative_plan();
-                self.start_turn(
-                    TurnKind::Recall { message: content, run_detector, speculative },
-                    Speaker::Tutor,
-                );
+                let guess = self.guess();
+                self.start_turn(TurnKind::Recall { message: content, run_detector, guess }, Speaker::Tutor);
             }
             SessionMode::Rabbithole => {
                 self.start_turn(TurnKind::Explore { message: Some(content) }, Speaker::Explorer);

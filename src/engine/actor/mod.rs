@@ -256,8 +256,8 @@ impl Actor {
                     let message = waiting.content.clone();
                     next = Some(match self.session.mode() {
                         SessionMode::Recall => {
-                            let speculative = self.speculative_plan();
-                            (TurnKind::Recall { message, run_detector: false, speculative }, Speaker::Tutor)
+                            let guess = self.guess();
+                            (TurnKind::Recall { message, run_detector: false, guess }, Speaker::Tutor)
                         }
                         SessionMode::Rabbithole => {
                             (TurnKind::Explore { message: Some(message) }, Speaker::Explorer)
@@ -299,10 +299,24 @@ impl Actor {
                 self.emit(SessionEvent::SessionStarted(Box::new(started)), Audience::One(subscriber));
             }
         }
+        if fresh {
+            let points = self.session.pending().into_iter().map(|p| p.content.clone()).collect();
+            self.read_ahead(points);
+        }
         if let Some((kind, speaker)) = next {
             self.start_turn(kind, speaker);
         }
         Ok(())
+    }
+
+    /// Has the judges read `texts` now, in the background, so the next evaluation need not
+    /// (the offline judges' sentence model keeps what it reads; see `Provider::prepare`).
+    fn read_ahead(&self, texts: Vec<String>) {
+        let judges = std::iter::once(&self.shared.provider).chain(self.shared.local_judge.as_ref());
+        for judge in judges {
+            let (judge, texts) = (judge.clone(), texts.clone());
+            tokio::spawn(async move { judge.prepare(texts).await });
+        }
     }
 
     /// What the tutor asks first, on opening or resuming: the point whose turn it is (a parked

@@ -85,6 +85,10 @@ impl Actor {
                     );
                 }
             }
+            TurnEvent::Guessed { evaluation, plan } => {
+                // A turn no longer waiting is no one to tell.
+                let _ = plan.send(self.guessed_plan(&evaluation));
+            }
             TurnEvent::Chunk(piece) => {
                 let Some(turn) = self.turn.as_mut() else { return };
                 let first = turn.streamed.is_empty();
@@ -140,6 +144,10 @@ impl Actor {
                 );
                 if let Some(arrived) = self.answering.take() {
                     self.shared.metrics.turn_took(arrived.elapsed());
+                }
+                if speaker == Speaker::Tutor {
+                    // The learner's next message is judged against this question.
+                    self.read_ahead(vec![text.clone()]);
                 }
                 self.emit(SessionEvent::AssistantMessage { content: text }, Audience::All);
                 if speaker == Speaker::Tutor {

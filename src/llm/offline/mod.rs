@@ -100,6 +100,19 @@ impl Provider for Offline {
         }
     }
 
+    async fn prepare(&self, texts: Vec<String>) {
+        let Some(embedder) = &self.embedder else { return };
+        let read = self.with_model(embedder, move |e| {
+            let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+            e.read(&texts).map(|_| ())
+        });
+        match read.await {
+            Ok(Some(Err(err))) => tracing::warn!(error = %err, "the sentence model could not read ahead"),
+            Ok(Some(Ok(()))) | Ok(None) => {}
+            Err(err) => tracing::warn!(error = %err, "the sentence model could not read ahead"),
+        }
+    }
+
     async fn stream(&self, request: &Request) -> Result<ReplyStream, LlmError> {
         let (text, shown) = match (&self.embedder, &request.purpose) {
             // A pass of the sentence model takes milliseconds of CPU: off the async threads.
@@ -199,7 +212,8 @@ fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> serde_json:
     let form = judge::kind_of(&brief.learner_message);
     let tries = form.climbs();
     let mut recalled = Vec::new();
-    let mut near = Vec::new();
+    // Near misses, each with whether the message shares words with the point.
+    let mut near: Vec<(serde_json::Value, bool)> = Vec::new();
     for point in &brief.unchecked {
         let verdict = context.judge(point);
         if verdict.recalled {
@@ -212,9 +226,13 @@ fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> serde_json:
             } else {
                 format!("On the right track with {close}.")
             };
-            near.push(json!({"pointId": point.id, "feedback": feedback}));
+            near.push((json!({"pointId": point.id, "feedback": feedback}), !verdict.present.is_empty()));
         }
     }
+    // A message that says one point whole is about that point: nearness in meaning alone to
+    // another is the kinship of neighbouring facts, not a try at it.
+    let near: Vec<serde_json::Value> =
+        near.into_iter().filter(|(_, worded)| *worded || recalled.is_empty()).map(|(n, _)| n).collect();
     let observation = if !recalled.is_empty() {
         "The learner recalled a point in their own words."
     } else if is_dont_know(&brief.learner_message) {
