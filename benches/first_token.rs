@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use serde::Deserialize;
 use warren::embed::Judgement;
-use warren::engine::{Attachment, Engine, EngineConfig, Outbound};
+use warren::engine::{Attachment, Engine, EngineConfig, InProcess, Outbound};
 use warren::llm::offline::Offline;
 use warren::llm::{LlmError, Output, Provider, Purpose, ReplyStream, Request, SharedProvider};
 use warren::store::{NewPoint, NewSet, Store};
@@ -194,8 +194,9 @@ async fn run(cases: &[Case], way: Way, judgement: &Judgement) -> Run {
     store.migrate().await.expect("migrate");
     let owner = store.create_account("bench", "not-a-real-hash").await.expect("account").expect("new");
     let model = Arc::new(SlowModel::default());
-    let local: Option<SharedProvider> = (way == Way::GuessesLocally)
+    let judge: Option<SharedProvider> = (way == Way::GuessesLocally)
         .then(|| Arc::new(Offline::new(Duration::ZERO, judgement.embedder().cloned())) as SharedProvider);
+    let local = InProcess { judge, embedder: None };
     let config = EngineConfig { speculative_tutor: way != Way::Waits, ..EngineConfig::default() };
     let engine = Engine::judged(store.clone(), model.clone(), local, config);
     let mut run = Run::default();

@@ -12,7 +12,7 @@ use tokio::net::TcpListener;
 
 use crate::config::{Config, Switch};
 use crate::embed::Judgement;
-use crate::engine::{Engine, EngineConfig, Instance};
+use crate::engine::{Engine, EngineConfig, InProcess, Instance};
 use crate::llm::SharedProvider;
 use crate::llm::offline::Offline;
 use crate::llm::select::{self, ProviderConfigError};
@@ -87,12 +87,16 @@ impl Application {
         let address = config.public_url.clone().unwrap_or_else(|| format!("http://{addr}"));
         // The speculative tutor guesses with the offline evaluator, which answers in
         // milliseconds, so a turn that recalls a point need not wait two round trips.
-        let local_judge: Option<SharedProvider> = speculative_tutor
-            .then(|| Arc::new(Offline::new(Duration::ZERO, judgement.embedder().cloned())) as SharedProvider);
+        let in_process = InProcess {
+            judge: speculative_tutor.then(|| {
+                Arc::new(Offline::new(Duration::ZERO, judgement.embedder().cloned())) as SharedProvider
+            }),
+            embedder: judgement.embedder().cloned(),
+        };
         let engine = Engine::judged(
             store.clone(),
             provider,
-            local_judge,
+            in_process,
             EngineConfig {
                 decline_cooldown: config.rabbithole_cooldown,
                 context_tokens: config.context_tokens as usize,

@@ -111,11 +111,24 @@ pub enum EngineError {
     Store(#[from] StoreError),
 }
 
+/// What the engine judges with in process, beside its provider.
+#[derive(Clone, Default)]
+pub struct InProcess {
+    /// A judge that answers in milliseconds, which the speculative tutor guesses with rather
+    /// than assume nothing is recalled (see `turn::Guess`).
+    pub judge: Option<SharedProvider>,
+    /// The sentence model, with which the reply check also catches a point not yet tried
+    /// given away in other words.
+    pub embedder: Option<Arc<crate::embed::Embedder>>,
+}
+
 pub(crate) struct Shared {
     pub store: Store,
     pub provider: SharedProvider,
     /// The in-process judge the speculative tutor guesses with (see `turn::Guess`).
     pub local_judge: Option<SharedProvider>,
+    /// The sentence model the reply check reads the tutor's statements with.
+    pub embedder: Option<Arc<crate::embed::Embedder>>,
     pub config: EngineConfig,
     pub metrics: Metrics,
     pub synthesis: synthesis::Synthesis,
@@ -173,21 +186,21 @@ impl Drop for Attachment {
 
 impl Engine {
     pub fn new(store: Store, provider: SharedProvider, config: EngineConfig) -> Self {
-        Self::judged(store, provider, None, config)
+        Self::judged(store, provider, InProcess::default(), config)
     }
 
-    /// An engine whose speculative tutor starts on `local_judge`'s verdict (an in-process
-    /// judge that answers in milliseconds) rather than assuming nothing is recalled.
+    /// An engine that also judges in process (see [`InProcess`]).
     pub fn judged(
         store: Store,
         provider: SharedProvider,
-        local_judge: Option<SharedProvider>,
+        in_process: InProcess,
         config: EngineConfig,
     ) -> Self {
         let shared = Shared {
             store,
             provider,
-            local_judge,
+            local_judge: in_process.judge,
+            embedder: in_process.embedder,
             config,
             metrics: Metrics::default(),
             synthesis: Default::default(),

@@ -4,6 +4,9 @@
 //! after tries). A sentence that breaks a rule is taken out, counted and logged; the rest of
 //! the reply streams on, a sentence at a time.
 
+use std::sync::Arc;
+
+use crate::embed::{Embedder, similarity};
 use crate::llm::brief::PointBrief;
 use crate::text::{coverage, terms};
 
@@ -93,6 +96,11 @@ const PROGRESS: &[&str] = &[
 /// Share of a point's terms that, said by the tutor, gives it away.
 const LEAK_COVERAGE: f64 = 0.6;
 
+/// How near in meaning (cosine of the sentence model's vectors) a statement of the tutor's
+/// must come to a point to give it away in other words. Paraphrases of a point measure 0.77
+/// to 0.92; the point's own cue, hints at it and talk around it 0.50 at most.
+const LEAK_MEANING: f32 = 0.7;
+
 /// The rules for one reply: which points it must not give away.
 #[derive(Clone, Debug, Default)]
 pub struct ReplyCheck {
@@ -100,6 +108,8 @@ pub struct ReplyCheck {
     guarded: Vec<(PointBrief, Vec<String>)>,
     /// What the tutor says when every sentence of its reply was taken out.
     stand_in: String,
+    /// The sentence model, when loaded: a point said in other words is given away too.
+    meaning: Option<Arc<Embedder>>,
 }
 
 impl ReplyCheck {
@@ -111,7 +121,32 @@ impl ReplyCheck {
             // A point of one or two words cannot be told from a question about it.
             .filter(|(_, t)| t.len() >= 3)
             .collect();
-        Self { guarded, stand_in }
+        Self { guarded, stand_in, meaning: None }
+    }
+
+    /// The same, also catching a point given away in other words, by the sentence model.
+    pub fn by_meaning(mut self, embedder: Option<Arc<Embedder>>) -> Self {
+        self.meaning = embedder;
+        self
+    }
+
+    /// Whether a statement (a question gives nothing away: "Where are proteins made?" is the
+    /// point's cue) says a guarded point in other words. One pass of the model, off the async
+    /// threads; the points come from its cache. False without the model or if it fails.
+    pub async fn leaks_in_other_words(&self, sentence: &str) -> bool {
+        let Some(embedder) = self.meaning.clone() else { return false };
+        if self.guarded.is_empty() || sentence.trim_end().ends_with('?') || terms(sentence).len() < 2 {
+            return false;
+        }
+        let mut texts = vec![sentence.to_string()];
+        texts.extend(self.guarded.iter().map(|(p, _)| p.content.clone()));
+        let judged = tokio::task::spawn_blocking(move || {
+            let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let readings = embedder.read(&texts).ok()?;
+            let (said, points) = readings.split_first()?;
+            Some(points.iter().any(|p| similarity(&said.sentence, &p.sentence) >= LEAK_MEANING))
+        });
+        matches!(judged.await, Ok(Some(true)))
     }
 
     pub fn stand_in(&self) -> &str {
@@ -279,5 +314,23 @@ mod tests {
         assert_eq!(s.push("rams? And"), vec!["What about 3.5 grams? "]);
         assert_eq!(s.push(" then\nmore"), vec!["And then\n"]);
         assert_eq!(s.finish(), Some("more".into()));
+    }
+
+    #[tokio::test]
+    async fn a_point_not_yet_tried_said_in_other_words_is_given_away_but_its_cue_is_not() {
+        let model = Embedder::load(std::path::Path::new("data/models/all-MiniLM-L6-v2"))
+            .expect("the sentence model, which scripts/test installs");
+        let c = check().by_meaning(Some(Arc::new(model)));
+        let paraphrase = "The little factories that read mRNA and make proteins are the ribosomes.";
+        assert_eq!(c.check(paraphrase), None, "too few of the point's words for the word check");
+        assert!(c.leaks_in_other_words(paraphrase).await);
+        for fine in [
+            "Where are proteins assembled, and from which instructions?",
+            "Think about which structure reads the genetic message.",
+            "Let's come back to the cell's energy.",
+        ] {
+            assert!(!c.leaks_in_other_words(fine).await, "{fine}");
+        }
+        assert!(!check().leaks_in_other_words(paraphrase).await, "without the model, words alone");
     }
 }

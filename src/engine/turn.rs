@@ -148,6 +148,8 @@ pub struct TurnInput {
     pub rabbithole_topic: String,
     pub explorer_history: Vec<Message>,
     pub resources: Vec<ResourceBrief>,
+    /// The sentence model, for the reply check (see `ReplyCheck::by_meaning`).
+    pub embedder: Option<std::sync::Arc<crate::embed::Embedder>>,
 }
 
 pub fn spawn(provider: SharedProvider, input: TurnInput) -> mpsc::Receiver<TurnEvent> {
@@ -438,7 +440,14 @@ async fn pass(
     chunks: &mut u32,
     tx: &mpsc::Sender<TurnEvent>,
 ) -> bool {
-    let event = match check.and_then(|c| c.check(&piece)) {
+    let rule = match check {
+        Some(check) => match check.check(&piece) {
+            Some(rule) => Some(rule),
+            None => check.leaks_in_other_words(&piece).await.then_some(Rule::Leak),
+        },
+        None => None,
+    };
+    let event = match rule {
         Some(rule) => TurnEvent::Removed { rule, sentence: piece.trim().to_string() },
         None => {
             text.push_str(&piece);
@@ -463,7 +472,7 @@ fn tutor_request(
         .map(|f| f.point.context.trim())
         .filter(|cue| !cue.is_empty())
         .map_or_else(|| "What else comes to mind?".to_string(), str::to_string);
-    let check = ReplyCheck::new(&plan.untried, stand_in);
+    let check = ReplyCheck::new(&plan.untried, stand_in).by_meaning(input.embedder.clone());
     let brief = TutorBrief {
         set_name: input.set_name.clone(),
         moment,

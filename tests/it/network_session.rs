@@ -201,6 +201,11 @@ fn careless(body: &serde_json::Value) -> Reply {
         ])
     } else if last.contains("NAMED") {
         Reply::Text(vec!["Mitochondria produce most of the cell's ATP. ", "Where are proteins assembled?"])
+    } else if last.contains("OTHER WORDS") {
+        Reply::Text(vec![
+            "The cell's genetic material lives in the nucleus, which decides which genes are switched on. ",
+            "What else comes to mind?",
+        ])
     } else {
         Reply::Text(vec!["What does the cell use for energy?"])
     }
@@ -233,9 +238,13 @@ async fn praise_progress_and_a_point_given_away_are_taken_out_of_the_tutors_repl
     let reply = crate::common::reply_of(&ws.say("NAMED").await);
     assert_eq!(reply, "Mitochondria produce most of the cell's ATP. Where are proteins assembled?");
 
+    // A point not yet tried, given away in other words, is caught by meaning.
+    let reply = crate::common::reply_of(&ws.say("OTHER WORDS").await);
+    assert_eq!(reply, "What else comes to mind?");
+
     let metrics = app.http.get(app.url("/metrics")).send().await.unwrap().text().await.unwrap();
-    for rule in ["praise", "progress", "leak"] {
-        let line = format!("warren_tutor_sentences_removed_total{{rule=\"{rule}\"}} 1");
+    for (rule, times) in [("praise", 1), ("progress", 1), ("leak", 2)] {
+        let line = format!("warren_tutor_sentences_removed_total{{rule=\"{rule}\"}} {times}");
         assert!(metrics.contains(&line), "{line} in {metrics}");
     }
 }

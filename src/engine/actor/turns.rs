@@ -41,6 +41,7 @@ impl Actor {
             rabbithole_topic: s.active_rabbithole().map(|r| r.topic.clone()).unwrap_or_default(),
             explorer_history: s.explorer_history(),
             resources: s.resource_briefs(),
+            embedder: self.shared.embedder.clone(),
         };
         let events = turn::spawn(self.shared.provider.clone(), input);
         self.turn = Some(ActiveTurn { events, speaker, streamed: String::new() });

@@ -181,13 +181,29 @@ impl Context {
             .map(|w| &*w.vector)
             .collect();
         let mut words: Vec<(f64, f64, bool, String)> = Vec::new();
-        for word in point.words.iter() {
+        // The names in the point ("Robespierre", "George Orwell"), each a run of capitalised
+        // words, and whether the message says any word of it. Another name in the same place
+        // reads much the same to the model ("Danton", "Kenya" for "Tanzania"), so a name
+        // counts as covered only when the learner says it.
+        let names = names(content, &point.words);
+        let said_name = |run: usize| {
+            names.iter().filter(|(_, r)| *r == run).any(|(i, _)| {
+                meaning_word(content, point.words[*i].span.clone())
+                    .is_some_and(|t| tokens(t).iter().any(|k| self.message.iter().any(|m| m.same_as(k))))
+            })
+        };
+        for (i, word) in point.words.iter().enumerate() {
             let Some(text) = meaning_word(content, word.span.clone()) else { continue };
             let keys = tokens(text);
             let given = keys.iter().all(|k| self.is_given(k));
             let lexical = keys.iter().any(|k| self.message.iter().any(|m| m.same_as(k)));
             let nearest = said.iter().map(|v| similarity(v, &word.vector)).fold(0.0f32, f32::max);
-            let cover = if lexical { 1.0 } else { f64::from(nearest) };
+            let unsaid_name = names.iter().any(|(n, run)| *n == i && !said_name(*run));
+            let cover = match (lexical, unsaid_name) {
+                (true, _) => 1.0,
+                (false, true) => 0.0,
+                (false, false) => f64::from(nearest),
+            };
             let weight = keys.iter().map(|k| self.weight(k)).fold(0.0, f64::max);
             words.push((weight, cover, given, text.to_string()));
         }
@@ -265,6 +281,31 @@ fn trails_off(message: &str) -> bool {
 }
 
 /// The text of a word the model read, when it is a content word (not "the", "is", "of").
+/// The words of `content` that are names, as (word index, run): capitalised (not all
+/// capitals: "DNA" has expansions), not the sentence's first word, not a number ("Nineteen
+/// Eighty-Four"); neighbours separated by a space make one run ("Franz Ferdinand").
+fn names(content: &str, words: &[crate::embed::Word]) -> Vec<(usize, usize)> {
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    let mut run = 0;
+    for (i, word) in words.iter().enumerate().skip(1) {
+        let Some(text) = content.get(word.span.clone()) else { continue };
+        let capitalised = text.chars().next().is_some_and(char::is_uppercase)
+            && text.chars().any(char::is_lowercase)
+            && tokens(text).iter().all(|k| k.quantity.is_none());
+        if !capitalised {
+            continue;
+        }
+        let joined = out.last().is_some_and(|(last, _)| {
+            *last + 1 == i && content.get(words[*last].span.end..word.span.start) == Some(" ")
+        });
+        if !joined {
+            run += 1;
+        }
+        out.push((i, run));
+    }
+    out
+}
+
 fn meaning_word(text: &str, span: std::ops::Range<usize>) -> Option<&str> {
     text.get(span).filter(|w| !tokens(w).is_empty())
 }
@@ -517,6 +558,54 @@ fn key(content: &str) -> Vec<(Token, bool)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The names `names` finds in `content`, read word by word as the model's words are.
+    fn names_in(content: &str) -> Vec<Vec<&str>> {
+        let mut words = Vec::new();
+        let mut start = None;
+        for (i, c) in content.char_indices().chain(std::iter::once((content.len(), ' '))) {
+            match (c.is_alphanumeric() || c == '-', start) {
+                (true, None) => start = Some(i),
+                (false, Some(s)) => {
+                    words.push(crate::embed::Word { span: s..i, vector: Vec::<f32>::new().into() });
+                    start = None;
+                }
+                (true, Some(_)) | (false, None) => {}
+            }
+        }
+        let mut runs: Vec<Vec<&str>> = Vec::new();
+        let mut last = 0;
+        for (i, run) in names(content, &words) {
+            if run != last {
+                runs.push(Vec::new());
+                last = run;
+            }
+            if let Some(current) = runs.last_mut() {
+                current.push(&content[words[i].span.clone()]);
+            }
+        }
+        runs
+    }
+
+    #[test]
+    fn names_are_runs_of_capitalised_words_past_the_first_and_not_numbers_or_acronyms() {
+        assert_eq!(
+            names_in("The Reign of Terror was led by Robespierre and the Committee of Public Safety."),
+            vec![
+                vec!["Reign"],
+                vec!["Terror"],
+                vec!["Robespierre"],
+                vec!["Committee"],
+                vec!["Public", "Safety"]
+            ]
+        );
+        assert_eq!(
+            names_in("George Orwell wrote Nineteen Eighty-Four, published in 1949."),
+            vec![vec!["Orwell"]],
+            "the first word is the sentence's; number words are numbers"
+        );
+        assert_eq!(names_in("The nucleus stores the cell's DNA."), Vec::<Vec<&str>>::new());
+    }
 
     fn point(id: &str, content: &str) -> PointBrief {
         PointBrief { id: id.into(), content: content.into(), context: String::new() }
