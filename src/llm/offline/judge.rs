@@ -274,13 +274,49 @@ fn trails_off(message: &str) -> bool {
     match clauses.split_last() {
         Some((last, before)) => {
             crate::text::is_dont_know(last)
+                && names_something(last)
                 && before.iter().any(|c| !crate::text::is_dont_know(c) && !tokens(c).is_empty())
         }
         None => false,
     }
 }
 
-/// The text of a word the model read, when it is a content word (not "the", "is", "of").
+/// Whether a "don't know" says what escapes the learner ("not sure why though", "I forget the
+/// last one"), rather than hedging what they said ("…through respiration, not sure", "…, I
+/// don't know"): a word is left once the "don't know" and the filler around it are taken out.
+fn names_something(clause: &str) -> bool {
+    const PHRASES: &[&str] = &[
+        "don't know",
+        "dont know",
+        "do not know",
+        "don't remember",
+        "dont remember",
+        "do not remember",
+        "can't remember",
+        "cant remember",
+        "cannot remember",
+        "no idea",
+        "not sure",
+        "forgotten",
+        "forgot",
+        "forget",
+        "no clue",
+        "stuck",
+    ];
+    const FILLER: &[&str] = &[
+        "i", "i'm", "im", "am", "and", "so", "um", "uh", "erm", "hmm", "just", "really", "tbh", "though",
+        "honestly", "totally", "about", "it", "that", "this", "to", "be", "but", "yet", "lol", "haha",
+    ];
+    let mut lower = format!(" {} ", clause.to_lowercase().replace('’', "'"));
+    for phrase in PHRASES {
+        lower = lower.replace(&format!(" {phrase} "), " ");
+    }
+    lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .any(|w| !FILLER.contains(&w))
+}
+
 /// The words of `content` that are names, as (word index, run): capitalised (not all
 /// capitals: "DNA" has expansions), not the sentence's first word, not a number ("Nineteen
 /// Eighty-Four"); neighbours separated by a space make one run ("Franz Ferdinand").
@@ -306,6 +342,7 @@ fn names(content: &str, words: &[crate::embed::Word]) -> Vec<(usize, usize)> {
     out
 }
 
+/// The text of a word the model read, when it is a content word (not "the", "is", "of").
 fn meaning_word(text: &str, span: std::ops::Range<usize>) -> Option<&str> {
     text.get(span).filter(|w| !tokens(w).is_empty())
 }
@@ -683,6 +720,10 @@ mod tests {
         assert!(trails_off("fast, over a hundred a minute, but I don't remember the upper limit"));
         assert!(!trails_off("no idea, but the Hundred Years' War was England against France"));
         assert!(!trails_off("I don't know"));
+        // A hedge on what was said is not a gap in it.
+        assert!(!trails_off("um the mitochondria make ATP through respiration, I think, not sure tbh"));
+        assert!(!trails_off("ribosomes translate mRNA into proteins but I don't know"));
+        assert!(trails_off("hiragana's forty-six, I'm not sure about katakana"));
         let partial =
             judged("Venus, because its atmosphere is thick, but I forget why that matters", None, "v");
         assert!(!partial.recalled && partial.near, "{partial:?}");
