@@ -44,6 +44,13 @@ async fn the_session_page_shows_the_tree_filters_searches_labels_and_links() {
     let page = format!("/history/{session}");
     let (status, html) = app.page(&page).await;
     assert_eq!(status, 200);
+    assert!(
+        html.contains(r#"<p class="crumbs"><a href="/history">History</a></p>"#),
+        "a way back to the list"
+    );
+    // And the dashboard's recent sessions lead to the list.
+    let (_, dashboard) = app.page("/").await;
+    assert!(dashboard.contains(r#"href="/history" data-testid="all-history""#), "{dashboard}");
     // The rabbit hole hangs from where it began, with the summary written on leaving it.
     assert!(html.contains("data-testid=\"side-branch\""), "a side branch");
     assert!(html.contains("Rabbit hole: "), "titled as a rabbit hole");

@@ -340,6 +340,14 @@ async fn rabbit_holes_are_offered_explored_and_left_with_the_tutor_untouched() {
     assert_eq!(e.code, ErrorCode::InvalidState);
     let frames = ws.say(&points[1].content).await;
     assert_eq!(recalled_ids(&frames), vec![points[1].id.clone()]);
+    // A near miss inside the hole is neither shown nor counted: the evaluator does not steer
+    // there (a recall, as above, still is announced).
+    let near_before = app.store().struggles(app.owner(), &session).await.unwrap();
+    let frames = ws.say("the membrane is made of lipids").await;
+    assert!(!kinds(&frames).contains(&"recall_point_near_miss"), "{:?}", kinds(&frames));
+    let near_after = app.store().struggles(app.owner(), &session).await.unwrap();
+    let near = |s: &warren::engine::struggle::Struggles| s.values().map(|s| s.near_misses).sum::<u32>();
+    assert_eq!(near(&near_after), near(&near_before), "no near miss counted inside the hole");
 
     // Return: one point recalled during, no completion pending.
     ws.send(json!({"type": "exit_rabbithole"})).await;
@@ -351,7 +359,7 @@ async fn rabbit_holes_are_offered_explored_and_left_with_the_tutor_untouched() {
     // Stored: the explorer's conversation, and a branch summary on the main line.
     let hole = app.store().rabbithole(app.owner(), &detected.rabbithole_event_id).await.unwrap().unwrap();
     let conversation = hole.conversation.expect("conversation stored on exit");
-    assert_eq!(conversation.as_array().unwrap().len(), 4, "{conversation}");
+    assert_eq!(conversation.as_array().unwrap().len(), 6, "{conversation}");
     let entries = app.store().entries(app.owner(), &session).await.unwrap();
     let summary = entries.iter().find(|e| e.kind == EntryKind::BranchSummary).expect("branch summary");
     let branch_from = tutor_context_before.last().unwrap();

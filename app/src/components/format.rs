@@ -28,7 +28,17 @@ pub fn due(now: i64, at: i64) -> String {
 }
 
 pub fn plural(n: i64, word: &str) -> String {
-    if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
+    if n == 1 { format!("1 {word}") } else { format!("{n} {}", plural_form(word)) }
+}
+
+/// An English noun's regular plural: "tries", "near misses", "boxes", "points", "days".
+fn plural_form(word: &str) -> String {
+    let vowel_before_y = word.len() >= 2 && word[..word.len() - 1].ends_with(['a', 'e', 'i', 'o', 'u']);
+    match word {
+        w if w.ends_with('y') && !vowel_before_y => format!("{}ies", &w[..w.len() - 1]),
+        w if w.ends_with(['s', 'x', 'z']) || w.ends_with("ch") || w.ends_with("sh") => format!("{w}es"),
+        w => format!("{w}s"),
+    }
 }
 
 /// A length of study: "no time", "under a minute", "25 min", "1 h 5 min".
@@ -55,6 +65,16 @@ pub fn clock(ms: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plurals_are_english() {
+        assert_eq!(plural(3, "try"), "3 tries");
+        assert_eq!(plural(2, "near miss"), "2 near misses");
+        assert_eq!(plural(2, "day"), "2 days");
+        assert_eq!(plural(0, "point"), "0 points");
+        assert_eq!(plural(1, "try"), "1 try");
+        assert_eq!(plural(2, "box"), "2 boxes");
+    }
 
     #[test]
     fn words() {

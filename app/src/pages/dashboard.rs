@@ -67,7 +67,7 @@ fn DashboardView(data: Data) -> impl IntoView {
             {sets.is_empty().then(|| view! {
                 <p>"No sets to study. "<a href="/sets/new">"Make one"</a>" or "<a href="/import">"import one"</a>"."</p>
             })}
-            <ul class="cards" data-testid="set-list">
+            <ul class="cards columns" data-testid="set-list">
                 {sets.into_iter().map(|set| view! { <SetRow set now /> }).collect_view()}
             </ul>
             <StudyStatsView stats=data.stats />
@@ -79,6 +79,7 @@ fn DashboardView(data: Data) -> impl IntoView {
                         view! { <SessionItem session when /> }
                     }).collect_view()}
                 </ul>
+                <p><a href="/history" data-testid="all-history">"Every session, in History"</a></p>
             })}
         </section>
     }

@@ -198,6 +198,7 @@ fn TranscriptView(transcript: Transcript) -> impl IntoView {
     view! {
         <Title text=format!("{} · history", card.set_name) />
         <section class="page transcript">
+            <p class="crumbs"><a href="/history">"History"</a></p>
             <h1>{card.set_name.clone()}</h1>
             <p class="meta">
                 <StatusPill status=card.status />

@@ -51,7 +51,10 @@ impl Actor {
         }
         let mut struggles = self.session.struggles.clone();
         let mut near: Vec<(String, String)> = Vec::new();
-        for (point_id, feedback) in evaluation.near_misses {
+        // Inside a rabbit hole the evaluator gives no steering feedback: a near miss there is
+        // neither shown nor counted (a recall still is).
+        let near_misses = if in_rabbithole { Vec::new() } else { evaluation.near_misses };
+        for (point_id, feedback) in near_misses {
             if self.session.points.iter().any(|p| p.id == point_id)
                 && !self.session.is_recalled(&point_id)
                 && !near.iter().any(|(id, _)| *id == point_id)

@@ -55,7 +55,7 @@ fn SetsView(data: Dashboard) -> impl IntoView {
                 view! { <p>"No sets yet. Make one, or import one from a file."</p> }.into_any()
             } else {
                 view! {
-                    <ul class="cards" data-testid="set-list">
+                    <ul class="cards columns" data-testid="set-list">
                         {active.into_iter().map(|set| view! { <SetRow set now /> }).collect_view()}
                     </ul>
                 }.into_any()
