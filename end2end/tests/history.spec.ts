@@ -149,6 +149,22 @@ test('the HTML export opens from a file with the network off', async ({ page, br
   expect(shown(await count.textContent())).toBe(2);
   await offline.getByTestId('transcript-search').fill('');
 
+  // "Show this line in full" shows the rabbit hole's line alone, from the session's start,
+  // as the history page does; the notice above it brings the whole session back.
+  const branch = transcript.getByTestId('side-branch').first();
+  if (!(await branch.locator('details').first().evaluate((d) => (d as HTMLDetailsElement).open))) {
+    await branch.locator('summary').first().click();
+  }
+  await branch.getByRole('link', { name: 'Show this line in full' }).first().click();
+  await expect(offline.getByTestId('line-notice')).toBeVisible();
+  const learner = (text: string) => transcript.locator('li.entry.speaker-learner', { hasText: text });
+  await expect(learner('Were they bacteria once, swallowed whole?')).toBeVisible();
+  await expect(learner('Back to it: ribosomes make proteins')).toBeHidden();
+  await expect(learner('no idea')).toBeVisible();
+  await offline.getByTestId('line-notice').getByRole('link', { name: 'Show the whole session' }).click();
+  await expect(offline.getByTestId('line-notice')).toBeHidden();
+  await expect(learner('Back to it: ribosomes make proteins')).toBeVisible();
+
   // A deep link into the rabbit hole opens it, highlighted.
   const inside = transcript.locator('li.entry.speaker-learner', { hasText: 'swallowed whole' });
   const href = await inside.locator('a.copy-link').getAttribute('href');

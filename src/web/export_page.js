@@ -9,6 +9,10 @@
   var count = document.querySelector("[data-testid=entry-count]");
   var buttons = Array.prototype.slice.call(document.querySelectorAll("[data-filter]"));
   var filter = "default";
+  // The entries of the line shown alone (`#leafId=…` other than the session's own), by id;
+  // null for the whole session.
+  var line = null;
+  var notice = document.getElementById("line-notice");
 
   function passes(li) {
     var kind = li.getAttribute("data-kind");
@@ -25,14 +29,18 @@
     var shown = 0;
     entries.forEach(function (li) {
       var text = li.textContent.toLowerCase();
-      var visible = passes(li) && terms.every(function (t) { return text.indexOf(t) >= 0; });
+      var visible = passes(li) && terms.every(function (t) { return text.indexOf(t) >= 0; }) &&
+        (!line || line[li.id] === true);
       li.hidden = !visible;
       if (visible) shown++;
     });
     // Innermost first: a branch shows when anything in it does.
     branches.forEach(function (b) {
       b.hidden = !b.querySelector("li.entry:not([hidden])");
+      // A line shown alone is shown in full: the branches it runs through open.
+      if (line && !b.hidden) b.querySelector("details").open = true;
     });
+    notice.hidden = !line;
     count.textContent = shown + " / " + entries.length + " entries";
     buttons.forEach(function (b) { b.setAttribute("aria-pressed", String(b.getAttribute("data-filter") === filter)); });
   }
@@ -45,6 +53,19 @@
     });
     var previous = list.querySelector("li.entry.target");
     if (previous) previous.classList.remove("target");
+    // The line from the start of the session to `leafId`, as the history page shows it.
+    line = null;
+    var leaf = params.leafId && params.leafId !== list.getAttribute("data-leaf") &&
+      document.getElementById("entry-" + params.leafId);
+    if (leaf) {
+      line = {};
+      for (var at = leaf, steps = 0; at && steps <= entries.length; steps++) {
+        line[at.id] = true;
+        var parent = at.getAttribute("data-parent");
+        at = parent && document.getElementById("entry-" + parent);
+      }
+    }
+    apply();
     var target = params.targetId && document.getElementById("entry-" + params.targetId);
     if (!target) return;
     if (target.hidden) { filter = "all"; search.value = ""; apply(); }

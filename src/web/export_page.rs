@@ -58,8 +58,12 @@ pub async fn page(row: &SessionRow, set_name: &str, tree: &Tree, site_root: &Pat
          <button type=\"button\" data-filter=\"all\" aria-pressed=\"false\">Everything</button></div>\
          <label>Search this session <input type=\"search\" id=\"search\" data-testid=\"transcript-search\"></label>\
          <p class=\"count\" data-testid=\"entry-count\"></p><ol class=\"outline\" id=\"outline\"></ol></nav>\
-         <main><ol class=\"entries\" id=\"transcript\" data-testid=\"transcript\">",
+         <main><p class=\"notice\" id=\"line-notice\" data-testid=\"line-notice\" hidden>Showing one line \
+         of the session, from its start to where it ends. <a href=\"#\">Show the whole session</a></p>\
+         <ol class=\"entries\" id=\"transcript\" data-testid=\"transcript\" data-leaf=\"",
     );
+    escape(&written.leaf_id, &mut out);
+    out.push_str("\">");
     out.push_str(&written.html);
     out.push_str("</ol></main></div>");
     if let Some((_, js)) = &math {

@@ -234,8 +234,11 @@ impl<'a> Writer<'a> {
         }
         out.push('"');
         if self.links == Links::File {
-            // The file's own script filters by kind.
+            // The file's own script filters by kind, and shows one line by walking up parents.
             let _ = write!(out, " data-kind=\"{}\"", entry.kind);
+            if let Some(parent) = &entry.parent_id {
+                let _ = write!(out, " data-parent=\"{}\"", attr(parent));
+            }
         }
         if label.is_some() {
             out.push_str(" data-labelled=\"\"");
