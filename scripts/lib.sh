@@ -206,9 +206,11 @@ build_client() {
     ensure_wasm_opt
     wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int \
       -o "$SITE/pkg/warren_bg.wasm" "$SITE/pkg/warren_bg.wasm"
-    for f in "$SITE/pkg/warren_bg.wasm" "$SITE/pkg/warren.js"; do gzip -9 -k -f "$f"; done
+    # Served as they are to a browser that accepts them (Brotli first, else gzip).
+    command -v brotli >/dev/null || apt_install brotli
+    for f in "$SITE/pkg/warren_bg.wasm" "$SITE/pkg/warren.js"; do gzip -9 -k -f "$f"; brotli -q 11 -k -f "$f"; done
   else
-    rm -f "$SITE/pkg/"*.gz
+    rm -f "$SITE/pkg/"*.gz "$SITE/pkg/"*.br
   fi
   cp "$ROOT/style/main.css" "$SITE/pkg/warren.css"
   cp -R "$ROOT/public/." "$SITE/"

@@ -33,6 +33,7 @@ use http_body_util::Limited;
 use leptos::config::LeptosOptions;
 use leptos::prelude::provide_context;
 use leptos_axum::{LeptosRoutes, generate_route_list};
+use tower_http::compression::CompressionLayer;
 use tower_sessions::cookie::SameSite;
 use tower_sessions::{Expiry, SessionManagerLayer};
 use warren_app::api::Backend;
@@ -114,6 +115,10 @@ pub fn router(state: AppState) -> Router {
         .layer(middleware::from_fn(limit_body))
         // The limit above is the one that counts; axum's own would stop uploads at 2 MB.
         .layer(DefaultBodyLimit::max(limits::ARCHIVE_BYTES + MAX_BODY))
+        // Pages, JSON, the stylesheet and the exports travel compressed (Brotli, zstd or gzip,
+        // as the browser accepts); the client's files already are (see scripts/lib.sh), and
+        // images and sockets are left as they are.
+        .layer(CompressionLayer::new())
         // Outermost: every response gets the security headers, refusals and errors included.
         .layer(middleware::from_fn_with_state(security::Https(state.secure_cookies), security::headers))
         .with_state(state)

@@ -129,3 +129,38 @@ async fn https_deployments_ask_for_https_only() {
     let res = plain.http.get(plain.url("/signin")).send().await.unwrap();
     assert!(res.headers().get("strict-transport-security").is_none());
 }
+
+#[tokio::test]
+async fn pages_json_and_files_travel_compressed_as_the_browser_accepts_and_are_asked_for_again() {
+    let site = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(site.path().join("pkg")).unwrap();
+    let css = "body { color: black; }\n".repeat(200);
+    std::fs::write(site.path().join("pkg/probe.css"), &css).unwrap();
+    let root = site.path().to_path_buf();
+    let app = TestApp::spawn_with(|c| c.site_root = root).await;
+    let cookie = app.learner.cookie.clone();
+    let get = |path: &str, encoding: &str| {
+        app.http.get(app.url(path)).header("cookie", &cookie).header("accept-encoding", encoding).send()
+    };
+    for (path, encoding) in [("/", "br"), ("/sets", "zstd"), ("/history", "gzip"), ("/pkg/probe.css", "br")] {
+        let plain = get(path, "identity").await.unwrap();
+        assert_eq!(plain.status(), 200, "{path}");
+        assert!(plain.headers().get("content-encoding").is_none(), "{path}");
+        let raw = plain.bytes().await.unwrap().len();
+        let packed = get(path, &format!("{encoding}, gzip;q=0.5")).await.unwrap();
+        assert_eq!(packed.headers()["content-encoding"], encoding, "{path}");
+        assert_eq!(packed.headers()["cache-control"], "no-cache", "{path}: asked for again");
+        let sent = packed.bytes().await.unwrap().len();
+        assert!(sent * 2 < raw, "{path}: {sent} bytes sent for {raw}");
+    }
+    let function = app
+        .http
+        .post(app.url("/api/get_dashboard"))
+        .header("cookie", &cookie)
+        .header("accept-encoding", "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(function.status(), 200);
+    assert_eq!(function.headers()["content-encoding"], "gzip", "a server function's JSON");
+}
