@@ -107,16 +107,40 @@ test('a rabbit hole: offered, explored with progress hidden, and left', async ({
   await answer(page, 'Where did mitochondria originally come from, endosymbiosis?');
   const prompt = page.getByTestId('rabbithole-prompt');
   await expect(prompt).toContainText('Want to explore?');
+  const live = page.locator('.live');
+  const background = () => live.evaluate((e) => getComputedStyle(e).backgroundColor);
+  const onTrack = await background();
   const before = await turns(page);
   await prompt.getByRole('button', { name: 'Explore' }).click();
   await waitForTurn(page, before);
   await expect(page.getByTestId('rabbithole-banner')).toContainText('Exploring:');
+  // The hole has a background of its own (it fades in), and the old one comes back after.
+  await expect(live).toHaveClass(/rabbithole/);
+  await expect.poll(background).not.toBe(onTrack);
   await expect(page.locator('.progress')).toHaveAttribute('aria-hidden', 'true');
   await expect(page.getByTestId('agent-text')).toContainText('endosymbiosis');
   await page.getByRole('button', { name: 'Return to session' }).click();
   await expect(page.getByTestId('rabbithole-banner')).toHaveCount(0);
   await expect(page.locator('.progress')).toHaveAttribute('aria-hidden', 'false');
   await expect(page.locator('.pill.amber')).toHaveCount(1);
+  await expect.poll(background).toBe(onTrack);
+});
+
+test('a rabbit hole declined with "Stay on track": the tutor carries on, nothing is offered for a while', async ({ page }) => {
+  await signUp(page);
+  await startSession(page, 'The living cell');
+  await answer(page, 'no idea');
+  await answer(page, 'still nothing');
+  await answer(page, 'Where did mitochondria originally come from, endosymbiosis?');
+  const prompt = page.getByTestId('rabbithole-prompt');
+  await expect(prompt).toContainText('Want to explore?');
+  await prompt.getByRole('button', { name: 'Stay on track' }).click();
+  await expect(prompt).toHaveCount(0);
+  await expect(page.getByTestId('rabbithole-banner')).toHaveCount(0);
+  // The cooldown: another tangent straight away is not offered.
+  await answer(page, 'Why do volcanoes erupt in Iceland?');
+  await expect(page.getByTestId('rabbithole-prompt')).toHaveCount(0);
+  await expect(page.locator('.live')).not.toHaveClass(/rabbithole/);
 });
 
 test('the server restarts mid-session: the page reconnects and nothing is lost', async ({ page, allowConsole }) => {

@@ -379,26 +379,56 @@ async fn rabbit_holes_are_offered_explored_and_left_with_the_tutor_untouched() {
 
 #[tokio::test]
 async fn declining_starts_a_cooldown() {
-    let app = TestApp::spawn().await;
+    use crate::common::fake_llm::{FakeLlm, Reply, Wire, system_of};
+    // A detector that finds a tangent in every message it is shown: only the cooldown (and
+    // the quiet first exchanges) keep it from being asked.
+    let fake = FakeLlm::start_with(
+        Wire::Anthropic,
+        vec![],
+        Some(std::sync::Arc::new(|body: &serde_json::Value| {
+            let system = system_of(body);
+            if system.contains("You check which recall points") {
+                Reply::Said(r#"{"recalled":[],"nearMisses":[],"observation":""}"#.into())
+            } else if system.contains("for tangents") {
+                Reply::Said(
+                    json!({"isRabbithole": true, "topic": "why volcanoes erupt in Iceland", "depth": 1,
+                           "relatedToCurrentPoint": false, "relatedRecallPointIds": [],
+                           "confidence": 0.9, "reasoning": "scripted"})
+                    .to_string(),
+                )
+            } else {
+                Reply::Said("What else comes to mind?".into())
+            }
+        })),
+    )
+    .await;
+    let app = TestApp::on_fake(Wire::Anthropic, &fake).await;
+    let asked = || fake.received().iter().filter(|r| system_of(&r.body).contains("for tangents")).count();
     let (session, _) = app.start(CELL).await;
     let mut ws = app.connect(&session).await;
     ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
     ws.say("no idea").await;
     ws.say("still no idea").await;
+    assert_eq!(asked(), 0, "not during the first two exchanges");
     let frames = ws.say("How did the printing press change Europe?").await;
     assert!(kinds(&frames).contains(&"rabbithole_detected"));
+    assert_eq!(asked(), 1);
     ws.send(json!({"type": "decline_rabbithole"})).await;
-    // Three tangents in a row are not offered; the fourth is.
+    // The next three messages are not shown to the detector at all; the fourth is.
     for _ in 0..3 {
         let frames = ws.say("Why do volcanoes erupt in Iceland?").await;
         assert!(!kinds(&frames).contains(&"rabbithole_detected"), "{:?}", kinds(&frames));
     }
+    assert_eq!(asked(), 1, "the cooldown asks nothing");
     let frames = ws.say("Why do volcanoes erupt in Iceland?").await;
     assert!(kinds(&frames).contains(&"rabbithole_detected"), "{:?}", kinds(&frames));
-    // Carrying on without answering declines it too.
+    assert_eq!(asked(), 2);
+    // Carrying on without answering declines it too, and starts the cooldown again.
     let frames = ws.say("Why do volcanoes erupt in Iceland?").await;
     assert!(!kinds(&frames).contains(&"rabbithole_detected"));
+    assert_eq!(asked(), 2);
     let holes = app.store().rabbitholes(app.owner(), &session).await.unwrap();
+    assert_eq!(holes.len(), 2);
     assert!(holes.iter().all(|h| h.status == warren::store::RabbitholeStatus::Declined), "{holes:?}");
 }
 
@@ -637,4 +667,44 @@ async fn a_reconnecting_page_gets_exactly_the_frames_it_missed_then_resumed() {
         assert_eq!(started(&first.message).recalled_count, 2, "stale since={stale}");
         assert!(first.seq.is_some());
     }
+}
+
+#[tokio::test]
+async fn every_point_recalled_inside_a_rabbit_hole_leaves_the_completion_pending_until_the_return() {
+    let app = TestApp::spawn().await;
+    let (session, points) = app.start(CELL).await;
+    let mut ws = app.connect(&session).await;
+    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    ws.say("How did the printing press change Europe?").await;
+    ws.say("ok").await;
+    let frames = ws.say("Where did mitochondria originally come from, endosymbiosis?").await;
+    let hole = frames
+        .iter()
+        .find_map(|m| match m {
+            ServerMessage::RabbitholeDetected(d) => Some(d.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no detection in {:?}", kinds(&frames)));
+    ws.send(json!({"type": "enter_rabbithole", "rabbitholeEventId": hole.rabbithole_event_id, "topic": hole.topic}))
+        .await;
+    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    // Every point, inside the hole: each is checked off, and no overlay interrupts the hole.
+    let mut recalled = Vec::new();
+    for point in &points {
+        let frames = ws.say(&point.content).await;
+        assert!(!kinds(&frames).contains(&"session_complete_overlay"), "{:?}", kinds(&frames));
+        recalled.extend(recalled_ids(&frames));
+    }
+    assert_eq!(recalled.len(), points.len(), "{recalled:?}");
+    ws.send(json!({"type": "exit_rabbithole"})).await;
+    let frames = ws.until(|m| matches!(m, ServerMessage::SessionCompleteOverlay(_))).await;
+    let exited = frames
+        .iter()
+        .find_map(|m| match m {
+            ServerMessage::RabbitholeExited(e) => Some(e.clone()),
+            _ => None,
+        })
+        .expect("the return");
+    assert!(exited.completion_pending, "{exited:?}");
+    assert_eq!(exited.points_recalled_during as usize, points.len());
 }
