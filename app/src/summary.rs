@@ -59,6 +59,9 @@ pub struct SessionSummary {
     pub set_name: String,
     /// Every point of the session recalled (otherwise the session was left with some open).
     pub completed: bool,
+    /// The session was replaced by a newer one of its set before it ended ("Start over").
+    #[serde(default)]
+    pub abandoned: bool,
     /// When it was written (ms since the epoch).
     pub written_at: i64,
     pub study_ms: i64,

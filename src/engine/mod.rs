@@ -280,12 +280,29 @@ impl Engine {
             return Err(EngineError::NothingDue(next));
         }
         for replaced in store.abandon_open_sessions(owner, set_id).await? {
-            if let Some(actor) = self.running(&replaced) {
-                // Its sockets learn it has ended; the database says so already.
-                let _ = actor.send(Command::Abandoned).await;
+            // Its sockets learn it has ended (the database says so already); its rabbit hole,
+            // if it was in one, is closed and its summary written, here or by its actor.
+            let told = match self.running(&replaced) {
+                Some(actor) => actor.send(Command::Abandoned).await.is_ok(),
+                None => false,
+            };
+            if !told {
+                self.close_replaced(owner, &replaced).await?;
             }
         }
         Ok(store.create_session(owner, set_id, &targets).await?)
+    }
+
+    /// A session replaced while no actor here runs it: its rabbit hole closed, its summary
+    /// asked for. (One another instance runs finds its row abandoned and stops.)
+    async fn close_replaced(&self, owner: &str, session_id: &str) -> Result<(), EngineError> {
+        let store = &self.shared.store;
+        if let Some(mut session) = LiveSession::load(store, owner, session_id).await? {
+            session.close_rabbithole(store).await?;
+        }
+        store.mark_summary_pending(owner, session_id).await?;
+        drop(synthesis::request(&self.shared, owner, session_id));
+        Ok(())
     }
 
     /// Attaches a socket to a session, starting its actor if need be. `since` is the last

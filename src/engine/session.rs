@@ -668,6 +668,21 @@ impl LiveSession {
         Ok(recalled_during)
     }
 
+    /// Closes the rabbit hole a session is in as it ends without a return (replaced by a
+    /// newer session): the explorer's conversation is stored and a plain note written where
+    /// the branch began, as a return would.
+    pub async fn close_rabbithole(&mut self, store: &Store) -> Result<(), StoreError> {
+        let Some(hole) = self.active_rabbithole().cloned() else { return Ok(()) };
+        let asked = self
+            .explorer_history()
+            .iter()
+            .filter(|m| m.role == crate::llm::Role::User)
+            .count()
+            .saturating_sub(1);
+        let note = super::actor::branch_summary(&hole.topic, asked, self.recalled_in_rabbithole());
+        self.return_from_rabbithole(store, &hole, note).await.map(|_| ())
+    }
+
     /// Records a recall and its FSRS review, rated from `confidence` and the point's own
     /// struggle in this session. False when the point is not in this session or was already
     /// recalled.

@@ -257,6 +257,8 @@ pub enum SummaryTask {
 #[derive(Clone, Debug)]
 pub struct SessionDigest {
     pub completed: bool,
+    /// The session was replaced by a newer one of its set before it ended.
+    pub abandoned: bool,
     pub study_ms: i64,
     pub total: u32,
     pub recalled: Vec<RecalledPoint>,

@@ -345,6 +345,21 @@ async fn offline_the_summary_names_what_happened_and_the_next_opening_recalls_it
         assert!(!lower.contains(&point.content.to_lowercase()), "{} in {opening}", point.content);
     }
 
+    // Replaced by the next session, the resumed one is summed up again, saying so.
+    let mut replaced = None;
+    for _ in 0..200 {
+        let link = app.store().summary_link(app.owner(), &session).await.unwrap().unwrap();
+        if link.0 == Some(SummaryStatus::Ready) && link.1.as_ref().is_some_and(|id| *id != entry_id) {
+            replaced = link.1;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let replaced = replaced.expect("a new summary for the replaced session");
+    let entry = app.store().entry(app.owner(), &session, &replaced).await.unwrap().unwrap();
+    let summary: SessionSummary = serde_json::from_value(entry.data.unwrap()).unwrap();
+    assert!(summary.abandoned && summary.overview.contains("ended when you started a new one"), "{summary:?}");
+
     // `warren summaries` prints it.
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_warren"))
         .args(["summaries", "--user", "learner", "--set", CELL])
@@ -363,4 +378,65 @@ async fn offline_the_summary_names_what_happened_and_the_next_opening_recalls_it
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no learner called"));
+}
+
+/// Takes a fresh session of "The living cell" into a rabbit hole and asks one question there.
+async fn into_a_rabbit_hole(app: &TestApp, session: &str) -> String {
+    let mut ws = app.connect(session).await;
+    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    ws.say("How did the printing press change Europe?").await;
+    ws.say("ok").await;
+    let frames = ws.say("Where did mitochondria originally come from, endosymbiosis?").await;
+    let hole = frames
+        .iter()
+        .find_map(|m| match m {
+            ServerMessage::RabbitholeDetected(d) => Some(d.rabbithole_event_id.clone()),
+            _ => None,
+        })
+        .expect("a rabbit hole offered");
+    ws.send(json!({"type": "enter_rabbithole", "rabbitholeEventId": hole, "topic": "where mitochondria came from"}))
+        .await;
+    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    ws.say("Were they bacteria once, swallowed whole?").await;
+    hole
+}
+
+/// What a replaced session leaves: its rabbit hole returned with the conversation kept, and a
+/// summary that says it was replaced.
+async fn replaced_as_it_should_be(app: &TestApp, session: &str, hole: &str) {
+    summary_reaches(app, app.owner(), session, SummaryStatus::Ready).await;
+    let row = app.store().rabbithole(app.owner(), hole).await.unwrap().unwrap();
+    assert_eq!(row.status, warren::store::RabbitholeStatus::Returned);
+    let conversation = row.conversation.expect("the explorer's conversation kept").to_string();
+    assert!(conversation.contains("swallowed whole"), "{conversation}");
+    let (_, entry) = app.store().summary_link(app.owner(), session).await.unwrap().unwrap();
+    let entry = app.store().entry(app.owner(), session, &entry.unwrap()).await.unwrap().unwrap();
+    let summary: SessionSummary = serde_json::from_value(entry.data.unwrap()).unwrap();
+    assert!(summary.abandoned, "{summary:?}");
+    assert!(summary.overview.contains("ended when you started a new one"), "{}", summary.overview);
+    assert_eq!(summary.rabbitholes.len(), 1, "its rabbit hole is in it: {summary:?}");
+    let stored = app.store().session(app.owner(), session).await.unwrap().unwrap();
+    assert_eq!(stored.state.status, warren_app::protocol::SessionStatus::Abandoned);
+}
+
+#[tokio::test]
+async fn a_session_replaced_inside_a_rabbit_hole_keeps_the_hole_and_gets_a_summary_that_says_so() {
+    let app = TestApp::spawn().await;
+    let (first, _) = app.start("The living cell").await;
+    let hole = into_a_rabbit_hole(&app, &first).await;
+    let set = app.store().session(app.owner(), &first).await.unwrap().unwrap().set_id;
+    // Its actor runs here: it closes the hole itself.
+    let second = app.engine.start_session(app.owner(), &set, true).await.unwrap();
+    replaced_as_it_should_be(&app, &first, &hole).await;
+
+    // No actor runs the next one here (as on an instance that never had it): the engine
+    // closes it from its rows.
+    let hole = into_a_rabbit_hole(&app, &second.id).await;
+    let elsewhere = warren::engine::Engine::new(
+        app.store().clone(),
+        Arc::new(warren::llm::offline::Offline::new(Duration::ZERO, None)),
+        warren::engine::EngineConfig::default(),
+    );
+    elsewhere.start_session(app.owner(), &set, true).await.unwrap();
+    replaced_as_it_should_be(&app, &second.id, &hole).await;
 }

@@ -12,6 +12,7 @@ mod assess;
 mod client;
 mod compact;
 mod rabbithole;
+pub(super) use rabbithole::branch_summary;
 mod replay;
 mod turns;
 
@@ -189,10 +190,19 @@ impl Actor {
                 }
             }
             Command::Abandoned => {
-                let state = &mut self.session.row.state;
-                state.status = SessionStatus::Abandoned;
-                state.resumed_at = None;
+                self.session.fold_clock(now_ms());
+                self.session.row.state.status = SessionStatus::Abandoned;
                 self.queue.clear();
+                // A rabbit hole it was in is closed (its conversation kept), and the session
+                // gets its summary like any that ends.
+                let closed = self.session.close_rabbithole(&self.shared.store).await;
+                if let Err(err) = closed {
+                    tracing::error!(
+                        session = self.session.id(),
+                        "cannot close the rabbit hole of a replaced session: {err}"
+                    );
+                }
+                self.summarise().await;
                 self.shared.metrics.error(ErrorCode::SessionEnded);
                 let frame = ServerMessage::Error(ErrorPayload::new(
                     ErrorCode::SessionEnded,

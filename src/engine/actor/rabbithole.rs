@@ -164,7 +164,7 @@ pub(super) async fn next_note(returning: &mut Option<Returning>) -> Option<Strin
 
 /// What the tutor is told of a finished rabbit hole when the summariser cannot say more: its
 /// topic and size.
-fn branch_summary(topic: &str, exchanges: usize, recalled: u32) -> String {
+pub(in crate::engine) fn branch_summary(topic: &str, exchanges: usize, recalled: u32) -> String {
     let mut summary = format!("Explored \"{topic}\" ({exchanges} message{})", plural(exchanges));
     if recalled > 0 {
         summary.push_str(&format!(", recalling {recalled} point{} along the way", plural(recalled as usize)));

@@ -114,6 +114,9 @@ fn session(set_name: &str, digest: &SessionDigest) -> (String, String) {
     } else {
         format!("- Left with {} of {} points recalled.\n", digest.recalled.len(), digest.total)
     });
+    if digest.abandoned {
+        user.push_str("- Ended early: the learner started a new session of this set instead (say so).\n");
+    }
     user.push_str(&format!("- Study time: {}.\n", span(digest.study_ms)));
     if !digest.recalled.is_empty() {
         user.push_str("- Recalled, in order:\n");
@@ -247,6 +250,7 @@ pub fn parse_session(text: &str, set_name: &str, digest: &SessionDigest) -> Opti
         version: SUMMARY_VERSION,
         set_name: set_name.to_string(),
         completed: digest.completed,
+        abandoned: digest.abandoned,
         written_at: digest.now,
         study_ms: digest.study_ms,
         total: digest.total,

@@ -766,6 +766,9 @@ fn session_summary(d: &super::brief::SessionDigest) -> serde_json::Value {
         });
     }
     overview.push('.');
+    if d.abandoned {
+        overview.push_str(" The session ended when you started a new one of this set.");
+    }
     if !d.open.is_empty() {
         let open = plural_of(d.open.len(), "point");
         overview.push_str(&format!(" {open} {} still open.", if d.open.len() == 1 { "is" } else { "are" }));
