@@ -314,6 +314,10 @@ impl ServerMessage {
 /// whole session, once and in order, then `resumed`; when those frames are no longer all held,
 /// it receives `session_started` instead, as a fresh page does. `seq` values are only compared
 /// with other values from the same stream: a `session_started` starts the page's count again.
+///
+/// Every frame of the session's stream also carries `timestamp`, when the session sent it
+/// (milliseconds since the Unix epoch), as T13's event envelope does: one field of the
+/// envelope rather than one in each payload. (`pong`'s own `timestamp` is its payload's.)
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ServerFrame {
     /// The frame itself (its `type` comes first on the wire).
@@ -322,6 +326,9 @@ pub struct ServerFrame {
     /// Its place in the session's stream, if it is part of it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seq: Option<u64>,
+    /// When the session sent it, if it is part of the session's stream.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timestamp: Option<i64>,
 }
 
 impl<'de> Deserialize<'de> for ServerMessage {
@@ -357,7 +364,11 @@ impl<'de> serde::de::Visitor<'de> for FrameVisitor {
         }
         let kind: FrameType = map.next_value()?;
         let mut seq = None;
-        let rest = serde::de::value::MapAccessDeserializer::new(TakeSeq { map, seq: &mut seq });
+        // A pong's `timestamp` is its payload.
+        let mut timestamp = None;
+        let stamp = (kind != FrameType::Pong).then_some(&mut timestamp);
+        let rest =
+            serde::de::value::MapAccessDeserializer::new(TakeSeq { map, seq: &mut seq, timestamp: stamp });
         let message = match kind {
             FrameType::SessionStarted => ServerMessage::SessionStarted(Deserialize::deserialize(rest)?),
             FrameType::AssistantChunk => ServerMessage::AssistantChunk(Deserialize::deserialize(rest)?),
@@ -384,15 +395,17 @@ impl<'de> serde::de::Visitor<'de> for FrameVisitor {
             FrameType::Pong => ServerMessage::Pong(Deserialize::deserialize(rest)?),
             FrameType::Resumed => ServerMessage::Resumed(Deserialize::deserialize(rest)?),
         };
-        Ok(ServerFrame { message, seq })
+        Ok(ServerFrame { message, seq, timestamp })
     }
 }
 
 /// The rest of a frame's fields, with `seq` taken out for the frame and every other field
-/// passed on to the payload.
+/// passed on to the payload; the same for the envelope's `timestamp` when the frame's
+/// payload has none of its own.
 struct TakeSeq<'s, A> {
     map: A,
     seq: &'s mut Option<u64>,
+    timestamp: Option<&'s mut Option<i64>>,
 }
 
 impl<'de, A: serde::de::MapAccess<'de>> serde::de::MapAccess<'de> for TakeSeq<'_, A> {
@@ -406,6 +419,12 @@ impl<'de, A: serde::de::MapAccess<'de>> serde::de::MapAccess<'de> for TakeSeq<'_
         while let Some(key) = self.map.next_key::<String>()? {
             if key == "seq" {
                 *self.seq = self.map.next_value()?;
+                continue;
+            }
+            if key == "timestamp"
+                && let Some(timestamp) = self.timestamp.as_deref_mut()
+            {
+                *timestamp = self.map.next_value()?;
                 continue;
             }
             return seed.deserialize(key.into_deserializer()).map(Some);
@@ -521,6 +540,9 @@ pub struct RabbitholeDetected {
     pub topic: String,
     /// Two to four words, for pills.
     pub label: String,
+    /// The learner's message the tangent was found in (T13's `triggerMessageContent`).
+    #[serde(default)]
+    pub trigger_message_content: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -1002,6 +1024,7 @@ mod tests {
                 rabbithole_event_id: "r".into(),
                 topic: "tides".into(),
                 label: "Tides".into(),
+                trigger_message_content: "Why do the tides rise?".into(),
             }),
             ServerMessage::RabbitholeEntered(hole),
             ServerMessage::RabbitholeExited(RabbitholeExited {
@@ -1082,13 +1105,15 @@ mod tests {
     #[test]
     fn every_frame_carries_its_number_wherever_it_stands() {
         for message in one_of_each_server_message() {
-            let frame = ServerFrame { message: message.clone(), seq: Some(1_700_000_000_000_042) };
+            let timestamp = (message.frame_type() != FrameType::Pong).then_some(1_764_000_000_000);
+            let frame = ServerFrame { message: message.clone(), seq: Some(1_700_000_000_000_042), timestamp };
             let json = serde_json::to_string(&frame).unwrap();
             assert!(json.starts_with(&format!("{{\"type\":\"{}\"", message.frame_type())), "{json}");
             assert_eq!(serde_json::from_str::<ServerFrame>(&json).unwrap(), frame, "{json}");
             assert_eq!(serde_json::from_str::<ServerMessage>(&json).unwrap(), message, "{json}");
             let unnumbered =
-                serde_json::to_string(&ServerFrame { message: message.clone(), seq: None }).unwrap();
+                serde_json::to_string(&ServerFrame { message: message.clone(), seq: None, timestamp: None })
+                    .unwrap();
             assert!(!unnumbered.contains("\"seq\""), "{unnumbered}");
             assert_eq!(serde_json::from_str::<ServerFrame>(&unnumbered).unwrap().seq, None);
         }

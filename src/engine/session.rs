@@ -145,6 +145,17 @@ impl LiveSession {
         self.rabbitholes.iter().rev().find(|r| r.status == RabbitholeStatus::Detected)
     }
 
+    /// A rabbit hole on offer, as the learner is told of it.
+    pub fn offer(&self, hole: &RabbitholeRow) -> RabbitholeDetected {
+        let trigger = hole.trigger_entry_id.as_deref().and_then(|id| self.tree.get(id));
+        RabbitholeDetected {
+            rabbithole_event_id: hole.id.clone(),
+            topic: hole.topic.clone(),
+            label: hole.label.clone(),
+            trigger_message_content: trigger.map(|e| e.content.clone()).unwrap_or_default(),
+        }
+    }
+
     pub fn explored_labels(&self) -> Vec<String> {
         self.rabbitholes
             .iter()
@@ -358,11 +369,7 @@ impl LiveSession {
             pending_rabbithole: self
                 .pending_detection()
                 .filter(|_| self.status() == SessionStatus::InProgress)
-                .map(|r| RabbitholeDetected {
-                    rabbithole_event_id: r.id.clone(),
-                    topic: r.topic.clone(),
-                    label: r.label.clone(),
-                }),
+                .map(|r| self.offer(r)),
             overlay: self.overlay(now),
             elapsed_ms: self.elapsed_ms(now),
             streaming_reply,

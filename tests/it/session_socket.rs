@@ -321,6 +321,7 @@ async fn rabbit_holes_are_offered_explored_and_left_with_the_tutor_untouched() {
         })
         .unwrap_or_else(|| panic!("no detection in {:?}", kinds(&frames)));
     assert!(!detected.label.is_empty() && detected.label.split_whitespace().count() <= 4);
+    assert_eq!(detected.trigger_message_content, tangent, "the message it was found in");
     let tutor_context_before = app.store().entries(app.owner(), &session).await.unwrap();
 
     // Explore: the explorer opens from the set's own notes.
@@ -618,6 +619,11 @@ async fn a_reconnecting_page_gets_exactly_the_frames_it_missed_then_resumed() {
     let seqs: Vec<u64> =
         seen.iter().map(|f| f.seq.expect("every frame of the session is numbered")).collect();
     assert!(seqs.windows(2).all(|w| w[0] < w[1]), "numbers increase: {seqs:?}");
+    // And stamped with when it was sent, in the envelope (T13's event timestamp).
+    let now = warren::store::now_ms();
+    let stamps: Vec<i64> = seen.iter().map(|f| f.timestamp.expect("every frame is stamped")).collect();
+    assert!(stamps.iter().all(|t| (now - 60_000..=now).contains(t)), "{stamps:?}");
+    assert!(stamps.windows(2).all(|w| w[0] <= w[1]), "in order: {stamps:?}");
     let since = *seqs.last().unwrap();
 
     // The page sends a near miss and a recall and loses its connection before any answer.

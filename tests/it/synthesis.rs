@@ -358,7 +358,10 @@ async fn offline_the_summary_names_what_happened_and_the_next_opening_recalls_it
     let replaced = replaced.expect("a new summary for the replaced session");
     let entry = app.store().entry(app.owner(), &session, &replaced).await.unwrap().unwrap();
     let summary: SessionSummary = serde_json::from_value(entry.data.unwrap()).unwrap();
-    assert!(summary.abandoned && summary.overview.contains("ended when you started a new one"), "{summary:?}");
+    assert!(
+        summary.abandoned && summary.overview.contains("ended when you started a new one"),
+        "{summary:?}"
+    );
 
     // `warren summaries` prints it.
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_warren"))

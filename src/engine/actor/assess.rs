@@ -3,7 +3,7 @@
 //! discussion, the completion overlay, and a tangent to offer as a rabbit hole.
 
 use warren_app::protocol::{
-    RabbitholeDetected, RecallPointNearMiss, RecallPointRecalled, SessionEvent, SessionMode, SessionStatus,
+    RecallPointNearMiss, RecallPointRecalled, SessionEvent, SessionMode, SessionStatus,
 };
 
 use tokio::sync::oneshot;
@@ -96,8 +96,7 @@ impl Actor {
             let label = label_for(&found.topic);
             let detection_json = serde_json::to_value(&found).unwrap_or_default();
             let hole = self.session.offer_rabbithole(store, &found.topic, &label, &detection_json).await?;
-            let detected =
-                RabbitholeDetected { rabbithole_event_id: hole.id, topic: hole.topic, label: hole.label };
+            let detected = self.session.offer(&hole);
             self.emit(SessionEvent::RabbitholeDetected(detected), Audience::All);
         }
         if let Some(plan) = plan {

@@ -439,7 +439,11 @@ impl Actor {
     /// it.
     fn send(&mut self, audience: Audience, message: ServerMessage) {
         let seq = self.log.next_seq();
-        let text: Arc<str> = match serde_json::to_string(&ServerFrame { message, seq: Some(seq) }) {
+        let text: Arc<str> = match serde_json::to_string(&ServerFrame {
+            message,
+            seq: Some(seq),
+            timestamp: Some(now_ms()),
+        }) {
             Ok(text) => text.into(),
             Err(err) => {
                 tracing::error!(session = self.session.id(), "cannot write a frame: {err}");

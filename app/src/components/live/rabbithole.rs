@@ -9,7 +9,7 @@ use crate::protocol::{ClientMessage, RabbitholeDetected, RabbitholeEntered};
 /// "Want to explore?": Explore enters the rabbit hole; Stay on track declines it.
 #[component]
 pub fn RabbitholePrompt(offer: RabbitholeDetected, link: Link) -> impl IntoView {
-    let RabbitholeDetected { rabbithole_event_id, topic, label: _ } = offer;
+    let RabbitholeDetected { rabbithole_event_id, topic, .. } = offer;
     let shown = topic.clone();
     view! {
         <div class="rabbithole-prompt" data-testid="rabbithole-prompt">
