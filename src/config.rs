@@ -201,6 +201,12 @@ pub struct LlmConfig {
     #[arg(long, env = "WARREN_OPENAI_FAST_MODEL", global = true)]
     pub openai_fast_model: Option<String>,
 
+    /// How often at most the language model is checked again after start-up (in the
+    /// background, and soon after a turn fails), in seconds; `/readyz` and the pages' notice
+    /// follow it.
+    #[arg(long, env = "WARREN_PROVIDER_RECHECK_SECS", default_value_t = 60, global = true)]
+    pub provider_recheck_secs: u64,
+
     /// Pause between the offline tutor's streamed pieces, in milliseconds.
     #[arg(long, env = "WARREN_OFFLINE_DELAY_MS", default_value_t = 25, global = true)]
     pub offline_delay_ms: u64,
@@ -244,6 +250,7 @@ impl LlmConfig {
             openai_base_url: None,
             openai_model: openai::DEFAULT_MODEL.into(),
             openai_fast_model: None,
+            provider_recheck_secs: 60,
             offline_delay_ms: 0,
             model_dir: DEFAULT_MODEL_DIR.into(),
             llm_timeout_ms: 60_000,

@@ -14,6 +14,7 @@ use crate::config::{Config, Switch};
 use crate::embed::Judgement;
 use crate::engine::{Engine, EngineConfig, InProcess, Instance};
 use crate::llm::SharedProvider;
+use crate::llm::health::ProviderHealth;
 use crate::llm::offline::Offline;
 use crate::llm::select::{self, ProviderConfigError};
 use crate::store::{Store, StoreError};
@@ -65,7 +66,11 @@ impl Application {
         let provider = select::build(&config.llm, &judgement)?;
         // A provider that fails its check does not stop Warren: the operator sees why here and
         // on /readyz, and learners see a notice; the offline tutor needs no check.
-        let provider_status = select::check(&provider, &judgement, PROVIDER_CHECK_TIMEOUT).await;
+        let every = Duration::from_secs(config.llm.provider_recheck_secs.max(1));
+        let health =
+            ProviderHealth::check(provider.clone(), judgement.clone(), PROVIDER_CHECK_TIMEOUT, every).await;
+        health.watch();
+        let provider_status = health.status();
         if provider_status.ok {
             tracing::info!(provider = %provider_status.detail, "language model ready");
         } else {
@@ -92,6 +97,7 @@ impl Application {
                 Arc::new(Offline::new(Duration::ZERO, judgement.embedder().cloned())) as SharedProvider
             }),
             embedder: judgement.embedder().cloned(),
+            health: Some(health.clone()),
         };
         let engine = Engine::judged(
             store.clone(),
@@ -128,18 +134,17 @@ impl Application {
             .site_addr(addr)
             .build();
         let secure_cookies = config.public_url.as_deref().is_some_and(|u| u.starts_with("https://"));
-        let provider_status = Arc::new(provider_status);
         let backend = Arc::new(ServerBackend {
             store: store.clone(),
             engine: engine.clone(),
-            provider_status: provider_status.clone(),
+            provider_health: health.clone(),
         });
         let state = AppState {
             leptos_options,
             throttle: Arc::new(Throttle::new(store.clone())),
             store,
             engine,
-            provider_status,
+            provider_health: health,
             secure_cookies,
             trusted_proxies: config.trusted_proxies.clone().into(),
             backend,

@@ -111,7 +111,8 @@ pub enum EngineError {
     Store(#[from] StoreError),
 }
 
-/// What the engine judges with in process, beside its provider.
+/// What the engine has beside its provider: what it judges with in process, and the
+/// provider's health, which each turn's outcome informs.
 #[derive(Clone, Default)]
 pub struct InProcess {
     /// A judge that answers in milliseconds, which the speculative tutor guesses with rather
@@ -120,6 +121,8 @@ pub struct InProcess {
     /// The sentence model, with which the reply check also catches a point not yet tried
     /// given away in other words.
     pub embedder: Option<Arc<crate::embed::Embedder>>,
+    /// Whether the provider answers, told of each turn's outcome (see `llm::health`).
+    pub health: Option<Arc<crate::llm::health::ProviderHealth>>,
 }
 
 pub(crate) struct Shared {
@@ -129,6 +132,7 @@ pub(crate) struct Shared {
     pub local_judge: Option<SharedProvider>,
     /// The sentence model the reply check reads the tutor's statements with.
     pub embedder: Option<Arc<crate::embed::Embedder>>,
+    pub health: Option<Arc<crate::llm::health::ProviderHealth>>,
     pub config: EngineConfig,
     pub metrics: Metrics,
     pub synthesis: synthesis::Synthesis,
@@ -201,6 +205,7 @@ impl Engine {
             provider,
             local_judge: in_process.judge,
             embedder: in_process.embedder,
+            health: in_process.health,
             config,
             metrics: Metrics::default(),
             synthesis: Default::default(),

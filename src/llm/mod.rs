@@ -7,6 +7,7 @@
 
 pub mod anthropic;
 pub mod brief;
+pub mod health;
 mod http;
 pub mod offline;
 pub mod openai;

@@ -15,7 +15,7 @@ use warren_app::protocol::SessionStatus;
 use warren_app::summary::{SessionSummary, SummaryStatus};
 
 use crate::engine::{Engine, EngineError};
-use crate::llm::select::ProviderStatus;
+use crate::llm::health::ProviderHealth;
 use crate::store::{Entry, HistoryQuery, SessionRow, SetSummary, Store, StoreError, now_ms};
 use crate::transfer;
 
@@ -28,7 +28,7 @@ const LEFT_OFF: u32 = 4;
 pub struct ServerBackend {
     pub store: Store,
     pub engine: Engine,
-    pub provider_status: Arc<ProviderStatus>,
+    pub provider_health: Arc<ProviderHealth>,
 }
 
 fn internal(err: StoreError) -> ApiError {
@@ -66,13 +66,14 @@ fn summary_view(status: Option<SummaryStatus>, entry: Option<&Entry>) -> Summary
 impl ServerBackend {
     fn provider(&self) -> ProviderNotice {
         let info = self.engine.provider_info();
+        let status = self.provider_health.status();
         ProviderNotice {
             label: info.label,
             offline: info.offline,
-            ok: self.provider_status.ok,
-            detail: self.provider_status.detail.clone(),
-            by_meaning: self.provider_status.by_meaning,
-            judge: self.provider_status.judge.clone(),
+            ok: status.ok,
+            detail: status.detail,
+            by_meaning: status.by_meaning,
+            judge: status.judge,
         }
     }
 

@@ -10,7 +10,7 @@ use serde::Serialize;
 use std::sync::Arc;
 
 use crate::engine::Engine;
-use crate::llm::select::ProviderStatus;
+use crate::llm::health::ProviderHealth;
 use crate::store::{Check, Store};
 
 pub async fn healthz() -> &'static str {
@@ -33,8 +33,9 @@ pub struct Readiness {
 pub async fn readyz(
     State(store): State<Store>,
     State(engine): State<Engine>,
-    State(provider): State<Arc<ProviderStatus>>,
+    State(health): State<Arc<ProviderHealth>>,
 ) -> (StatusCode, Json<Readiness>) {
+    let provider = health.status();
     let mut checks = store.readiness().await;
     let ready = checks.iter().all(|c| c.ok);
     checks.push(Check { name: "llm", ok: provider.ok, detail: provider.detail.clone() });

@@ -41,7 +41,7 @@ use warren_app::forms::limits;
 use warren_app::{App, shell};
 
 use crate::engine::Engine;
-use crate::llm::select::ProviderStatus;
+use crate::llm::health::ProviderHealth;
 use crate::store::Store;
 pub use auth::Throttle;
 pub use backend::ServerBackend;
@@ -57,7 +57,8 @@ pub struct AppState {
     pub leptos_options: LeptosOptions,
     pub store: Store,
     pub engine: Engine,
-    pub provider_status: Arc<ProviderStatus>,
+    /// Whether the language model answers, now (see `llm::health`).
+    pub provider_health: Arc<ProviderHealth>,
     pub throttle: Arc<Throttle>,
     /// Whether the site is served over HTTPS (cookies are then `Secure`).
     pub secure_cookies: bool,

@@ -160,3 +160,55 @@ async fn with_the_sentence_model_the_judges_compare_meaning_and_say_so() {
     let (_, dashboard) = app.page("/").await;
     assert!(dashboard.contains("its sentence model is loaded"), "the dashboard's notice says so");
 }
+
+#[tokio::test]
+async fn readyz_and_the_pages_notice_follow_the_provider_after_start_up() {
+    use crate::common::fake_llm::{FakeLlm, Reply, Wire};
+    let fake = FakeLlm::start_with(
+        Wire::Anthropic,
+        vec![],
+        Some(std::sync::Arc::new(|_: &serde_json::Value| Reply::Said("What comes to mind?".into()))),
+    )
+    .await;
+    fake.set_down(true);
+    let app = TestApp::on_fake_with(Wire::Anthropic, &fake, |c| c.llm.provider_recheck_secs = 1).await;
+    let llm = || async {
+        let body: serde_json::Value =
+            app.http.get(app.url("/readyz")).send().await.unwrap().json().await.unwrap();
+        let check = body["checks"].as_array().unwrap().iter().find(|c| c["name"] == "llm").unwrap().clone();
+        check["ok"] == true
+    };
+    let notice_down = || async { app.page("/").await.1.contains("The language model is not answering") };
+    assert!(!llm().await, "down at start-up");
+    assert!(notice_down().await);
+
+    // Back: the background check sees it within its interval.
+    fake.set_down(false);
+    let mut up = false;
+    for _ in 0..60 {
+        if llm().await {
+            up = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(up, "the background check saw the provider answer");
+    assert!(!notice_down().await, "and the pages say so");
+
+    // Down again: a real reply fails, and the check that follows says so.
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    fake.set_down(true);
+    let (session, _) = app.start("The living cell").await;
+    let mut ws = app.connect(&session).await;
+    ws.until(|m| matches!(m, warren_app::protocol::ServerMessage::Error(_))).await;
+    let mut down = false;
+    for _ in 0..60 {
+        if !llm().await {
+            down = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(down, "a failed reply led to a check that found it down");
+    assert!(notice_down().await);
+}

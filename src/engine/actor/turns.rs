@@ -127,6 +127,9 @@ impl Actor {
                 }
             }
             TurnEvent::Finished { text, chunks } => {
+                if let Some(health) = &self.shared.health {
+                    health.turn_succeeded();
+                }
                 let speaker = self.turn.take().map_or(Speaker::Tutor, |t| t.speaker);
                 let reply = NewEntry::message(speaker, text.clone());
                 if let Err(err) = self.session.append(&self.shared.store, reply).await {
@@ -158,6 +161,9 @@ impl Actor {
             TurnEvent::Silent => self.turn = None,
             TurnEvent::Failed(err) => {
                 self.turn = None;
+                if let Some(health) = &self.shared.health {
+                    health.turn_failed();
+                }
                 tracing::warn!(session = self.session.id(), "reply failed: {err}");
                 self.send_error(
                     Audience::All,

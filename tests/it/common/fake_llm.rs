@@ -11,7 +11,7 @@ use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use futures_util::StreamExt;
 
@@ -61,6 +61,8 @@ struct Shared {
     received: Arc<Mutex<Vec<Received>>>,
     /// Replies whose connection the client closed before their end.
     cancelled: Arc<std::sync::atomic::AtomicUsize>,
+    /// Refusing every request, the key check included, as a provider that is down does.
+    down: Arc<std::sync::atomic::AtomicBool>,
 }
 
 pub struct FakeLlm {
@@ -81,17 +83,23 @@ impl FakeLlm {
             fallback,
             received: Arc::default(),
             cancelled: Arc::default(),
+            down: Arc::default(),
         };
         let app = Router::new()
             .route("/v1/messages", post(answer))
             .route("/v1/chat/completions", post(answer))
-            .route("/v1/models", get(|| async { "{\"data\":[]}" }))
-            .route("/models", get(|| async { "{\"data\":[]}" }))
+            .route("/v1/models", get(models))
+            .route("/models", get(models))
             .with_state(shared.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         tokio::spawn(async move { axum::serve(listener, app).await });
         Self { addr, shared }
+    }
+
+    /// Makes every request fail (401), the key check included, or answer again.
+    pub fn set_down(&self, down: bool) {
+        self.shared.down.store(down, std::sync::atomic::Ordering::SeqCst);
     }
 
     /// The Anthropic base URL (`…` + `/v1/messages`) or the OpenAI one (`…/v1`).
@@ -112,7 +120,28 @@ impl FakeLlm {
     }
 }
 
+/// The key check's answer: the (empty) list of models, or 503 while down.
+async fn models(State(shared): State<Shared>) -> Response {
+    if shared.down.load(std::sync::atomic::Ordering::SeqCst) {
+        return unavailable();
+    }
+    "{\"data\":[]}".into_response()
+}
+
+fn unavailable() -> Response {
+    Response::builder()
+        .status(401)
+        .header("content-type", "application/json")
+        .body(Body::from(
+            r#"{"type":"error","error":{"type":"authentication_error","message":"the provider is down"}}"#,
+        ))
+        .unwrap()
+}
+
 async fn answer(State(shared): State<Shared>, headers: HeaderMap, body: Bytes) -> Response {
+    if shared.down.load(std::sync::atomic::Ordering::SeqCst) {
+        return unavailable();
+    }
     let body: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
     shared.received.lock().unwrap().push(Received { headers, body: body.clone() });
     let next = shared.script.lock().unwrap().pop_front();
