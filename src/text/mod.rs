@@ -231,36 +231,43 @@ pub fn coverage(key: &[String], text: &[String]) -> (f64, Vec<String>) {
 
 /// "I don't know", "no idea", "can't remember"…
 pub fn is_dont_know(text: &str) -> bool {
-    // Whole words only: "pass" is a learner passing, "en passant" is not.
+    let t = words_spaced(text);
+    DONT_KNOW.iter().any(|p| t.contains(&format!(" {p} ")))
+}
+
+/// The ways a learner says they do not know, lower-case, as whole words ("pass" is a learner
+/// passing, "en passant" is not).
+pub const DONT_KNOW: &[&str] = &[
+    "don't know",
+    "dont know",
+    "do not know",
+    "don't remember",
+    "dont remember",
+    "do not remember",
+    "can't remember",
+    "cant remember",
+    "cannot remember",
+    "no idea",
+    "not sure",
+    "forgot",
+    "forgotten",
+    "forget",
+    "no clue",
+    "i'm stuck",
+    "im stuck",
+    "pass",
+];
+
+/// A text's words, lower-case, each between single spaces (" not sure why though "), for
+/// matching whole-word phrases.
+pub fn words_spaced(text: &str) -> String {
     let words: String = text
         .to_lowercase()
         .replace('’', "'")
         .chars()
         .map(|c| if c.is_alphanumeric() || c == '\'' { c } else { ' ' })
         .collect();
-    let t = format!(" {} ", words.split_whitespace().collect::<Vec<_>>().join(" "));
-    [
-        "don't know",
-        "dont know",
-        "do not know",
-        "don't remember",
-        "dont remember",
-        "do not remember",
-        "can't remember",
-        "cant remember",
-        "cannot remember",
-        "no idea",
-        "not sure",
-        "forgot",
-        "forgotten",
-        "forget",
-        "no clue",
-        "i'm stuck",
-        "im stuck",
-        "pass",
-    ]
-    .iter()
-    .any(|p| t.contains(&format!(" {p} ")))
+    format!(" {} ", words.split_whitespace().collect::<Vec<_>>().join(" "))
 }
 
 /// Sentences of a text, trimmed.

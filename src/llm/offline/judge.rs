@@ -285,36 +285,15 @@ fn trails_off(message: &str) -> bool {
 /// last one"), rather than hedging what they said ("…through respiration, not sure", "…, I
 /// don't know"): a word is left once the "don't know" and the filler around it are taken out.
 fn names_something(clause: &str) -> bool {
-    const PHRASES: &[&str] = &[
-        "don't know",
-        "dont know",
-        "do not know",
-        "don't remember",
-        "dont remember",
-        "do not remember",
-        "can't remember",
-        "cant remember",
-        "cannot remember",
-        "no idea",
-        "not sure",
-        "forgotten",
-        "forgot",
-        "forget",
-        "no clue",
-        "stuck",
-    ];
     const FILLER: &[&str] = &[
         "i", "i'm", "im", "am", "and", "so", "um", "uh", "erm", "hmm", "just", "really", "tbh", "though",
         "honestly", "totally", "about", "it", "that", "this", "to", "be", "but", "yet", "lol", "haha",
     ];
-    let mut lower = format!(" {} ", clause.to_lowercase().replace('’', "'"));
-    for phrase in PHRASES {
-        lower = lower.replace(&format!(" {phrase} "), " ");
+    let mut words = crate::text::words_spaced(clause);
+    for phrase in crate::text::DONT_KNOW {
+        words = words.replace(&format!(" {phrase} "), " ");
     }
-    lower
-        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
-        .filter(|w| !w.is_empty())
-        .any(|w| !FILLER.contains(&w))
+    words.split_whitespace().any(|w| !FILLER.contains(&w))
 }
 
 /// The words of `content` that are names, as (word index, run): capitalised (not all
