@@ -681,19 +681,7 @@ async fn every_point_recalled_inside_a_rabbit_hole_leaves_the_completion_pending
     let (session, points) = app.start(CELL).await;
     let mut ws = app.connect(&session).await;
     ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
-    ws.say("How did the printing press change Europe?").await;
-    ws.say("ok").await;
-    let frames = ws.say("Where did mitochondria originally come from, endosymbiosis?").await;
-    let hole = frames
-        .iter()
-        .find_map(|m| match m {
-            ServerMessage::RabbitholeDetected(d) => Some(d.clone()),
-            _ => None,
-        })
-        .unwrap_or_else(|| panic!("no detection in {:?}", kinds(&frames)));
-    ws.send(json!({"type": "enter_rabbithole", "rabbitholeEventId": hole.rabbithole_event_id, "topic": hole.topic}))
-        .await;
-    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    ws.enter_the_mitochondria_hole().await;
     // Every point, inside the hole: each is checked off, and no overlay interrupts the hole.
     let mut recalled = Vec::new();
     for point in &points {

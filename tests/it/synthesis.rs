@@ -387,21 +387,9 @@ async fn offline_the_summary_names_what_happened_and_the_next_opening_recalls_it
 async fn into_a_rabbit_hole(app: &TestApp, session: &str) -> String {
     let mut ws = app.connect(session).await;
     ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
-    ws.say("How did the printing press change Europe?").await;
-    ws.say("ok").await;
-    let frames = ws.say("Where did mitochondria originally come from, endosymbiosis?").await;
-    let hole = frames
-        .iter()
-        .find_map(|m| match m {
-            ServerMessage::RabbitholeDetected(d) => Some(d.rabbithole_event_id.clone()),
-            _ => None,
-        })
-        .expect("a rabbit hole offered");
-    ws.send(json!({"type": "enter_rabbithole", "rabbitholeEventId": hole, "topic": "where mitochondria came from"}))
-        .await;
-    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    let hole = ws.enter_the_mitochondria_hole().await;
     ws.say("Were they bacteria once, swallowed whole?").await;
-    hole
+    hole.rabbithole_event_id
 }
 
 /// What a replaced session leaves: its rabbit hole returned with the conversation kept, and a

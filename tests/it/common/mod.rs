@@ -337,3 +337,28 @@ pub fn recalled_ids(frames: &[ServerMessage]) -> Vec<String> {
         })
         .collect()
 }
+
+/// The rabbit hole offered among `frames`, if one was.
+pub fn offered(frames: &[ServerMessage]) -> Option<warren_app::protocol::RabbitholeDetected> {
+    frames.iter().find_map(|m| match m {
+        ServerMessage::RabbitholeDetected(d) => Some(d.clone()),
+        _ => None,
+    })
+}
+
+impl Ws {
+    /// Takes a session of "The living cell" whose opening has been read down the rabbit hole
+    /// of where mitochondria came from (two quiet exchanges, the tangent, Explore), and reads
+    /// the explorer's opening; returns the offer taken.
+    pub async fn enter_the_mitochondria_hole(&mut self) -> warren_app::protocol::RabbitholeDetected {
+        self.say("How did the printing press change Europe?").await;
+        self.say("ok").await;
+        let frames = self.say("Where did mitochondria originally come from, endosymbiosis?").await;
+        let hole =
+            offered(&frames).unwrap_or_else(|| panic!("no rabbit hole offered in {:?}", kinds(&frames)));
+        self.send(serde_json::json!({"type": "enter_rabbithole", "rabbitholeEventId": hole.rabbithole_event_id, "topic": hole.topic}))
+            .await;
+        self.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+        hole
+    }
+}
