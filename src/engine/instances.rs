@@ -98,7 +98,8 @@ impl Engine {
     /// Beats this instance's heartbeat until the process ends: hands over the sessions other
     /// instances ask for and, if the database could not hear it for long enough that its
     /// leases may have lapsed, stops every session it runs (another instance may run them
-    /// now). Also forgets idle rate-limit buckets and long-gone instances.
+    /// now). Also forgets idle rate-limit buckets and long-gone instances, and writes the
+    /// summaries a dead instance left pending.
     pub async fn keep_alive(self) {
         let config = &self.shared.config;
         let store = &self.shared.store;
@@ -149,6 +150,9 @@ impl Engine {
                 last_sweep = Instant::now();
                 if let Err(err) = store.sweep_instances_and_limits(SWEEP_AFTER).await {
                     tracing::warn!("cannot sweep rate limits and old instances: {err}");
+                }
+                if let Err(err) = self.resume_summaries().await {
+                    tracing::warn!("cannot pick up summaries left pending: {err}");
                 }
             }
         }

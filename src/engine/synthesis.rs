@@ -61,23 +61,44 @@ pub(crate) fn request(shared: &Arc<Shared>, owner: &str, session_id: &str) -> on
     tokio::spawn(async move {
         loop {
             write_with_retries(&shared, &owner, &session_id).await;
-            let mut running = shared.synthesis.running.lock().unwrap_or_else(|p| p.into_inner());
-            let Some(run) = running.get_mut(&session_id) else { break };
-            if std::mem::take(&mut run.again) {
-                continue;
-            }
-            if let Some(run) = running.remove(&session_id) {
-                for waiting in run.waiting {
-                    let _ = waiting.send(());
+            // Asked for again while it was being written: run once more; else done.
+            let again = {
+                let mut running = shared.synthesis.running.lock().unwrap_or_else(|p| p.into_inner());
+                let Some(run) = running.get_mut(&session_id) else { break };
+                let again = std::mem::take(&mut run.again);
+                if !again && let Some(run) = running.remove(&session_id) {
+                    for waiting in run.waiting {
+                        let _ = waiting.send(());
+                    }
                 }
+                again
+            };
+            if !again {
+                break;
             }
-            break;
+            // The summary just written (or given up) settled the row: it is asked for anew.
+            if let Err(err) = shared.store.mark_summary_pending(&owner, &session_id).await {
+                tracing::error!(session = session_id, "cannot ask for the summary again: {err}");
+            }
         }
     });
     rx
 }
 
 async fn write_with_retries(shared: &Shared, owner: &str, session_id: &str) {
+    let me = &shared.config.instance.id;
+    match shared.store.claim_summary(owner, session_id, me, shared.config.lease_lapse).await {
+        Ok(true) => {}
+        Ok(false) => {
+            tracing::debug!(session = session_id, "summary written elsewhere, or no longer pending");
+            return;
+        }
+        Err(err) => {
+            // Left pending: a later sweep or start-up claims it.
+            tracing::error!(session = session_id, "cannot claim the summary to write: {err}");
+            return;
+        }
+    }
     let attempts = shared.config.summary_attempts.max(1);
     let mut delay = shared.config.summary_backoff;
     for attempt in 1..=attempts {
@@ -98,7 +119,7 @@ async fn write_with_retries(shared: &Shared, owner: &str, session_id: &str) {
             }
             Err(err) => {
                 tracing::error!(session = session_id, attempts, "summary unavailable: {err}");
-                if let Err(err) = shared.store.summary_failed(owner, session_id, &err.to_string()).await {
+                if let Err(err) = shared.store.summary_failed(owner, session_id, me, &err.to_string()).await {
                     tracing::error!(session = session_id, "cannot record a failed summary: {err}");
                 }
             }
@@ -122,7 +143,11 @@ async fn write(shared: &Shared, owner: &str, session_id: &str) -> Result<(), Wri
     let digest = digest(&session, now_ms());
     let summary = summariser::summarise_session(&*shared.provider, &session.set.name, digest).await?;
     let data = serde_json::to_value(&summary).unwrap_or_default();
-    shared.store.store_summary(owner, session_id, summary.text(), data).await?;
+    let me = &shared.config.instance.id;
+    if shared.store.store_summary(owner, session_id, me, summary.text(), data).await?.is_none() {
+        // Its claim lapsed (this instance went quiet) and another instance took it over.
+        tracing::warn!(session = session_id, "summary not stored: another instance writes it now");
+    }
     Ok(())
 }
 
@@ -223,9 +248,10 @@ pub(crate) fn recap(summary: &SessionSummary, now: i64) -> Recap {
 }
 
 impl Engine {
-    /// Writes again the summaries a restart left pending.
+    /// Writes the summaries left pending that no live instance is writing: at start-up, and
+    /// now and then after (an instance that died mid-summary leaves one behind).
     pub async fn resume_summaries(&self) -> Result<usize, EngineError> {
-        let pending = self.shared.store.pending_summaries().await?;
+        let pending = self.shared.store.pending_summaries(self.shared.config.lease_lapse).await?;
         for (owner, session_id) in &pending {
             drop(request(&self.shared, owner, session_id));
         }

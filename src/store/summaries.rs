@@ -6,7 +6,7 @@ use sqlx::Row;
 use warren_app::summary::SummaryStatus;
 
 use super::entries::{append_in, select_entries};
-use super::{Entry, EntryKind, NewEntry, Store, StoreError};
+use super::{Entry, EntryKind, NewEntry, Store, StoreError, now_ms};
 
 /// A session's newest summary with the session it sums up, for the dashboard and the command
 /// line.
@@ -22,25 +22,58 @@ pub struct LatestSummary {
 impl Store {
     /// Marks a session's summary as to be written. False when the session is not the owner's.
     pub async fn mark_summary_pending(&self, owner: &str, session_id: &str) -> Result<bool, StoreError> {
+        let mut conn = self.write_turn().await?;
         let done = sqlx::query(
             "UPDATE sessions SET summary_status = 'pending', summary_error = NULL WHERE id = $1 AND owner_id = $2",
         )
         .bind(session_id)
         .bind(owner)
-        .execute(self.pool())
+        .execute(&mut *conn)
         .await?;
         Ok(done.rows_affected() > 0)
     }
 
+    /// Claims a pending summary for `instance` to write: unclaimed, already its own, or
+    /// claimed by an instance whose heartbeat is older than `lapse` (gone). False when it is
+    /// not pending or another live instance writes it.
+    pub async fn claim_summary(
+        &self,
+        owner: &str,
+        session_id: &str,
+        instance: &str,
+        lapse: std::time::Duration,
+    ) -> Result<bool, StoreError> {
+        let now = now_ms();
+        let alive_since = now - i64::try_from(lapse.as_millis()).unwrap_or(i64::MAX);
+        let mut conn = self.write_turn().await?;
+        let done = sqlx::query(
+            "UPDATE sessions SET summary_claimed_by = $1, summary_claimed_at = $2
+             WHERE id = $3 AND owner_id = $4 AND summary_status = 'pending'
+               AND (summary_claimed_by IS NULL OR summary_claimed_by = $1
+                    OR NOT EXISTS (SELECT 1 FROM warren_instances i
+                                   WHERE i.id = sessions.summary_claimed_by AND i.heartbeat_at > $5))",
+        )
+        .bind(instance)
+        .bind(now)
+        .bind(session_id)
+        .bind(owner)
+        .bind(alive_since)
+        .execute(&mut *conn)
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
     /// Stores a summary under the session's leaf (the leaf stays) and links it from the
-    /// session row, in one transaction.
+    /// session row, in one transaction, if `instance` still holds the claim on a pending
+    /// summary; `None` (nothing stored) when it does not.
     pub async fn store_summary(
         &self,
         owner: &str,
         session_id: &str,
+        instance: &str,
         text: String,
         data: serde_json::Value,
-    ) -> Result<Entry, StoreError> {
+    ) -> Result<Option<Entry>, StoreError> {
         let mut tx = self.write_transaction().await?;
         let leaf: Option<String> =
             sqlx::query_scalar("SELECT leaf_id FROM sessions WHERE id = $1 AND owner_id = $2")
@@ -51,35 +84,64 @@ impl Store {
                 .flatten();
         let new = NewEntry::note(EntryKind::Summary, text, data);
         let (entry, _) = append_in(&mut tx, owner, session_id, leaf.as_deref(), new, false).await?;
-        sqlx::query(
-            "UPDATE sessions SET summary_entry_id = $1, summary_status = 'ready', summary_error = NULL
-              WHERE id = $2 AND owner_id = $3",
+        let linked = sqlx::query(
+            "UPDATE sessions SET summary_entry_id = $1, summary_status = 'ready', summary_error = NULL,
+                 summary_claimed_by = NULL
+              WHERE id = $2 AND owner_id = $3 AND summary_status = 'pending' AND summary_claimed_by = $4",
         )
         .bind(&entry.id)
         .bind(session_id)
         .bind(owner)
+        .bind(instance)
         .execute(&mut *tx)
         .await?;
+        if linked.rows_affected() == 0 {
+            // Dropped uncommitted: the entry goes with it.
+            drop(tx);
+            return Ok(None);
+        }
         tx.commit().await?;
-        Ok(entry)
+        Ok(Some(entry))
     }
 
-    /// Every attempt failed: the history page offers to try again.
-    pub async fn summary_failed(&self, owner: &str, session_id: &str, error: &str) -> Result<(), StoreError> {
-        sqlx::query("UPDATE sessions SET summary_status = 'failed', summary_error = $1 WHERE id = $2 AND owner_id = $3")
-            .bind(error)
-            .bind(session_id)
-            .bind(owner)
-            .execute(self.pool())
-            .await?;
+    /// Every attempt failed: the history page offers to try again. Only the claimant of a
+    /// pending summary records this, so a late failure never overwrites a summary written.
+    pub async fn summary_failed(
+        &self,
+        owner: &str,
+        session_id: &str,
+        instance: &str,
+        error: &str,
+    ) -> Result<(), StoreError> {
+        let mut conn = self.write_turn().await?;
+        sqlx::query(
+            "UPDATE sessions SET summary_status = 'failed', summary_error = $1, summary_claimed_by = NULL
+             WHERE id = $2 AND owner_id = $3 AND summary_status = 'pending' AND summary_claimed_by = $4",
+        )
+        .bind(error)
+        .bind(session_id)
+        .bind(owner)
+        .bind(instance)
+        .execute(&mut *conn)
+        .await?;
         Ok(())
     }
 
-    /// Summaries left to write (by a restart, say): `(owner, session)` pairs, oldest first.
-    pub async fn pending_summaries(&self) -> Result<Vec<(String, String)>, StoreError> {
+    /// Summaries left to write that no live instance has claimed (left by a restart, or by
+    /// an instance that died): `(owner, session)` pairs, oldest first.
+    pub async fn pending_summaries(
+        &self,
+        lapse: std::time::Duration,
+    ) -> Result<Vec<(String, String)>, StoreError> {
+        let alive_since = now_ms() - i64::try_from(lapse.as_millis()).unwrap_or(i64::MAX);
         Ok(sqlx::query_as(
-            "SELECT owner_id, id FROM sessions WHERE summary_status = 'pending' ORDER BY updated_at",
+            "SELECT owner_id, id FROM sessions s WHERE summary_status = 'pending'
+               AND (summary_claimed_by IS NULL
+                    OR NOT EXISTS (SELECT 1 FROM warren_instances i
+                                   WHERE i.id = s.summary_claimed_by AND i.heartbeat_at > $1))
+             ORDER BY updated_at",
         )
+        .bind(alive_since)
         .fetch_all(self.pool())
         .await?)
     }

@@ -1,13 +1,14 @@
 //! Several instances on one database (PostgreSQL in scripts/test's second run, one SQLite
 //! file in the first): one instance at a time runs a live session, a newer socket at another
 //! instance takes it over, a killed holder's sessions are taken over once its lease lapses,
-//! sign-in limits are shared, and instances starting together on an empty database migrate
-//! once and all come up.
+//! sign-in limits are shared, instances starting together on an empty database migrate once
+//! and all come up, and a pending summary is written by one instance only.
 
 use std::time::{Duration, Instant};
 
 use warren::store::Speaker;
 use warren_app::protocol::{ErrorCode, ServerMessage};
+use warren_app::summary::SummaryStatus;
 
 use crate::common::process::Process;
 use crate::common::{PASSWORD, TestApp, Ws, fresh_database, socket_at};
@@ -133,4 +134,87 @@ async fn instances_starting_together_on_an_empty_database_migrate_once_and_all_c
     let store = warren::store::Store::open(&database).await.unwrap();
     let migrations = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/migrations")).unwrap().count();
     assert_eq!(store.applied_migrations().await.unwrap(), migrations, "every migration applied once");
+}
+
+/// Summary entries in a session's tree.
+async fn summaries_in(app: &TestApp, session: &str) -> usize {
+    let (_, tree) = app.store().tree(app.owner(), session).await.unwrap().unwrap();
+    tree.entries.iter().filter(|e| e.kind == warren::store::EntryKind::Summary).count()
+}
+
+/// A session with a recall, left, its summary written.
+async fn left_session(app: &TestApp) -> String {
+    let (session, points) = app.start("The living cell").await;
+    let mut ws = app.connect(&session).await;
+    ws.until(complete).await;
+    ws.say(&points[0].content).await;
+    ws.send(serde_json::json!({"type": "leave_session"})).await;
+    ws.until(|m| matches!(m, ServerMessage::SessionPaused(_))).await;
+    crate::synthesis::summary_reaches(app, app.owner(), &session, SummaryStatus::Ready).await;
+    session
+}
+
+#[tokio::test]
+async fn a_pending_summary_is_written_once_by_instances_starting_together() {
+    let app = TestApp::spawn().await;
+    let session = left_session(&app).await;
+    let before = summaries_in(&app, &session).await;
+    // As an instance that died mid-summary leaves it: pending, claimed by one no longer beating.
+    let store = app.store();
+    assert!(store.mark_summary_pending(app.owner(), &session).await.unwrap());
+    assert!(store.claim_summary(app.owner(), &session, "gone", Duration::from_secs(5)).await.unwrap());
+
+    // Two instances start at once; each picks up the summaries left pending. The offline
+    // summariser's words come slowly enough that both would be writing at the same time.
+    let vars = |id| [("WARREN_INSTANCE_ID", id), ("WARREN_OFFLINE_DELAY_MS", "15")];
+    let a = Process::start(&app.database_url, &vars("a"));
+    let b = Process::start(&app.database_url, &vars("b"));
+    a.wait_ready().await;
+    b.wait_ready().await;
+    crate::synthesis::summary_reaches(&app, app.owner(), &session, SummaryStatus::Ready).await;
+    // Time for the other to have finished too, had it been writing.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(summaries_in(&app, &session).await, before + 1, "one instance wrote it");
+    let (status, _) = store.summary_link(app.owner(), &session).await.unwrap().unwrap();
+    assert_eq!(status, Some(SummaryStatus::Ready));
+}
+
+#[tokio::test]
+async fn a_claimed_summary_is_left_to_its_writer_and_a_late_failure_never_undoes_it() {
+    let app = TestApp::spawn().await;
+    let session = left_session(&app).await;
+    let (store, owner) = (app.store(), app.owner());
+    let lapse = Duration::from_secs(5);
+    for instance in ["a", "b"] {
+        store.register_instance(instance, "").await.unwrap();
+    }
+    assert!(store.mark_summary_pending(owner, &session).await.unwrap());
+    assert!(store.claim_summary(owner, &session, "a", lapse).await.unwrap());
+    assert!(!store.claim_summary(owner, &session, "b", lapse).await.unwrap(), "a is alive and writing");
+    assert!(store.pending_summaries(lapse).await.unwrap().is_empty(), "nothing for a start-up to pick up");
+    let data = serde_json::json!({});
+    let by_b = store.store_summary(owner, &session, "b", "b's".into(), data.clone()).await.unwrap();
+    assert!(by_b.is_none(), "b holds no claim: nothing stored");
+    let before = summaries_in(&app, &session).await;
+    assert!(store.store_summary(owner, &session, "a", "a's".into(), data.clone()).await.unwrap().is_some());
+    assert_eq!(summaries_in(&app, &session).await, before + 1);
+    // A failure reported late, by a's retry loop or anyone's, leaves the summary written.
+    for instance in ["a", "b"] {
+        store.summary_failed(owner, &session, instance, "too late").await.unwrap();
+    }
+    let (status, _) = store.summary_link(owner, &session).await.unwrap().unwrap();
+    assert_eq!(status, Some(SummaryStatus::Ready));
+    assert!(!store.claim_summary(owner, &session, "b", lapse).await.unwrap(), "ready is not pending");
+
+    // A claim by an instance gone quiet (no heartbeat within the lapse) is taken over, and
+    // the quiet one, waking, stores nothing.
+    assert!(store.mark_summary_pending(owner, &session).await.unwrap());
+    assert!(store.claim_summary(owner, &session, "a", lapse).await.unwrap());
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    store.heartbeat("b", "").await.unwrap();
+    let short = Duration::from_millis(10);
+    assert_eq!(store.pending_summaries(short).await.unwrap().len(), 1);
+    assert!(store.claim_summary(owner, &session, "b", short).await.unwrap());
+    assert!(store.store_summary(owner, &session, "a", "a's".into(), data.clone()).await.unwrap().is_none());
+    assert!(store.store_summary(owner, &session, "b", "b's".into(), data).await.unwrap().is_some());
 }
