@@ -10,7 +10,7 @@
 use std::time::{Duration, Instant};
 
 use warren::transfer::session::{EntryLine, FORMAT, Header, SessionFile, VERSION, import};
-use warren_app::protocol::SessionStatus;
+use warren_app::protocol::{SessionMode, SessionStatus};
 use warren_app::tree::{EntryKind, Speaker};
 
 mod common;
@@ -39,6 +39,13 @@ fn header(id: &str, leaf: Option<String>, started_at: i64) -> Header {
         leaf_id: leaf,
         points: vec!["A point.".into()],
         recalled: vec![],
+        mode: SessionMode::Recall,
+        active_rabbithole_id: None,
+        decline_cooldown: 0,
+        overlay_dismissed: false,
+        rabbitholes: vec![],
+        struggles: vec![],
+        shown_resources: vec![],
     }
 }
 

@@ -723,6 +723,8 @@ impl LiveSession {
         self.outcomes.push(OutcomeRow {
             point_id: point_id.to_string(),
             rating: outcome.rating.into(),
+            confidence,
+            entry_id: outcome.entry_id,
             in_rabbithole,
             recalled_at: now,
         });
@@ -910,6 +912,8 @@ mod tests {
         s.outcomes.push(OutcomeRow {
             point_id: point.into(),
             rating: "good".into(),
+            confidence: 1.0,
+            entry_id: None,
             in_rabbithole,
             recalled_at: at,
         });
@@ -997,8 +1001,10 @@ mod tests {
             trigger_entry_id: branch_from.clone(),
             branch_from_id: branch_from.clone(),
             conversation: None,
+            detection: None,
             points_recalled: 0,
             created_at: 2,
+            updated_at: 2,
         });
         s.row.state.mode = SessionMode::Rabbithole;
         s.row.state.active_rabbithole_id = Some("r".into());

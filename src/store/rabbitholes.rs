@@ -28,8 +28,12 @@ pub struct RabbitholeRow {
     pub branch_from_id: Option<String>,
     #[sqlx(try_from = "MaybeJson")]
     pub conversation: Option<serde_json::Value>,
+    /// What the detector saw (its verdict as JSON), for the record.
+    #[sqlx(try_from = "MaybeJson")]
+    pub detection: Option<serde_json::Value>,
     pub points_recalled: i64,
     pub created_at: i64,
+    pub updated_at: i64,
 }
 
 /// `SELECT … FROM rabbithole_events` followed by the given conditions.
@@ -37,7 +41,7 @@ macro_rules! select_rabbitholes {
     ($($rest:literal)+) => {
         concat!(
             "SELECT id, session_id, topic, label, status, trigger_entry_id, branch_from_id, conversation, ",
-            "points_recalled, created_at FROM rabbithole_events ",
+            "detection, points_recalled, created_at, updated_at FROM rabbithole_events ",
             $($rest),+
         )
     };

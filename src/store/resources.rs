@@ -196,8 +196,18 @@ impl Store {
 
     /// The resources a session has shown, in the order it showed them.
     pub async fn shown_resources(&self, owner: &str, session_id: &str) -> Result<Vec<String>, StoreError> {
-        Ok(sqlx::query_scalar(
-            "SELECT resource_id FROM shown_resources WHERE session_id = $1 AND owner_id = $2 ORDER BY shown_at",
+        Ok(self.shown_resources_at(owner, session_id).await?.into_iter().map(|(id, _)| id).collect())
+    }
+
+    /// [`Store::shown_resources`] with when each was shown.
+    pub async fn shown_resources_at(
+        &self,
+        owner: &str,
+        session_id: &str,
+    ) -> Result<Vec<(String, i64)>, StoreError> {
+        Ok(sqlx::query_as(
+            "SELECT resource_id, shown_at FROM shown_resources WHERE session_id = $1 AND owner_id = $2
+             ORDER BY shown_at, resource_id",
         )
         .bind(session_id)
         .bind(owner)

@@ -56,6 +56,10 @@ pub struct NewOutcome {
 pub struct OutcomeRow {
     pub point_id: String,
     pub rating: String,
+    /// The evaluator's confidence in the recall.
+    pub confidence: f64,
+    /// The learner message that showed it.
+    pub entry_id: Option<String>,
     #[sqlx(try_from = "Flag")]
     pub in_rabbithole: bool,
     pub recalled_at: i64,
@@ -177,7 +181,7 @@ impl Store {
     /// The points recalled in a session, in the order they were recalled.
     pub async fn outcomes(&self, owner: &str, session_id: &str) -> Result<Vec<OutcomeRow>, StoreError> {
         Ok(sqlx::query_as(
-            "SELECT point_id, rating, in_rabbithole, recalled_at FROM recall_outcomes
+            "SELECT point_id, rating, confidence, entry_id, in_rabbithole, recalled_at FROM recall_outcomes
              WHERE session_id = $1 AND owner_id = $2 ORDER BY recalled_at, id",
         )
         .bind(session_id)
@@ -226,20 +230,40 @@ impl Store {
 }
 
 /// A session read from a file, its ids settled, ready to be written in one go.
+#[derive(Clone, Debug)]
 pub struct ImportedSession {
     pub id: String,
     pub set_id: String,
     pub status: SessionStatus,
     pub target_point_ids: Vec<String>,
     pub leaf_id: Option<String>,
+    pub mode: SessionMode,
+    pub active_rabbithole_id: Option<String>,
+    pub decline_cooldown: i64,
+    pub overlay_dismissed: bool,
     pub active_ms: i64,
     pub started_at: i64,
     pub updated_at: i64,
     pub ended_at: Option<i64>,
     /// In append order, parents first.
     pub entries: Vec<Entry>,
-    /// (point id, rating, in a rabbit hole, when).
-    pub recalled: Vec<(String, String, bool, i64)>,
+    pub recalled: Vec<ImportedRecall>,
+    /// Every rabbit hole, `session_id` already this session's.
+    pub rabbitholes: Vec<super::RabbitholeRow>,
+    pub struggles: Vec<super::StruggleRow>,
+    /// (resource id, when shown).
+    pub shown: Vec<(String, i64)>,
+}
+
+/// A recall of an imported session.
+#[derive(Clone, Debug)]
+pub struct ImportedRecall {
+    pub point_id: String,
+    pub rating: String,
+    pub confidence: f64,
+    pub entry_id: Option<String>,
+    pub in_rabbithole: bool,
+    pub at: i64,
 }
 
 impl Store {
@@ -254,9 +278,19 @@ impl Store {
 
     /// Whether any of these entry ids is taken (by any session of any learner).
     pub async fn any_entry_exists(&self, ids: &[&str]) -> Result<bool, StoreError> {
+        self.any_id_taken("SELECT COUNT(*) FROM session_entries WHERE id IN ", ids).await
+    }
+
+    /// Whether any of these rabbit-hole ids is taken.
+    pub async fn any_rabbithole_exists(&self, ids: &[&str]) -> Result<bool, StoreError> {
+        self.any_id_taken("SELECT COUNT(*) FROM rabbithole_events WHERE id IN ", ids).await
+    }
+
+    /// Runs `count_in` (a fixed statement ending in `IN `) over `ids` in chunks.
+    async fn any_id_taken(&self, count_in: &'static str, ids: &[&str]) -> Result<bool, StoreError> {
         for chunk in ids.chunks(500) {
             let marks: Vec<String> = (1..=chunk.len()).map(|i| format!("${i}")).collect();
-            let sql = format!("SELECT COUNT(*) FROM session_entries WHERE id IN ({})", marks.join(", "));
+            let sql = format!("{count_in}({})", marks.join(", "));
             // Only numbered placeholders are formatted in; the ids are bound.
             let mut query = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql));
             for id in chunk {
@@ -269,8 +303,9 @@ impl Store {
         Ok(false)
     }
 
-    /// Writes an imported session, its entries and its recalls in one transaction, all owned
-    /// by `owner`. An open (paused) session is kept open only if its set has no other.
+    /// Writes an imported session and everything it owns (entries, recalls, rabbit holes,
+    /// struggles, resources shown) in one transaction, all owned by `owner`. An open (paused)
+    /// session is kept open only if its set has no other.
     pub async fn insert_imported_session(&self, owner: &str, s: &ImportedSession) -> Result<(), StoreError> {
         let mut tx = self.write_transaction().await?;
         let open: i64 = sqlx::query_scalar(
@@ -288,15 +323,19 @@ impl Store {
             | SessionStatus::Abandoned) => other,
         };
         sqlx::query(
-            "INSERT INTO sessions (id, owner_id, set_id, status, target_point_ids, active_ms, started_at,
-                 updated_at, ended_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+            "INSERT INTO sessions (id, owner_id, set_id, status, target_point_ids, mode, active_rabbithole_id,
+                 decline_cooldown, overlay_dismissed, active_ms, started_at, updated_at, ended_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
         )
         .bind(&s.id)
         .bind(owner)
         .bind(&s.set_id)
         .bind(status.as_str())
         .bind(json_text(&s.target_point_ids)?)
+        .bind(s.mode.as_str())
+        .bind(&s.active_rabbithole_id)
+        .bind(s.decline_cooldown)
+        .bind(i64::from(s.overlay_dismissed))
         .bind(s.active_ms)
         .bind(s.started_at)
         .bind(s.updated_at)
@@ -337,19 +376,78 @@ impl Store {
         .bind(owner)
         .execute(&mut *tx)
         .await?;
-        for (point, rating, in_rabbithole, at) in &s.recalled {
+        for r in &s.recalled {
             sqlx::query(
                 "INSERT INTO recall_outcomes (id, session_id, point_id, owner_id, rating, confidence, entry_id,
                      in_rabbithole, recalled_at)
-                 VALUES ($1, $2, $3, $4, $5, 1.0, NULL, $6, $7)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
                  ON CONFLICT (session_id, point_id) DO NOTHING",
             )
             .bind(new_id())
             .bind(&s.id)
-            .bind(point)
+            .bind(&r.point_id)
             .bind(owner)
-            .bind(rating)
-            .bind(i64::from(*in_rabbithole))
+            .bind(&r.rating)
+            .bind(r.confidence)
+            .bind(&r.entry_id)
+            .bind(i64::from(r.in_rabbithole))
+            .bind(r.at)
+            .execute(&mut *tx)
+            .await?;
+        }
+        for h in &s.rabbitholes {
+            sqlx::query(
+                "INSERT INTO rabbithole_events (id, session_id, owner_id, topic, label, status, trigger_entry_id,
+                     branch_from_id, conversation, detection, points_recalled, created_at, updated_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+            )
+            .bind(&h.id)
+            .bind(&s.id)
+            .bind(owner)
+            .bind(&h.topic)
+            .bind(&h.label)
+            .bind(h.status.as_str())
+            .bind(&h.trigger_entry_id)
+            .bind(&h.branch_from_id)
+            .bind(h.conversation.as_ref().map(|c| c.to_string()))
+            .bind(h.detection.as_ref().map(|d| d.to_string()))
+            .bind(h.points_recalled)
+            .bind(h.created_at)
+            .bind(h.updated_at)
+            .execute(&mut *tx)
+            .await?;
+        }
+        for row in &s.struggles {
+            let t = &row.struggle;
+            sqlx::query(
+                "INSERT INTO point_struggles (session_id, point_id, owner_id, attempts, hints, near_misses, rung,
+                     revealed, parked, counted_entry_id, updated_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+                 ON CONFLICT (session_id, point_id) DO NOTHING",
+            )
+            .bind(&s.id)
+            .bind(&row.point_id)
+            .bind(owner)
+            .bind(i64::from(t.attempts))
+            .bind(i64::from(t.hints))
+            .bind(i64::from(t.near_misses))
+            .bind(t.rung.as_str())
+            .bind(i64::from(t.revealed))
+            .bind(i64::from(t.parked))
+            .bind(&t.counted_entry_id)
+            .bind(row.updated_at)
+            .execute(&mut *tx)
+            .await?;
+        }
+        for (resource, at) in &s.shown {
+            sqlx::query(
+                "INSERT INTO shown_resources (session_id, resource_id, owner_id, shown_at)
+                 SELECT $1, id, $3, $4 FROM resources WHERE id = $2 AND owner_id = $3
+                 ON CONFLICT (session_id, resource_id) DO NOTHING",
+            )
+            .bind(&s.id)
+            .bind(resource)
+            .bind(owner)
             .bind(at)
             .execute(&mut *tx)
             .await?;

@@ -33,11 +33,13 @@ pub struct Struggle {
     pub counted_entry_id: Option<String>,
 }
 
-#[derive(sqlx::FromRow)]
-struct Row {
-    point_id: String,
+/// A stored row, for a session's export.
+#[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
+pub struct StruggleRow {
+    pub point_id: String,
     #[sqlx(flatten)]
-    struggle: Struggle,
+    pub struggle: Struggle,
+    pub updated_at: i64,
 }
 
 impl Store {
@@ -48,15 +50,20 @@ impl Store {
         owner: &str,
         session_id: &str,
     ) -> Result<HashMap<String, Struggle>, StoreError> {
-        let rows: Vec<Row> = sqlx::query_as(
-            "SELECT point_id, attempts, hints, near_misses, rung, revealed, parked, counted_entry_id FROM point_struggles
-             WHERE session_id = $1 AND owner_id = $2",
+        let rows = self.struggle_rows(owner, session_id).await?;
+        Ok(rows.into_iter().map(|r| (r.point_id, r.struggle)).collect())
+    }
+
+    /// A session's struggles as stored, in point order.
+    pub async fn struggle_rows(&self, owner: &str, session_id: &str) -> Result<Vec<StruggleRow>, StoreError> {
+        Ok(sqlx::query_as(
+            "SELECT point_id, attempts, hints, near_misses, rung, revealed, parked, counted_entry_id, updated_at
+             FROM point_struggles WHERE session_id = $1 AND owner_id = $2 ORDER BY point_id",
         )
         .bind(session_id)
         .bind(owner)
         .fetch_all(self.pool())
-        .await?;
-        Ok(rows.into_iter().map(|r| (r.point_id, r.struggle)).collect())
+        .await?)
     }
 
     /// Writes the given points' struggles, in one statement.

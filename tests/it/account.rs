@@ -189,11 +189,42 @@ async fn portable(app: &TestApp, owner: &str) -> String {
         }
         for o in store.outcomes(owner, &s.id).await.unwrap() {
             out.push_str(&format!(
-                "  recalled {:?} {} {} {}\n",
+                "  recalled {:?} {} {} {:?} {} {}\n",
                 content(&o.point_id),
                 o.rating,
+                o.confidence,
+                o.entry_id,
                 o.in_rabbithole,
                 o.recalled_at
+            ));
+        }
+        let state = &s.state;
+        out.push_str(&format!(
+            "  mode {} in {:?} cooldown {} overlay dismissed {}\n",
+            state.mode, state.active_rabbithole_id, state.decline_cooldown, state.overlay_dismissed
+        ));
+        for h in store.rabbitholes(owner, &s.id).await.unwrap() {
+            out.push_str(&format!(
+                "  rabbit hole {} {} | {} | {} | {:?} {:?} | {:?} | {:?} | {} | {} – {}\n",
+                h.id,
+                h.topic,
+                h.label,
+                h.status,
+                h.trigger_entry_id,
+                h.branch_from_id,
+                h.conversation,
+                h.detection,
+                h.points_recalled,
+                h.created_at,
+                h.updated_at
+            ));
+        }
+        for r in store.struggle_rows(owner, &s.id).await.unwrap() {
+            out.push_str(&format!(
+                "  struggle {:?} {:?} {}\n",
+                content(&r.point_id),
+                r.struggle,
+                r.updated_at
             ));
         }
     }
@@ -274,11 +305,14 @@ pub async fn download_account(app: &TestApp, cookie: &str) -> Vec<u8> {
 async fn the_archive_brings_everything_back_after_the_account_is_deleted() {
     let app = TestApp::spawn().await;
     let old = app.learner.clone();
-    // A session with a recall, left, and its summary written.
+    // A session with a recall and a rabbit hole, left, and its summary written.
     let (session, points) = app.start("The living cell").await;
     let mut ws = app.connect(&session).await;
     ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
     ws.say(&points[0].content).await;
+    ws.say("ok").await;
+    let frames = ws.say("Where did mitochondria originally come from, endosymbiosis?").await;
+    ws.explore(&frames, "Were they bacteria once, swallowed whole?").await;
     ws.send(serde_json::json!({"type": "leave_session"})).await;
     ws.until(|m| matches!(m, ServerMessage::SessionPaused(_))).await;
     drop(ws);
@@ -299,7 +333,10 @@ async fn the_archive_brings_everything_back_after_the_account_is_deleted() {
     assert_eq!(app.upload(&own, form).await.status(), 303);
     assert_eq!(app.post_form(&format!("/sets/{own}/archive"), &[]).await.status(), 303);
     let before = portable(&app, &old.id).await;
-    assert!(before.contains("summary of") && before.contains("recalled"), "{before}");
+    assert!(
+        ["summary of", "recalled", "rabbit hole", "returned"].iter().all(|s| before.contains(s)),
+        "{before}"
+    );
 
     let archive = download_account(&app, &old.cookie).await;
     let names = zip_names(&archive);

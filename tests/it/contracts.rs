@@ -241,6 +241,26 @@ async fn the_tutor_sees_the_main_line_only_and_an_observation_only_in_the_reply_
     for wire in WIRES {
         let (sent, _, _) = scripted_session(wire).await;
         let tutor: Vec<&Sent> = sent.iter().filter(|s| s.agent == Agent::Tutor).collect();
+        // While the learner is in the hole the tutor is not asked at all, and its first
+        // request after the return is the one before the hole with only the note and the
+        // new message added.
+        let entered = sent.iter().position(|s| s.agent == Agent::Explorer).unwrap();
+        let noted = sent.iter().position(|s| s.agent == Agent::BranchNote).unwrap();
+        assert!(sent[entered..noted].iter().all(|s| s.agent != Agent::Tutor), "{wire:?}");
+        let before = sent[..entered].iter().rev().find(|s| s.agent == Agent::Tutor).unwrap();
+        let after = sent[noted..].iter().find(|s| s.agent == Agent::Tutor).unwrap();
+        assert_eq!(
+            after.messages[..before.messages.len()],
+            before.messages[..],
+            "{wire:?}: the main line as it was"
+        );
+        let added: Vec<&str> =
+            after.messages[before.messages.len()..].iter().map(|(_, c)| c.as_str()).collect();
+        assert!(
+            added.len() <= 3 && added.iter().any(|c| c.contains("NOTE: the learner wondered")),
+            "{wire:?}: {added:?}"
+        );
+        assert!(added.last().is_some_and(|c| c.contains("Back on track")), "{wire:?}: {added:?}");
         let after_hole: Vec<&&Sent> =
             tutor.iter().filter(|s| s.everything().contains("Back on track")).collect();
         assert!(after_hole.len() >= 2, "{wire:?}");

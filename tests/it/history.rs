@@ -2,8 +2,11 @@
 //! tree; filters, search, labels and deep links; JSONL export and import, a version-1 file;
 //! and none of it within another learner's reach.
 
+use std::time::Duration;
+
 use warren::store::{EntryKind, Store, Tree};
-use warren_app::protocol::ServerMessage;
+use warren_app::protocol::{ServerMessage, SessionMode};
+use warren_app::summary::{SessionSummary, SummaryStatus};
 
 use crate::common::TestApp;
 
@@ -153,7 +156,7 @@ async fn a_session_exported_as_jsonl_imports_as_the_same_tree() {
     let file = res.bytes().await.unwrap().to_vec();
     let header: serde_json::Value =
         serde_json::from_slice(file.split(|b| *b == b'\n').next().unwrap()).unwrap();
-    assert_eq!((header["format"].as_str(), header["version"].as_u64()), (Some("warren-session"), Some(2)));
+    assert_eq!((header["format"].as_str(), header["version"].as_u64()), (Some("warren-session"), Some(3)));
 
     // Into a new Warren: the very same tree, ids and all, under a set of the same name.
     let elsewhere = TestApp::spawn().await;
@@ -191,6 +194,171 @@ async fn a_session_exported_as_jsonl_imports_as_the_same_tree() {
     assert_eq!(copy_leaf.content, before.get(leaf.as_deref().unwrap()).unwrap().content);
     assert_eq!(copied.labels.values().collect::<Vec<_>>(), vec!["key moment"], "labels follow their entries");
     assert_eq!(tree(app.store(), app.owner(), &session).await.1.len(), before.len());
+}
+
+/// Every row a session owns, in every table, as text: its own ids kept, the points and
+/// resources it names by content and title (their ids are the set's), the owner left out. An
+/// open session reads as paused with no stretch under way, as it comes back from a file.
+async fn owned_rows(app: &TestApp, owner: &str, session: &str) -> Vec<String> {
+    use sqlx::Connection;
+    sqlx::any::install_default_drivers();
+    let mut db = sqlx::AnyConnection::connect(&app.database_url).await.unwrap();
+    let point = "(SELECT content FROM recall_points p WHERE p.id = t.point_id)";
+    let resource = "(SELECT title FROM resources r WHERE r.id = t.resource_id)";
+    let tables: [(&str, Vec<&str>, &str); 6] = [
+        (
+            "sessions",
+            vec![
+                "CASE status WHEN 'in_progress' THEN 'paused' ELSE status END",
+                "leaf_id",
+                "mode",
+                "active_rabbithole_id",
+                "decline_cooldown",
+                "overlay_dismissed",
+                "active_ms",
+                "started_at",
+                "updated_at",
+                "ended_at",
+                "summary_entry_id",
+                "summary_status",
+                "summary_error",
+                "(SELECT COUNT(*) FROM recall_points p WHERE t.target_point_ids LIKE '%' || p.id || '%')",
+            ],
+            "id",
+        ),
+        (
+            "session_entries",
+            vec!["id", "parent_id", "seq", "created_at", "kind", "role", "agent", "content", "data"],
+            "session_id",
+        ),
+        (
+            "recall_outcomes",
+            vec![point, "rating", "confidence", "entry_id", "in_rabbithole", "recalled_at"],
+            "session_id",
+        ),
+        (
+            "rabbithole_events",
+            vec![
+                "id",
+                "topic",
+                "label",
+                "status",
+                "trigger_entry_id",
+                "branch_from_id",
+                "conversation",
+                "detection",
+                "points_recalled",
+                "created_at",
+                "updated_at",
+            ],
+            "session_id",
+        ),
+        (
+            "point_struggles",
+            vec![
+                point,
+                "attempts",
+                "hints",
+                "near_misses",
+                "rung",
+                "revealed",
+                "parked",
+                "counted_entry_id",
+                "updated_at",
+            ],
+            "session_id",
+        ),
+        ("shown_resources", vec![resource, "shown_at"], "session_id"),
+    ];
+    let mut rows = Vec::new();
+    for (table, columns, key) in tables {
+        let cells: Vec<String> =
+            columns.iter().map(|c| format!("COALESCE(CAST({c} AS TEXT), '∅')")).collect();
+        let sql = format!(
+            "SELECT {} FROM {table} t WHERE t.{key} = $1 AND t.owner_id = $2",
+            cells.join(" || ' | ' || ")
+        );
+        let mut found: Vec<String> = sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
+            .bind(session.to_string())
+            .bind(owner.to_string())
+            .fetch_all(&mut db)
+            .await
+            .unwrap();
+        assert!(!found.is_empty(), "{table} has rows for the session");
+        found.sort();
+        rows.extend(found.into_iter().map(|row| format!("{table}: {row}")));
+    }
+    rows
+}
+
+#[tokio::test]
+async fn a_session_left_inside_a_rabbit_hole_comes_back_in_it_with_every_row_it_owns() {
+    let app = TestApp::spawn().await;
+    let (session, _) = app.start(CELL).await;
+    let mut ws = app.connect(&session).await;
+    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    ws.say("Something about the nucleus holding the genes?").await;
+    ws.say("no idea").await;
+    let frames = ws.say("Where did mitochondria originally come from, endosymbiosis?").await;
+    ws.explore(&frames, "Were they bacteria once, swallowed whole?").await;
+    ws.say("ribosomes make proteins").await;
+    let frames = ws.say("Wait, how did the printing press change Europe?").await;
+    let offer = crate::common::offered(&frames).expect("a second rabbit hole offered");
+    ws.enter(&frames).await;
+    ws.say("Was it the cheaper books?").await;
+    let set = app.store().session(app.owner(), &session).await.unwrap().unwrap().set_id;
+    let resources = app.store().resources(app.owner(), &set).await.unwrap();
+    app.store().record_shown(app.owner(), &session, &resources[0].id).await.unwrap();
+    let before = owned_rows(&app, app.owner(), &session).await;
+    assert!(
+        before.iter().any(|r| r.starts_with("sessions: paused | ") && r.contains("| rabbithole |")),
+        "exported from inside the hole: {before:#?}"
+    );
+
+    let file = app
+        .http
+        .get(app.url(&format!("/history/{session}/export.jsonl")))
+        .header("cookie", &app.learner.cookie)
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap()
+        .to_vec();
+    // Into a new Warren, whose new account has the demo set of that name, resources and all.
+    let elsewhere = TestApp::spawn().await;
+    let res = elsewhere.upload_import_as(&elsewhere.learner, "session.jsonl", file).await;
+    assert_eq!(res.status(), 303, "{}", res.text().await.unwrap_or_default());
+    let after = owned_rows(&elsewhere, elsewhere.owner(), &session).await;
+    assert_eq!(after, before);
+
+    // The history list counts both holes; the resumed session is back inside the second,
+    // with the first's pill; a summary written again lists the hole explored.
+    let (_, list) = elsewhere.page("/history").await;
+    assert!(list.contains("2 rabbit holes"), "{list}");
+    let mut ws = elsewhere.connect(&session).await;
+    let started = ws
+        .until(|m| matches!(m, ServerMessage::SessionStarted(_)))
+        .await
+        .into_iter()
+        .find_map(|m| match m {
+            ServerMessage::SessionStarted(s) => Some(s),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(started.mode, SessionMode::Rabbithole);
+    assert_eq!(started.rabbithole.map(|r| r.topic), Some(offer.topic));
+    assert_eq!(started.rabbithole_labels.len(), 1, "{:?}", started.rabbithole_labels);
+    drop(ws);
+    elsewhere.engine.retry_summary(elsewhere.owner(), &session, Duration::from_secs(10)).await.unwrap();
+    let entry =
+        crate::synthesis::summary_reaches(&elsewhere, elsewhere.owner(), &session, SummaryStatus::Ready)
+            .await
+            .unwrap();
+    let (_, tree) = tree(elsewhere.store(), elsewhere.owner(), &session).await;
+    let summary = SessionSummary::from_data(tree.get(&entry).unwrap().data.as_ref().unwrap()).unwrap();
+    assert_eq!(summary.rabbitholes.len(), 1, "{summary:?}");
 }
 
 #[tokio::test]
