@@ -362,7 +362,8 @@ impl Engine {
                 }
             }
         };
-        let actor = Actor::new(self.shared.clone(), session);
+        let store = self.shared.store.fenced(session_id, &lease);
+        let actor = Actor::new(self.shared.clone(), store, session);
         let live = self.live.clone();
         let id = session_id.to_string();
         let mine = chosen.clone();

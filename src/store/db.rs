@@ -28,6 +28,9 @@ pub struct Store {
     _alive: std::sync::Arc<()>,
     /// The database file, on SQLite.
     sqlite_path: Option<std::path::PathBuf>,
+    /// Set on a live session's copy (see [`Store::fenced`]): its writes hold while the lease
+    /// they are made under does.
+    pub(super) fence: Option<std::sync::Arc<super::instances::Fence>>,
 }
 
 /// On SQLite, the connection every write transaction and single writing statement runs on,
@@ -323,6 +326,9 @@ pub enum StoreError {
     /// A learner already has a set of that name (names are unique per learner, ignoring case).
     #[error("a set named '{0}' exists already")]
     NameTaken(String),
+    /// A live session's write after another instance took its lease over: nothing was written.
+    #[error("session {0} is run by another instance now (its lease was taken over); nothing was written")]
+    LeaseLost(String),
 }
 
 impl From<sqlx::Error> for StoreError {
@@ -401,7 +407,7 @@ impl Store {
             })));
         }
         let sqlite_path = sqlite_file(&url);
-        Ok(Self { pool, backend, trees: Default::default(), writer, _alive: alive, sqlite_path })
+        Ok(Self { pool, backend, trees: Default::default(), writer, _alive: alive, sqlite_path, fence: None })
     }
 
     pub fn backend(&self) -> Backend {
@@ -417,21 +423,47 @@ impl Store {
     /// writes fails at once with "database is locked" when another connection (another
     /// process on the same file) wrote in between, and no busy timeout helps. PostgreSQL needs
     /// nothing special.
-    pub(crate) async fn write_transaction(&self) -> Result<WriteTx, sqlx::Error> {
-        match &self.writer {
+    ///
+    /// On a store fenced by a session's lease, the transaction first checks that the lease is
+    /// still the one its writes are made under, and holds it until the end (the lease's row
+    /// is locked on PostgreSQL; on SQLite the write lock is held already): a successor's
+    /// `take_lease` waits for it, or it fails with [`StoreError::LeaseLost`].
+    pub(crate) async fn write_transaction(&self) -> Result<WriteTx, StoreError> {
+        let mut tx = match &self.writer {
             Some(writer) => {
                 let mut turn = Writer::turn(writer).await;
                 turn.begin().await?;
-                Ok(WriteTx(Tx::Writer(WriterTx { turn, committed: false })))
+                WriteTx(Tx::Writer(WriterTx { turn, committed: false }))
             }
-            None => Ok(WriteTx(Tx::Pooled(self.pool.begin().await?))),
+            None => WriteTx(Tx::Pooled(self.pool.begin().await?)),
+        };
+        if let Some(fence) = &self.fence {
+            fence.check(&mut tx).await?;
         }
+        Ok(tx)
+    }
+
+    /// Runs one writing statement: in turn ([`Store::write_turn`]), or, on a fenced store, in
+    /// a transaction that checks the lease first. Returns the rows it changed.
+    pub(crate) async fn write_one<'q>(
+        &self,
+        statement: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments>,
+    ) -> Result<u64, StoreError> {
+        if self.fence.is_some() {
+            let mut tx = self.write_transaction().await?;
+            let changed = statement.execute(&mut *tx).await?.rows_affected();
+            tx.commit().await?;
+            return Ok(changed);
+        }
+        let mut conn = self.write_turn().await?;
+        Ok(statement.execute(&mut *conn).await?.rows_affected())
     }
 
     /// The connection for a single writing statement, atomic on its own: on SQLite the
     /// [`Writer`], in turn with the transactions, without `BEGIN` and `COMMIT` (two trips to
     /// the connection's thread fewer); on PostgreSQL one of the pool's. Run the statement on
-    /// `&mut *conn` and drop it.
+    /// `&mut *conn` and drop it. It knows no fence: a live session's writes use
+    /// [`Store::write_one`] or [`Store::write_transaction`].
     pub(crate) async fn write_turn(&self) -> Result<WriteConn, sqlx::Error> {
         match &self.writer {
             Some(writer) => Ok(WriteConn::Writer(Writer::turn(writer).await)),

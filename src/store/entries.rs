@@ -97,6 +97,20 @@ macro_rules! insert_entry {
     };
 }
 
+/// [`insert_entry!`] as SQLite's append script runs it: only while the session's lease is
+/// `$13` (bound `NULL` when the store is not fenced), checked in the same statement.
+macro_rules! insert_entry_if_leased {
+    () => {
+        "INSERT INTO session_entries (id, session_id, owner_id, parent_id, seq, created_at, kind, role, agent,
+             content, data, client_message_id)
+         SELECT $1, $2, $3, $4, (SELECT COALESCE(MAX(seq), 0) + 1 FROM session_entries WHERE session_id = $2),
+             $5, $6, $7, $8, $9, $10, $11
+         WHERE $13 IS NULL OR EXISTS (SELECT 1 FROM session_leases WHERE session_id = $2 AND lease_id = $13)
+         ON CONFLICT (session_id, client_message_id) DO NOTHING
+         RETURNING seq"
+    };
+}
+
 impl Store {
     /// Appends an entry under `parent_id` and, when `advance_leaf`, points the session's leaf
     /// at it, in one transaction. An entry whose `client_message_id` is already stored is not
@@ -115,7 +129,7 @@ impl Store {
             // and each trip is two threads waking each other).
             const SCRIPT: &str = concat!(
                 "BEGIN IMMEDIATE; ",
-                insert_entry!(),
+                insert_entry_if_leased!(),
                 "; UPDATE sessions SET leaf_id = $1, updated_at = $5
                    WHERE $12 = 1 AND id = $2 AND owner_id = $3
                      AND EXISTS (SELECT 1 FROM session_entries WHERE id = $1); ",
@@ -126,16 +140,22 @@ impl Store {
             // Until `COMMIT` has run, the script's transaction may be open: a failure (or this
             // future dropped) leaves it to the next writer to roll back.
             conn.begin_script();
+            let lease = self.fence.as_ref().map(|f| f.lease_id());
             let seq: Vec<i64> = row
                 .bind(sqlx::query_scalar(SCRIPT), &new)
                 .bind(i64::from(advance_leaf))
+                .bind(lease)
                 .fetch_all(&mut *conn)
                 .await?;
             conn.end_script();
             drop(conn);
-            return match seq.first() {
-                Some(&seq) => Ok((row.into_entry(seq, new), true)),
-                None => {
+            return match (seq.first(), &self.fence) {
+                (Some(&seq), _) => Ok((row.into_entry(seq, new), true)),
+                // Nothing inserted: the lease is gone, or the message is stored already.
+                (None, Some(fence)) if !self.holds_lease(session_id, fence.lease_id()).await? => {
+                    Err(fence.lost())
+                }
+                (None, _) => {
                     Ok((stored_message(self.pool(), owner, session_id, &new.client_message_id).await?, false))
                 }
             };

@@ -59,7 +59,7 @@ impl Store {
     ) -> Result<String, StoreError> {
         let id = new_id();
         let now = now_ms();
-        sqlx::query(
+        let statement = sqlx::query(
             "INSERT INTO rabbithole_events (id, session_id, owner_id, topic, label, status, trigger_entry_id,
                  detection, created_at, updated_at)
              VALUES ($1, $2, $3, $4, $5, 'detected', $6, $7, $8, $8)",
@@ -71,9 +71,8 @@ impl Store {
         .bind(label)
         .bind(trigger_entry_id)
         .bind(detection.to_string())
-        .bind(now)
-        .execute(self.pool())
-        .await?;
+        .bind(now);
+        self.write_one(statement).await?;
         Ok(id)
     }
 
@@ -102,7 +101,7 @@ impl Store {
         status: RabbitholeStatus,
         branch_from_id: Option<&str>,
     ) -> Result<(), StoreError> {
-        sqlx::query(
+        let statement = sqlx::query(
             "UPDATE rabbithole_events SET status = $1, branch_from_id = COALESCE($2, branch_from_id), updated_at = $3
              WHERE id = $4 AND owner_id = $5",
         )
@@ -110,9 +109,8 @@ impl Store {
         .bind(branch_from_id)
         .bind(now_ms())
         .bind(id)
-        .bind(owner)
-        .execute(self.pool())
-        .await?;
+        .bind(owner);
+        self.write_one(statement).await?;
         Ok(())
     }
 
@@ -124,7 +122,7 @@ impl Store {
         conversation: &serde_json::Value,
         points_recalled: i64,
     ) -> Result<(), StoreError> {
-        sqlx::query(
+        let statement = sqlx::query(
             "UPDATE rabbithole_events SET status = 'returned', conversation = $1, points_recalled = $2, updated_at = $3
              WHERE id = $4 AND owner_id = $5",
         )
@@ -132,9 +130,8 @@ impl Store {
         .bind(points_recalled)
         .bind(now_ms())
         .bind(id)
-        .bind(owner)
-        .execute(self.pool())
-        .await?;
+        .bind(owner);
+        self.write_one(statement).await?;
         Ok(())
     }
 }

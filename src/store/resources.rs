@@ -180,7 +180,7 @@ impl Store {
         session_id: &str,
         resource_id: &str,
     ) -> Result<bool, StoreError> {
-        let done = sqlx::query(
+        let statement = sqlx::query(
             "INSERT INTO shown_resources (session_id, resource_id, owner_id, shown_at)
              SELECT $1, id, $3, $4 FROM resources WHERE id = $2 AND owner_id = $3
              ON CONFLICT (session_id, resource_id) DO NOTHING",
@@ -188,10 +188,8 @@ impl Store {
         .bind(session_id)
         .bind(resource_id)
         .bind(owner)
-        .bind(now_ms())
-        .execute(self.pool())
-        .await?;
-        Ok(done.rows_affected() == 1)
+        .bind(now_ms());
+        Ok(self.write_one(statement).await? == 1)
     }
 
     /// The resources a session has shown, in the order it showed them.

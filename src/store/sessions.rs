@@ -126,8 +126,7 @@ impl Store {
         state: &SessionState,
     ) -> Result<(), StoreError> {
         // One statement: atomic on its own, taking its turn with the other writes.
-        let mut conn = self.write_turn().await?;
-        sqlx::query(
+        let statement = sqlx::query(
             "UPDATE sessions SET status = $1, mode = $2, active_rabbithole_id = $3, decline_cooldown = $4,
                  overlay_dismissed = $5, active_ms = $6, resumed_at = $7, ended_at = $8, updated_at = $9
              WHERE id = $10 AND owner_id = $11 AND status NOT IN ('completed', 'abandoned')",
@@ -142,9 +141,8 @@ impl Store {
         .bind(state.ended_at)
         .bind(now_ms())
         .bind(id)
-        .bind(owner)
-        .execute(&mut *conn)
-        .await?;
+        .bind(owner);
+        self.write_one(statement).await?;
         Ok(())
     }
 

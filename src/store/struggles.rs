@@ -115,8 +115,7 @@ impl Store {
                 .bind(s.counted_entry_id.clone())
                 .bind(now);
         }
-        let mut conn = self.write_turn().await?;
-        query.execute(&mut *conn).await?;
+        self.write_one(query).await?;
         Ok(())
     }
 }

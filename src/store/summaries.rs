@@ -22,15 +22,12 @@ pub struct LatestSummary {
 impl Store {
     /// Marks a session's summary as to be written. False when the session is not the owner's.
     pub async fn mark_summary_pending(&self, owner: &str, session_id: &str) -> Result<bool, StoreError> {
-        let mut conn = self.write_turn().await?;
-        let done = sqlx::query(
+        let statement = sqlx::query(
             "UPDATE sessions SET summary_status = 'pending', summary_error = NULL WHERE id = $1 AND owner_id = $2",
         )
         .bind(session_id)
-        .bind(owner)
-        .execute(&mut *conn)
-        .await?;
-        Ok(done.rows_affected() > 0)
+        .bind(owner);
+        Ok(self.write_one(statement).await? > 0)
     }
 
     /// Claims a pending summary for `instance` to write: unclaimed, already its own, or

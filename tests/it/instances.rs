@@ -218,3 +218,58 @@ async fn a_claimed_summary_is_left_to_its_writer_and_a_late_failure_never_undoes
     assert!(store.store_summary(owner, &session, "a", "a's".into(), data.clone()).await.unwrap().is_none());
     assert!(store.store_summary(owner, &session, "b", "b's".into(), data).await.unwrap().is_some());
 }
+
+#[tokio::test]
+async fn a_holder_frozen_past_its_lease_writes_nothing_when_it_wakes_and_stops() {
+    let app = TestApp::spawn().await;
+    if !app.database_url.starts_with("postgres") {
+        // A process stopped while it holds SQLite's one write lock would stop every other
+        // writer of the file with it; the fence is shown where instances share a server.
+        eprintln!("skipped on SQLite: run with the PostgreSQL database (scripts/test runs both)");
+        return;
+    }
+    let (session, _) = app.start("The living cell").await;
+    // Slow replies: a reply is under way for seconds, long enough to be frozen in the middle.
+    let vars = |id| [("WARREN_INSTANCE_ID", id), ("WARREN_OFFLINE_DELAY_MS", "150")];
+    let a = Process::serve(&app.database_url, &vars("a")).await;
+    let b = Process::serve(&app.database_url, &vars("b")).await;
+    let cookie = Some(app.learner.cookie.as_str());
+    let path = format!("/ws/sessions/{session}");
+    let mut on_a = socket_at(&a.addr, cookie, &path).await;
+    on_a.until(complete).await;
+
+    // A reply starts streaming on a, and a freezes (as a suspended machine would).
+    say(&mut on_a, "m1", "Is it the nucleus?").await;
+    on_a.until(|m| matches!(m, ServerMessage::AssistantChunk(_))).await;
+    a.signal("STOP");
+    // b is asked for the session; once a's heartbeat has lapsed, b takes it and answers the
+    // message a left unanswered.
+    let mut on_b = socket_at(&b.addr, cookie, &path).await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let frame = on_b.next().await;
+        if complete(&frame) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "b never answered");
+    }
+    let replies = |entries: &[warren::store::Entry]| {
+        entries.iter().filter(|e| e.speaker == Some(Speaker::Tutor)).map(|e| e.id.clone()).collect::<Vec<_>>()
+    };
+    let before = app.store().entries(app.owner(), &session).await.unwrap();
+
+    // a wakes and finishes its reply: its write fails on the lease, nothing is stored, and it
+    // closes its socket as taken over and stops.
+    a.signal("CONT");
+    let frames = on_a.until(|m| matches!(m, ServerMessage::Error(_))).await;
+    let Some(ServerMessage::Error(e)) = frames.last() else { unreachable!() };
+    assert_eq!(e.code, ErrorCode::SessionTakenOver, "{e:?}");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let after = app.store().entries(app.owner(), &session).await.unwrap();
+    assert_eq!(replies(&after), replies(&before), "nothing of a's is stored");
+    assert_eq!(after.len(), before.len());
+    // b goes on running the session.
+    say(&mut on_b, "m2", "The mitochondria, making ATP").await;
+    on_b.until(complete).await;
+    assert_eq!(app.store().entries(app.owner(), &session).await.unwrap().len(), before.len() + 2);
+}

@@ -27,8 +27,7 @@ impl Actor {
         detection: Option<Detection>,
         plan: Option<oneshot::Sender<TutorPlan>>,
     ) -> Result<(), StoreError> {
-        let shared = self.shared.clone();
-        let store = &shared.store;
+        let store = &self.store.clone();
         let now = now_ms();
         let in_rabbithole = self.session.mode() == SessionMode::Rabbithole;
         let discussed = self.session.discussed().map(|p| p.id.clone());
@@ -195,8 +194,7 @@ impl Actor {
             return Ok(());
         }
         let show = LiveSession::show(resource);
-        let shared = self.shared.clone();
-        shared.store.record_shown(self.session.owner(), self.session.id(), resource_id).await?;
+        self.store.record_shown(self.session.owner(), self.session.id(), resource_id).await?;
         self.session.shown.push(resource_id.to_string());
         self.emit(show.into(), Audience::All);
         Ok(())

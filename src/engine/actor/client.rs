@@ -62,7 +62,7 @@ impl Actor {
             self.decline_detection(&pending).await?;
         }
         let new = NewEntry { client_message_id, ..NewEntry::message(Speaker::Learner, content.clone()) };
-        let (entry, created) = self.session.append(&self.shared.store, new).await?;
+        let (entry, created) = self.session.append(&self.store, new).await?;
         if !created {
             // The same message sent again after a reconnect: it is stored and being answered.
             tracing::debug!(entry = entry.id, "duplicate learner message ignored");
@@ -76,7 +76,7 @@ impl Actor {
                 let run_detector = if state.decline_cooldown > 0 {
                     state.decline_cooldown -= 1;
                     // Saved only when it changed: the append above already dated the session.
-                    self.session.save(&self.shared.store).await?;
+                    self.session.save(&self.store).await?;
                     false
                 } else {
                     earlier >= self.shared.config.quiet_exchanges
@@ -111,9 +111,7 @@ impl Actor {
             return Ok(());
         }
         if let Some(pending) = self.session.pending_detection().map(|r| r.id.clone()) {
-            self.session
-                .set_rabbithole_status(&self.shared.store, &pending, RabbitholeStatus::Declined)
-                .await?;
+            self.session.set_rabbithole_status(&self.store, &pending, RabbitholeStatus::Declined).await?;
         }
         let now = now_ms();
         self.session.fold_clock(now);
@@ -125,7 +123,7 @@ impl Actor {
         } else {
             state.status = SessionStatus::Paused;
         }
-        self.session.save(&self.shared.store).await?;
+        self.session.save(&self.store).await?;
         self.summarise().await;
         let event = if completed {
             SessionEvent::SessionCompleted(self.summary(now))
@@ -142,7 +140,7 @@ impl Actor {
             return refuse(ErrorCode::InvalidState, "There is no completion overlay to dismiss.");
         }
         self.session.row.state.overlay_dismissed = true;
-        self.session.save(&self.shared.store).await?;
+        self.session.save(&self.store).await?;
         Ok(())
     }
 

@@ -68,7 +68,7 @@ impl Actor {
         let Some(Compaction::Ready(Compacted { plan, summary })) = self.compaction.take() else { return };
         let id = self.session.id().to_string();
         match summary {
-            Ok(summary) => match self.session.compact(&self.shared.store, &plan, summary).await {
+            Ok(summary) => match self.session.compact(&self.store, &plan, summary).await {
                 Ok(true) => tracing::info!(
                     session = id,
                     tokens_before = plan.tokens_before,

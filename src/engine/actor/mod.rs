@@ -34,7 +34,7 @@ use super::synthesis;
 use super::turn::{TurnKind, TutorPlan};
 use super::{EngineError, Outbound, Shared};
 use crate::llm::brief::Recap;
-use crate::store::{Speaker, StoreError, now_ms};
+use crate::store::{Speaker, Store, StoreError, now_ms};
 use compact::Compaction;
 use replay::FrameLog;
 use turns::ActiveTurn;
@@ -89,6 +89,8 @@ fn refuse(code: ErrorCode, message: impl Into<String>) -> Handled {
 
 pub struct Actor {
     shared: Arc<Shared>,
+    /// The store fenced by the session's lease: every write checks the lease still stands.
+    store: Store,
     session: LiveSession,
     subscribers: Vec<(u64, mpsc::Sender<Outbound>)>,
     log: FrameLog,
@@ -109,10 +111,12 @@ pub struct Actor {
 }
 
 impl Actor {
-    pub fn new(shared: Arc<Shared>, session: LiveSession) -> Self {
+    /// An actor for `session`, writing through `store` (fenced by the session's lease).
+    pub fn new(shared: Arc<Shared>, store: Store, session: LiveSession) -> Self {
         let learner_rate = TokenBucket::new(shared.config.message_burst, shared.config.message_interval);
         Self {
             shared,
+            store,
             session,
             subscribers: Vec::new(),
             log: FrameLog::new(now_ms()),
@@ -143,6 +147,9 @@ impl Actor {
                 done = compact::next_summary(&mut self.compaction) => self.on_summary(done),
                 note = rabbithole::next_note(&mut self.returning) => self.finish_return(note).await,
                 () = tokio::time::sleep(self.shared.config.idle_shutdown), if idle => break,
+            }
+            if self.store.lease_lost() {
+                self.lost_lease();
             }
             if self.handed_over {
                 break;
@@ -195,7 +202,7 @@ impl Actor {
                 self.queue.clear();
                 // A rabbit hole it was in is closed (its conversation kept), and the session
                 // gets its summary like any that ends.
-                let closed = self.session.close_rabbithole(&self.shared.store).await;
+                let closed = self.session.close_rabbithole(&self.store).await;
                 if let Err(err) = closed {
                     tracing::error!(
                         session = self.session.id(),
@@ -281,7 +288,7 @@ impl Actor {
             self.session.row.state.resumed_at = Some(now);
         }
         if self.session.row.state != before {
-            self.session.save(&self.shared.store).await?;
+            self.session.save(&self.store).await?;
         }
 
         let fresh = matches!(&next, Some((TurnKind::Opening(_) | TurnKind::Resume(_), _)));
@@ -338,7 +345,7 @@ impl Actor {
             struggle::next_point(&mut struggles, &pending)
         };
         if revisit && let Some(id) = &next {
-            self.session.save_struggles(&self.shared.store, struggles, std::slice::from_ref(id)).await?;
+            self.session.save_struggles(&self.store, struggles, std::slice::from_ref(id)).await?;
         }
         Ok(self.session.plan(next.as_deref(), revisit))
     }
@@ -360,7 +367,7 @@ impl Actor {
     /// Marks the session's summary as to be written and starts writing it, in the background.
     async fn summarise(&self) {
         let (owner, id) = (self.session.owner(), self.session.id());
-        match self.shared.store.mark_summary_pending(owner, id).await {
+        match self.store.mark_summary_pending(owner, id).await {
             Ok(_) => drop(synthesis::request(&self.shared, owner, id)),
             Err(err) => tracing::error!(session = id, "cannot ask for the session's summary: {err}"),
         }
@@ -369,6 +376,10 @@ impl Actor {
     /// Tells one socket why something it sent was refused; `refused` names the learner
     /// message, so the page gives exactly that text back.
     fn report(&mut self, to: u64, refusal: Refusal, refused: Option<String>) {
+        if let Refusal::Store(StoreError::LeaseLost(_)) = refusal {
+            // Every socket is told the session is elsewhere as the actor stops (see `run`).
+            return;
+        }
         let (code, message) = match refusal {
             Refusal::Client(code, message) => (code, message),
             Refusal::Store(err) => {
@@ -413,12 +424,30 @@ impl Actor {
         tracing::info!(session = self.session.id(), "handed the session over to another instance");
     }
 
+    /// A write found the session's lease taken over (this instance was frozen past the lapse,
+    /// and another runs the session now): stop at once, writing nothing more. The learner's
+    /// page reconnects to the instance that runs it.
+    fn lost_lease(&mut self) {
+        tracing::error!(
+            session = self.session.id(),
+            "another instance took this session over while this one was not heard from; stopping without writing"
+        );
+        self.close_as_taken_over(
+            "This session is running somewhere else now (another server took it over); reload this page to study here.",
+        );
+        self.turn = None;
+        self.compaction = None;
+        self.returning = None;
+        self.queue.clear();
+        self.handed_over = true;
+    }
+
     async fn stop_clock(&mut self) -> Result<(), StoreError> {
         if self.session.row.state.resumed_at.is_none() {
             return Ok(());
         }
         self.session.fold_clock(now_ms());
-        self.session.save(&self.shared.store).await
+        self.session.save(&self.store).await
     }
 
     /// Tells the event's listeners (the engine's counters, then the learner's sockets).

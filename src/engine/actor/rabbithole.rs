@@ -21,7 +21,7 @@ impl Actor {
         let Some(hole) = self.session.pending_detection().filter(|r| r.id == rabbithole_id).cloned() else {
             return refuse(ErrorCode::InvalidState, "That rabbit hole is not on offer any more.");
         };
-        self.session.enter_rabbithole(&self.shared.store, &hole).await?;
+        self.session.enter_rabbithole(&self.store, &hole).await?;
         let entered =
             RabbitholeEntered { rabbithole_event_id: hole.id, topic: hole.topic, label: hole.label };
         self.emit(SessionEvent::RabbitholeEntered(entered), Audience::All);
@@ -49,8 +49,7 @@ impl Actor {
 
     /// Declines an offer (the learner said no, or carried on) and starts the cooldown.
     pub(super) async fn decline_detection(&mut self, id: &str) -> Result<(), StoreError> {
-        let shared = self.shared.clone();
-        let store = &shared.store;
+        let store = &self.store.clone();
         self.session.set_rabbithole_status(store, id, RabbitholeStatus::Declined).await?;
         self.session.row.state.decline_cooldown = i64::from(self.shared.config.decline_cooldown);
         self.session.save(store).await?;
@@ -69,7 +68,7 @@ impl Actor {
     pub(super) async fn begin_return(&mut self, announce: bool) -> Result<(), StoreError> {
         let Some(hole) = self.session.active_rabbithole().cloned() else {
             self.session.row.state.mode = SessionMode::Recall;
-            return self.session.save(&self.shared.store).await;
+            return self.session.save(&self.store).await;
         };
         let conversation = self.session.explorer_history();
         // The first learner message is the opt-in itself.
@@ -112,8 +111,7 @@ impl Actor {
     pub(super) async fn finish_return(&mut self, note: Option<String>) {
         let Some(Returning { hole, announce, fallback, .. }) = self.returning.take() else { return };
         let note = note.unwrap_or(fallback);
-        let shared = self.shared.clone();
-        let recalled_during = match self.session.return_from_rabbithole(&shared.store, &hole, note).await {
+        let recalled_during = match self.session.return_from_rabbithole(&self.store, &hole, note).await {
             Ok(recalled) => recalled,
             Err(err) => {
                 // Still in the rabbit hole, as stored: the learner can return again.

@@ -132,7 +132,11 @@ impl Actor {
                 }
                 let speaker = self.turn.take().map_or(Speaker::Tutor, |t| t.speaker);
                 let reply = NewEntry::message(speaker, text.clone());
-                if let Err(err) = self.session.append(&self.shared.store, reply).await {
+                if let Err(err) = self.session.append(&self.store, reply).await {
+                    if matches!(err, StoreError::LeaseLost(_)) {
+                        // Another instance runs the session now: the actor stops (see `run`).
+                        return;
+                    }
                     // Shown only once stored: a reply that cannot be kept is not given.
                     tracing::error!(session = self.session.id(), "cannot store reply: {err}");
                     self.send_error(

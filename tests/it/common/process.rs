@@ -61,6 +61,13 @@ impl Process {
         format!("http://{}{path}", self.addr)
     }
 
+    /// Sends a signal by name (`STOP`, `CONT`), as `kill -NAME` does.
+    pub fn signal(&self, name: &str) {
+        let Some(child) = &self.child else { return };
+        let sent = Command::new("kill").arg(format!("-{name}")).arg(child.id().to_string()).status();
+        assert!(sent.is_ok_and(|s| s.success()), "kill -{name} {}", child.id());
+    }
+
     /// SIGKILL: no shutdown, nothing flushed or given back.
     pub fn kill(&mut self) {
         if let Some(mut child) = self.child.take() {
