@@ -707,11 +707,16 @@ fn v2_to_v3(lines: Lines) -> Result<Lines, SessionFileError> {
     let by_id: HashMap<String, &Value> =
         entries.iter().filter_map(|(_, e)| Some((text(e, "id")?, e))).collect();
     let kind = |e: &Value| e.get("kind").and_then(Value::as_str).unwrap_or_default().to_string();
-    // The entries from `leaf` up to (not including) `stop`, root-most first.
+    // The entries from `leaf` up to (not including) `stop`, root-most first. Ids are not yet
+    // checked here, so a file whose ids repeat can make a cycle: each entry is taken once.
     let path_up = |leaf: Option<String>, stop: &str| {
         let mut path = Vec::new();
+        let mut visited = HashSet::new();
         let mut at = leaf;
-        while let Some(e) = at.as_deref().and_then(|id| by_id.get(id)).filter(|_| at.as_deref() != Some(stop))
+        while let Some(e) = at
+            .as_deref()
+            .filter(|id| *id != stop && visited.insert(id.to_string()))
+            .and_then(|id| by_id.get(id))
         {
             path.push(*e);
             at = text(e, "parentId");
