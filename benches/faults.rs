@@ -101,7 +101,7 @@ async fn run() -> usize {
             .collect();
         // A note the tutor may show: its requests then offer tools, and a tool call can go wrong.
         let note = NewResource {
-            kind: "text".into(),
+            kind: warren_app::api::ResourceKind::Text,
             title: "About the gauges".into(),
             body: "Each gauge reads three units more than the one before.".into(),
             points: (0..20).map(|p| (p, 1.0)).collect(),

@@ -65,7 +65,12 @@ struct SlowModel {
 #[async_trait]
 impl Provider for SlowModel {
     fn info(&self) -> ProviderInfo {
-        ProviderInfo { kind: "bench".into(), model: "slow".into(), offline: false, label: "bench".into() }
+        ProviderInfo {
+            kind: warren_app::protocol::ProviderKind::Anthropic,
+            model: "slow".into(),
+            offline: false,
+            label: "bench".into(),
+        }
     }
 
     async fn stream(&self, request: &Request) -> Result<ReplyStream, LlmError> {

@@ -192,27 +192,41 @@ ensure_npm_assets() {
 }
 
 # build_client dev|release: the hydrate build, post-processed into $SITE/pkg with the CSS,
-# public assets and KaTeX beside it.
+# public assets and KaTeX beside it. The client's three files take a name with a hash of their
+# content (warren.<hash>.js, warren.<hash>_bg.wasm, warren.<hash>.css), so browsers may keep
+# them for good; pkg/bundle.json tells the server that name.
 build_client() {
-  local mode="${1:-dev}" profile dir
+  local mode="${1:-dev}" profile dir out hash name
   if [ "$mode" = release ]; then profile=wasm-release; dir=wasm-release; else profile=dev; dir=debug; fi
   say "building the client ($mode)"
   cargo build --quiet -p warren-app --lib --target wasm32-unknown-unknown \
     --no-default-features --features hydrate --profile "$profile"
-  mkdir -p "$SITE/pkg"
-  wasm-bindgen --target web --no-typescript --out-dir "$SITE/pkg" --out-name warren \
+  out=$(mktemp -d)
+  wasm-bindgen --target web --no-typescript --out-dir "$out" --out-name warren \
     "$TARGET_DIR/wasm32-unknown-unknown/$dir/warren_app.wasm"
   if [ "$mode" = release ]; then
     ensure_wasm_opt
     wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int \
-      -o "$SITE/pkg/warren_bg.wasm" "$SITE/pkg/warren_bg.wasm"
+      -o "$out/warren_bg.wasm" "$out/warren_bg.wasm"
+  fi
+  cp "$ROOT/style/main.css" "$out/warren.css"
+  # One hash over the three: the glue and the WebAssembly change together anyway.
+  hash=$(cat "$out/warren_bg.wasm" "$out/warren.js" "$out/warren.css" | sha256sum | cut -c1-16)
+  name="warren.$hash"
+  mkdir -p "$SITE/pkg"
+  rm -f "$SITE/pkg/"warren*
+  mv "$out/warren_bg.wasm" "$SITE/pkg/${name}_bg.wasm"
+  mv "$out/warren.js" "$SITE/pkg/$name.js"
+  mv "$out/warren.css" "$SITE/pkg/$name.css"
+  rm -rf "$out"
+  if [ "$mode" = release ]; then
     # Served as they are to a browser that accepts them (Brotli first, else gzip).
     command -v brotli >/dev/null || apt_install brotli
-    for f in "$SITE/pkg/warren_bg.wasm" "$SITE/pkg/warren.js"; do gzip -9 -k -f "$f"; brotli -q 11 -k -f "$f"; done
-  else
-    rm -f "$SITE/pkg/"*.gz "$SITE/pkg/"*.br
+    for f in "$SITE/pkg/${name}_bg.wasm" "$SITE/pkg/$name.js" "$SITE/pkg/$name.css"; do
+      gzip -9 -k -f "$f"; brotli -q 11 -k -f "$f"
+    done
   fi
-  cp "$ROOT/style/main.css" "$SITE/pkg/warren.css"
+  printf '{"name":"%s"}\n' "$name" >"$SITE/pkg/bundle.json"
   cp -R "$ROOT/public/." "$SITE/"
   ensure_npm_assets
   mkdir -p "$SITE/katex"

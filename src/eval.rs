@@ -5,17 +5,14 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use clap::ValueEnum;
 use serde::Deserialize;
 
-use crate::config::Config;
 use crate::engine::agents::{detector, evaluator};
 use crate::llm::brief::{DetectorBrief, EvalMode, EvaluatorBrief, MessageKind, PointBrief};
-use crate::llm::{Message, Provider, select};
-use crate::startup::StartupError;
+use crate::llm::{Message, Provider};
 
 /// Which judge to evaluate.
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -297,34 +294,6 @@ pub async fn run(
 
 fn count(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
-}
-
-/// `warren eval JUDGE FILE [--min-f1 X]`.
-pub async fn command(
-    config: &Config,
-    judge: Judge,
-    file: &Path,
-    min_f1: Option<f64>,
-) -> Result<(), StartupError> {
-    let text = std::fs::read_to_string(file).map_err(|e| EvalError::Read(file.display().to_string(), e))?;
-    // The offline provider's typing pause is for people watching, not for measuring.
-    let mut llm = config.llm.clone();
-    llm.offline_delay_ms = 0;
-    let provider = select::build(&llm, &crate::embed::Judgement::load(&llm.model_dir))?;
-    println!(
-        "{} on {} ({})",
-        file.display(),
-        provider.info().label,
-        judge.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default()
-    );
-    let report = run(&*provider, judge, &text, &mut std::io::stdout()).await?;
-    print!("{}", report.summary());
-    match min_f1 {
-        Some(min) if report.scores.f1() < min => {
-            Err(EvalError::BelowMinimum { f1: report.scores.f1(), min }.into())
-        }
-        Some(_) | None => Ok(()),
-    }
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 // Deeply nested page views exceed the default limit on some compilers (nightly, for fuzzing).
 #![recursion_limit = "256"]
 
-pub mod cli_transfer;
+pub mod cli;
 pub mod config;
 pub mod embed;
 pub mod engine;

@@ -23,8 +23,8 @@ use crate::web::{self, AppState, ServerBackend, Throttle};
 /// How long start-up waits for the language model to answer its check.
 const PROVIDER_CHECK_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The name of the client bundle: `pkg/warren.js`, `pkg/warren_bg.wasm`, `pkg/warren.css`.
-pub const OUTPUT_NAME: &str = "warren";
+/// The client's name when no build has named it (see [`client_bundle`]).
+const UNBUILT_CLIENT: &str = "warren";
 
 #[derive(Debug, thiserror::Error)]
 pub enum StartupError {
@@ -38,10 +38,6 @@ pub enum StartupError {
     Bind { addr: SocketAddr, source: std::io::Error },
     #[error("the server stopped: {0}")]
     Serve(std::io::Error),
-    #[error(transparent)]
-    Transfer(#[from] crate::cli_transfer::TransferError),
-    #[error(transparent)]
-    Eval(#[from] crate::eval::EvalError),
 }
 
 /// A started, ready application bound to its address.
@@ -122,13 +118,14 @@ impl Application {
         }
 
         let site_root = config.site_root.display().to_string();
-        if !Path::new(&site_root).join("pkg").join(format!("{OUTPUT_NAME}_bg.wasm")).is_file() {
+        let client = client_bundle(&config.site_root).unwrap_or_else(|| {
             tracing::warn!(
                 "no client bundle under {site_root}/pkg: pages will render but not react; build it with scripts/build"
             );
-        }
+            UNBUILT_CLIENT.to_string()
+        });
         let leptos_options = LeptosOptions::builder()
-            .output_name(OUTPUT_NAME)
+            .output_name(client)
             .site_root(site_root)
             .site_pkg_dir("pkg")
             .site_addr(addr)
@@ -258,4 +255,19 @@ async fn shutdown_signal() {
         () = terminate => {},
     }
     tracing::info!("shutting down");
+}
+
+/// The client bundle's name under `site_root/pkg` (`<name>.js`, `<name>_bg.wasm` and
+/// `<name>.css`), as the build recorded it in `pkg/bundle.json`: the names carry a hash of the
+/// files' content, so they may be cached for good. `None` when no client has been built.
+fn client_bundle(site_root: &Path) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Bundle {
+        name: String,
+    }
+    let pkg = site_root.join("pkg");
+    let text = std::fs::read_to_string(pkg.join("bundle.json")).ok()?;
+    let Bundle { name } = serde_json::from_str(&text).ok()?;
+    let plain = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_');
+    (plain && pkg.join(format!("{name}_bg.wasm")).is_file()).then_some(name)
 }

@@ -148,12 +148,23 @@ pub struct Recalled {
     pub rating: String,
 }
 
+crate::named_enum! {
+    /// What a resource of a set is.
+    #[derive(Default)]
+    pub enum ResourceKind {
+        /// An excerpt of the learner's material (Markdown).
+        #[default]
+        Text = "text",
+        /// An image, uploaded or served by this site.
+        Image = "image",
+    }
+}
+
 /// A text excerpt or image of a set.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ResourceView {
     pub id: String,
-    /// `text` or `image`.
-    pub kind: String,
+    pub kind: ResourceKind,
     pub title: String,
     /// The excerpt (Markdown), for text.
     pub body: String,

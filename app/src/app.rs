@@ -1,5 +1,5 @@
 use leptos::prelude::*;
-use leptos_meta::{Link, Meta, MetaTags, Stylesheet, Title, provide_meta_context};
+use leptos_meta::{Link, Meta, MetaTags, Title, provide_meta_context};
 use leptos_router::{
     SsrMode,
     components::{A, Route, Router, Routes},
@@ -27,6 +27,8 @@ use crate::pages::{
 pub fn shell(options: LeptosOptions) -> impl IntoView {
     crate::csp::provide_response_nonce();
     let nonce = leptos::nonce::use_nonce;
+    // The client's files share one content-hashed name (see `scripts/lib.sh`).
+    let stylesheet = format!("/{}/{}.css", options.site_pkg_dir, options.output_name);
     view! {
         <!DOCTYPE html>
         <html lang="en">
@@ -39,6 +41,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <script nonce=nonce()>{THEME_BOOT_SCRIPT}</script>
                 // One text per script: two would be rendered with a marker between them.
                 <script nonce=nonce()>{CLOCK_BOOT_SCRIPT}</script>
+                <link rel="stylesheet" id="warren-css" href=stylesheet />
                 <HydrationScripts options islands=true />
                 <MetaTags />
             </head>
@@ -54,7 +57,6 @@ pub fn App() -> impl IntoView {
     provide_meta_context();
     let viewer = Resource::new(|| (), |_| get_viewer());
     view! {
-        <Stylesheet id="warren-css" href="/pkg/warren.css" />
         <Link rel="icon" href="/favicon.ico" />
         <Meta name="description" content="Warren: a conversational active-recall tutor." />
         <Title formatter=page_title />

@@ -25,6 +25,49 @@ pub mod limits {
     pub const ARCHIVE_BYTES: usize = 100 * 1024 * 1024;
     /// Points in one set.
     pub const POINTS_PER_SET: usize = 20_000;
+    /// A password's length: at least `PASSWORD_MIN`, at most `PASSWORD`.
+    pub const PASSWORD_MIN: usize = 10;
+    pub const PASSWORD: usize = 200;
+    /// A username's length: at least `USERNAME_MIN`, at most `USERNAME`.
+    pub const USERNAME_MIN: usize = 3;
+    pub const USERNAME: usize = 32;
+}
+
+crate::named_enum! {
+    /// Why a new password is refused: the code a refused form carries back in its address,
+    /// worded by [`PasswordProblem::message`] for every page that asks for a password.
+    pub enum PasswordProblem {
+        Short = "short",
+        Long = "long",
+        /// Among the passwords anyone would guess first.
+        Common = "common",
+        /// Mostly the username.
+        LikeUsername = "like-username",
+    }
+}
+
+impl PasswordProblem {
+    pub fn message(self) -> String {
+        match self {
+            PasswordProblem::Short => format!("Passwords need at least {} characters.", limits::PASSWORD_MIN),
+            PasswordProblem::Long => format!("Passwords can have at most {} characters.", limits::PASSWORD),
+            PasswordProblem::Common => {
+                "That password is among the first anyone would guess. Choose another: \
+                                        a few unrelated words work well."
+                    .into()
+            }
+            PasswordProblem::LikeUsername => "That password is mostly your username. Choose another.".into(),
+        }
+    }
+}
+
+/// What a username may be, worded.
+pub fn username_rule() -> String {
+    format!(
+        "Usernames have {} to {} characters: letters, digits, dots, dashes or underscores.",
+        limits::USERNAME_MIN,
+        limits::USERNAME
+    )
 }
 
 /// Errors by field name, in the order the fields appear.

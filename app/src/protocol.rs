@@ -771,12 +771,24 @@ crate::named_enum! {
     }
 }
 
+crate::named_enum! {
+    /// Who provides the language model.
+    pub enum ProviderKind {
+        /// The built-in offline tutor.
+        Offline = "offline",
+        /// Anthropic's Messages API.
+        Anthropic = "anthropic",
+        /// OpenAI, or a server speaking its API.
+        Openai = "openai",
+    }
+}
+
 /// Which language model answers, shown to the learner (the offline one is labelled as such).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ProviderInfo {
-    /// `offline`, `anthropic` or `openai`.
-    pub kind: String,
+    /// Who provides the model.
+    pub kind: ProviderKind,
     /// The model's name.
     pub model: String,
     /// Whether it is the built-in offline tutor.
@@ -836,6 +848,13 @@ pub enum SessionEvent {
     AssistantMessage {
         /// The reply.
         content: String,
+        /// The reply's tokens as the provider counted them, when it reports usage (the
+        /// offline provider does not).
+        token_count: Option<u64>,
+        /// The input tokens of the request that made it (the system prompt, the conversation
+        /// and the learner's last message), when reported. T13's `user_message.tokenCount`
+        /// is not carried: a provider counts the learner's message only inside this input.
+        input_token_count: Option<u64>,
     },
     /// The first piece of a reply is on its way.
     AssistantStreamingStart,
@@ -984,7 +1003,7 @@ mod tests {
                 recalled_count: 1,
                 status: SessionStatus::InProgress,
                 provider: ProviderInfo {
-                    kind: "offline".into(),
+                    kind: ProviderKind::Offline,
                     model: "m".into(),
                     offline: true,
                     label: "l".into(),

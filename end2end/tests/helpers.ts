@@ -156,6 +156,7 @@ export class OwnServer {
         WARREN_ADDR: `127.0.0.1:${this.port}`,
         DATABASE_URL: this.databaseUrl,
         WARREN_SITE_ROOT: process.env.WARREN_SITE_ROOT ?? '../target/site',
+        WARREN_MODEL_DIR: process.env.WARREN_MODEL_DIR ?? '../data/models/all-MiniLM-L6-v2',
         WARREN_LOG: 'warn',
         ...this.env,
       },

@@ -2,6 +2,8 @@
 //! Each point has a cue that asks about it without giving it away; resources feed the
 //! rabbit-hole explorer and are shown after the points they support are recalled.
 
+use warren_app::api::ResourceKind;
+
 use crate::store::{NewPoint, NewResource, NewSet, Store, StoreError};
 
 fn point(content: &str, context: &str) -> NewPoint {
@@ -10,7 +12,7 @@ fn point(content: &str, context: &str) -> NewPoint {
 
 fn text(title: &str, body: &str, points: &[usize]) -> NewResource {
     NewResource {
-        kind: "text".into(),
+        kind: ResourceKind::Text,
         title: title.into(),
         body: body.into(),
         points: points.iter().map(|&i| (i, 1.0)).collect(),
@@ -62,7 +64,7 @@ pub fn sets() -> Vec<NewSet> {
                     &[],
                 ),
                 NewResource {
-                    kind: "image".into(),
+                    kind: ResourceKind::Image,
                     title: "A eukaryotic cell, simplified".into(),
                     url: Some("/demo/cell.svg".into()),
                     mime_type: Some("image/svg+xml".into()),

@@ -105,6 +105,9 @@ pub struct Metrics {
     /// Turns by time from the learner's message reaching the session to its reply stored and
     /// sent, one count per bucket of [`TURN_BUCKETS_MS`] (the last: longer).
     turns: [AtomicU64; TURN_BUCKETS_MS.len() + 1],
+    /// The tutor's and the explorer's replies' tokens as their providers reported them:
+    /// input, output.
+    reply_tokens: [AtomicU64; 2],
 }
 
 /// Upper bounds of the turn-time buckets, in milliseconds: fine where a turn with the
@@ -120,6 +123,11 @@ impl Metrics {
         let (name, counter) = Counter::of(event);
         if let Some(counter) = counter {
             self.bump(counter);
+        }
+        if let SessionEvent::AssistantMessage { token_count, input_token_count, .. } = event {
+            for (i, tokens) in [input_token_count, token_count].into_iter().enumerate() {
+                self.reply_tokens[i].fetch_add(tokens.unwrap_or(0), Ordering::Relaxed);
+            }
         }
         tracing::debug!(event = name, "session event");
     }
@@ -218,6 +226,14 @@ impl Metrics {
                 self.removed[i].load(Ordering::Relaxed)
             );
         }
+        let _ = writeln!(out, "# TYPE warren_reply_tokens_total counter");
+        for (i, kind) in ["input", "output"].iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "warren_reply_tokens_total{{kind=\"{kind}\"}} {}",
+                self.reply_tokens[i].load(Ordering::Relaxed)
+            );
+        }
         let _ = writeln!(out, "# TYPE warren_turn_seconds histogram");
         let mut total = 0;
         for (i, count) in self.turns.iter().enumerate() {
@@ -240,19 +256,30 @@ mod tests {
         metrics.observe(&SessionEvent::UserMessage { content: "x".into() });
         metrics.observe(&SessionEvent::AssistantStreamingStart);
         metrics.observe(&SessionEvent::AssistantStreamingEnd { full_content: "y".into(), total_chunks: 1 });
-        metrics.observe(&SessionEvent::AssistantMessage { content: "y".into() });
+        metrics.observe(&SessionEvent::AssistantMessage {
+            content: "y".into(),
+            token_count: Some(7),
+            input_token_count: Some(420),
+        });
+        metrics.observe(&SessionEvent::AssistantMessage {
+            content: "z".into(),
+            token_count: None,
+            input_token_count: None,
+        });
         metrics.observe(&SessionEvent::RabbitholeDeclined {
             rabbithole_event_id: "r".into(),
             topic: "t".into(),
         });
         metrics.error(ErrorCode::RateLimited);
         assert_eq!(metrics.value("warren_learner_messages_total"), Some(1));
-        assert_eq!(metrics.value("warren_replies_total"), Some(1), "a reply counts once");
+        assert_eq!(metrics.value("warren_replies_total"), Some(2), "a reply counts once");
         assert_eq!(metrics.value("warren_rabbitholes_declined_total"), Some(1));
         assert_eq!(metrics.errors(ErrorCode::RateLimited), 1);
         let text = metrics.render();
         assert!(text.contains("warren_replies_started_total 1"), "{text}");
         assert!(text.contains("warren_errors_total{code=\"RATE_LIMITED\"} 1"), "{text}");
+        assert!(text.contains("warren_reply_tokens_total{kind=\"input\"} 420"), "{text}");
+        assert!(text.contains("warren_reply_tokens_total{kind=\"output\"} 7"), "{text}");
     }
 
     #[test]

@@ -16,7 +16,9 @@ use crate::llm::brief::{
     DetectorBrief, EvalMode, EvaluatorBrief, ExplorerBrief, Focus, PointBrief, Recap, ResourceBrief,
     Showable, TutorBrief, TutorMoment,
 };
-use crate::llm::{LlmError, Message, Output, Provider, ReplyStream, Request, SharedProvider, ToolCall};
+use crate::llm::{
+    LlmError, Message, Output, Provider, ReplyStream, Request, SharedProvider, ToolCall, Usage,
+};
 
 /// What a turn reports: at most one `Assessed` and any number of `Chunk`s and `Show`s, then
 /// exactly one of `Finished`, `Silent` or `Failed`. A recall turn assesses before its first chunk; in a
@@ -54,6 +56,8 @@ pub enum TurnEvent {
     Finished {
         text: String,
         chunks: u32,
+        /// What the reply's request used, when the provider says.
+        usage: Option<Usage>,
     },
     /// No reply is due (every point has just been recalled: the overlay speaks instead).
     Silent,
@@ -333,6 +337,7 @@ async fn relay(
 ) -> TurnEvent {
     let mut text = String::new();
     let mut chunks = 0u32;
+    let mut usage = None;
     let mut sentences = Sentences::default();
     let stopped = || TurnEvent::Failed(LlmError::Interrupted("the session stopped listening".into()));
     while let Some(piece) = stream.next().await {
@@ -345,6 +350,10 @@ async fn relay(
                 if tx.send(TurnEvent::Show(call)).await.is_err() {
                     return stopped();
                 }
+                continue;
+            }
+            Ok(Output::Usage(reported)) => {
+                usage = Some(reported);
                 continue;
             }
             Err(err) => return TurnEvent::Failed(err),
@@ -366,12 +375,12 @@ async fn relay(
                 if tx.send(TurnEvent::Chunk(stand_in.clone())).await.is_err() {
                     return stopped();
                 }
-                return TurnEvent::Finished { text: stand_in, chunks: 1 };
+                return TurnEvent::Finished { text: stand_in, chunks: 1, usage };
             }
             Some(_) | None => return TurnEvent::Failed(LlmError::Protocol("the reply was empty".into())),
         }
     }
-    TurnEvent::Finished { text, chunks }
+    TurnEvent::Finished { text, chunks, usage }
 }
 
 /// A tutor reply requested before the evaluator has answered, held until it has: released

@@ -3,12 +3,12 @@
 use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::json;
-use warren_app::protocol::ProviderInfo;
+use warren_app::protocol::{ProviderInfo, ProviderKind};
 
 use std::collections::BTreeMap;
 
 use super::http::{Decoded, Endpoint, decode_stream, send_with_retries, sse_events, tool_call};
-use super::{Format, LlmError, NetPolicy, Output, Provider, ReplyStream, Request};
+use super::{Format, LlmError, NetPolicy, Output, Provider, ReplyStream, Request, Usage};
 
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 pub const DEFAULT_MODEL: &str = "claude-sonnet-4-5-20250929";
@@ -72,6 +72,53 @@ struct BlockStop {
     index: u64,
 }
 
+/// `message_start`: the input's usage (`input_tokens` leaves out what the prompt cache read
+/// or was written with).
+#[derive(Deserialize)]
+struct MessageStart {
+    message: MessageStartBody,
+}
+
+#[derive(Deserialize)]
+struct MessageStartBody {
+    #[serde(default)]
+    usage: Option<AnthropicUsage>,
+}
+
+/// `message_delta`: the output's usage so far (the last one has the total).
+#[derive(Deserialize)]
+struct MessageDelta {
+    #[serde(default)]
+    usage: Option<AnthropicUsage>,
+}
+
+#[derive(Deserialize)]
+struct AnthropicUsage {
+    #[serde(default)]
+    input_tokens: Option<u64>,
+    #[serde(default)]
+    cache_creation_input_tokens: Option<u64>,
+    #[serde(default)]
+    cache_read_input_tokens: Option<u64>,
+    #[serde(default)]
+    output_tokens: Option<u64>,
+}
+
+impl AnthropicUsage {
+    /// Adds what this event reports to `usage`; a later figure replaces an earlier one.
+    fn update(&self, usage: &mut Option<Usage>) {
+        let usage = usage.get_or_insert_default();
+        if let Some(input) = self.input_tokens {
+            let cached = self.cache_read_input_tokens.unwrap_or(0);
+            usage.input = input + self.cache_creation_input_tokens.unwrap_or(0) + cached;
+            usage.cached_input = cached;
+        }
+        if let Some(output) = self.output_tokens {
+            usage.output = output;
+        }
+    }
+}
+
 #[derive(Deserialize)]
 struct StreamError {
     error: StreamErrorBody,
@@ -89,7 +136,7 @@ struct StreamErrorBody {
 impl Provider for Anthropic {
     fn info(&self) -> ProviderInfo {
         ProviderInfo {
-            kind: "anthropic".into(),
+            kind: ProviderKind::Anthropic,
             model: self.endpoint.model.clone(),
             offline: false,
             label: format!("Anthropic · {}", self.endpoint.model),
@@ -129,12 +176,28 @@ impl Provider for Anthropic {
         .await?;
 
         // Text arrives in `content_block_delta` events; a tool call is a `tool_use` block whose
-        // input streams as pieces of JSON until its `content_block_stop`; `message_stop` ends a
-        // complete reply. Event types this client does not know are skipped, as the API's
+        // input streams as pieces of JSON until its `content_block_stop`; `message_start` and
+        // `message_delta` carry the usage, passed on at `message_stop`, which ends a complete
+        // reply. Event types this client does not know are skipped, as the API's
         // versioning asks.
         let events = sse_events(response, self.endpoint.policy.idle_timeout);
         let mut tools = ToolBlocks::default();
+        let mut usage = None;
         Ok(decode_stream(events, move |event| match event.event.as_str() {
+            "message_start" => {
+                let start: MessageStart = parse(&event.data, "message_start")?;
+                if let Some(reported) = start.message.usage {
+                    reported.update(&mut usage);
+                }
+                Ok(Decoded::skip())
+            }
+            "message_delta" => {
+                let delta: MessageDelta = parse(&event.data, "message_delta")?;
+                if let Some(reported) = delta.usage {
+                    reported.update(&mut usage);
+                }
+                Ok(Decoded::skip())
+            }
             "content_block_start" => {
                 let start: BlockStart = parse(&event.data, "content_block_start")?;
                 if start.content_block.kind == "tool_use" {
@@ -159,7 +222,9 @@ impl Provider for Anthropic {
                 let stop: BlockStop = parse(&event.data, "content_block_stop")?;
                 Ok(Decoded { outputs: tools.finish(stop.index).into_iter().collect(), done: false })
             }
-            "message_stop" => Ok(Decoded::done()),
+            "message_stop" => {
+                Ok(Decoded { outputs: usage.take().map(Output::Usage).into_iter().collect(), done: true })
+            }
             "error" => {
                 let message = serde_json::from_str::<StreamError>(&event.data)
                     .map(|e| format!("{}: {}", e.error.kind, e.error.message))

@@ -1,6 +1,7 @@
 //! The structured facts behind each agent's prompt. Network providers read the prompt; the
 //! offline provider reads these.
 
+use warren_app::api::ResourceKind;
 use warren_app::summary::{OpenPoint, RecalledPoint};
 
 use super::Message;
@@ -120,12 +121,19 @@ warren_app::named_enum! {
 }
 
 impl ShowTool {
-    /// The tool that shows a resource of this kind (`image` or `text`).
-    pub fn for_kind(kind: &str) -> Option<Self> {
+    /// The tool that shows a resource of this kind.
+    pub fn for_kind(kind: ResourceKind) -> Self {
         match kind {
-            "image" => Some(ShowTool::Image),
-            "text" => Some(ShowTool::Resource),
-            _ => None,
+            ResourceKind::Image => ShowTool::Image,
+            ResourceKind::Text => ShowTool::Resource,
+        }
+    }
+
+    /// The kind of resource this tool shows.
+    pub fn kind(self) -> ResourceKind {
+        match self {
+            ShowTool::Image => ResourceKind::Image,
+            ShowTool::Resource => ResourceKind::Text,
         }
     }
 }

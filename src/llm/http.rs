@@ -177,10 +177,6 @@ impl Decoded {
     pub fn skip() -> Self {
         Self::default()
     }
-
-    pub fn done() -> Self {
-        Self { outputs: Vec::new(), done: true }
-    }
 }
 
 /// A tool call whose streamed input is complete, if that input is a JSON object (empty counts

@@ -12,6 +12,7 @@ mod http;
 pub mod offline;
 pub mod openai;
 pub mod select;
+pub mod settings;
 pub mod topic;
 
 use std::pin::Pin;
@@ -106,11 +107,23 @@ pub struct ToolCall {
     pub input: serde_json::Value,
 }
 
-/// What a streamed reply yields: text as it comes, and tool calls as they complete.
+/// What a streamed reply yields: text as it comes, tool calls as they complete, and, from
+/// providers that report it, what the request used (once, before the stream ends).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Output {
     Text(String),
     Tool(ToolCall),
+    Usage(Usage),
+}
+
+/// The tokens one request used, as the provider counted them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// Every input token, those read from the provider's prompt cache included.
+    pub input: u64,
+    /// Of `input`, those read from the prompt cache.
+    pub cached_input: u64,
+    pub output: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -170,7 +183,7 @@ pub async fn complete(provider: &dyn Provider, request: &Request) -> Result<Stri
     while let Some(piece) = stream.next().await {
         match piece? {
             Output::Text(piece) => text.push_str(&piece),
-            Output::Tool(_) => {}
+            Output::Tool(_) | Output::Usage(_) => {}
         }
     }
     Ok(text)

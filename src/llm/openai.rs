@@ -5,12 +5,12 @@
 use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::json;
-use warren_app::protocol::ProviderInfo;
+use warren_app::protocol::{ProviderInfo, ProviderKind};
 
 use std::collections::BTreeMap;
 
 use super::http::{Decoded, Endpoint, decode_stream, send_with_retries, sse_events, tool_call};
-use super::{Format, LlmError, NetPolicy, Output, Provider, ReplyStream, Request};
+use super::{Format, LlmError, NetPolicy, Output, Provider, ReplyStream, Request, Usage};
 
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 pub const DEFAULT_MODEL: &str = "gpt-4.1-mini";
@@ -45,6 +45,33 @@ struct Chunk {
     #[serde(default)]
     choices: Vec<Choice>,
     error: Option<ChunkError>,
+    /// Only on the last chunk (with no choices), as `stream_options.include_usage` asks;
+    /// `null` on the others.
+    #[serde(default)]
+    usage: Option<ChunkUsage>,
+}
+
+#[derive(Deserialize)]
+struct ChunkUsage {
+    #[serde(default)]
+    prompt_tokens: u64,
+    #[serde(default)]
+    completion_tokens: u64,
+    #[serde(default)]
+    prompt_tokens_details: Option<PromptDetails>,
+}
+
+#[derive(Deserialize)]
+struct PromptDetails {
+    #[serde(default)]
+    cached_tokens: u64,
+}
+
+impl From<ChunkUsage> for Usage {
+    fn from(u: ChunkUsage) -> Self {
+        let cached_input = u.prompt_tokens_details.map_or(0, |d| d.cached_tokens);
+        Usage { input: u.prompt_tokens, cached_input, output: u.completion_tokens }
+    }
 }
 
 #[derive(Deserialize)]
@@ -88,7 +115,7 @@ struct ChunkError {
 impl Provider for OpenAi {
     fn info(&self) -> ProviderInfo {
         ProviderInfo {
-            kind: "openai".into(),
+            kind: ProviderKind::Openai,
             model: self.endpoint.model.clone(),
             offline: false,
             label: format!("{} · {}", host_of(&self.endpoint.base_url), self.endpoint.model),
@@ -106,6 +133,8 @@ impl Provider for OpenAi {
             "max_tokens": request.max_tokens,
             "temperature": request.temperature,
             "stream": true,
+            // The last chunk then says what the request used.
+            "stream_options": {"include_usage": true},
         });
         if request.format == Format::Json {
             body["response_format"] = json!({"type": "json_object"});
@@ -128,7 +157,8 @@ impl Provider for OpenAi {
         })
         .await?;
 
-        // Each event's data is a JSON chunk; the literal `[DONE]` ends a complete reply. Tool
+        // Each event's data is a JSON chunk; the literal `[DONE]` ends a complete reply, after
+        // a chunk with the usage and no choices. Tool
         // calls stream in pieces keyed by index and are complete once the choice has a finish
         // reason (or, from servers that send none, at `[DONE]`).
         let events = sse_events(response, self.endpoint.policy.idle_timeout);
@@ -147,6 +177,9 @@ impl Provider for OpenAi {
                 return Err(LlmError::Interrupted(error.message));
             }
             let mut decoded = Decoded::skip();
+            if let Some(usage) = chunk.usage {
+                decoded.outputs.push(Output::Usage(usage.into()));
+            }
             for choice in chunk.choices {
                 if let Some(text) = choice.delta.content {
                     decoded.outputs.push(Output::Text(text));

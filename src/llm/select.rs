@@ -6,8 +6,8 @@ use std::time::Duration;
 use super::anthropic::Anthropic;
 use super::offline::Offline;
 use super::openai::{self, OpenAi};
+use super::settings::{LlmConfig, ProviderChoice};
 use super::{NetPolicy, SharedProvider};
-use crate::config::{LlmConfig, ProviderChoice};
 use crate::embed::Judgement;
 
 #[derive(Debug, thiserror::Error)]

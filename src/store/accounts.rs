@@ -4,7 +4,7 @@ use async_trait::async_trait;
 use tower_sessions::session::{Id, Record};
 use tower_sessions::session_store::{self, SessionStore};
 
-use super::{Store, StoreError, new_id, now_ms};
+use super::{Reads, Store, StoreError, new_id, now_ms};
 
 #[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct Account {
@@ -21,17 +21,19 @@ impl Store {
         password_hash: &str,
     ) -> Result<Option<String>, StoreError> {
         let id = new_id();
-        let done = sqlx::query(
-            "INSERT INTO users (id, username, password_hash, created_at) VALUES ($1, $2, $3, $4)
+        let done = self
+            .write_one(
+                sqlx::query(
+                    "INSERT INTO users (id, username, password_hash, created_at) VALUES ($1, $2, $3, $4)
              ON CONFLICT (username) DO NOTHING",
-        )
-        .bind(&id)
-        .bind(username)
-        .bind(password_hash)
-        .bind(now_ms())
-        .execute(self.pool())
-        .await?;
-        Ok((done.rows_affected() == 1).then_some(id))
+                )
+                .bind(&id)
+                .bind(username)
+                .bind(password_hash)
+                .bind(now_ms()),
+            )
+            .await?;
+        Ok((done == 1).then_some(id))
     }
 
     pub async fn account_by_username(&self, username: &str) -> Result<Option<Account>, StoreError> {
@@ -40,21 +42,20 @@ impl Store {
             "SELECT id, username, COALESCE(password_hash, '') AS password_hash FROM users WHERE username = $1",
         )
         .bind(username)
-        .fetch_optional(self.pool())
+        .optional(self.read())
         .await?)
     }
 
     pub async fn account_count(&self) -> Result<i64, StoreError> {
-        Ok(sqlx::query_scalar("SELECT COUNT(*) FROM users").fetch_one(self.pool()).await?)
+        Ok(sqlx::query_scalar("SELECT COUNT(*) FROM users").one(self.read()).await?)
     }
 
     /// Removes expired sign-in sessions; returns how many.
     pub async fn delete_expired_auth_sessions(&self) -> Result<u64, StoreError> {
-        let done = sqlx::query("DELETE FROM auth_sessions WHERE expires_at < $1")
-            .bind(now_ms())
-            .execute(self.pool())
+        let done = self
+            .write_one(sqlx::query("DELETE FROM auth_sessions WHERE expires_at < $1").bind(now_ms()))
             .await?;
-        Ok(done.rows_affected())
+        Ok(done)
     }
 }
 
@@ -88,7 +89,7 @@ impl Store {
         )
         .bind(user_id)
         .bind(now_ms())
-        .fetch_all(self.pool())
+        .all(self.read())
         .await?)
     }
 
@@ -98,7 +99,7 @@ impl Store {
             sqlx::query_scalar("SELECT 1 FROM auth_sessions WHERE id = $1 AND expires_at > $2")
                 .bind(session_id)
                 .bind(now_ms())
-                .fetch_optional(self.pool())
+                .optional(self.read())
                 .await?;
         Ok(found.is_some())
     }
@@ -107,29 +108,33 @@ impl Store {
     pub async fn sign_in_ref(&self, session_id: &str) -> Result<Option<String>, StoreError> {
         Ok(sqlx::query_scalar("SELECT ref_id FROM auth_sessions WHERE id = $1")
             .bind(session_id)
-            .fetch_optional(self.pool())
+            .optional(self.read())
             .await?
             .flatten())
     }
 
     /// Ends one of the learner's sign-ins; `false` if they have none by that name.
     pub async fn end_sign_in(&self, user_id: &str, ref_id: &str) -> Result<bool, StoreError> {
-        let done = sqlx::query("DELETE FROM auth_sessions WHERE user_id = $1 AND ref_id = $2")
-            .bind(user_id)
-            .bind(ref_id)
-            .execute(self.pool())
+        let done = self
+            .write_one(
+                sqlx::query("DELETE FROM auth_sessions WHERE user_id = $1 AND ref_id = $2")
+                    .bind(user_id)
+                    .bind(ref_id),
+            )
             .await?;
-        Ok(done.rows_affected() > 0)
+        Ok(done > 0)
     }
 
     /// Ends every sign-in of the learner but the one with this (cookie) id; returns how many.
     pub async fn end_other_sign_ins(&self, user_id: &str, keep_session_id: &str) -> Result<u64, StoreError> {
-        let done = sqlx::query("DELETE FROM auth_sessions WHERE user_id = $1 AND id <> $2")
-            .bind(user_id)
-            .bind(keep_session_id)
-            .execute(self.pool())
+        let done = self
+            .write_one(
+                sqlx::query("DELETE FROM auth_sessions WHERE user_id = $1 AND id <> $2")
+                    .bind(user_id)
+                    .bind(keep_session_id),
+            )
             .await?;
-        Ok(done.rows_affected())
+        Ok(done)
     }
 
     /// Deletes the account and every row it owns, in one transaction: sets, points,
@@ -193,7 +198,7 @@ impl Store {
              WHERE s.owner_id = $1",
         )
         .bind(owner)
-        .fetch_all(self.pool())
+        .all(self.read())
         .await?)
     }
 
@@ -201,7 +206,7 @@ impl Store {
     pub async fn password_hash(&self, user_id: &str) -> Result<Option<String>, StoreError> {
         Ok(sqlx::query_scalar("SELECT password_hash FROM users WHERE id = $1")
             .bind(user_id)
-            .fetch_optional(self.pool())
+            .optional(self.read())
             .await?
             .flatten())
     }
@@ -263,7 +268,7 @@ impl SessionStore for Store {
             .bind(at)
             .bind(&address)
             .bind(&agent)
-            .execute(self.pool())
+            .execute(&mut *self.write_turn().await.map_err(backend)?)
             .await
             .map_err(backend)?;
             if done.rows_affected() == 1 {
@@ -271,7 +276,7 @@ impl SessionStore for Store {
             }
             let taken: Option<i64> = sqlx::query_scalar("SELECT 1 FROM auth_sessions WHERE id = $1")
                 .bind(record.id.to_string())
-                .fetch_optional(self.pool())
+                .optional(self.read())
                 .await
                 .map_err(backend)?;
             if taken.is_none() {
@@ -303,7 +308,7 @@ impl SessionStore for Store {
         .bind(at)
         .bind(&address)
         .bind(&agent)
-        .execute(self.pool())
+        .execute(&mut *self.write_turn().await.map_err(backend)?)
         .await
         .map_err(backend)?;
         Ok(())
@@ -314,7 +319,7 @@ impl SessionStore for Store {
             sqlx::query_as("SELECT data, expires_at FROM auth_sessions WHERE id = $1 AND expires_at > $2")
                 .bind(id.to_string())
                 .bind(now_ms())
-                .fetch_optional(self.pool())
+                .optional(self.read())
                 .await
                 .map_err(backend)?;
         let Some((data, expires_at)) = row else { return Ok(None) };
@@ -327,7 +332,7 @@ impl SessionStore for Store {
     async fn delete(&self, id: &Id) -> session_store::Result<()> {
         sqlx::query("DELETE FROM auth_sessions WHERE id = $1")
             .bind(id.to_string())
-            .execute(self.pool())
+            .execute(&mut *self.write_turn().await.map_err(backend)?)
             .await
             .map_err(backend)?;
         Ok(())

@@ -1,6 +1,6 @@
 //! Files uploaded for import, kept between their preview and the learner's confirmation.
 
-use super::{Store, StoreError, new_id, now_ms};
+use super::{Reads, Store, StoreError, new_id, now_ms};
 
 /// A draft older than this is deleted by the hourly sweep.
 pub const DRAFT_LIFETIME_MS: i64 = 24 * 60 * 60 * 1000;
@@ -13,14 +13,12 @@ impl Store {
         bytes: &[u8],
     ) -> Result<String, StoreError> {
         let id = new_id();
-        sqlx::query("INSERT INTO import_drafts (id, owner_id, file_name, bytes, created_at) VALUES ($1, $2, $3, $4, $5)")
+        self.write_one(sqlx::query("INSERT INTO import_drafts (id, owner_id, file_name, bytes, created_at) VALUES ($1, $2, $3, $4, $5)")
             .bind(&id)
             .bind(owner)
             .bind(file_name)
             .bind(bytes)
-            .bind(now_ms())
-            .execute(self.pool())
-            .await?;
+            .bind(now_ms())).await?;
         Ok(id)
     }
 
@@ -29,26 +27,28 @@ impl Store {
         Ok(sqlx::query_as("SELECT file_name, bytes FROM import_drafts WHERE id = $1 AND owner_id = $2")
             .bind(id)
             .bind(owner)
-            .fetch_optional(self.pool())
+            .optional(self.read())
             .await?)
     }
 
     pub async fn delete_draft(&self, owner: &str, id: &str) -> Result<bool, StoreError> {
-        let done = sqlx::query("DELETE FROM import_drafts WHERE id = $1 AND owner_id = $2")
-            .bind(id)
-            .bind(owner)
-            .execute(self.pool())
+        let done = self
+            .write_one(
+                sqlx::query("DELETE FROM import_drafts WHERE id = $1 AND owner_id = $2").bind(id).bind(owner),
+            )
             .await?;
-        Ok(done.rows_affected() == 1)
+        Ok(done == 1)
     }
 
     /// Deletes drafts nobody confirmed within a day; returns how many.
     pub async fn sweep_drafts(&self) -> Result<u64, StoreError> {
-        let done = sqlx::query("DELETE FROM import_drafts WHERE created_at < $1")
-            .bind(now_ms() - DRAFT_LIFETIME_MS)
-            .execute(self.pool())
+        let done = self
+            .write_one(
+                sqlx::query("DELETE FROM import_drafts WHERE created_at < $1")
+                    .bind(now_ms() - DRAFT_LIFETIME_MS),
+            )
             .await?;
-        Ok(done.rows_affected())
+        Ok(done)
     }
 
     /// `name`, or `name (2)`, `name (3)`… whichever the learner does not have yet.

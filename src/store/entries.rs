@@ -4,8 +4,12 @@
 
 use warren_app::tree::{EntryKind, Speaker};
 
+use sqlx::any::AnyArguments;
+use sqlx::query::QueryAs;
+
 use super::columns::{MaybeJson, MaybeName};
-use super::{Backend, Store, StoreError, new_id, now_ms};
+use super::writer::WriteTx;
+use super::{Backend, Reads, Store, StoreError, new_id, now_ms};
 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct Entry {
@@ -136,19 +140,15 @@ impl Store {
                 "COMMIT;"
             );
             let row = EntryValues::new(session_id, owner, parent_id, &new);
-            let mut conn = self.write_turn().await?;
-            // Until `COMMIT` has run, the script's transaction may be open: a failure (or this
-            // future dropped) leaves it to the next writer to roll back.
-            conn.begin_script();
+            let mut script = self.script_turn().await?;
             let lease = self.fence.as_ref().map(|f| f.lease_id());
             let seq: Vec<i64> = row
                 .bind(sqlx::query_scalar(SCRIPT), &new)
                 .bind(i64::from(advance_leaf))
                 .bind(lease)
-                .fetch_all(&mut *conn)
+                .fetch_all(&mut *script)
                 .await?;
-            conn.end_script();
-            drop(conn);
+            script.committed();
             return match (seq.first(), &self.fence) {
                 (Some(&seq), _) => Ok((row.into_entry(seq, new), true)),
                 // Nothing inserted: the lease is gone, or the message is stored already.
@@ -156,7 +156,9 @@ impl Store {
                     Err(fence.lost())
                 }
                 (None, _) => {
-                    Ok((stored_message(self.pool(), owner, session_id, &new.client_message_id).await?, false))
+                    let stored =
+                        stored_message(owner, session_id, &new.client_message_id).one(self.read()).await?;
+                    Ok((stored, false))
                 }
             };
         }
@@ -182,8 +184,7 @@ impl Store {
                  FROM session_entries WHERE session_id = $1 AND owner_id = $2"
             }
         };
-        let text: String =
-            sqlx::query_scalar(sql).bind(session_id).bind(owner).fetch_one(self.pool()).await?;
+        let text: String = sqlx::query_scalar(sql).bind(session_id).bind(owner).one(self.read()).await?;
         let rows: Vec<EntryRow> =
             serde_json::from_str(&text).map_err(|e| StoreError::Corrupt(format!("session entries: {e}")))?;
         let mut entries =
@@ -300,25 +301,21 @@ impl<'a> EntryValues<'a> {
     }
 }
 
-/// The entry stored for a learner message's client id, read on `conn` (the pool, or the
-/// transaction that found it stored).
-async fn stored_message<'e>(
-    conn: impl sqlx::Executor<'e, Database = sqlx::Any>,
-    owner: &str,
-    session_id: &str,
-    client_message_id: &Option<String>,
-) -> Result<Entry, StoreError> {
-    Ok(sqlx::query_as(select_entries!("WHERE session_id = $1 AND client_message_id = $2 AND owner_id = $3"))
+/// The query for the entry stored for a learner message's client id.
+fn stored_message<'q>(
+    owner: &'q str,
+    session_id: &'q str,
+    client_message_id: &'q Option<String>,
+) -> QueryAs<'q, sqlx::Any, Entry, AnyArguments> {
+    sqlx::query_as(select_entries!("WHERE session_id = $1 AND client_message_id = $2 AND owner_id = $3"))
         .bind(session_id)
         .bind(client_message_id)
         .bind(owner)
-        .fetch_one(conn)
-        .await?)
 }
 
 /// [`Store::append_entry`] inside a transaction the caller commits.
 pub(super) async fn append_in(
-    tx: &mut super::db::WriteTx,
+    tx: &mut WriteTx,
     owner: &str,
     session_id: &str,
     parent_id: Option<&str>,
@@ -338,7 +335,8 @@ pub(super) async fn append_in(
     let seq: Option<i64> =
         row.bind(sqlx::query_scalar(insert_entry!()), &new).fetch_optional(&mut **tx).await?;
     let Some(seq) = seq else {
-        return Ok((stored_message(&mut **tx, owner, session_id, &new.client_message_id).await?, false));
+        let stored = stored_message(owner, session_id, &new.client_message_id).fetch_one(&mut **tx).await?;
+        return Ok((stored, false));
     };
     let stored = row.into_entry(seq, new);
     if advance_leaf {

@@ -5,7 +5,7 @@ use std::ops::Range;
 
 use warren_app::protocol::SessionStatus;
 
-use super::{Store, StoreError};
+use super::{Reads, Store, StoreError};
 
 /// What the list is narrowed to.
 #[derive(Clone, Debug, Default)]
@@ -107,7 +107,7 @@ impl Store {
                 Param::Int(i) => total.bind(*i),
             };
         }
-        let total = total.fetch_one(self.pool()).await?;
+        let total = total.one(self.read()).await?;
         let mut page = sqlx::query_as::<_, HistoryRow>(sqlx::AssertSqlSafe(page_sql));
         for p in &params {
             page = match p {
@@ -115,7 +115,7 @@ impl Store {
                 Param::Int(i) => page.bind(*i),
             };
         }
-        let rows = page.bind(i64::from(limit)).bind(i64::from(offset)).fetch_all(self.pool()).await?;
+        let rows = page.bind(i64::from(limit)).bind(i64::from(offset)).all(self.read()).await?;
         Ok((rows, u64::try_from(total).unwrap_or(0)))
     }
 }
@@ -135,7 +135,7 @@ impl Store {
               ORDER BY LOWER(sets.name)",
         )
         .bind(owner)
-        .fetch_all(self.pool())
+        .all(self.read())
         .await?)
     }
 }

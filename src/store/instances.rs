@@ -2,50 +2,10 @@
 //! one instance at a time run a live session, and rate limits every instance shares.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use super::db::WriteTx;
-use super::{Store, StoreError, new_id, now_ms};
-
-/// The lease a live session's writes are made under (see [`Store::fenced`]). A holder frozen
-/// past the lapse (a long pause, a suspended machine) may wake after a successor took the
-/// session over: its writes then fail, and it stops.
-#[derive(Debug)]
-pub struct Fence {
-    session_id: String,
-    lease_id: String,
-    /// A write found the lease gone.
-    lost: AtomicBool,
-}
-
-impl Fence {
-    /// Inside a write transaction: the lease is still this one, and stays so until the
-    /// transaction ends (on PostgreSQL the update locks the lease's row, so a successor's
-    /// `take_lease` waits for this transaction; SQLite's writers take turns already).
-    pub(super) async fn check(&self, tx: &mut WriteTx) -> Result<(), StoreError> {
-        let held = sqlx::query(
-            "UPDATE session_leases SET taken_at = taken_at WHERE session_id = $1 AND lease_id = $2",
-        )
-        .bind(&self.session_id)
-        .bind(&self.lease_id)
-        .execute(&mut **tx)
-        .await?
-        .rows_affected()
-            == 1;
-        if held { Ok(()) } else { Err(self.lost()) }
-    }
-
-    /// Notes that the lease is gone; the error to return.
-    pub(super) fn lost(&self) -> StoreError {
-        self.lost.store(true, Ordering::Relaxed);
-        StoreError::LeaseLost(self.session_id.clone())
-    }
-
-    pub(super) fn lease_id(&self) -> &str {
-        &self.lease_id
-    }
-}
+use super::writer::Fence;
+use super::{Reads, Store, StoreError, new_id, now_ms};
 
 /// Who runs a live session, as [`Store::take_lease`] found it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -60,8 +20,7 @@ impl Store {
     /// This store for a live session run under `lease_id`: every write through it (the
     /// session's and any other) first checks that the lease still stands.
     pub fn fenced(&self, session_id: &str, lease_id: &str) -> Store {
-        let fence =
-            Fence { session_id: session_id.into(), lease_id: lease_id.into(), lost: AtomicBool::new(false) };
+        let fence = Fence::new(session_id, lease_id);
         let mut store = self.clone();
         store.fence = Some(Arc::new(fence));
         store
@@ -70,7 +29,7 @@ impl Store {
     /// A write through this fenced store found its lease taken over: the session runs
     /// elsewhere now.
     pub fn lease_lost(&self) -> bool {
-        self.fence.as_ref().is_some_and(|f| f.lost.load(Ordering::Relaxed))
+        self.fence.as_ref().is_some_and(|f| f.is_lost())
     }
 
     /// Whether `lease_id` is the session's lease now.
@@ -79,7 +38,7 @@ impl Store {
             sqlx::query_scalar("SELECT COUNT(*) FROM session_leases WHERE session_id = $1 AND lease_id = $2")
                 .bind(session_id)
                 .bind(lease_id)
-                .fetch_one(self.pool())
+                .one(self.read())
                 .await?;
         Ok(n > 0)
     }
@@ -119,7 +78,7 @@ impl Store {
             "SELECT session_id FROM session_leases WHERE instance_id = $1 AND wanted_at IS NOT NULL",
         )
         .bind(id)
-        .fetch_all(self.pool())
+        .all(self.read())
         .await?;
         Ok(wanted)
     }

@@ -8,34 +8,75 @@ mod columns;
 mod db;
 mod drafts;
 mod entries;
+mod error;
 mod history;
 mod instances;
 mod points;
 mod rabbitholes;
+mod read;
 mod resources;
 mod sessions;
 mod sets;
+mod sqlite;
 mod stats;
 mod struggles;
 mod summaries;
 mod tree;
 mod users;
+mod writer;
 
 pub use accounts::{Account, SignIn};
-pub use db::{Backend, Check, PoolSettings, Store, StoreError};
+pub use db::{Check, PoolSettings};
 pub use entries::{Entry, NewEntry};
+pub use error::StoreError;
 pub use history::{HistoryQuery, HistoryRow};
 pub use instances::Lease;
 pub use points::{FsrsCard, Point, Review};
 pub use rabbitholes::{RabbitholeRow, RabbitholeStatus};
-pub use resources::{Resource, image_type, media_url};
+pub use read::{Read, Reads};
+pub use resources::{NewResource, Resource, image_type, media_url};
 pub use sessions::{ImportedRecall, ImportedSession, NewOutcome, OutcomeRow, SessionRow, SessionState};
-pub use sets::{NewPoint, NewResource, NewSet, RecallSet, SetContents, SetSummary};
+pub use sets::{NewPoint, NewSet, RecallSet, SetContents, SetSummary};
 pub use struggles::{Struggle, StruggleRow};
 pub use summaries::LatestSummary;
 pub use tree::{MAX_LABEL, Resolved, Tree, first_kept_id, resolve};
 pub use users::User;
 pub use warren_app::tree::{EntryKind, Speaker};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// The database, and what Warren keeps beside it. Cheap to clone: clones share everything
+/// but the fence.
+#[derive(Clone, Debug)]
+pub struct Store {
+    db: writer::Database,
+    backend: Backend,
+    /// Session trees read lately (see `tree.rs`).
+    trees: std::sync::Arc<std::sync::Mutex<tree::TreeCache>>,
+    /// Held by every clone; the checkpointer stops when the last one goes.
+    _alive: std::sync::Arc<()>,
+    /// The database file, on SQLite.
+    sqlite_path: Option<std::path::PathBuf>,
+    /// Set on a live session's copy (see [`Store::fenced`]): its writes hold while the lease
+    /// they are made under does.
+    fence: Option<std::sync::Arc<writer::Fence>>,
+}
+
+impl Store {
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// The handle for reading (see [`Read`]).
+    pub fn read(&self) -> Read<'_> {
+        self.db.read()
+    }
+}
 
 /// Milliseconds since the Unix epoch.
 pub fn now_ms() -> i64 {

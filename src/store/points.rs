@@ -3,7 +3,7 @@
 
 use sqlx::AnyConnection;
 
-use super::{Backend, Store, StoreError, new_id, now_ms};
+use super::{Backend, Reads, Store, StoreError, new_id, now_ms};
 
 /// FSRS card state as stored; `state` is new | learning | review | relearning.
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
@@ -205,7 +205,7 @@ impl Store {
         Ok(sqlx::query_as(select_points!("WHERE set_id = $1 AND owner_id = $2 ORDER BY position, id"))
             .bind(set_id)
             .bind(owner)
-            .fetch_all(self.pool())
+            .all(self.read())
             .await?)
     }
 
@@ -213,7 +213,7 @@ impl Store {
         Ok(sqlx::query_as(select_points!("WHERE id = $1 AND owner_id = $2"))
             .bind(point_id)
             .bind(owner)
-            .fetch_optional(self.pool())
+            .optional(self.read())
             .await?)
     }
 
@@ -327,7 +327,7 @@ impl Store {
         )
         .bind(set_id)
         .bind(owner)
-        .fetch_all(self.pool())
+        .all(self.read())
         .await?)
     }
 }

@@ -1,7 +1,7 @@
 //! Rabbit holes: detected tangents, whether the learner explored them, and what was said.
 
 use super::columns::MaybeJson;
-use super::{Store, StoreError, new_id, now_ms};
+use super::{Reads, Store, StoreError, new_id, now_ms};
 
 warren_app::named_enum! {
     /// Where a detected tangent stands.
@@ -80,7 +80,7 @@ impl Store {
         Ok(sqlx::query_as(select_rabbitholes!("WHERE id = $1 AND owner_id = $2"))
             .bind(id)
             .bind(owner)
-            .fetch_optional(self.pool())
+            .optional(self.read())
             .await?)
     }
 
@@ -90,7 +90,7 @@ impl Store {
         ))
         .bind(session_id)
         .bind(owner)
-        .fetch_all(self.pool())
+        .all(self.read())
         .await?)
     }
 

@@ -2,15 +2,31 @@
 //! optionally linked to points; and which of them a session has shown.
 
 use sqlx::AnyConnection;
+use warren_app::api::ResourceKind;
 
 use super::points::touch_set;
-use super::sets::NewResource;
-use super::{Store, StoreError, new_id, now_ms};
+use super::{Reads, Store, StoreError, new_id, now_ms};
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NewResource {
+    pub kind: ResourceKind,
+    pub title: String,
+    pub body: String,
+    /// Where an image is served from; set for uploaded images when they are stored.
+    pub url: Option<String>,
+    pub mime_type: Option<String>,
+    pub licence: Option<String>,
+    /// An uploaded image's bytes (checked by the caller).
+    pub image: Option<Vec<u8>>,
+    /// Indexes into `NewSet::points`, with relevance.
+    pub points: Vec<(usize, f64)>,
+}
 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct Resource {
     pub id: String,
-    pub kind: String,
+    #[sqlx(try_from = "String")]
+    pub kind: ResourceKind,
     pub title: String,
     pub body: String,
     pub url: Option<String>,
@@ -58,7 +74,7 @@ pub(super) async fn insert_resource(
     .bind(&id)
     .bind(set_id)
     .bind(owner)
-    .bind(&resource.kind)
+    .bind(resource.kind.as_str())
     .bind(&resource.title)
     .bind(&resource.body)
     .bind(&url)
@@ -99,7 +115,7 @@ impl Store {
         )
         .bind(set_id)
         .bind(owner)
-        .fetch_all(self.pool())
+        .all(self.read())
         .await?;
         let links: Vec<(String, String, f64)> = sqlx::query_as(
             "SELECT pr.resource_id, pr.point_id, pr.relevance FROM point_resources pr
@@ -108,7 +124,7 @@ impl Store {
         )
         .bind(set_id)
         .bind(owner)
-        .fetch_all(self.pool())
+        .all(self.read())
         .await?;
         for (resource_id, point_id, relevance) in links {
             if let Some(r) = resources.iter_mut().find(|r| r.id == resource_id) {
@@ -168,7 +184,7 @@ impl Store {
         )
         .bind(resource_id)
         .bind(owner)
-        .fetch_optional(self.pool())
+        .optional(self.read())
         .await?;
         Ok(row.map(|(mime, bytes)| (mime.unwrap_or_else(|| "application/octet-stream".into()), bytes)))
     }
@@ -209,7 +225,7 @@ impl Store {
         )
         .bind(session_id)
         .bind(owner)
-        .fetch_all(self.pool())
+        .all(self.read())
         .await?)
     }
 }

@@ -7,7 +7,7 @@ use warren_app::summary::SummaryStatus;
 
 use super::columns::{Flag, JsonText, json_text};
 use super::points::{FsrsCard, write_card};
-use super::{Entry, EntryKind, Store, StoreError, new_id, now_ms};
+use super::{Entry, EntryKind, Reads, Store, StoreError, new_id, now_ms};
 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct SessionRow {
@@ -87,7 +87,7 @@ impl Store {
         let id = new_id();
         let now = now_ms();
         let targets = json_text(&target_point_ids)?;
-        sqlx::query(
+        self.write_one(sqlx::query(
             "INSERT INTO sessions (id, owner_id, set_id, status, target_point_ids, started_at, updated_at)
              VALUES ($1, $2, $3, 'in_progress', $4, $5, $5)",
         )
@@ -95,9 +95,7 @@ impl Store {
         .bind(owner)
         .bind(set_id)
         .bind(&targets)
-        .bind(now)
-        .execute(self.pool())
-        .await?;
+        .bind(now)).await?;
         self.session(owner, &id).await?.ok_or_else(|| StoreError::Corrupt("session vanished".into()))
     }
 
@@ -105,7 +103,7 @@ impl Store {
         Ok(sqlx::query_as(select_sessions!("WHERE id = $1 AND owner_id = $2"))
             .bind(id)
             .bind(owner)
-            .fetch_optional(self.pool())
+            .optional(self.read())
             .await?)
     }
 
@@ -113,7 +111,7 @@ impl Store {
     pub async fn sessions(&self, owner: &str) -> Result<Vec<SessionRow>, StoreError> {
         Ok(sqlx::query_as(select_sessions!("WHERE owner_id = $1 ORDER BY updated_at DESC, id DESC"))
             .bind(owner)
-            .fetch_all(self.pool())
+            .all(self.read())
             .await?)
     }
 
@@ -184,7 +182,7 @@ impl Store {
         )
         .bind(session_id)
         .bind(owner)
-        .fetch_all(self.pool())
+        .all(self.read())
         .await?)
     }
 
@@ -194,7 +192,7 @@ impl Store {
             "SELECT session_id, COUNT(*) AS n FROM recall_outcomes WHERE owner_id = $1 GROUP BY session_id",
         )
         .bind(owner)
-        .fetch_all(self.pool())
+        .all(self.read())
         .await?;
         Ok(rows.into_iter().collect())
     }
@@ -269,7 +267,7 @@ impl Store {
     pub async fn session_exists(&self, id: &str) -> Result<bool, StoreError> {
         let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM sessions WHERE id = $1")
             .bind(id)
-            .fetch_one(self.pool())
+            .one(self.read())
             .await?;
         Ok(n > 0)
     }
@@ -294,7 +292,7 @@ impl Store {
             for id in chunk {
                 query = query.bind(*id);
             }
-            if query.fetch_one(self.pool()).await? > 0 {
+            if query.one(self.read()).await? > 0 {
                 return Ok(true);
             }
         }

@@ -2,8 +2,8 @@
 //! edited, archived and deleted. A set's name is unique per learner, ignoring case.
 
 use super::points::{PointRow, insert_points};
-use super::resources::insert_resource;
-use super::{FsrsCard, Store, StoreError, new_id, now_ms};
+use super::resources::{NewResource, insert_resource};
+use super::{FsrsCard, Reads, Store, StoreError, new_id, now_ms};
 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct RecallSet {
@@ -50,22 +50,6 @@ pub struct NewPoint {
     pub context: String,
     /// Its schedule so far (an import keeps it); a new card due now otherwise.
     pub card: Option<FsrsCard>,
-}
-
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct NewResource {
-    /// `text` or `image`.
-    pub kind: String,
-    pub title: String,
-    pub body: String,
-    /// Where an image is served from; set for uploaded images when they are stored.
-    pub url: Option<String>,
-    pub mime_type: Option<String>,
-    pub licence: Option<String>,
-    /// An uploaded image's bytes (checked by the caller).
-    pub image: Option<Vec<u8>>,
-    /// Indexes into `NewSet::points`, with relevance.
-    pub points: Vec<(usize, f64)>,
 }
 
 /// Maps a unique-name violation to [`StoreError::NameTaken`].
@@ -137,7 +121,7 @@ impl Store {
         .bind(now_ms())
         .bind(set_id)
         .bind(owner)
-        .execute(self.pool())
+        .execute(&mut *self.write_turn().await?)
         .await
         .map_err(name_taken(name))?;
         Ok(done.rows_affected() == 1)
@@ -146,16 +130,14 @@ impl Store {
     /// Archives or brings back a set; false when it is not the learner's.
     pub async fn set_archived(&self, owner: &str, set_id: &str, archived: bool) -> Result<bool, StoreError> {
         let now = now_ms();
-        let done = sqlx::query(
+        let done = self.write_one(sqlx::query(
             "UPDATE recall_sets SET archived_at = $1, updated_at = $2 WHERE id = $3 AND owner_id = $4",
         )
         .bind(archived.then_some(now))
         .bind(now)
         .bind(set_id)
-        .bind(owner)
-        .execute(self.pool())
-        .await?;
-        Ok(done.rows_affected() == 1)
+        .bind(owner)).await?;
+        Ok(done == 1)
     }
 
     /// What deleting a set would take with it.
@@ -167,7 +149,7 @@ impl Store {
         )
         .bind(set_id)
         .bind(owner)
-        .fetch_one(self.pool())
+        .one(self.read())
         .await?)
     }
 
@@ -187,7 +169,7 @@ impl Store {
     pub async fn set_count(&self, owner: &str) -> Result<i64, StoreError> {
         Ok(sqlx::query_scalar("SELECT COUNT(*) FROM recall_sets WHERE owner_id = $1")
             .bind(owner)
-            .fetch_one(self.pool())
+            .one(self.read())
             .await?)
     }
 
@@ -205,7 +187,7 @@ impl Store {
         )
         .bind(owner)
         .bind(now)
-        .fetch_all(self.pool())
+        .all(self.read())
         .await?)
     }
 
@@ -216,7 +198,7 @@ impl Store {
         )
         .bind(set_id)
         .bind(owner)
-        .fetch_optional(self.pool())
+        .optional(self.read())
         .await?)
     }
 
@@ -228,7 +210,7 @@ impl Store {
         )
         .bind(owner)
         .bind(name)
-        .fetch_optional(self.pool())
+        .optional(self.read())
         .await?)
     }
 }

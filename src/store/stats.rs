@@ -1,7 +1,7 @@
 //! What the dashboard's statistics are made of: the days a learner studied and the reviews
 //! of each day, counted in the learner's own days (see `warren_app::clock`).
 
-use super::{Store, StoreError};
+use super::{Reads, Store, StoreError};
 
 impl Store {
     /// The learner's days on which they wrote in a session, newest first.
@@ -12,7 +12,7 @@ impl Store {
         )
         .bind(owner)
         .bind(i64::from(utc_offset_min) * 60_000)
-        .fetch_all(self.pool())
+        .all(self.read())
         .await?)
     }
 
@@ -30,7 +30,7 @@ impl Store {
         .bind(owner)
         .bind(i64::from(utc_offset_min) * 60_000)
         .bind(since_ms)
-        .fetch_all(self.pool())
+        .all(self.read())
         .await?)
     }
 
@@ -43,7 +43,7 @@ impl Store {
         )
         .bind(owner)
         .bind(since_ms)
-        .fetch_one(self.pool())
+        .one(self.read())
         .await?)
     }
 }

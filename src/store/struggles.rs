@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use super::columns::Flag;
-use super::{Store, StoreError, now_ms};
+use super::{Reads, Store, StoreError, now_ms};
 use crate::llm::brief::Rung;
 
 /// One point's struggle in one session.
@@ -62,7 +62,7 @@ impl Store {
         )
         .bind(session_id)
         .bind(owner)
-        .fetch_all(self.pool())
+        .all(self.read())
         .await?)
     }
 

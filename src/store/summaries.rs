@@ -6,7 +6,7 @@ use sqlx::Row;
 use warren_app::summary::SummaryStatus;
 
 use super::entries::{append_in, select_entries};
-use super::{Entry, EntryKind, NewEntry, Store, StoreError, now_ms};
+use super::{Entry, EntryKind, NewEntry, Reads, Store, StoreError, now_ms};
 
 /// A session's newest summary with the session it sums up, for the dashboard and the command
 /// line.
@@ -139,7 +139,7 @@ impl Store {
              ORDER BY updated_at",
         )
         .bind(alive_since)
-        .fetch_all(self.pool())
+        .all(self.read())
         .await?)
     }
 
@@ -155,7 +155,7 @@ impl Store {
         )
         .bind(session_id)
         .bind(owner)
-        .fetch_optional(self.pool())
+        .optional(self.read())
         .await?;
         Ok(row.map(|(status, entry)| (status.and_then(|s| s.parse().ok()), entry)))
     }
@@ -166,7 +166,7 @@ impl Store {
             "SELECT id FROM sessions WHERE owner_id = $1 AND summary_status = 'pending' ORDER BY updated_at DESC LIMIT 1",
         )
         .bind(owner)
-        .fetch_optional(self.pool())
+        .optional(self.read())
         .await?)
     }
 
@@ -200,7 +200,7 @@ impl Store {
             .bind(owner)
             .bind(set_id.unwrap_or_default())
             .bind(i64::from(limit))
-            .fetch_all(self.pool())
+            .all(self.read())
             .await?;
         let mut out = Vec::with_capacity(rows.len());
         for row in rows {
@@ -211,7 +211,7 @@ impl Store {
                     .bind(&entry_id)
                     .bind(&session_id)
                     .bind(owner)
-                    .fetch_optional(self.pool())
+                    .optional(self.read())
                     .await?;
             let Some(entry) = entry else { continue };
             out.push(LatestSummary {

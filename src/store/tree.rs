@@ -10,7 +10,7 @@ use serde_json::json;
 use warren_app::tree::EntryKind;
 
 use super::entries::{Entry, NewEntry, select_entries};
-use super::{SessionRow, Store, StoreError};
+use super::{Reads, SessionRow, Store, StoreError};
 
 /// A session's entries with what is needed to walk them: entries by id, children by parent
 /// and each entry's current label. (The leaf is the session row's.)
@@ -160,7 +160,7 @@ impl Store {
             .bind(id)
             .bind(session_id)
             .bind(owner)
-            .fetch_optional(self.pool())
+            .optional(self.read())
             .await?)
     }
 
@@ -172,7 +172,7 @@ impl Store {
         .bind(id)
         .bind(session_id)
         .bind(owner)
-        .fetch_all(self.pool())
+        .all(self.read())
         .await?)
     }
 
@@ -195,7 +195,7 @@ impl Store {
         .bind(id)
         .bind(session_id)
         .bind(owner)
-        .fetch_all(self.pool())
+        .all(self.read())
         .await?)
     }
 
@@ -236,7 +236,7 @@ impl Store {
         .bind(session_id)
         .bind(owner)
         .bind(seq)
-        .fetch_all(self.pool())
+        .all(self.read())
         .await?)
     }
 
@@ -267,15 +267,18 @@ impl Store {
         {
             return Ok(false);
         }
-        let done =
-            sqlx::query("UPDATE sessions SET leaf_id = $1, updated_at = $2 WHERE id = $3 AND owner_id = $4")
+        let done = self
+            .write_one(
+                sqlx::query(
+                    "UPDATE sessions SET leaf_id = $1, updated_at = $2 WHERE id = $3 AND owner_id = $4",
+                )
                 .bind(id)
                 .bind(super::now_ms())
                 .bind(session_id)
-                .bind(owner)
-                .execute(self.pool())
-                .await?;
-        Ok(done.rows_affected() == 1)
+                .bind(owner),
+            )
+            .await?;
+        Ok(done == 1)
     }
 
     /// Appends a `branch_summary` under `from_id` and moves the leaf to it: the conversation
@@ -325,7 +328,7 @@ impl Store {
         ))
         .bind(session_id)
         .bind(owner)
-        .fetch_all(self.pool())
+        .all(self.read())
         .await?;
         Ok(labels_of(entries.iter()))
     }

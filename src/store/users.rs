@@ -1,6 +1,6 @@
 //! Learners.
 
-use super::{Store, StoreError};
+use super::{Reads, Store, StoreError};
 
 #[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct User {
@@ -12,7 +12,7 @@ impl Store {
     pub async fn user(&self, id: &str) -> Result<Option<User>, StoreError> {
         Ok(sqlx::query_as("SELECT id, username FROM users WHERE id = $1")
             .bind(id)
-            .fetch_optional(self.pool())
+            .optional(self.read())
             .await?)
     }
 }

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::io::{Cursor, Read};
 
 use sqlx::{Connection, SqliteConnection};
+use warren_app::api::ResourceKind;
 
 use super::{Builder, ImportError, Preview};
 use crate::store::{NewResource, image_type};
@@ -98,7 +99,7 @@ pub async fn read(stem: &str, bytes: &[u8]) -> Result<Preview, ImportError> {
                 Some((Some(mime), bytes)) => {
                     images.insert(source.clone(), builder.preview.set.resources.len());
                     builder.resource(NewResource {
-                        kind: "image".into(),
+                        kind: ResourceKind::Image,
                         title: source.clone(),
                         mime_type: Some(mime.to_string()),
                         image: Some(bytes.to_vec()),

@@ -44,7 +44,7 @@ pub async fn export(
                 resources.push(ResourceFile {
                     url: if data.is_some() { None } else { r.url },
                     data,
-                    kind: r.kind,
+                    kind: r.kind.to_string(),
                     title: r.title,
                     body: r.body,
                     licence: r.licence,

@@ -5,6 +5,7 @@
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use serde::{Deserialize, Serialize};
+use warren_app::api::ResourceKind;
 use warren_app::forms::limits;
 
 use super::{Builder, ImportError, Preview};
@@ -171,21 +172,20 @@ fn resource_of(file: ResourceFile, landed: &[Option<usize>]) -> Result<NewResour
         .iter()
         .filter_map(|l| landed.get(l.point).copied().flatten().map(|p| (p, l.relevance.clamp(0.0, 1.0))))
         .collect();
-    let mut resource = NewResource {
-        kind: file.kind.clone(),
-        title: file.title,
-        licence: file.licence,
-        points,
-        ..NewResource::default()
-    };
-    match (file.kind.as_str(), file.data, file.url) {
-        ("text", _, _) => {
+    let kind: ResourceKind = file
+        .kind
+        .parse()
+        .map_err(|_| format!("“{}” is not a kind of resource (text or image)", file.kind))?;
+    let mut resource =
+        NewResource { kind, title: file.title, licence: file.licence, points, ..NewResource::default() };
+    match (kind, file.data, file.url) {
+        (ResourceKind::Text, _, _) => {
             if file.body.chars().count() > limits::RESOURCE_TEXT {
                 return Err(format!("its text is over {} characters", limits::RESOURCE_TEXT));
             }
             resource.body = file.body;
         }
-        ("image", Some(data), _) => {
+        (ResourceKind::Image, Some(data), _) => {
             let bytes =
                 BASE64.decode(data.as_bytes()).map_err(|_| "its image data is not base64".to_string())?;
             if bytes.len() > limits::IMAGE_BYTES {
@@ -196,12 +196,13 @@ fn resource_of(file: ResourceFile, landed: &[Option<usize>]) -> Result<NewResour
             resource.image = Some(bytes);
         }
         // Images this site serves itself (the demo sets'); nothing from elsewhere.
-        ("image", None, Some(url)) if url.starts_with('/') && !url.starts_with("//") => {
+        (ResourceKind::Image, None, Some(url)) if url.starts_with('/') && !url.starts_with("//") => {
             resource.url = Some(url);
             resource.mime_type = file.mime_type;
         }
-        ("image", _, _) => return Err("an image needs its data, or an address on this site".into()),
-        (kind, _, _) => return Err(format!("“{kind}” is not a kind of resource (text or image)")),
+        (ResourceKind::Image, _, _) => {
+            return Err("an image needs its data, or an address on this site".into());
+        }
     }
     Ok(resource)
 }

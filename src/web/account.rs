@@ -9,6 +9,7 @@ use axum::routing::{get, post};
 use axum::{Form, Router};
 use serde::Deserialize;
 use tower_sessions::Session;
+use warren_app::forms::limits;
 
 use super::client_ip::ClientIp;
 use super::password::{hash, verify, weakness};
@@ -65,8 +66,7 @@ async fn change_password(
             return back("error=server", "password");
         }
     };
-    if form.current.chars().count() > super::auth::MAX_PASSWORD || !verify(form.current.clone(), stored).await
-    {
+    if form.current.chars().count() > limits::PASSWORD || !verify(form.current.clone(), stored).await {
         return back("error=current", "password");
     }
     if let Some(reason) = weakness(&form.new, &viewer.username) {

@@ -11,6 +11,7 @@ use axum::http::{HeaderMap, header};
 use axum::response::Redirect;
 use serde::Deserialize;
 use tower_sessions::Session;
+use warren_app::forms::limits;
 
 use super::client_ip::ClientIp;
 use super::password::{hash, verify};
@@ -22,8 +23,6 @@ use crate::store::{Store, StoreError, now_ms};
 pub const USER_KEY: &str = "user_id";
 /// When and from where (address, browser) the sign-in began.
 const SIGNED_IN_KEY: &str = "signed_in";
-pub const MIN_PASSWORD: usize = 10;
-pub const MAX_PASSWORD: usize = 200;
 
 #[derive(Deserialize)]
 pub struct Credentials {
@@ -69,7 +68,7 @@ impl Throttle {
 /// Lower-cased; 3 to 32 letters, digits, dots, dashes or underscores.
 fn normalise_username(raw: &str) -> Option<String> {
     let name = raw.trim().to_lowercase();
-    let ok = (3..=32).contains(&name.chars().count())
+    let ok = (limits::USERNAME_MIN..=limits::USERNAME).contains(&name.chars().count())
         && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'));
     ok.then_some(name)
 }
@@ -128,7 +127,7 @@ pub async fn sign_up(
         return back_to("/signup", "username", &form.username, next);
     };
     if let Some(reason) = super::password::weakness(&form.password, &username) {
-        return back_to("/signup", reason, &username, next);
+        return back_to("/signup", reason.as_str(), &username, next);
     }
     let Some(password_hash) = hash(form.password).await else {
         return back_to("/signup", "server", &username, next);
@@ -204,6 +203,7 @@ pub async fn sign_out(State(state): State<AppState>, session: Session) -> Redire
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::Reads;
 
     #[test]
     fn usernames_are_normalised_and_checked() {
@@ -262,7 +262,7 @@ mod tests {
         );
         let names: i64 =
             sqlx::query_scalar("SELECT COUNT(*) FROM rate_limits WHERE key LIKE 'sign-in account %'")
-                .fetch_one(t.store.pool())
+                .one(t.store.read())
                 .await
                 .unwrap();
         assert_eq!(names, i64::from(ADDRESS_BURST) + 1, "refused attempts add no names");

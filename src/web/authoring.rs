@@ -8,6 +8,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use serde::Deserialize;
+use warren_app::api::ResourceKind;
 use warren_app::forms::{FieldErrors, PointFields, ResourceFields, SetFields, limits};
 
 use super::AppState;
@@ -276,7 +277,7 @@ async fn add_resource(State(state): State<AppState>, Path(set): Path<String>, re
         Err(errors) => (fields.clone(), errors),
     };
     let mut new = NewResource {
-        kind: if image { "image" } else { "text" }.into(),
+        kind: if image { ResourceKind::Image } else { ResourceKind::Text },
         title: checked.title,
         body: checked.body,
         licence: Some(checked.licence).filter(|l| !l.is_empty()),

@@ -5,6 +5,7 @@ mod account;
 mod auth;
 mod authoring;
 mod backend;
+mod cache;
 mod client_ip;
 mod download;
 mod export_page;
@@ -120,6 +121,7 @@ pub fn router(state: AppState) -> Router {
         // as the browser accepts); the client's files already are (see scripts/lib.sh), and
         // images and sockets are left as they are.
         .layer(CompressionLayer::new())
+        .layer(middleware::from_fn(cache::cache_control))
         // Outermost: every response gets the security headers, refusals and errors included.
         .layer(middleware::from_fn_with_state(security::Https(state.secure_cookies), security::headers))
         .with_state(state)

@@ -18,6 +18,7 @@ use argon2::password_hash::rand_core::OsRng;
 use argon2::password_hash::{self, Output, ParamsString, PasswordHash, PasswordHasher, SaltString};
 use argon2::{Algorithm, Argon2, Block, Params, Version};
 use tokio::sync::oneshot;
+use warren_app::forms::{PasswordProblem, limits};
 
 type Job = Box<dyn FnOnce() + Send>;
 
@@ -176,15 +177,15 @@ mod tests {
     }
 }
 
-/// Why a new password is refused, if it is: a code the sign-up page words next to the field.
-pub fn weakness(password: &str, username: &str) -> Option<&'static str> {
+/// Why a new password is refused, if it is (the pages word it next to the field).
+pub fn weakness(password: &str, username: &str) -> Option<PasswordProblem> {
     let length = password.chars().count();
-    if length < super::auth::MIN_PASSWORD {
-        return Some("short");
+    if length < limits::PASSWORD_MIN {
+        return Some(PasswordProblem::Short);
     }
     // Argon2 takes any length, but the request carrying it should stay small.
-    if length > super::auth::MAX_PASSWORD {
-        return Some("long");
+    if length > limits::PASSWORD {
+        return Some(PasswordProblem::Long);
     }
     // Letters and digits only, lower-cased: "Password-123" is "password123".
     let plain: String =
@@ -194,11 +195,11 @@ pub fn weakness(password: &str, username: &str) -> Option<&'static str> {
     let name: String =
         username.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect();
     if name.chars().count() >= 3 && plain.contains(&name) && plain.replace(&name, "").chars().count() < 6 {
-        return Some("like-username");
+        return Some(PasswordProblem::LikeUsername);
     }
     let common = COMMON.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#'));
     if common.clone().any(|c| c == plain) || one_run(&plain) {
-        return Some("common");
+        return Some(PasswordProblem::Common);
     }
     None
 }
@@ -221,17 +222,17 @@ fn one_run(plain: &str) -> bool {
 
 #[cfg(test)]
 mod rules {
-    use super::weakness;
+    use super::{PasswordProblem, weakness};
 
     #[test]
     fn common_and_guessable_passwords_are_refused_with_a_reason() {
-        assert_eq!(weakness("short", "ada"), Some("short"));
-        assert_eq!(weakness(&"x".repeat(201), "ada"), Some("long"));
-        assert_eq!(weakness("Password-123", "ada"), Some("common"));
-        assert_eq!(weakness("QWERTYUIOP", "ada"), Some("common"));
-        assert_eq!(weakness("aaaaaaaaaaaa", "ada"), Some("common"));
-        assert_eq!(weakness("9876543210", "ada"), Some("common"));
-        assert_eq!(weakness("ada.lovelace.1815", "ada.lovelace"), Some("like-username"));
+        assert_eq!(weakness("short", "ada"), Some(PasswordProblem::Short));
+        assert_eq!(weakness(&"x".repeat(201), "ada"), Some(PasswordProblem::Long));
+        assert_eq!(weakness("Password-123", "ada"), Some(PasswordProblem::Common));
+        assert_eq!(weakness("QWERTYUIOP", "ada"), Some(PasswordProblem::Common));
+        assert_eq!(weakness("aaaaaaaaaaaa", "ada"), Some(PasswordProblem::Common));
+        assert_eq!(weakness("9876543210", "ada"), Some(PasswordProblem::Common));
+        assert_eq!(weakness("ada.lovelace.1815", "ada.lovelace"), Some(PasswordProblem::LikeUsername));
         assert_eq!(weakness("correct horse battery", "ada"), None);
         assert_eq!(weakness("canadian maple syrup", "ada"), None, "a name inside a long password is fine");
     }

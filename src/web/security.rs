@@ -43,12 +43,6 @@ pub async fn headers(State(Https(https)): State<Https>, mut request: Request, ne
     if https {
         headers.insert(header::STRICT_TRANSPORT_SECURITY, HeaderValue::from_static("max-age=31536000"));
     }
-    // Pages carry a nonce of their own and the learner's data; the client's files keep their
-    // names from build to build. Unless a handler says otherwise, a browser asks again each
-    // time (a file it has is answered with 304 Not Modified).
-    if !headers.contains_key(header::CACHE_CONTROL) {
-        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    }
     response
 }
 

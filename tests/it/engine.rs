@@ -33,7 +33,12 @@ impl Scripted {
 #[async_trait]
 impl Provider for Scripted {
     fn info(&self) -> ProviderInfo {
-        ProviderInfo { kind: "scripted".into(), model: "s".into(), offline: true, label: "scripted".into() }
+        ProviderInfo {
+            kind: warren_app::protocol::ProviderKind::Offline,
+            model: "s".into(),
+            offline: true,
+            label: "scripted".into(),
+        }
     }
 
     async fn stream(&self, request: &Request) -> Result<ReplyStream, LlmError> {

@@ -230,7 +230,7 @@ async fn the_offline_tutor_shows_the_linked_resource_as_its_second_hint_once() {
             card: None,
         }],
         resources: vec![warren::store::NewResource {
-            kind: "image".into(),
+            kind: warren_app::api::ResourceKind::Image,
             title: "The heart, from the front".into(),
             mime_type: Some("image/png".into()),
             image: Some(crate::authoring::PNG.to_vec()),
@@ -305,7 +305,7 @@ async fn struggles_are_saved_in_one_statement_even_when_a_point_is_named_twice()
 async fn another_angle_comes_from_the_linked_note_nearest_the_point_in_meaning() {
     let app = TestApp::spawn().await;
     let note = |title: &str, body: &str| warren::store::NewResource {
-        kind: "text".into(),
+        kind: warren_app::api::ResourceKind::Text,
         title: title.into(),
         body: body.into(),
         points: vec![(0, 1.0)],

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::common::TestApp;
-use crate::common::fake_llm::{FakeLlm, Reply, Wire, system_of};
+use crate::common::fake_llm::{FakeLlm, INPUT_TOKENS, Reply, Wire, system_of};
 use serde_json::json;
 use warren::config::ProviderChoice;
 use warren_app::protocol::{ErrorCode, ServerMessage};
@@ -12,7 +12,7 @@ use warren_app::protocol::{ErrorCode, ServerMessage};
 /// Judges answer "nothing recalled, no tangent"; the tutor answers briefly, except that a
 /// learner message of "CUT" makes its stream break half-way.
 fn answers(body: &serde_json::Value) -> Reply {
-    let system = body["system"].as_str().unwrap_or_default();
+    let system = system_of(body);
     let last = body["messages"]
         .as_array()
         .and_then(|m| m.last())
@@ -33,6 +33,27 @@ fn answers(body: &serde_json::Value) -> Reply {
 }
 
 #[tokio::test]
+async fn the_tokens_each_reply_used_are_counted_as_the_provider_reports_them() {
+    for wire in [Wire::Anthropic, Wire::OpenAi] {
+        let fake = FakeLlm::start_with(wire, vec![], Some(Arc::new(answers))).await;
+        let app = TestApp::on_fake(wire, &fake).await;
+        let (session, _) = app.start("The living cell").await;
+        let mut ws = app.connect(&session).await;
+        ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+        crate::common::reply_of(&ws.say("No idea, to be honest.").await);
+
+        let metrics = app.http.get(app.url("/metrics")).send().await.unwrap().text().await.unwrap();
+        let replies = 2;
+        assert!(metrics.contains(&format!("warren_replies_total {replies}")), "{wire:?}: {metrics}");
+        // Each tutor reply came in two pieces, one output token each in the fake's count.
+        for (kind, tokens) in [("input", replies * INPUT_TOKENS), ("output", replies * 2)] {
+            let line = format!("warren_reply_tokens_total{{kind=\"{kind}\"}} {tokens}");
+            assert!(metrics.contains(&line), "{wire:?}: {line} in {metrics}");
+        }
+    }
+}
+
+#[tokio::test]
 async fn a_reply_cut_midway_is_an_error_frame_and_the_message_is_kept() {
     let fake = FakeLlm::start_with(Wire::Anthropic, vec![], Some(Arc::new(answers))).await;
     let app = TestApp::on_fake(Wire::Anthropic, &fake).await;
@@ -40,7 +61,7 @@ async fn a_reply_cut_midway_is_an_error_frame_and_the_message_is_kept() {
     let mut ws = app.connect(&session).await;
     let frames = ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
     let ServerMessage::SessionStarted(started) = &frames[0] else { panic!("{frames:?}") };
-    assert_eq!(started.provider.kind, "anthropic");
+    assert_eq!(started.provider.kind, warren_app::protocol::ProviderKind::Anthropic);
     assert!(!started.provider.offline);
 
     ws.send(json!({"type": "user_message", "content": "CUT"})).await;
@@ -126,7 +147,7 @@ async fn the_tutor_shows_resources_through_tool_calls_checked_against_the_sessio
             .await
             .unwrap()
             .into_iter()
-            .find(|r| r.kind == "image")
+            .find(|r| r.kind == warren_app::api::ResourceKind::Image)
             .unwrap();
         let mut ws = app.connect(&session).await;
 

@@ -2,11 +2,13 @@
 
 use std::time::{Duration, Instant};
 
-use crate::common::fake_llm::{FakeLlm, Reply, Wire};
+use crate::common::fake_llm::{CACHED_TOKENS, FakeLlm, INPUT_TOKENS, Reply, Wire};
 use futures_util::StreamExt;
 use warren::llm::anthropic::Anthropic;
 use warren::llm::openai::OpenAi;
-use warren::llm::{Format, LlmError, Message, NetPolicy, Output, Provider, Purpose, Request, Tier, Tool};
+use warren::llm::{
+    Format, LlmError, Message, NetPolicy, Output, Provider, Purpose, Request, Tier, Tool, Usage,
+};
 
 fn quick_policy() -> NetPolicy {
     NetPolicy {
@@ -62,6 +64,8 @@ async fn collect(p: &dyn Provider, r: &Request) -> (Vec<String>, Option<LlmError
         match item {
             Ok(Output::Text(piece)) => pieces.push(piece),
             Ok(Output::Tool(call)) => pieces.push(format!("tool:{}:{}", call.name, call.input)),
+            // Read by its own test below.
+            Ok(Output::Usage(_)) => {}
             Err(e) => return (pieces, Some(e)),
         }
     }
@@ -93,6 +97,25 @@ async fn streamed_text_arrives_in_order_with_the_right_request() {
                 assert_eq!(sent.body["messages"][0]["role"], "system");
                 assert_eq!(sent.body["messages"][1]["content"], "Hello?");
             }
+        }
+    }
+}
+
+#[tokio::test]
+async fn what_each_request_used_is_read_from_each_wire_format_once_at_the_end() {
+    for wire in WIRES {
+        let fake = FakeLlm::start(wire, vec![Reply::Text(vec!["One ", "two ", "three."])]).await;
+        let mut stream = provider(wire, &fake).stream(&request(Format::Text, Tier::Main)).await.unwrap();
+        let mut outputs = Vec::new();
+        while let Some(item) = stream.next().await {
+            outputs.push(item.unwrap());
+        }
+        let expected = Usage { input: INPUT_TOKENS, cached_input: CACHED_TOKENS, output: 3 };
+        assert_eq!(outputs.last(), Some(&Output::Usage(expected)), "{wire:?}: {outputs:?}");
+        assert_eq!(outputs.iter().filter(|o| matches!(o, Output::Usage(_))).count(), 1, "{wire:?}");
+        if wire == Wire::OpenAi {
+            // OpenAI reports usage only when asked.
+            assert_eq!(fake.received()[0].body["stream_options"]["include_usage"], true);
         }
     }
 }

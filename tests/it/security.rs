@@ -164,3 +164,33 @@ async fn pages_json_and_files_travel_compressed_as_the_browser_accepts_and_are_a
     assert_eq!(function.status(), 200);
     assert_eq!(function.headers()["content-encoding"], "gzip", "a server function's JSON");
 }
+
+#[tokio::test]
+async fn the_client_files_go_by_their_content_hash_and_are_kept_for_good() {
+    let site = tempfile::tempdir().unwrap();
+    let pkg = site.path().join("pkg");
+    std::fs::create_dir_all(&pkg).unwrap();
+    let name = "warren.0123456789abcdef";
+    std::fs::write(pkg.join("bundle.json"), format!(r#"{{"name":"{name}"}}"#)).unwrap();
+    for (file, body) in [(".js", "export default 1;"), ("_bg.wasm", "\0asm"), (".css", "body {}")] {
+        std::fs::write(pkg.join(format!("{name}{file}")), body).unwrap();
+    }
+    let root = site.path().to_path_buf();
+    let app = TestApp::spawn_with(|c| c.site_root = root).await;
+    let get = |path: String| app.http.get(app.url(&path)).header("cookie", &app.learner.cookie).send();
+
+    let page = get("/".into()).await.unwrap();
+    assert_eq!(page.headers()["cache-control"], "no-cache", "pages are asked for again");
+    let html = page.text().await.unwrap();
+    for file in [".js", "_bg.wasm", ".css"] {
+        let path = format!("/pkg/{name}{file}");
+        assert!(html.contains(&path), "the page names {path}: {html}");
+        let res = get(path.clone()).await.unwrap();
+        assert_eq!(res.status(), 200, "{path}");
+        assert_eq!(res.headers()["cache-control"], "public, max-age=31536000, immutable", "{path}");
+    }
+    // A name no build made is not found, and that answer is not kept.
+    let missing = get("/pkg/warren.fedcba9876543210.js".into()).await.unwrap();
+    assert_eq!(missing.status(), 404);
+    assert_eq!(missing.headers()["cache-control"], "no-cache");
+}

@@ -44,7 +44,7 @@ async fn healthz_and_server_rendered_pages() {
         .unwrap();
     assert!(html.contains("<h1>Dashboard</h1>"), "{html}");
     assert!(html.contains("The living cell"), "the learner's demo sets: {html}");
-    assert!(html.contains("/pkg/warren.js"), "hydration script missing: {html}");
+    assert!(html.contains(r#"rel="modulepreload" href="/pkg/warren."#), "hydration script missing: {html}");
 
     let res = app.http.get(app.url("/nowhere")).header("cookie", &app.learner.cookie).send().await.unwrap();
     assert_eq!(res.status(), 404);

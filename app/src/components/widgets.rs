@@ -5,7 +5,6 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 
 use crate::api::{ApiError, ProviderNotice, SessionCard};
-use crate::pages::not_found::NotFoundBody;
 use crate::protocol::SessionStatus;
 
 /// What a page's data must be: loaded on the server and sent along for hydration.
@@ -136,5 +135,21 @@ pub fn ProviderBanner(notice: ProviderNotice) -> impl IntoView {
         .into_any()
     } else {
         view! { <p class="notice quiet" data-testid="provider-notice">"Tutor: "{notice.label}</p> }.into_any()
+    }
+}
+
+/// The 404 page; also what any missing (or someone else's) set, session or history shows.
+#[component]
+pub fn NotFoundBody() -> impl IntoView {
+    #[cfg(feature = "ssr")]
+    if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
+        response.set_status(http::StatusCode::NOT_FOUND);
+    }
+    view! {
+        <Title text="Not found" />
+        <section class="page">
+            <h1>"Not found"</h1>
+            <p>"There is nothing here. " <a href="/">"Back to the dashboard"</a></p>
+        </section>
     }
 }

@@ -9,21 +9,18 @@ use leptos_router::hooks::use_query_map;
 use crate::api::{AccountPage, SignInRow, get_account};
 use crate::components::format::{ago, plural};
 use crate::components::widgets::loaded;
+use crate::forms::{PasswordProblem, limits};
 
 /// What a form reports back, by the code in `?done=` or `?error=`.
-fn notice(code: &str) -> (&'static str, bool) {
-    match code {
+fn notice(code: &str) -> (String, bool) {
+    if let Ok(problem) = code.parse::<PasswordProblem>() {
+        return (problem.message(), false);
+    }
+    let (text, good) = match code {
         "password" => ("Your password is changed. Every other sign-in has ended.", true),
         "ended" => ("That sign-in has ended.", true),
         "others" => ("Every other sign-in has ended.", true),
         "current" => ("That is not your current password.", false),
-        "short" => ("Passwords need at least 10 characters.", false),
-        "long" => ("Passwords can have at most 200 characters.", false),
-        "common" => (
-            "That password is among the first anyone would guess. Choose another: a few unrelated words work well.",
-            false,
-        ),
-        "like-username" => ("That password is mostly your username. Choose another.", false),
         "same" => ("The new password is the one you have. Choose another.", false),
         "unknown" => ("There is no such sign-in (it may have ended already).", false),
         "throttled" => ("Too many attempts. Wait a minute, then try again.", false),
@@ -33,12 +30,13 @@ fn notice(code: &str) -> (&'static str, bool) {
             false,
         ),
         _ => ("Something went wrong on our side. Try again.", false),
-    }
+    };
+    (text.into(), good)
 }
 
 /// Whether a code is about the new password (worded next to its field).
 fn about_new_password(code: &str) -> bool {
-    matches!(code, "short" | "long" | "common" | "like-username" | "same")
+    code == "same" || code.parse::<PasswordProblem>().is_ok()
 }
 
 #[component]
@@ -78,13 +76,28 @@ fn AccountView(page: AccountPage) -> impl IntoView {
                 <input type="hidden" name="username" value=page.username.clone() autocomplete="username" />
                 <label>
                     "Current password"
-                    <input name="current" type="password" autocomplete="current-password" required maxlength="200" />
+                    <input
+                        name="current"
+                        type="password"
+                        autocomplete="current-password"
+                        required
+                        maxlength=limits::PASSWORD.to_string()
+                    />
                     {current_error.map(|e| view! { <small class="field-error" role="alert">{e}</small> })}
                 </label>
                 <label>
                     "New password"
-                    <input name="new" type="password" autocomplete="new-password" required minlength="10" maxlength="200" />
-                    <small>"At least 10 characters. Every other sign-in of yours ends."</small>
+                    <input
+                        name="new"
+                        type="password"
+                        autocomplete="new-password"
+                        required
+                        minlength=limits::PASSWORD_MIN.to_string()
+                        maxlength=limits::PASSWORD.to_string()
+                    />
+                    <small>
+                        {format!("At least {} characters. Every other sign-in of yours ends.", limits::PASSWORD_MIN)}
+                    </small>
                     {new_error.map(|e| view! { <small class="field-error" role="alert">{e}</small> })}
                 </label>
                 <button type="submit" class="button primary">"Change password"</button>

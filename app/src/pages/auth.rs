@@ -5,25 +5,24 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
-fn message(code: &str) -> &'static str {
+use crate::forms::{PasswordProblem, limits, username_rule};
+
+fn message(code: &str) -> String {
+    if let Ok(problem) = code.parse::<PasswordProblem>() {
+        return problem.message();
+    }
     match code {
-        "invalid" => "Wrong username or password.",
-        "throttled" => "Too many attempts. Wait a minute, then try again.",
-        "username" => "Usernames have 3 to 32 characters: letters, digits, dots, dashes or underscores.",
-        "short" => "Passwords need at least 10 characters.",
-        "long" => "Passwords can have at most 200 characters.",
-        "common" => {
-            "That password is among the first anyone would guess. Choose another: a few unrelated words work well."
-        }
-        "like-username" => "That password is mostly your username. Choose another.",
-        "taken" => "That username is taken. Choose another, or sign in.",
-        _ => "Something went wrong on our side. Try again.",
+        "invalid" => "Wrong username or password.".into(),
+        "throttled" => "Too many attempts. Wait a minute, then try again.".into(),
+        "username" => username_rule(),
+        "taken" => "That username is taken. Choose another, or sign in.".into(),
+        _ => "Something went wrong on our side. Try again.".into(),
     }
 }
 
 /// Refusals of the password itself, shown under its field.
 fn is_about_password(code: &str) -> bool {
-    matches!(code, "short" | "long" | "common" | "like-username")
+    code.parse::<PasswordProblem>().is_ok()
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -82,8 +81,8 @@ fn AuthForm(mode: Mode) -> impl IntoView {
                         name="username"
                         autocomplete="username"
                         required
-                        minlength="3"
-                        maxlength="32"
+                        minlength=limits::USERNAME_MIN.to_string()
+                        maxlength=limits::USERNAME.to_string()
                         value=username
                         autocapitalize="none"
                         spellcheck="false"
@@ -96,10 +95,12 @@ fn AuthForm(mode: Mode) -> impl IntoView {
                         type="password"
                         autocomplete=autocomplete
                         required
-                        minlength=if mode == Mode::SignUp { "10" } else { "1" }
-                        maxlength="200"
+                        minlength=if mode == Mode::SignUp { limits::PASSWORD_MIN } else { 1 }.to_string()
+                        maxlength=limits::PASSWORD.to_string()
                     />
-                    {(mode == Mode::SignUp).then(|| view! { <small>"At least 10 characters."</small> })}
+                    {(mode == Mode::SignUp).then(|| {
+                        view! { <small>{format!("At least {} characters.", limits::PASSWORD_MIN)}</small> }
+                    })}
                     {move || error().filter(|code| is_about_password(code)).map(|code| view! {
                         <small class="field-error" role="alert" data-testid="auth-error">{message(&code)}</small>
                     })}

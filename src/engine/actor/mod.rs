@@ -12,7 +12,6 @@ mod assess;
 mod client;
 mod compact;
 mod rabbithole;
-pub(super) use rabbithole::branch_summary;
 mod replay;
 mod turns;
 

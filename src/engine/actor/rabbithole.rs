@@ -7,6 +7,7 @@ use warren_app::protocol::{
 
 use super::{Actor, Audience, Handled, refuse};
 use crate::engine::agents::summariser;
+use crate::engine::session::branch_summary;
 use crate::engine::turn::TurnKind;
 use crate::llm::Role;
 use crate::llm::brief::{SummaryBrief, SummaryTask};
@@ -158,19 +159,4 @@ pub(super) async fn next_note(returning: &mut Option<Returning>) -> Option<Strin
         Some(r) => (&mut r.note).await.ok(),
         None => std::future::pending().await,
     }
-}
-
-/// What the tutor is told of a finished rabbit hole when the summariser cannot say more: its
-/// topic and size.
-pub(in crate::engine) fn branch_summary(topic: &str, exchanges: usize, recalled: u32) -> String {
-    let mut summary = format!("Explored \"{topic}\" ({exchanges} message{})", plural(exchanges));
-    if recalled > 0 {
-        summary.push_str(&format!(", recalling {recalled} point{} along the way", plural(recalled as usize)));
-    }
-    summary.push('.');
-    summary
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }

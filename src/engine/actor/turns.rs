@@ -56,7 +56,7 @@ impl Actor {
         let known = tool.is_some()
             && self.session.resources.iter().any(|r| {
                 r.id == id
-                    && ShowTool::for_kind(&r.kind) == tool
+                    && Some(ShowTool::for_kind(r.kind)) == tool
                     && (tool != Some(ShowTool::Image) || r.url.is_some())
             });
         if !known {
@@ -126,7 +126,7 @@ impl Actor {
                     tracing::error!(session = self.session.id(), "cannot record a shown resource: {err}");
                 }
             }
-            TurnEvent::Finished { text, chunks } => {
+            TurnEvent::Finished { text, chunks, usage } => {
                 if let Some(health) = &self.shared.health {
                     health.turn_succeeded();
                 }
@@ -157,7 +157,12 @@ impl Actor {
                     // The learner's next message is judged against this question.
                     self.read_ahead(vec![text.clone()]);
                 }
-                self.emit(SessionEvent::AssistantMessage { content: text }, Audience::All);
+                let message = SessionEvent::AssistantMessage {
+                    content: text,
+                    token_count: usage.map(|u| u.output),
+                    input_token_count: usage.map(|u| u.input),
+                };
+                self.emit(message, Audience::All);
                 if speaker == Speaker::Tutor {
                     self.compact_if_needed();
                 }

@@ -200,10 +200,7 @@ fn showable_lines(showable: &[Showable], pending: &[PointBrief]) -> String {
          see it; never name ids in your text.\n",
     );
     for resource in showable {
-        let kind = match resource.tool {
-            ShowTool::Image => "image",
-            ShowTool::Resource => "text",
-        };
+        let kind = resource.tool.kind().as_str();
         let linked: Vec<String> = resource
             .points
             .iter()

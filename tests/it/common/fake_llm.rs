@@ -143,6 +143,7 @@ async fn answer(State(shared): State<Shared>, headers: HeaderMap, body: Bytes) -
         return unavailable();
     }
     let body: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+    let usage = body["stream_options"]["include_usage"] == true;
     shared.received.lock().unwrap().push(Received { headers, body: body.clone() });
     let next = shared.script.lock().unwrap().pop_front();
     let reply = match (next, &shared.fallback) {
@@ -160,17 +161,17 @@ async fn answer(State(shared): State<Shared>, headers: HeaderMap, body: Bytes) -
             }
             response.header("content-type", "application/json").body(Body::from(body)).unwrap()
         }
-        Reply::Text(pieces) => sse(events(shared.wire, &pieces, End::Complete), false),
-        Reply::Said(text) => sse(events(shared.wire, &[text.as_str()], End::Complete), false),
+        Reply::Text(pieces) => sse(events(shared.wire, &pieces, End::Complete, usage), false),
+        Reply::Said(text) => sse(events(shared.wire, &[text.as_str()], End::Complete, usage), false),
         Reply::Slow { pieces, delay } => {
             let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
-            watched(events(shared.wire, &pieces, End::Complete), delay, shared.cancelled.clone())
+            watched(events(shared.wire, &pieces, End::Complete, usage), delay, shared.cancelled.clone())
         }
-        Reply::EndsEarly(pieces) => sse(events(shared.wire, &pieces, End::None), false),
-        Reply::Breaks(pieces) => sse(events(shared.wire, &pieces, End::None), true),
-        Reply::ErrorEvent(pieces) => sse(events(shared.wire, &pieces, End::Error), false),
+        Reply::EndsEarly(pieces) => sse(events(shared.wire, &pieces, End::None, usage), false),
+        Reply::Breaks(pieces) => sse(events(shared.wire, &pieces, End::None, usage), true),
+        Reply::ErrorEvent(pieces) => sse(events(shared.wire, &pieces, End::Error, usage), false),
         Reply::Tool { text, name, input } => {
-            sse(events(shared.wire, &text, End::Tool { name: &name, input: &input }), false)
+            sse(events(shared.wire, &text, End::Tool { name: &name, input: &input }, usage), false)
         }
     }
 }
@@ -189,11 +190,23 @@ fn thirds(input: &str) -> Vec<String> {
     chars.chunks(step).map(|c| c.iter().collect()).collect()
 }
 
-fn events(wire: Wire, pieces: &[&str], end: End) -> Vec<String> {
+/// What every complete reply reports using: 42 input tokens, 30 of them read from the prompt
+/// cache, and one output token per piece.
+pub const INPUT_TOKENS: u64 = 42;
+pub const CACHED_TOKENS: u64 = 30;
+
+/// A reply's events. OpenAI reports usage only when the request asked for it
+/// (`stream_options.include_usage`), in a last chunk with no choices.
+fn events(wire: Wire, pieces: &[&str], end: End, usage: bool) -> Vec<String> {
     let mut out = Vec::new();
     match wire {
         Wire::Anthropic => {
-            out.push("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"fake\",\"stop_reason\":null,\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}\n\n".to_string());
+            let start = serde_json::json!({"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"fake","stop_reason":null,"usage":{"input_tokens":INPUT_TOKENS - CACHED_TOKENS,"cache_creation_input_tokens":0,"cache_read_input_tokens":CACHED_TOKENS,"output_tokens":1}}});
+            out.push(format!("event: message_start\ndata: {start}\n\n"));
+            let delta = |stop: &str| {
+                let data = serde_json::json!({"type":"message_delta","delta":{"stop_reason":stop,"stop_sequence":null},"usage":{"output_tokens":pieces.len()}});
+                format!("event: message_delta\ndata: {data}\n\n")
+            };
             out.push("event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n".to_string());
             out.push("event: ping\ndata: {\"type\": \"ping\"}\n\n".to_string());
             for p in pieces {
@@ -203,7 +216,7 @@ fn events(wire: Wire, pieces: &[&str], end: End) -> Vec<String> {
             match end {
                 End::Complete => {
                     out.push("event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n".to_string());
-                    out.push("event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":15}}\n\n".to_string());
+                    out.push(delta("end_turn"));
                     out.push("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n".to_string());
                 }
                 End::Error => out.push("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n".to_string()),
@@ -216,13 +229,17 @@ fn events(wire: Wire, pieces: &[&str], end: End) -> Vec<String> {
                         out.push(format!("event: content_block_delta\ndata: {data}\n\n"));
                     }
                     out.push("event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":1}\n\n".to_string());
-                    out.push("event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":15}}\n\n".to_string());
+                    out.push(delta("tool_use"));
                     out.push("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n".to_string());
                 }
                 End::None => {}
             }
         }
         Wire::OpenAi => {
+            let usage_chunk = usage.then(|| {
+                let data = serde_json::json!({"id":"c1","object":"chat.completion.chunk","created":1,"model":"fake","choices":[],"usage":{"prompt_tokens":INPUT_TOKENS,"completion_tokens":pieces.len(),"total_tokens":INPUT_TOKENS + pieces.len() as u64,"prompt_tokens_details":{"cached_tokens":CACHED_TOKENS}}});
+                format!("data: {data}\n\n")
+            });
             out.push("data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"fake\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}\n\n".to_string());
             for p in pieces {
                 let data = serde_json::json!({"id":"c1","object":"chat.completion.chunk","created":1,"model":"fake","choices":[{"index":0,"delta":{"content":p},"finish_reason":null}]});
@@ -231,6 +248,7 @@ fn events(wire: Wire, pieces: &[&str], end: End) -> Vec<String> {
             match end {
                 End::Complete => {
                     out.push("data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"fake\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n".to_string());
+                    out.extend(usage_chunk.clone());
                     out.push("data: [DONE]\n\n".to_string());
                 }
                 End::Error => {
@@ -244,6 +262,7 @@ fn events(wire: Wire, pieces: &[&str], end: End) -> Vec<String> {
                         out.push(format!("data: {data}\n\n"));
                     }
                     out.push("data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"fake\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n".to_string());
+                    out.extend(usage_chunk.clone());
                     out.push("data: [DONE]\n\n".to_string());
                 }
                 End::None => {}

@@ -389,7 +389,7 @@ mod tests {
             recalled_count: recalled,
             status: SessionStatus::InProgress,
             provider: ProviderInfo {
-                kind: "offline".into(),
+                kind: ProviderKind::Offline,
                 model: "m".into(),
                 offline: true,
                 label: "l".into(),

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::api::ResourceView;
+use crate::api::{ResourceKind, ResourceView};
 use crate::components::fields::{Field, FileField, FormMessage};
 use crate::components::markdown::Markdown;
 use crate::forms::{FormEcho, limits};
@@ -29,14 +29,14 @@ pub fn Resources(
                 let delete = format!("/sets/{set_id}/resources/{}/delete", r.id);
                 view! {
                     <li class="resource-card" data-testid="resource">
-                        {match (r.kind.as_str(), r.url.clone()) {
-                            ("image", Some(url)) => view! {
+                        {match (r.kind, r.url.clone()) {
+                            (ResourceKind::Image, Some(url)) => view! {
                                 <figure>
                                     <img src=url alt=r.title.clone() loading="lazy" />
                                     <figcaption>{r.title.clone()}{r.licence.clone().map(|l| format!(" · {l}"))}</figcaption>
                                 </figure>
                             }.into_any(),
-                            _ => view! {
+                            (ResourceKind::Image, None) | (ResourceKind::Text, _) => view! {
                                 <h3>{r.title.clone()}</h3>
                                 <Markdown text=r.body.clone() />
                             }.into_any(),

@@ -5,8 +5,9 @@
 use std::io::Write;
 use std::path::Path;
 
-use crate::config::{Config, ExportFormat};
-use crate::startup::{StartupError, open_and_migrate};
+use super::{CliError, ExportFormat};
+use crate::config::Config;
+use crate::startup::open_and_migrate;
 use crate::store::Store;
 use crate::transfer::{self, Format, archive, export};
 
@@ -31,7 +32,7 @@ pub enum TransferError {
     Session(transfer::session::SessionFileError),
 }
 
-async fn learner(store: &Store, user: &str) -> Result<String, StartupError> {
+async fn learner(store: &Store, user: &str) -> Result<String, CliError> {
     let name = user.trim().to_lowercase();
     match store.account_by_username(&name).await? {
         Some(account) => Ok(account.id),
@@ -39,7 +40,7 @@ async fn learner(store: &Store, user: &str) -> Result<String, StartupError> {
     }
 }
 
-pub async fn import(config: &Config, user: &str, file: &Path) -> Result<(), StartupError> {
+pub async fn import(config: &Config, user: &str, file: &Path) -> Result<(), CliError> {
     let store = open_and_migrate(config).await?;
     let owner = learner(&store, user).await?;
     let bytes = std::fs::read(file).map_err(|e| TransferError::Read(file.display().to_string(), e))?;
@@ -81,7 +82,7 @@ pub async fn export(
     user: &str,
     set: Option<&str>,
     format: ExportFormat,
-) -> Result<(), StartupError> {
+) -> Result<(), CliError> {
     let store = open_and_migrate(config).await?;
     let owner = learner(&store, user).await?;
     if format == ExportFormat::Archive {
@@ -106,12 +107,7 @@ pub async fn export(
 }
 
 /// Prints the newest session summaries, each under a line naming its set, session and date.
-pub async fn summaries(
-    config: &Config,
-    user: &str,
-    set: Option<&str>,
-    limit: u32,
-) -> Result<(), StartupError> {
+pub async fn summaries(config: &Config, user: &str, set: Option<&str>, limit: u32) -> Result<(), CliError> {
     let store = open_and_migrate(config).await?;
     let owner = learner(&store, user).await?;
     let set_id = match set {

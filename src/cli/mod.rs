@@ -1,0 +1,118 @@
+//! The command line: `warren [serve|migrate|import|export|summaries|eval]`, each command's
+//! flags, and the one error type every command ends with (printed as one sentence by
+//! `main`).
+
+mod eval;
+mod transfer;
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::config::Config;
+use crate::startup::{self, StartupError};
+use crate::store::StoreError;
+pub use transfer::TransferError;
+
+#[derive(Parser, Debug)]
+#[command(name = "warren", version, about = "Warren: a conversational active-recall tutor")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub config: Config,
+}
+
+#[derive(Subcommand, Debug, Clone, Default, PartialEq)]
+pub enum Command {
+    /// Apply pending migrations, check readiness and serve (the default).
+    #[default]
+    Serve,
+    /// Apply pending database migrations and exit.
+    Migrate,
+    /// Import into a learner's account from a file: a set (Warren JSON, CSV, Markdown or Anki
+    /// .apkg) or a whole account archive (.zip from the account page or `export --format archive`).
+    Import {
+        /// The learner's username.
+        #[arg(long)]
+        user: String,
+        /// The file to import.
+        file: PathBuf,
+    },
+    /// Write one of a learner's sets, or their whole account as an archive, to standard output.
+    Export {
+        /// The learner's username.
+        #[arg(long)]
+        user: String,
+        /// The set's name (not needed for an archive).
+        #[arg(long)]
+        set: Option<String>,
+        /// `archive`: every set, session, summary and image, as one zip.
+        #[arg(long, value_enum, default_value_t = ExportFormat::Json)]
+        format: ExportFormat,
+    },
+    /// Print a learner's newest session summaries, newest first.
+    Summaries {
+        /// The learner's username.
+        #[arg(long)]
+        user: String,
+        /// Only this set's sessions (by name).
+        #[arg(long)]
+        set: Option<String>,
+        /// How many to print.
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=100))]
+        limit: u32,
+    },
+    /// Measure a judge of the configured provider on labelled cases (JSON Lines; see evals/).
+    Eval {
+        /// Which judge: evaluator or detector.
+        #[arg(value_enum)]
+        judge: crate::eval::Judge,
+        /// The cases, one JSON object a line.
+        cases: PathBuf,
+        /// Exit with an error when F1 is below this.
+        #[arg(long)]
+        min_f1: Option<f64>,
+    },
+}
+
+/// What `warren export` writes.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExportFormat {
+    Json,
+    Csv,
+    Md,
+    Archive,
+}
+
+/// Why a command failed, in one sentence an operator can act on.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    #[error(transparent)]
+    Startup(#[from] StartupError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Transfer(#[from] TransferError),
+    #[error(transparent)]
+    Eval(#[from] crate::eval::EvalError),
+    #[error(transparent)]
+    Provider(#[from] crate::llm::select::ProviderConfigError),
+}
+
+/// Runs the command the line names (serving when it names none).
+pub async fn run(cli: Cli) -> Result<(), CliError> {
+    let config = cli.config;
+    match cli.command.unwrap_or_default() {
+        Command::Serve => Ok(startup::serve(config).await?),
+        Command::Migrate => Ok(startup::migrate_only(&config).await?),
+        Command::Import { user, file } => transfer::import(&config, &user, &file).await,
+        Command::Export { user, set, format } => {
+            transfer::export(&config, &user, set.as_deref(), format).await
+        }
+        Command::Summaries { user, set, limit } => {
+            transfer::summaries(&config, &user, set.as_deref(), limit).await
+        }
+        Command::Eval { judge, cases, min_f1 } => eval::command(&config, judge, &cases, min_f1).await,
+    }
+}

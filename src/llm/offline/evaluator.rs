@@ -1,0 +1,83 @@
+//! The offline evaluator: which points a message recalls or nearly recalls, weighed by
+//! `judge.rs` from the words and, with the sentence model, the meaning.
+
+use serde_json::json;
+
+use crate::llm::brief::{EvaluatorBrief, MessageKind};
+
+use crate::embed::Embedder;
+use crate::text::is_dont_know;
+
+pub(super) fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> serde_json::Value {
+    let meaning = embedder.and_then(|embedder| meaning(embedder, brief));
+    let context = super::judge::Context::new(brief, meaning);
+    // A question or small talk is no attempt, so it nearly recalls nothing (it may still say a
+    // point outright).
+    let form = super::judge::kind_of(&brief.learner_message);
+    let tries = form.climbs();
+    let mut recalled = Vec::new();
+    // Near misses, each with whether the message shares words with the point.
+    let mut near: Vec<(serde_json::Value, bool)> = Vec::new();
+    for point in &brief.unchecked {
+        let verdict = context.judge(point);
+        if verdict.recalled {
+            let confidence = (0.5 + verdict.score / 2.0).min(1.0);
+            recalled.push(json!({"pointId": point.id, "confidence": (confidence * 100.0).round() / 100.0}));
+        } else if verdict.near && tries {
+            let close = verdict.present.iter().take(3).cloned().collect::<Vec<_>>().join(", ");
+            let feedback = if close.is_empty() {
+                "On the right track.".to_string()
+            } else {
+                format!("On the right track with {close}.")
+            };
+            near.push((json!({"pointId": point.id, "feedback": feedback}), !verdict.present.is_empty()));
+        }
+    }
+    // A message that says one point whole is about that point: nearness in meaning alone to
+    // another is the kinship of neighbouring facts, not a try at it.
+    let near: Vec<serde_json::Value> =
+        near.into_iter().filter(|(_, worded)| *worded || recalled.is_empty()).map(|(n, _)| n).collect();
+    let observation = if !recalled.is_empty() {
+        "The learner recalled a point in their own words."
+    } else if is_dont_know(&brief.learner_message) {
+        "The learner does not remember yet; offer a narrower cue."
+    } else if !near.is_empty() {
+        "The learner is close but has not got the whole point."
+    } else {
+        ""
+    };
+    // A message that recalls or nearly recalls something is an attempt, whatever its form
+    // ("I don't know, something about…" stays a "don't know": both climb the ladder).
+    let kind = match form {
+        _ if !recalled.is_empty() => MessageKind::Attempt,
+        MessageKind::DontKnow => MessageKind::DontKnow,
+        MessageKind::Attempt | MessageKind::Question | MessageKind::SmallTalk if near.is_empty() => form,
+        MessageKind::Attempt | MessageKind::Question | MessageKind::SmallTalk => MessageKind::Attempt,
+    };
+    json!({"recalled": recalled, "nearMisses": near, "observation": observation, "messageKind": kind.as_str()})
+}
+
+/// What the sentence model reads of the message, the tutor's question and each point (points
+/// and questions come from its cache after their first turn). None for a message with no
+/// content word, where words alone decide, or if the model fails (said in the log).
+pub(super) fn meaning(embedder: &Embedder, brief: &EvaluatorBrief) -> Option<super::judge::Meaning> {
+    if crate::text::tokens(&brief.learner_message).is_empty() {
+        return None;
+    }
+    let question = super::judge::question(brief);
+    let mut texts = vec![brief.learner_message.as_str()];
+    texts.extend(question);
+    texts.extend(brief.unchecked.iter().map(|p| p.content.as_str()));
+    let readings = match embedder.read(&texts) {
+        Ok(readings) => readings,
+        Err(err) => {
+            tracing::warn!(error = %err, "the evaluator judges this message by words alone");
+            return None;
+        }
+    };
+    let mut readings = readings.into_iter();
+    let message = readings.next()?;
+    let question = if question.is_some() { readings.next() } else { None };
+    let points = brief.unchecked.iter().map(|p| p.id.clone()).zip(readings).collect();
+    Some(super::judge::Meaning { message, question, points })
+}

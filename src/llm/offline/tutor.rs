@@ -1,0 +1,301 @@
+//! The offline tutor: a cue for each point, then narrower hints up the ladder, another
+//! angle from a linked note, and what it says on resuming.
+
+use serde_json::json;
+
+use crate::llm::brief::{Focus, PointBrief, Recap, Rung, Showable, TutorBrief, TutorMoment};
+use crate::llm::{Output, ToolCall};
+
+use super::summariser::first_sentence;
+use crate::embed::Embedder;
+use crate::text::{content_words, is_dont_know, pick, sentences, terms};
+
+pub(super) fn cue(point: &PointBrief, set_name: &str) -> String {
+    if point.context.trim().is_empty() {
+        format!("What else do you remember from {set_name}?")
+    } else {
+        point.context.trim().to_string()
+    }
+}
+
+/// "Last time (2 days ago) we stopped partway through Cells. You also went down a rabbit hole
+/// on “tides”." Counts are left to the interface.
+pub(super) fn last_time(recap: &Recap, set: &str) -> String {
+    use warren_app::format::ago;
+    let ago = ago(recap.now, recap.at);
+    let mut out = if recap.completed {
+        format!("Last time ({ago}) you went through the whole of {set}.")
+    } else {
+        format!("Last time ({ago}) we stopped partway through {set}.")
+    };
+    push_topics(&mut out, &recap.topics, "You also went down a rabbit hole on");
+    out
+}
+
+/// "Welcome back to Cells. Where we stopped, you had said: “…”."
+pub(super) fn so_far(recap: &Recap, set: &str) -> String {
+    let mut out = format!("Welcome back to {set}.");
+    if let Some(said) = recap.last_said.as_deref().map(first_sentence).filter(|s| !s.is_empty()) {
+        out.push_str(&format!(" Where we stopped, you had said: \u{201c}{said}\u{201d}"));
+    }
+    push_topics(&mut out, &recap.topics, "Before the break you explored");
+    out
+}
+
+/// The rabbit holes, in a sentence of their own: the reply check may take it out (a topic can
+/// name an untried point) without the rest.
+pub(super) fn push_topics(out: &mut String, topics: &[String], lead: &str) {
+    if !topics.is_empty() {
+        let quoted: Vec<String> = topics.iter().map(|t| format!("\u{201c}{}\u{201d}", t.trim())).collect();
+        out.push_str(&format!(" {lead} {}.", quoted.join(" and ")));
+    }
+}
+
+/// The resource linked to the point under discussion, shown as its second hint ("another
+/// angle"): after the learner has tried once, never before, so it does not do their
+/// recalling for them. Showable resources are those not yet shown, so it comes once.
+/// The tutor's call to show the resource its words point to, if any.
+pub(super) fn show(brief: &TutorBrief) -> Option<Output> {
+    to_show(brief)
+        .map(|r| Output::Tool(ToolCall { name: r.tool.as_str().into(), input: json!({"resource_id": r.id}) }))
+}
+
+pub(super) fn to_show(brief: &TutorBrief) -> Option<&Showable> {
+    let focus = brief.focus.as_ref().filter(|f| f.rung == Rung::Angle && !f.revisit)?;
+    brief.showable.iter().find(|r| r.points.contains(&focus.point.id))
+}
+
+pub(super) fn tutor(brief: &TutorBrief) -> String {
+    let set = brief.set_name.as_str();
+    let Some(focus) = &brief.focus else {
+        return match brief.moment {
+            TutorMoment::Opening | TutorMoment::Resume => {
+                format!("Everything in {set} is recalled. What would you like to connect it to?")
+            }
+            TutorMoment::Reply => "Say more: how does that connect to the rest of what you know here?".into(),
+        };
+    };
+    let message = brief.learner_message.as_deref().unwrap_or_default();
+    let leads: Vec<String> = match brief.moment {
+        TutorMoment::Opening => vec![match &brief.recap {
+            Some(recap) => format!("{} Let's see what has stayed with you.", last_time(recap, set)),
+            None => format!("Let's see what you remember about {set}."),
+        }],
+        TutorMoment::Resume => vec![match &brief.recap {
+            Some(recap) => so_far(recap, set),
+            None => format!("Back to {set}, where we left off."),
+        }],
+        TutorMoment::Reply if !brief.just_recalled.is_empty() => {
+            let acks = ["Right.", "Yes.", "Mm-hmm."];
+            let first = pick(message, acks.len());
+            // Back to a point already struggled with: say which, before its next hint.
+            let back = match focus.rung {
+                Rung::Cue => String::new(),
+                Rung::Angle | Rung::Nudge | Rung::Gaps | Rung::Answer => {
+                    format!(" Back to the earlier question: {}", cue(&focus.point, set))
+                }
+            };
+            (0..acks.len()).map(|i| format!("{}{back}", acks[(first + i) % acks.len()])).collect()
+        }
+        TutorMoment::Reply if brief.asked => {
+            let answer = from_notes(message, focus);
+            vec![format!("A fair question. {answer}"), format!("Worth asking. {answer}")]
+        }
+        TutorMoment::Reply if brief.set_aside.is_some() => {
+            vec![
+                "Keep that in mind; we'll come back to it.".into(),
+                "Hold on to that; it comes back later.".into(),
+            ]
+        }
+        TutorMoment::Reply if is_dont_know(message) => {
+            vec!["That's all right.".into(), "No matter.".into(), String::new()]
+        }
+        TutorMoment::Reply => vec![String::new()],
+    };
+    // The first wording that shares no sentence with the previous reply.
+    let previous = brief.previous_reply.as_deref().map(sentences).unwrap_or_default();
+    let look = to_show(brief).map(|r| format!("Have a look at \"{}\".", r.title.trim()));
+    let mut candidates = (0..3).flat_map(|variant| {
+        let body = match &look {
+            Some(look) => format!("{look} {}", ask(focus, set, variant)),
+            None => ask(focus, set, variant),
+        };
+        leads.iter().map(move |lead| if lead.is_empty() { body.clone() } else { format!("{lead} {body}") })
+    });
+    let first = candidates.next().unwrap_or_default();
+    std::iter::once(first.clone())
+        .chain(candidates)
+        .find(|c| sentences(c).iter().all(|s| !previous.contains(s)))
+        .unwrap_or(first)
+}
+
+/// The brief with the point's linked notes ordered by nearness in meaning to the point (ties
+/// and a failed pass keep the engine's order).
+pub(super) fn nearest_notes_first(brief: &TutorBrief, embedder: &Embedder) -> TutorBrief {
+    let mut brief = brief.clone();
+    if let Some(focus) = brief.focus.as_mut() {
+        let texts: Vec<String> = std::iter::once(focus.point.content.clone())
+            .chain(focus.notes.iter().map(|n| format!("{}. {}", n.title.trim(), n.body.trim())))
+            .collect();
+        if let Ok(vectors) = embedder.embed(&texts.iter().map(String::as_str).collect::<Vec<_>>())
+            && let Some((point, notes)) = vectors.split_first()
+        {
+            let mut ranked: Vec<(f32, crate::llm::brief::ResourceBrief)> = notes
+                .iter()
+                .map(|v| crate::embed::similarity(point, v))
+                .zip(std::mem::take(&mut focus.notes))
+                .collect();
+            ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
+            focus.notes = ranked.into_iter().map(|(_, note)| note).collect();
+        }
+        // The resource shown beside the words is the note they name first.
+        let rank = |title: &str| focus.notes.iter().position(|n| n.title == title).unwrap_or(usize::MAX);
+        brief.showable.sort_by_key(|r| rank(&r.title));
+    }
+    brief
+}
+
+/// An answer to the learner's question from the notes linked to the point under discussion:
+/// the sentence sharing most words with the question (two at least), unless it would give the
+/// point away; otherwise a plain word that the notes don't say.
+pub(super) fn from_notes(question: &str, focus: &Focus) -> String {
+    let asked = terms(question);
+    let point = terms(&focus.point.content);
+    let best = focus
+        .notes
+        .iter()
+        .flat_map(|note| sentences(&note.body))
+        .map(|sentence| {
+            let said = terms(&sentence);
+            let shared = said.iter().filter(|t| asked.contains(t)).count();
+            let gives_away = said.iter().filter(|t| point.contains(t) && !asked.contains(t)).count() >= 2;
+            (shared, gives_away, sentence)
+        })
+        .filter(|(shared, gives_away, _)| *shared >= 2 && !gives_away)
+        .max_by_key(|(shared, _, _)| *shared);
+    match best {
+        Some((_, _, sentence)) => format!("Your notes say: {}", ensure_period(&sentence)),
+        None => "Your notes don't say; keep it for when this point is done.".into(),
+    }
+}
+
+/// The question for the point under discussion at its rung of the hint ladder; `variant`
+/// words it differently (to never say the same sentence twice in a row).
+pub(super) fn ask(focus: &Focus, set: &str, variant: usize) -> String {
+    let point = &focus.point;
+    match focus.rung {
+        Rung::Cue if focus.revisit => {
+            ["One from earlier, asked fresh:", "Back to one from before:", "Once more, fresh:"][variant % 3]
+                .to_string()
+                + " "
+                + &cue(point, set)
+        }
+        Rung::Cue => match variant % 3 {
+            0 => cue(point, set),
+            1 => format!("Again: {}", cue(point, set)),
+            _ => format!("Let's stay with this one. {}", cue(point, set)),
+        },
+        Rung::Angle => angle(focus, variant),
+        Rung::Nudge => {
+            let words = content_words(&point.content);
+            match words.iter().max_by_key(|w| w.chars().count()) {
+                Some(word) => {
+                    let start: String = word.chars().take(2).collect();
+                    [
+                        format!("A nudge: one of the key words starts with \"{start}\". What is it?"),
+                        format!("Here is a start: a key word begins \"{start}\". Which word is that?"),
+                        format!("Think of a word beginning \"{start}\". Where does it lead?"),
+                    ][variant % 3]
+                        .clone()
+                }
+                None => format!("A nudge: {}", cue(point, set)),
+            }
+        }
+        Rung::Gaps => {
+            let masked = masked(point.content.trim().trim_end_matches('.'));
+            [
+                format!("Part of it: \"{masked}\". What fills the gaps?"),
+                format!("Fill in the gaps: \"{masked}\""),
+                format!("Here is its shape: \"{masked}\". What goes in the blanks?"),
+            ][variant % 3]
+                .clone()
+        }
+        Rung::Answer => {
+            let answer = ensure_period(point.content.trim());
+            [
+                format!("Here it is: {answer} Say it back in your own words."),
+                format!("This is the one: {answer} How would you put it yourself?"),
+                format!("The answer: {answer} Now say it your way."),
+            ][variant % 3]
+                .clone()
+        }
+    }
+}
+
+/// Another side of the point: the learner's notes on it if there are any, else a question
+/// shaped by what the point holds (a date, a name, or a function).
+pub(super) fn angle(focus: &Focus, variant: usize) -> String {
+    let point = &focus.point;
+    let notes = focus.notes.iter().map(|n| n.title.trim()).filter(|t| !t.is_empty()).collect::<Vec<_>>();
+    if let Some(title) = notes.get(variant % notes.len().max(1)) {
+        return [
+            format!("Think back to your notes, \"{title}\". What do they say that bears on this?"),
+            format!("Your notes \"{title}\" touch on it. What do you remember from them?"),
+            format!("Come at it through \"{title}\": what fits here?"),
+        ][variant % 3]
+            .clone();
+    }
+    let content = point.content.trim();
+    let has_number = content.chars().any(|c| c.is_ascii_digit());
+    // A capitalised word after the first one: a person, place or named thing.
+    let has_name =
+        content.split_whitespace().skip(1).any(|w| w.chars().next().is_some_and(char::is_uppercase));
+    let questions: [&str; 3] = if has_number {
+        [
+            "Come at it from the time: when was it, and what happened then?",
+            "Think of the date first. What happened around it?",
+            "Place it in time: what came before, and what followed?",
+        ]
+    } else if has_name {
+        [
+            "Think of who or what is named in it. What part do they play?",
+            "Start from the names involved: who or what comes to mind?",
+            "Which person, place or thing is at the centre of it?",
+        ]
+    } else {
+        [
+            "Think of what it does, or what it is for, rather than what it is called.",
+            "What job does it do? Start from there.",
+            "Picture it at work: what happens, and what comes of it?",
+        ]
+    };
+    questions[variant % 3].to_string()
+}
+
+/// The content with every other content word blanked out.
+pub(super) fn masked(content: &str) -> String {
+    let key: Vec<String> = content_words(content).into_iter().map(|w| w.to_lowercase()).collect();
+    let mut hide = false;
+    content
+        .split_whitespace()
+        .map(|token| {
+            let bare =
+                token.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-').to_lowercase();
+            if key.contains(&bare) {
+                hide = !hide;
+                if hide {
+                    return token
+                        .replace(|c: char| c.is_alphanumeric(), "_")
+                        .replace("__", "_")
+                        .replace("__", "_");
+                }
+            }
+            token.to_string()
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+pub(super) fn ensure_period(text: &str) -> String {
+    if text.ends_with(['.', '!', '?']) { text.to_string() } else { format!("{text}.") }
+}
