@@ -161,7 +161,7 @@ impl Application {
 
     /// Serves until Ctrl-C or SIGTERM, then finishes in-flight requests.
     pub async fn run(self) -> Result<(), StartupError> {
-        tokio::spawn(sweep_expired_sign_ins(self.state.store.clone()));
+        tokio::spawn(sweep_hourly(self.state.store.clone()));
         let engine = self.state.engine.clone();
         tokio::spawn(engine.clone().keep_alive());
         let router = web::router(self.state);
@@ -214,9 +214,9 @@ pub async fn open_and_migrate(config: &Config) -> Result<Store, StartupError> {
     Ok(store)
 }
 
-/// Expired sign-ins are never loaded and old import drafts never confirmed; this only keeps
-/// the tables small.
-async fn sweep_expired_sign_ins(store: Store) {
+/// Sweeps expired sign-ins and import drafts nobody confirmed, every hour. Neither is ever
+/// read again; this only keeps the tables small.
+async fn sweep_hourly(store: Store) {
     let mut every_hour = tokio::time::interval(Duration::from_secs(3600));
     loop {
         every_hour.tick().await;

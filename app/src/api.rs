@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::protocol::SessionStatus;
+use crate::schedule::{CardState, Rating};
 use crate::summary::{SessionSummary, SummaryStatus};
 
 /// The signed-in learner. The server's sign-in middleware puts it into each request.
@@ -128,14 +129,13 @@ pub struct PointView {
     pub content: String,
     /// The cue (also seen by the evaluator).
     pub context: String,
-    /// FSRS state: new, learning, review or relearning.
-    pub state: String,
+    pub state: CardState,
     pub due_at: i64,
     pub stability: f64,
     pub difficulty: f64,
     pub reps: u32,
-    /// The last review's rating (again, hard, good, easy), if reviewed.
-    pub last_rating: Option<String>,
+    /// The last review's rating, if reviewed.
+    pub last_rating: Option<Rating>,
     pub last_review_at: Option<i64>,
     /// Sessions in which it was recalled, oldest first.
     pub recalled_in: Vec<Recalled>,
@@ -145,7 +145,7 @@ pub struct PointView {
 pub struct Recalled {
     pub session_id: String,
     pub recalled_at: i64,
-    pub rating: String,
+    pub rating: Rating,
 }
 
 crate::named_enum! {

@@ -9,7 +9,7 @@ use super::{CliError, ExportFormat};
 use crate::config::Config;
 use crate::startup::open_and_migrate;
 use crate::store::Store;
-use crate::transfer::{self, Format, archive, export};
+use crate::transfer::{self, Format, Upload, archive, export};
 
 /// Why a command could not do its job, in one sentence.
 #[derive(Debug, thiserror::Error)]
@@ -21,15 +21,11 @@ pub enum TransferError {
     #[error("cannot read {0}: {1}")]
     Read(String, std::io::Error),
     #[error("{0}")]
-    Import(transfer::ImportError),
+    Upload(transfer::UploadError),
     #[error("cannot write to standard output: {0}")]
     Write(std::io::Error),
     #[error("name the set with --set, or export everything with --format archive")]
     NoSetNamed,
-    #[error("{0}")]
-    Archive(transfer::archive::ArchiveError),
-    #[error("{0}")]
-    Session(transfer::session::SessionFileError),
 }
 
 async fn learner(store: &Store, user: &str) -> Result<String, CliError> {
@@ -45,23 +41,23 @@ pub async fn import(config: &Config, user: &str, file: &Path) -> Result<(), CliE
     let owner = learner(&store, user).await?;
     let bytes = std::fs::read(file).map_err(|e| TransferError::Read(file.display().to_string(), e))?;
     let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("import");
-    if archive::is_archive(&bytes) {
-        let read = archive::read(&bytes).map_err(TransferError::Archive)?;
-        let done = archive::import(&store, &owner, read).await?;
-        println!("Imported {} sets and {} sessions.", done.sets, done.sessions);
-        if done.left_out > 0 {
-            println!("Left out {} rows the sets' files could not hold.", done.left_out);
-        }
-        return Ok(());
-    }
-    if name.to_lowercase().ends_with(".jsonl") {
-        let text = String::from_utf8_lossy(&bytes);
-        let read = transfer::session::read(&text).map_err(TransferError::Session)?;
-        let id = transfer::session::import(&store, &owner, read).await?;
-        println!("Imported session {id}.");
-        return Ok(());
-    }
-    let (format, mut preview) = transfer::read(name, &bytes).await.map_err(TransferError::Import)?;
+    let (format, mut preview) =
+        match transfer::read_upload(name, &bytes).await.map_err(TransferError::Upload)? {
+            Upload::Archive(read) => {
+                let done = archive::import(&store, &owner, read).await?;
+                println!("Imported {} sets and {} sessions.", done.sets, done.sessions);
+                if done.left_out > 0 {
+                    println!("Left out {} rows the sets' files could not hold.", done.left_out);
+                }
+                return Ok(());
+            }
+            Upload::Session(read) => {
+                let id = transfer::session::import(&store, &owner, read).await?;
+                println!("Imported session {id}.");
+                return Ok(());
+            }
+            Upload::Set(format, preview) => (format, preview),
+        };
     preview.set.name = store.free_name(&owner, &preview.set.name).await?;
     store.create_set(&owner, &preview.set).await?;
     println!(

@@ -2,6 +2,7 @@
 
 use chrono::{DateTime, TimeZone, Utc};
 use rs_fsrs::{Card, FSRS, Rating, State};
+use warren_app::schedule::CardState;
 
 use crate::store::{FsrsCard, Struggle};
 
@@ -20,12 +21,13 @@ pub fn rating(confidence: f64, struggle: &Struggle) -> Rating {
     }
 }
 
-pub fn rating_name(rating: Rating) -> &'static str {
+/// The stored rating of an rs-fsrs one.
+pub fn stored_rating(rating: Rating) -> warren_app::schedule::Rating {
     match rating {
-        Rating::Again => "again",
-        Rating::Hard => "hard",
-        Rating::Good => "good",
-        Rating::Easy => "easy",
+        Rating::Again => warren_app::schedule::Rating::Again,
+        Rating::Hard => warren_app::schedule::Rating::Hard,
+        Rating::Good => warren_app::schedule::Rating::Good,
+        Rating::Easy => warren_app::schedule::Rating::Easy,
     }
 }
 
@@ -40,12 +42,12 @@ pub fn review(card: &FsrsCard, rating: Rating, now_ms: i64) -> FsrsCard {
         scheduled_days: card.scheduled_days,
         reps: i32::try_from(card.reps).unwrap_or(i32::MAX),
         lapses: i32::try_from(card.lapses).unwrap_or(i32::MAX),
-        state: state_from(&card.state),
+        state: state_from(card.state),
         last_review: card.last_review_at.map_or(now, at),
     };
     let after = FSRS::default().next(before, now, rating).card;
     FsrsCard {
-        state: state_name(after.state).into(),
+        state: state_name(after.state),
         due_at: after.due.timestamp_millis(),
         stability: after.stability,
         difficulty: after.difficulty,
@@ -61,21 +63,21 @@ fn at(ms: i64) -> DateTime<Utc> {
     Utc.timestamp_millis_opt(ms).single().unwrap_or_else(Utc::now)
 }
 
-fn state_from(name: &str) -> State {
-    match name {
-        "learning" => State::Learning,
-        "review" => State::Review,
-        "relearning" => State::Relearning,
-        _ => State::New,
+fn state_from(state: CardState) -> State {
+    match state {
+        CardState::New => State::New,
+        CardState::Learning => State::Learning,
+        CardState::Review => State::Review,
+        CardState::Relearning => State::Relearning,
     }
 }
 
-fn state_name(state: State) -> &'static str {
+fn state_name(state: State) -> CardState {
     match state {
-        State::New => "new",
-        State::Learning => "learning",
-        State::Review => "review",
-        State::Relearning => "relearning",
+        State::New => CardState::New,
+        State::Learning => CardState::Learning,
+        State::Review => CardState::Review,
+        State::Relearning => CardState::Relearning,
     }
 }
 
@@ -112,7 +114,7 @@ mod tests {
         assert!(again.due_at <= good.due_at);
         assert_eq!(good.reps, 1);
         assert_eq!(good.last_review_at, Some(now));
-        assert_ne!(good.state, "new");
+        assert_ne!(good.state, CardState::New);
         // A second good review a day later pushes the next one further out.
         let later = now + 86_400_000;
         let second = review(&good, Rating::Good, later);

@@ -166,11 +166,6 @@ impl Metrics {
         (self.speculation[0].load(Ordering::Relaxed), self.speculation[1].load(Ordering::Relaxed))
     }
 
-    /// Sentences taken out of tutor replies for breaking `rule` so far.
-    pub fn removed_for(&self, rule: Rule) -> u64 {
-        Rule::ALL.iter().position(|r| *r == rule).map_or(0, |i| self.removed[i].load(Ordering::Relaxed))
-    }
-
     fn bump(&self, counter: Counter) {
         if let Some(i) = Counter::ALL.iter().position(|c| *c == counter) {
             self.counters[i].fetch_add(1, Ordering::Relaxed);

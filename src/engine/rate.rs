@@ -20,11 +20,6 @@ impl TokenBucket {
         }
     }
 
-    /// Untouched for long enough to have refilled completely.
-    pub fn is_full(&self) -> bool {
-        self.tokens + self.last.elapsed().as_secs_f64() * self.per_second >= self.capacity
-    }
-
     pub fn try_take(&mut self) -> bool {
         let now = Instant::now();
         self.tokens =

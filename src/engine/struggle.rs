@@ -14,8 +14,8 @@
 
 use std::collections::HashMap;
 
-use crate::llm::brief::Rung;
 use crate::store::{Point, Struggle};
+use warren_app::ladder::Rung;
 
 pub type Struggles = HashMap<String, Struggle>;
 

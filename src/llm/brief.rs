@@ -2,6 +2,7 @@
 //! offline provider reads these.
 
 use warren_app::api::ResourceKind;
+use warren_app::ladder::Rung;
 use warren_app::summary::{OpenPoint, RecalledPoint};
 
 use super::Message;
@@ -58,54 +59,6 @@ impl MessageKind {
         match self {
             MessageKind::Attempt | MessageKind::DontKnow => true,
             MessageKind::Question | MessageKind::SmallTalk => false,
-        }
-    }
-}
-
-warren_app::named_enum! {
-    /// The hint ladder for the point under discussion, one rung per learner message that
-    /// does not recall it (see `engine::struggle`).
-    #[derive(Default)]
-    pub enum Rung {
-        /// Ask with the point's cue.
-        #[default]
-        Cue = "cue",
-        /// Ask from another side, built from the point or its notes.
-        Angle = "angle",
-        /// Give away a little: the first letters of a key word.
-        Nudge = "nudge",
-        /// Give the point with gaps to fill.
-        Gaps = "gaps",
-        /// Give the answer and ask for it in the learner's own words.
-        Answer = "answer",
-    }
-}
-
-impl Rung {
-    /// The rung above this one (the answer is the top).
-    pub fn next(self) -> Self {
-        match self {
-            Rung::Cue => Rung::Angle,
-            Rung::Angle => Rung::Nudge,
-            Rung::Nudge => Rung::Gaps,
-            Rung::Gaps | Rung::Answer => Rung::Answer,
-        }
-    }
-
-    /// What a language model is asked to do on this rung.
-    pub fn instruction(self) -> &'static str {
-        match self {
-            Rung::Cue => "ask about it with its cue, broadly, without giving anything away",
-            Rung::Angle => {
-                "ask about it from a different angle than before (another aspect of the point or of \
-                 the learner's notes), without giving the answer"
-            }
-            Rung::Nudge => "give a small nudge (for example the first letters of a key word), then ask again",
-            Rung::Gaps => "give the point with its key words left as gaps, and ask the learner to fill them",
-            Rung::Answer => {
-                "give the point plainly, then ask the learner to say it back in their own words; it will \
-                 be asked again later in the session"
-            }
         }
     }
 }

@@ -3,13 +3,15 @@
 
 use sqlx::AnyConnection;
 
+use warren_app::schedule::{CardState, Rating};
+
 use super::{Backend, Reads, Store, StoreError, new_id, now_ms};
 
-/// FSRS card state as stored; `state` is new | learning | review | relearning.
+/// A point's FSRS card as stored.
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct FsrsCard {
-    #[sqlx(rename = "fsrs_state")]
-    pub state: String,
+    #[sqlx(rename = "fsrs_state", try_from = "String")]
+    pub state: CardState,
     pub due_at: i64,
     pub stability: f64,
     pub difficulty: f64,
@@ -24,7 +26,7 @@ impl FsrsCard {
     /// A card never reviewed, due at `due_at`.
     pub fn new(due_at: i64) -> Self {
         FsrsCard {
-            state: "new".into(),
+            state: CardState::New,
             due_at,
             stability: 0.0,
             difficulty: 0.0,
@@ -53,7 +55,8 @@ pub struct Point {
 pub struct Review {
     pub point_id: String,
     pub session_id: String,
-    pub rating: String,
+    #[sqlx(try_from = "String")]
+    pub rating: Rating,
     pub recalled_at: i64,
 }
 
@@ -90,7 +93,7 @@ pub(super) async fn insert_point(
     .bind(position)
     .bind(content)
     .bind(context)
-    .bind(&card.state)
+    .bind(card.state.as_str())
     .bind(card.due_at)
     .bind(card.stability)
     .bind(card.difficulty)
@@ -155,7 +158,7 @@ pub(super) async fn insert_points(
                 .bind(position as i64)
                 .bind(point.content.to_string())
                 .bind(point.context.to_string())
-                .bind(point.card.state.clone())
+                .bind(point.card.state.as_str())
                 .bind(point.card.due_at)
                 .bind(point.card.stability)
                 .bind(point.card.difficulty)
@@ -183,7 +186,7 @@ pub(super) async fn write_card(
              elapsed_days = $5, scheduled_days = $6, reps = $7, lapses = $8, last_review_at = $9
          WHERE id = $10 AND owner_id = $11",
     )
-    .bind(&card.state)
+    .bind(card.state.as_str())
     .bind(card.due_at)
     .bind(card.stability)
     .bind(card.difficulty)

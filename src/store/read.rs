@@ -39,23 +39,30 @@ pub trait Reads: Sized {
     async fn optional(self, read: Read<'_>) -> Result<Option<Self::Output>, sqlx::Error>;
 }
 
+/// A query type's own fetches, on the read handle's pool.
+macro_rules! fetches {
+    ($out:ty) => {
+        type Output = $out;
+
+        async fn all(self, read: Read<'_>) -> Result<Vec<$out>, sqlx::Error> {
+            self.fetch_all(read.0).await
+        }
+
+        async fn one(self, read: Read<'_>) -> Result<$out, sqlx::Error> {
+            self.fetch_one(read.0).await
+        }
+
+        async fn optional(self, read: Read<'_>) -> Result<Option<$out>, sqlx::Error> {
+            self.fetch_optional(read.0).await
+        }
+    };
+}
+
 impl<'q, O> Reads for QueryAs<'q, Any, O, AnyArguments>
 where
     O: Send + Unpin + for<'r> FromRow<'r, AnyRow>,
 {
-    type Output = O;
-
-    async fn all(self, read: Read<'_>) -> Result<Vec<O>, sqlx::Error> {
-        self.fetch_all(read.0).await
-    }
-
-    async fn one(self, read: Read<'_>) -> Result<O, sqlx::Error> {
-        self.fetch_one(read.0).await
-    }
-
-    async fn optional(self, read: Read<'_>) -> Result<Option<O>, sqlx::Error> {
-        self.fetch_optional(read.0).await
-    }
+    fetches!(O);
 }
 
 impl<'q, O> Reads for QueryScalar<'q, Any, O, AnyArguments>
@@ -63,33 +70,9 @@ where
     O: Send + Unpin,
     (O,): Send + Unpin + for<'r> FromRow<'r, AnyRow>,
 {
-    type Output = O;
-
-    async fn all(self, read: Read<'_>) -> Result<Vec<O>, sqlx::Error> {
-        self.fetch_all(read.0).await
-    }
-
-    async fn one(self, read: Read<'_>) -> Result<O, sqlx::Error> {
-        self.fetch_one(read.0).await
-    }
-
-    async fn optional(self, read: Read<'_>) -> Result<Option<O>, sqlx::Error> {
-        self.fetch_optional(read.0).await
-    }
+    fetches!(O);
 }
 
 impl<'q> Reads for Query<'q, Any, AnyArguments> {
-    type Output = AnyRow;
-
-    async fn all(self, read: Read<'_>) -> Result<Vec<AnyRow>, sqlx::Error> {
-        self.fetch_all(read.0).await
-    }
-
-    async fn one(self, read: Read<'_>) -> Result<AnyRow, sqlx::Error> {
-        self.fetch_one(read.0).await
-    }
-
-    async fn optional(self, read: Read<'_>) -> Result<Option<AnyRow>, sqlx::Error> {
-        self.fetch_optional(read.0).await
-    }
+    fetches!(AnyRow);
 }

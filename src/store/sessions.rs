@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 
 use warren_app::protocol::{SessionMode, SessionStatus};
+use warren_app::schedule::Rating;
 use warren_app::summary::SummaryStatus;
 
 use super::columns::{Flag, JsonText, json_text};
@@ -45,7 +46,7 @@ pub struct SessionState {
 pub struct NewOutcome {
     pub session_id: String,
     pub point_id: String,
-    pub rating: &'static str,
+    pub rating: Rating,
     pub confidence: f64,
     pub entry_id: Option<String>,
     pub in_rabbithole: bool,
@@ -55,7 +56,8 @@ pub struct NewOutcome {
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct OutcomeRow {
     pub point_id: String,
-    pub rating: String,
+    #[sqlx(try_from = "String")]
+    pub rating: Rating,
     /// The evaluator's confidence in the recall.
     pub confidence: f64,
     /// The learner message that showed it.
@@ -158,7 +160,7 @@ impl Store {
         .bind(&outcome.session_id)
         .bind(&outcome.point_id)
         .bind(owner)
-        .bind(outcome.rating)
+        .bind(outcome.rating.as_str())
         .bind(outcome.confidence)
         .bind(&outcome.entry_id)
         .bind(i64::from(outcome.in_rabbithole))
@@ -255,7 +257,7 @@ pub struct ImportedSession {
 #[derive(Clone, Debug)]
 pub struct ImportedRecall {
     pub point_id: String,
-    pub rating: String,
+    pub rating: Rating,
     pub confidence: f64,
     pub entry_id: Option<String>,
     pub in_rabbithole: bool,
@@ -383,7 +385,7 @@ impl Store {
             .bind(&s.id)
             .bind(&r.point_id)
             .bind(owner)
-            .bind(&r.rating)
+            .bind(r.rating.as_str())
             .bind(r.confidence)
             .bind(&r.entry_id)
             .bind(i64::from(r.in_rabbithole))

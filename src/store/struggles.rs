@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use super::columns::Flag;
 use super::{Reads, Store, StoreError, now_ms};
-use crate::llm::brief::Rung;
+use warren_app::ladder::Rung;
 
 /// One point's struggle in one session.
 #[derive(Clone, Debug, Default, PartialEq, sqlx::FromRow)]

@@ -7,6 +7,7 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use serde::{Deserialize, Serialize};
 use warren_app::api::ResourceKind;
 use warren_app::forms::limits;
+use warren_app::schedule::CardState;
 
 use super::{Builder, ImportError, Preview};
 use crate::store::{FsrsCard, NewResource, image_type};
@@ -58,7 +59,7 @@ pub struct Schedule {
 impl From<&FsrsCard> for Schedule {
     fn from(card: &FsrsCard) -> Self {
         Schedule {
-            state: card.state.clone(),
+            state: card.state.to_string(),
             due_at: card.due_at,
             stability: card.stability,
             difficulty: card.difficulty,
@@ -73,11 +74,11 @@ impl From<&FsrsCard> for Schedule {
 
 impl Schedule {
     fn card(self) -> Option<FsrsCard> {
-        let known = ["new", "learning", "review", "relearning"].contains(&self.state.as_str());
+        let state = self.state.parse::<CardState>().ok()?;
         let sane =
             self.stability.is_finite() && self.difficulty.is_finite() && self.reps >= 0 && self.lapses >= 0;
-        (known && sane).then_some(FsrsCard {
-            state: self.state,
+        sane.then_some(FsrsCard {
+            state,
             due_at: self.due_at,
             stability: self.stability,
             difficulty: self.difficulty,

@@ -84,6 +84,43 @@ pub enum ImportError {
     NoPoints,
 }
 
+/// A file to import, read for what it is.
+pub enum Upload {
+    /// A whole account (sets, sessions, images): imported at once.
+    Archive(archive::Archive),
+    /// One session (JSONL), which goes straight into history.
+    Session(session::SessionFile),
+    /// A set, previewed before it is kept.
+    Set(Format, Preview),
+}
+
+/// Why an uploaded file cannot be imported, in one sentence.
+#[derive(Debug, thiserror::Error)]
+pub enum UploadError {
+    #[error("{0}")]
+    Archive(archive::ArchiveError),
+    #[error("The file is not UTF-8 text.")]
+    NotText,
+    #[error("{0}")]
+    Session(session::SessionFileError),
+    #[error("{0}")]
+    Set(ImportError),
+}
+
+/// Reads a file to import, for the import page and `warren import` alike: an account archive
+/// by its bytes (a zip), a session by its `.jsonl` name, anything else as a set.
+pub async fn read_upload(file_name: &str, bytes: &[u8]) -> Result<Upload, UploadError> {
+    if archive::is_archive(bytes) {
+        return archive::read(bytes).map(Upload::Archive).map_err(UploadError::Archive);
+    }
+    if file_name.to_lowercase().ends_with(".jsonl") {
+        let text = std::str::from_utf8(bytes).map_err(|_| UploadError::NotText)?;
+        return session::read(text).map(Upload::Session).map_err(UploadError::Session);
+    }
+    let (format, preview) = read(file_name, bytes).await.map_err(UploadError::Set)?;
+    Ok(Upload::Set(format, preview))
+}
+
 /// Reads a file into a preview. `file_name` names the set when the file does not, and
 /// tells the format apart when its bytes alone do not.
 pub async fn read(file_name: &str, bytes: &[u8]) -> Result<(Format, Preview), ImportError> {

@@ -10,13 +10,14 @@ use std::collections::{HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use warren_app::protocol::{SessionMode, SessionStatus};
+use warren_app::schedule::Rating;
 use warren_app::tree::{EntryKind, Speaker};
 
 use crate::engine::agents::explorer;
-use crate::llm::brief::Rung;
 use crate::store::{
     Entry, ImportedRecall, RabbitholeRow, RabbitholeStatus, Store, StoreError, Struggle, StruggleRow,
 };
+use warren_app::ladder::Rung;
 
 pub const FORMAT: &str = "warren-session";
 /// Version 1 had no labels and no leaf, and named its fields differently (see `v1_to_v2`).
@@ -82,7 +83,7 @@ fn full_confidence() -> f64 {
 #[serde(rename_all = "camelCase")]
 pub struct RecalledLine {
     pub point: usize,
-    pub rating: String,
+    pub rating: Rating,
     #[serde(default = "full_confidence")]
     pub confidence: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -413,7 +414,7 @@ pub async fn import_under(
         .filter_map(|r| {
             Some(ImportedRecall {
                 point_id: point(r.point)?,
-                rating: r.rating.clone(),
+                rating: r.rating,
                 confidence: r.confidence,
                 entry_id: r.entry_id.as_deref().map(id),
                 in_rabbithole: r.in_rabbithole,

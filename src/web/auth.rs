@@ -51,7 +51,7 @@ impl Throttle {
     /// Takes one attempt from the address's allowance, then from the account's. An address
     /// over its allowance touches no account, so it cannot fill the table with names.
     pub(super) async fn allow(&self, username: &str, address: IpAddr) -> Result<bool, StoreError> {
-        if !self.allow_sign_up(address).await? {
+        if !self.allow_address(address).await? {
             return Ok(false);
         }
         // Longer names cannot be accounts; keep keys short all the same.
@@ -59,8 +59,9 @@ impl Throttle {
         self.store.take_token(&format!("sign-in account {name}"), ACCOUNT_BURST, REFILL).await
     }
 
-    /// Sign-ups are limited per address only (each costs a password hash).
-    async fn allow_sign_up(&self, address: IpAddr) -> Result<bool, StoreError> {
+    /// Takes one attempt from the address's allowance, which sign-ins and sign-ups share
+    /// (sign-ups are limited per address only: each costs a password hash).
+    async fn allow_address(&self, address: IpAddr) -> Result<bool, StoreError> {
         self.store.take_token(&format!("address {address}"), ADDRESS_BURST, REFILL).await
     }
 }
@@ -115,7 +116,7 @@ pub async fn sign_up(
     Form(form): Form<Credentials>,
 ) -> Redirect {
     let next = form.next.as_deref();
-    match state.throttle.allow_sign_up(client).await {
+    match state.throttle.allow_address(client).await {
         Ok(true) => {}
         Ok(false) => return back_to("/signup", "throttled", &form.username, next),
         Err(err) => {

@@ -131,11 +131,11 @@ impl ServerBackend {
                     .map(|r| Recalled {
                         session_id: r.session_id.clone(),
                         recalled_at: r.recalled_at,
-                        rating: r.rating.clone(),
+                        rating: r.rating,
                     })
                     .collect();
                 PointView {
-                    last_rating: recalled_in.last().map(|r| r.rating.clone()),
+                    last_rating: recalled_in.last().map(|r| r.rating),
                     recalled_in,
                     id: p.id,
                     content: p.content,

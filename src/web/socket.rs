@@ -37,6 +37,8 @@ const HARD_FRAME_LIMIT: usize = 4 * MAX_FRAME_BYTES;
 const READ_BUFFER: usize = 4 * 1024;
 /// RFC 6455's close code for a message too big to process.
 pub const CLOSE_TOO_BIG: u16 = 1009;
+/// The server failed opening the session (RFC 6455 "internal error").
+pub const CLOSE_INTERNAL: u16 = 1011;
 /// Frames of any kind per socket: a burst, then one per interval.
 const FRAME_BURST: u32 = 30;
 const FRAME_INTERVAL: Duration = Duration::from_millis(100);
@@ -115,7 +117,11 @@ async fn serve(
                 | EngineError::Gone
                 | EngineError::Store(_) => {
                     tracing::error!(session = session_id, "cannot attach: {err}");
-                    (ErrorCode::Internal, "The session could not be opened; try again.".to_string(), 1011)
+                    (
+                        ErrorCode::Internal,
+                        "The session could not be opened; try again.".to_string(),
+                        CLOSE_INTERNAL,
+                    )
                 }
             };
             refuse(&mut socket, &engine, code, &message, close).await;

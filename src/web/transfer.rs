@@ -14,7 +14,7 @@ use super::forms::{echo, not_found, render, see_other, storage_failed};
 use super::{AppState, download};
 use crate::store::StoreError;
 use crate::transfer::session as session_file;
-use crate::transfer::{self, Format, archive, export};
+use crate::transfer::{self, Format, Upload, archive, export};
 
 pub fn routes() -> Router<AppState> {
     Router::new()
@@ -69,38 +69,29 @@ async fn upload(State(state): State<AppState>, request: Request) -> Response {
         return refuse(&state, parts, "Choose a file to import.".into()).await;
     };
     // An account archive brings back everything in it at once, as does a session (JSONL),
-    // which goes straight into history: there is nothing to choose about either.
-    if archive::is_archive(&bytes) {
-        let read = match archive::read(&bytes) {
-            Ok(read) => read,
-            Err(why) => return refuse(&state, parts, why.to_string()).await,
-        };
-        return match archive::import(&state.store, &viewer.user_id, read).await {
-            Ok(done) => see_other(&format!("/sets?imported={}&sessions={}", done.sets, done.sessions)),
-            Err(err) => {
-                tracing::error!("cannot import an account archive: {err}");
-                refuse(&state, parts, "The archive could not be imported in full: the server could not store it. What came back is on your Sets page.".into()).await
-            }
-        };
-    }
-    if name.to_lowercase().ends_with(".jsonl") {
-        let read = std::str::from_utf8(&bytes)
-            .map_err(|_| "The file is not UTF-8 text.".to_string())
-            .and_then(|text| session_file::read(text).map_err(|e| e.to_string()));
-        return match read {
-            Err(why) => refuse(&state, parts, why).await,
-            Ok(file) => match session_file::import(&state.store, &viewer.user_id, file).await {
+    // which goes straight into history: there is nothing to choose about either. A set is
+    // kept as a draft for its preview; one that cannot be read at all is refused here.
+    match transfer::read_upload(&name, &bytes).await {
+        Err(why) => return refuse(&state, parts, why.to_string()).await,
+        Ok(Upload::Archive(read)) => {
+            return match archive::import(&state.store, &viewer.user_id, read).await {
+                Ok(done) => see_other(&format!("/sets?imported={}&sessions={}", done.sets, done.sessions)),
+                Err(err) => {
+                    tracing::error!("cannot import an account archive: {err}");
+                    refuse(&state, parts, "The archive could not be imported in full: the server could not store it. What came back is on your Sets page.".into()).await
+                }
+            };
+        }
+        Ok(Upload::Session(file)) => {
+            return match session_file::import(&state.store, &viewer.user_id, file).await {
                 Ok(id) => see_other(&format!("/history/{id}")),
                 Err(err) => {
                     tracing::error!("cannot import a session: {err}");
                     refuse(&state, parts, "The session could not be imported; nothing was kept.".into()).await
                 }
-            },
-        };
-    }
-    // Files that cannot be read at all are refused here, before anything is kept.
-    if let Err(err) = transfer::read(&name, &bytes).await {
-        return refuse(&state, parts, err.to_string()).await;
+            };
+        }
+        Ok(Upload::Set(..)) => {}
     }
     match state.store.create_draft(&viewer.user_id, &name, &bytes).await {
         Ok(id) => see_other(&format!("/import/{id}")),

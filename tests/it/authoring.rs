@@ -169,7 +169,7 @@ async fn points_are_added_edited_reordered_and_deleted() {
     let outcome = warren::store::NewOutcome {
         session_id: app.engine.start_session(app.owner(), &set, true).await.unwrap().id,
         point_id: nile.id.clone(),
-        rating: "good",
+        rating: warren_app::schedule::Rating::Good,
         confidence: 0.9,
         entry_id: None,
         in_rabbithole: false,

@@ -189,7 +189,7 @@ async fn ratings_reflect_struggle_and_schedule_the_next_review() {
     say(&mut a, "got it").await;
     say(&mut a, "and this").await;
     let outcomes = f.store.outcomes(&f.owner, &f.session).await.unwrap();
-    let rating = |id: &str| outcomes.iter().find(|o| o.point_id == id).unwrap().rating.clone();
+    let rating = |id: &str| outcomes.iter().find(|o| o.point_id == id).unwrap().rating.to_string();
     assert_eq!(rating(&p0), "hard");
     assert_eq!(rating(&p1), "good");
     let row = f.store.session(&f.owner, &f.session).await.unwrap().unwrap();

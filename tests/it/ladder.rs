@@ -22,7 +22,7 @@ async fn opened(app: &TestApp) -> (String, Vec<warren::store::Point>, Ws, String
 
 async fn rating_of(app: &TestApp, session: &str, point_id: &str) -> String {
     let outcomes = app.store().outcomes(app.owner(), session).await.unwrap();
-    outcomes.into_iter().find(|o| o.point_id == point_id).expect("recorded").rating
+    outcomes.into_iter().find(|o| o.point_id == point_id).expect("recorded").rating.to_string()
 }
 
 fn rank(rating: &str) -> u8 {

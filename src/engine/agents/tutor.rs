@@ -4,7 +4,9 @@ use serde_json::json;
 
 use warren_app::format::ago;
 
-use crate::llm::brief::{Focus, PointBrief, Recap, Rung, ShowTool, Showable, TutorBrief, TutorMoment};
+use warren_app::ladder::Rung;
+
+use crate::llm::brief::{Focus, PointBrief, Recap, ShowTool, Showable, TutorBrief, TutorMoment};
 use crate::llm::{Format, Message, Purpose, Request, Tier, Tool, alternating};
 
 /// Appended last to the tutor's prompt: what the UI says through events, the tutor must not.
@@ -174,7 +176,7 @@ fn focus_lines(focus: &Focus) -> String {
         focus.attempts,
         if focus.attempts == 1 { "" } else { "s" },
         focus.rung,
-        focus.rung.instruction(),
+        instruction(focus.rung),
     );
     if focus.revisit {
         text.push_str("Its answer was given earlier in the session; ask for it again, fresh, as if new.\n");
@@ -270,6 +272,23 @@ fn point_line(index: usize, p: &PointBrief) -> String {
         format!("{}. {}\n", index + 1, p.content.trim())
     } else {
         format!("{}. {} (cue: {})\n", index + 1, p.content.trim(), p.context.trim())
+    }
+}
+
+/// What the tutor is asked to do on a rung.
+fn instruction(rung: Rung) -> &'static str {
+    match rung {
+        Rung::Cue => "ask about it with its cue, broadly, without giving anything away",
+        Rung::Angle => {
+            "ask about it from a different angle than before (another aspect of the point or of \
+             the learner's notes), without giving the answer"
+        }
+        Rung::Nudge => "give a small nudge (for example the first letters of a key word), then ask again",
+        Rung::Gaps => "give the point with its key words left as gaps, and ask the learner to fill them",
+        Rung::Answer => {
+            "give the point plainly, then ask the learner to say it back in their own words; it will \
+             be asked again later in the session"
+        }
     }
 }
 

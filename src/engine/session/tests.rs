@@ -91,7 +91,7 @@ fn say(s: &mut LiveSession, speaker: Speaker, text: &str, at: i64) -> String {
 fn recall(s: &mut LiveSession, point: &str, at: i64, in_rabbithole: bool) {
     s.outcomes.push(OutcomeRow {
         point_id: point.into(),
-        rating: "good".into(),
+        rating: warren_app::schedule::Rating::Good,
         confidence: 1.0,
         entry_id: None,
         in_rabbithole,
@@ -236,7 +236,7 @@ fn the_plan_asks_the_discussed_point_at_its_rung_and_hides_what_cannot_be_credit
     });
     s.struggles.insert(
         "b".into(),
-        crate::store::Struggle { attempts: 2, rung: crate::llm::brief::Rung::Nudge, ..Default::default() },
+        crate::store::Struggle { attempts: 2, rung: warren_app::ladder::Rung::Nudge, ..Default::default() },
     );
     assert_eq!(s.discussed().map(|p| p.id.as_str()), Some("b"));
     say(&mut s, Speaker::Tutor, "A nudge.", 1);
@@ -244,14 +244,14 @@ fn the_plan_asks_the_discussed_point_at_its_rung_and_hides_what_cannot_be_credit
     let focus = plan.focus.expect("a focus");
     assert_eq!(
         (focus.point.id.as_str(), focus.rung, focus.attempts),
-        ("b", crate::llm::brief::Rung::Nudge, 2)
+        ("b", warren_app::ladder::Rung::Nudge, 2)
     );
     assert_eq!(focus.notes.len(), 1);
     assert_eq!(plan.pending.iter().map(|p| p.id.as_str()).collect::<Vec<_>>(), ["b", "a"]);
     assert_eq!(plan.previous_reply.as_deref(), Some("A nudge."));
     // At the answer rung, saying it back earns no credit.
     if let Some(b) = s.struggles.get_mut("b") {
-        b.rung = crate::llm::brief::Rung::Answer;
+        b.rung = warren_app::ladder::Rung::Answer;
     }
     assert_eq!(s.creditable_briefs().iter().map(|p| p.id.as_str()).collect::<Vec<_>>(), ["a"]);
 }

@@ -185,7 +185,7 @@ impl LiveSession {
         let outcome = NewOutcome {
             session_id: self.id().to_string(),
             point_id: point_id.to_string(),
-            rating: fsrs::rating_name(rating),
+            rating: fsrs::stored_rating(rating),
             confidence,
             entry_id: self.row.leaf_id.clone(),
             in_rabbithole,
@@ -197,7 +197,7 @@ impl LiveSession {
         self.points[index].card = card;
         self.outcomes.push(OutcomeRow {
             point_id: point_id.to_string(),
-            rating: outcome.rating.into(),
+            rating: outcome.rating,
             confidence,
             entry_id: outcome.entry_id,
             in_rabbithole,

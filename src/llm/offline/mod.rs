@@ -19,8 +19,8 @@ use async_trait::async_trait;
 use futures_util::StreamExt;
 use warren_app::protocol::{ProviderInfo, ProviderKind};
 
-use super::brief::Rung;
 use super::{LlmError, Output, Provider, Purpose, ReplyStream, Request};
+use warren_app::ladder::Rung;
 
 use crate::embed::Embedder;
 use detector::detector;

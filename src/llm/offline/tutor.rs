@@ -3,7 +3,9 @@
 
 use serde_json::json;
 
-use crate::llm::brief::{Focus, PointBrief, Recap, Rung, Showable, TutorBrief, TutorMoment};
+use warren_app::ladder::Rung;
+
+use crate::llm::brief::{Focus, PointBrief, Recap, Showable, TutorBrief, TutorMoment};
 use crate::llm::{Output, ToolCall};
 
 use super::summariser::first_sentence;

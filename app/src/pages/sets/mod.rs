@@ -17,6 +17,7 @@ use crate::components::format::{ago, due};
 use crate::components::widgets::{loaded, route_id, titled};
 use crate::forms::{FormEcho, limits};
 use crate::pages::dashboard::SetRow;
+use crate::schedule::Rating;
 use resources::Resources;
 
 #[component]
@@ -173,11 +174,11 @@ fn PointItem(set_id: String, point: PointView, now: i64, first: bool, last: bool
                 <summary>"Schedule"</summary>
                 <dl>
                     <dt>"Due"</dt><dd>{due(now, point.due_at)}</dd>
-                    <dt>"State"</dt><dd>{point.state.clone()}</dd>
+                    <dt>"State"</dt><dd>{point.state.as_str()}</dd>
                     <dt>"Stability"</dt><dd>{format!("{:.1} days", point.stability)}</dd>
                     <dt>"Difficulty"</dt><dd>{format!("{:.1} of 10", point.difficulty)}</dd>
                     <dt>"Reviews"</dt><dd data-testid="reviews">{point.reps}</dd>
-                    <dt>"Last rating"</dt><dd data-testid="last-rating">{point.last_rating.clone().unwrap_or_else(|| "none yet".into())}</dd>
+                    <dt>"Last rating"</dt><dd data-testid="last-rating">{point.last_rating.map_or("none yet", Rating::as_str)}</dd>
                     <dt>"Recalled in"</dt>
                     <dd>
                         {if point.recalled_in.is_empty() {
@@ -186,7 +187,7 @@ fn PointItem(set_id: String, point: PointView, now: i64, first: bool, last: bool
                             view! {
                                 <ul class="inline">
                                     {point.recalled_in.iter().map(|r| view! {
-                                        <li><a href=format!("/history/{}", r.session_id)>{ago(now, r.recalled_at)}</a>" ("{r.rating.clone()}")"</li>
+                                        <li><a href=format!("/history/{}", r.session_id)>{ago(now, r.recalled_at)}</a>" ("{r.rating.as_str()}")"</li>
                                     }).collect_view()}
                                 </ul>
                             }.into_any()
