@@ -2,6 +2,8 @@
 //! functions that return them. On the server, each function finds the signed-in learner in the
 //! request and asks the [`Backend`] (implemented by the server crate, which owns the storage);
 //! another learner's ids are answered exactly like ids that do not exist: 404.
+//!
+//! Long by design: each page's view type sits beside the function that returns it.
 
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};

@@ -3,6 +3,9 @@
 //! every write happens in the actor, in the order of the events it sends back. What the tutor
 //! says next depends on what the evaluator found, so after the assessment the task waits for
 //! the actor's [`TutorPlan`] (written to the database by then) before the tutor starts.
+//!
+//! Long by design: the streaming of a reply (`relay`, `pass`) and the speculative tutor
+//! (`Speculation`) serve only the turn, and read its events.
 
 use futures_util::StreamExt;
 use futures_util::future::{Either, select};
@@ -164,153 +167,193 @@ pub fn spawn(provider: SharedProvider, input: TurnInput) -> mpsc::Receiver<TurnE
     rx
 }
 
-async fn run(shared_provider: SharedProvider, input: TurnInput, tx: mpsc::Sender<TurnEvent>) {
-    let provider = &*shared_provider;
+async fn run(provider: SharedProvider, input: TurnInput, tx: mpsc::Sender<TurnEvent>) {
+    let turn = Turn { provider: &provider, input: &input, tx: &tx };
     let done = match &input.kind {
-        TurnKind::Opening(plan) => {
-            let (request, check) = tutor_request(&input, TutorMoment::Opening, plan.clone(), None, None);
-            stream_reply(provider, request, Some(check), &tx).await
-        }
-        TurnKind::Resume(plan) => {
-            let (request, check) = tutor_request(&input, TutorMoment::Resume, plan.clone(), None, None);
-            stream_reply(provider, request, Some(check), &tx).await
-        }
+        TurnKind::Opening(plan) => Some(turn.tutor(TutorMoment::Opening, plan.clone(), None, None).await),
+        TurnKind::Resume(plan) => Some(turn.tutor(TutorMoment::Resume, plan.clone(), None, None).await),
         TurnKind::Recall { message, run_detector, guess } => {
-            let brief = EvaluatorBrief {
-                set_name: input.set_name.clone(),
-                unchecked: input.creditable.clone(),
-                learner_message: message.clone(),
-                mode: EvalMode::Recall,
-                recent: input.judge_context.clone(),
-            };
-            // The tutor starts now, on a guess at what the evaluator will find; its reply waits
-            // unseen.
-            let speculate = async {
-                let (plan, findings, observation) = match guess.as_ref()? {
-                    Guess::Nothing(plan) => ((**plan).clone(), Findings::default(), None),
-                    Guess::Judge(judge) => {
-                        let verdict = evaluator::evaluate(&**judge, brief.clone()).await;
-                        let findings = Findings::of(&verdict);
-                        let observation = verdict.observation.clone();
-                        let (plan_tx, plan_rx) = oneshot::channel();
-                        tx.send(TurnEvent::Guessed { evaluation: verdict, plan: plan_tx }).await.ok()?;
-                        (plan_rx.await.ok()??, findings, observation)
-                    }
-                };
-                let (request, check) = tutor_request(
-                    &input,
-                    TutorMoment::Reply,
-                    plan.clone(),
-                    observation,
-                    Some(message.clone()),
-                );
-                let speculation = Speculation::start(shared_provider.clone(), request);
-                Some(Held { speculation, check, plan, findings })
-            };
-            let detect = async {
-                if !*run_detector {
-                    return None;
-                }
-                let brief = DetectorBrief {
-                    set_name: input.set_name.clone(),
-                    points: input.all_points.clone(),
-                    learner_message: message.clone(),
-                    recent: input.judge_context.clone(),
-                };
-                detector::detect(provider, brief).await
-            };
-            // Independent checks run together: the first tutor token waits for one round trip
-            // of them, not one per point. An evaluator that answers before the guess is made
-            // leaves nothing to guess.
-            let checks =
-                std::pin::pin!(async { tokio::join!(evaluator::evaluate(provider, brief.clone()), detect) });
-            let (evaluation, detection, held) = match select(checks, std::pin::pin!(speculate)).await {
-                Either::Left(((evaluation, detection), _)) => (evaluation, detection, None),
-                Either::Right((held, checks)) => {
-                    let (evaluation, detection) = checks.await;
-                    (evaluation, detection, held)
-                }
-            };
-            let findings = Findings::of(&evaluation);
-            let observation = evaluation.observation.clone();
-            let (plan_tx, plan_rx) = oneshot::channel();
-            if tx.send(TurnEvent::Assessed { evaluation, detection, plan: Some(plan_tx) }).await.is_err() {
-                return;
-            }
-            // The plan comes once the assessment is saved: nothing is shown before that. The
-            // early reply is kept when the evaluator found what the guess assumed: the tutor
-            // was then asked exactly what it would be asked now.
-            match (plan_rx.await, held) {
-                (Ok(plan), Some(held)) if !plan.silent && held.findings == findings && plan == held.plan => {
-                    match held.speculation.release(&held.check, &tx).await {
-                        Some(done) => done,
-                        // It could not start: ask again, the ordinary way.
-                        None => {
-                            let (request, check) = tutor_request(
-                                &input,
-                                TutorMoment::Reply,
-                                plan,
-                                observation,
-                                Some(message.clone()),
-                            );
-                            stream_reply(provider, request, Some(check), &tx).await
-                        }
-                    }
-                }
-                (Ok(plan), held) if !plan.silent => {
-                    if let Some(held) = held {
-                        tracing::debug!(
-                            guessed = ?held.findings,
-                            found = ?findings,
-                            same_plan = plan == held.plan,
-                            "the evaluator did not find what the early reply assumed"
-                        );
-                        held.speculation.cancel(&tx).await;
-                    }
-                    let (request, check) =
-                        tutor_request(&input, TutorMoment::Reply, plan, observation, Some(message.clone()));
-                    stream_reply(provider, request, Some(check), &tx).await
-                }
-                // Silent, or the actor could not save the assessment (it has told the learner).
-                (Ok(_) | Err(_), held) => {
-                    if let Some(held) = held {
-                        held.speculation.cancel(&tx).await;
-                    }
-                    TurnEvent::Silent
-                }
-            }
+            turn.recall(message, *run_detector, guess.as_ref()).await
         }
-        TurnKind::Explore { message } => {
-            let brief = ExplorerBrief {
-                set_name: input.set_name.clone(),
-                topic: input.rabbithole_topic.clone(),
-                resources: input.resources.clone(),
-                learner_message: message.clone(),
-                history: input.explorer_history.clone(),
-            };
-            let reply = stream_reply(provider, explorer::request(brief, &input.set_description), None, &tx);
-            match message {
-                // The evaluator runs silently beside the explorer and never steers it.
-                Some(message) => {
-                    let silent_check = async {
-                        let brief = EvaluatorBrief {
-                            set_name: input.set_name.clone(),
-                            unchecked: input.creditable.clone(),
-                            learner_message: message.clone(),
-                            mode: EvalMode::Rabbithole,
-                            recent: input.judge_context.clone(),
-                        };
-                        let evaluation = evaluator::evaluate(provider, brief).await;
-                        let _ =
-                            tx.send(TurnEvent::Assessed { evaluation, detection: None, plan: None }).await;
-                    };
-                    tokio::join!(silent_check, reply).1
-                }
-                None => reply.await,
-            }
-        }
+        TurnKind::Explore { message } => Some(turn.explore(message.as_deref()).await),
     };
-    let _ = tx.send(done).await;
+    if let Some(done) = done {
+        let _ = tx.send(done).await;
+    }
+}
+
+/// One turn's work: the provider, the snapshot it works from, and where it reports.
+struct Turn<'a> {
+    provider: &'a SharedProvider,
+    input: &'a TurnInput,
+    tx: &'a mpsc::Sender<TurnEvent>,
+}
+
+/// What the judges found of a recall turn's message, and the tutor reply started meanwhile
+/// on a guess, if one was.
+struct Assessment {
+    evaluation: Evaluation,
+    detection: Option<Detection>,
+    held: Option<Held>,
+}
+
+impl Turn<'_> {
+    /// A tutor reply at `moment` on `plan`, streamed; the event that ends it.
+    async fn tutor(
+        &self,
+        moment: TutorMoment,
+        plan: TutorPlan,
+        observation: Option<String>,
+        message: Option<String>,
+    ) -> TurnEvent {
+        let (request, check) = tutor_request(self.input, moment, plan, observation, message);
+        stream_reply(&**self.provider, request, Some(check), self.tx).await
+    }
+
+    fn evaluator_brief(&self, message: &str, mode: EvalMode) -> EvaluatorBrief {
+        EvaluatorBrief {
+            set_name: self.input.set_name.clone(),
+            unchecked: self.input.creditable.clone(),
+            learner_message: message.to_string(),
+            mode,
+            recent: self.input.judge_context.clone(),
+        }
+    }
+
+    /// A recall turn: the judges, then the tutor on the plan the actor sends back once it has
+    /// saved what they found. `None` when the actor no longer listens.
+    async fn recall(&self, message: &str, run_detector: bool, guess: Option<&Guess>) -> Option<TurnEvent> {
+        let Assessment { evaluation, detection, held } = self.assess(message, run_detector, guess).await;
+        let findings = Findings::of(&evaluation);
+        let observation = evaluation.observation.clone();
+        let (plan_tx, plan_rx) = oneshot::channel();
+        self.tx.send(TurnEvent::Assessed { evaluation, detection, plan: Some(plan_tx) }).await.ok()?;
+        // The plan comes once the assessment is saved: nothing is shown before that.
+        Some(self.reply(plan_rx.await.ok(), held, &findings, observation, message).await)
+    }
+
+    /// The evaluator and the detector together (the first tutor token waits for one round
+    /// trip of them, not one per point), and meanwhile the tutor on a guess. An evaluator that
+    /// answers before the guess is made leaves nothing to guess.
+    async fn assess(&self, message: &str, run_detector: bool, guess: Option<&Guess>) -> Assessment {
+        let brief = self.evaluator_brief(message, EvalMode::Recall);
+        let detect = async {
+            if !run_detector {
+                return None;
+            }
+            let brief = DetectorBrief {
+                set_name: self.input.set_name.clone(),
+                points: self.input.all_points.clone(),
+                learner_message: message.to_string(),
+                recent: self.input.judge_context.clone(),
+            };
+            detector::detect(&**self.provider, brief).await
+        };
+        let checks = std::pin::pin!(async {
+            tokio::join!(evaluator::evaluate(&**self.provider, brief.clone()), detect)
+        });
+        let speculate = std::pin::pin!(self.speculate(&brief, message, guess));
+        match select(checks, speculate).await {
+            Either::Left(((evaluation, detection), _)) => Assessment { evaluation, detection, held: None },
+            Either::Right((held, checks)) => {
+                let (evaluation, detection) = checks.await;
+                Assessment { evaluation, detection, held }
+            }
+        }
+    }
+
+    /// Starts the tutor on a guess at what the evaluator will find; its reply waits unseen.
+    async fn speculate(&self, brief: &EvaluatorBrief, message: &str, guess: Option<&Guess>) -> Option<Held> {
+        let (plan, findings, observation) = match guess? {
+            Guess::Nothing(plan) => ((**plan).clone(), Findings::default(), None),
+            Guess::Judge(judge) => {
+                let verdict = evaluator::evaluate(&**judge, brief.clone()).await;
+                let findings = Findings::of(&verdict);
+                let observation = verdict.observation.clone();
+                let (plan_tx, plan_rx) = oneshot::channel();
+                self.tx.send(TurnEvent::Guessed { evaluation: verdict, plan: plan_tx }).await.ok()?;
+                (plan_rx.await.ok()??, findings, observation)
+            }
+        };
+        let (request, check) = tutor_request(
+            self.input,
+            TutorMoment::Reply,
+            plan.clone(),
+            observation,
+            Some(message.to_string()),
+        );
+        let speculation = Speculation::start(self.provider.clone(), request);
+        Some(Held { speculation, check, plan, findings })
+    }
+
+    /// The tutor's reply on the actor's plan: the early one when the evaluator found what its
+    /// guess assumed (the tutor was then asked exactly what it would be asked now), otherwise
+    /// a new one; none when the plan is silent or the actor could not save the assessment (it
+    /// has told the learner).
+    async fn reply(
+        &self,
+        plan: Option<TutorPlan>,
+        held: Option<Held>,
+        findings: &Findings,
+        observation: Option<String>,
+        message: &str,
+    ) -> TurnEvent {
+        let message = Some(message.to_string());
+        match (plan, held) {
+            (Some(plan), Some(held)) if !plan.silent && held.findings == *findings && plan == held.plan => {
+                match held.speculation.release(&held.check, self.tx).await {
+                    Some(done) => done,
+                    // It could not start: ask again, the ordinary way.
+                    None => self.tutor(TutorMoment::Reply, plan, observation, message).await,
+                }
+            }
+            (Some(plan), held) if !plan.silent => {
+                if let Some(held) = held {
+                    tracing::debug!(
+                        guessed = ?held.findings,
+                        found = ?findings,
+                        same_plan = plan == held.plan,
+                        "the evaluator did not find what the early reply assumed"
+                    );
+                    held.speculation.cancel(self.tx).await;
+                }
+                self.tutor(TutorMoment::Reply, plan, observation, message).await
+            }
+            (Some(_) | None, held) => {
+                if let Some(held) = held {
+                    held.speculation.cancel(self.tx).await;
+                }
+                TurnEvent::Silent
+            }
+        }
+    }
+
+    /// A turn in a rabbit hole: the explorer answers, with the evaluator checking silently
+    /// beside it (it never steers the explorer).
+    async fn explore(&self, message: Option<&str>) -> TurnEvent {
+        let input = self.input;
+        let brief = ExplorerBrief {
+            set_name: input.set_name.clone(),
+            topic: input.rabbithole_topic.clone(),
+            resources: input.resources.clone(),
+            learner_message: message.map(str::to_string),
+            history: input.explorer_history.clone(),
+        };
+        let reply =
+            stream_reply(&**self.provider, explorer::request(brief, &input.set_description), None, self.tx);
+        match message {
+            Some(message) => {
+                let silent_check = async {
+                    let brief = self.evaluator_brief(message, EvalMode::Rabbithole);
+                    let evaluation = evaluator::evaluate(&**self.provider, brief).await;
+                    let _ =
+                        self.tx.send(TurnEvent::Assessed { evaluation, detection: None, plan: None }).await;
+                };
+                tokio::join!(silent_check, reply).1
+            }
+            None => reply.await,
+        }
+    }
 }
 
 /// Streams a reply as `Chunk`s (and its tool calls as `Show`s) and returns the event that

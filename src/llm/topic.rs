@@ -6,6 +6,9 @@
 //! changed only when the word is known to be a verb; otherwise the question keeps the learner's
 //! own words. `evals/topics.jsonl` and `evals/holdout/topics.jsonl` hold the phrases a person
 //! would write for sixty tangents; the tests below read both.
+//!
+//! Long by design: the phrase rules and the word lists they read belong together, and the
+//! tests check both against the evaluation files.
 
 /// Small words that open or join a phrase: never a subject's verb, never a label's end.
 const FUNCTION_WORDS: &[&str] = &[

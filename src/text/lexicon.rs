@@ -1,5 +1,7 @@
 //! Word lists for the offline judges: words that carry no content, irregular forms, and
 //! groups of words that mean the same in a learner's answer.
+//!
+//! Long by design: it is data.
 
 pub const STOPWORDS: &[&str] = &[
     "a",

@@ -10,6 +10,9 @@
 //! near it is to the tutor's question (saying the question back is not recalling). One
 //! logistic formula, fitted on `evals/evaluator.jsonl` and no other case, weighs them with the
 //! lexical share and vetoes; the words still decide numbers, negation and questions back.
+//!
+//! Long by design: one judgement, its word features and its fitted formula in one place, so
+//! a change to a feature and to its weight are seen together.
 
 use std::collections::HashMap;
 

@@ -3,6 +3,8 @@
 //! besides redrawing (a chime, a resend, leaving, giving text back); `outgoing` takes each
 //! client frame before it is sent (an exhaustive match over every `ClientMessage`). Frames in
 //! an unexpected order never panic: each is applied to whatever state there is.
+//!
+//! Long by design: every frame's effect on the view, and its tests, in one place.
 
 // The server renders the first state; frames arrive only in the browser.
 #![cfg_attr(not(feature = "hydrate"), allow(dead_code))]
