@@ -19,6 +19,7 @@
 use std::collections::HashMap;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+use warren_app::learner::LearnerId;
 
 use futures_util::SinkExt;
 use tokio_tungstenite::tungstenite::Message;
@@ -115,7 +116,7 @@ async fn run() -> usize {
     common::ready(&http, &server.addr, Duration::from_secs(30)).await;
     let cookie = common::sign_up(&http, &server.addr, "crash").await;
     let store = Store::open(&server.database).await.unwrap();
-    let owner = store.account_by_username("crash").await.unwrap().unwrap().id;
+    let owner = store.credentials("crash").await.unwrap().unwrap().learner;
 
     let mut losses = 0;
     let mut recoveries = Vec::new();
@@ -226,7 +227,7 @@ async fn run() -> usize {
 }
 
 /// A set of 24 points and a session of it.
-async fn new_session(store: &Store, owner: &str, n: usize) -> (String, String) {
+async fn new_session(store: &Store, owner: &LearnerId, n: usize) -> (String, String) {
     let points = (0..24)
         .map(|p| NewPoint {
             content: format!("Crash fact {p}: the marker number {p} sits at {} metres.", 100 + p * 13),
@@ -244,7 +245,7 @@ async fn new_session(store: &Store, owner: &str, n: usize) -> (String, String) {
 /// What survived the kill, against what was acknowledged before it; returns the losses.
 async fn check(
     store: &Store,
-    owner: &str,
+    owner: &LearnerId,
     session: &str,
     started: &SessionStarted,
     known: &mut Known,

@@ -89,7 +89,7 @@ async fn run() -> usize {
     let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
     let cookie = common::sign_up(&http, &addr.to_string(), "faults").await;
     let store = engine.store().clone();
-    let owner = store.account_by_username("faults").await.unwrap().unwrap().id;
+    let owner = store.credentials("faults").await.unwrap().unwrap().learner;
     let mut plans = Vec::new();
     for i in 0..sessions {
         let points: Vec<NewPoint> = (0..20)

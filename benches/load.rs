@@ -124,7 +124,7 @@ async fn run() -> usize {
 
     // One set per session (a set has one session under way), written beside the server.
     let store = Store::open(&database).await.unwrap();
-    let owner = store.account_by_username("load").await.unwrap().unwrap().id;
+    let owner = store.credentials("load").await.unwrap().unwrap().learner;
     let mut ids = Vec::with_capacity(sessions);
     for i in 0..sessions {
         let points = (0..3)

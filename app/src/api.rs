@@ -8,6 +8,7 @@
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::learner::LearnerId;
 use crate::protocol::SessionStatus;
 use crate::schedule::{CardState, Rating};
 use crate::summary::{SessionSummary, SummaryStatus};
@@ -15,7 +16,7 @@ use crate::summary::{SessionSummary, SummaryStatus};
 /// The signed-in learner. The server's sign-in middleware puts it into each request.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Viewer {
-    pub user_id: String,
+    pub learner: LearnerId,
     pub username: String,
     /// Minutes the learner's clock is ahead of UTC (from the `tz` cookie the page sets; 0
     /// until it has): their days, for statistics and date filters, begin at their midnight.

@@ -11,6 +11,7 @@ mod components;
 pub mod csp;
 pub mod forms;
 pub mod ladder;
+pub mod learner;
 pub mod names;
 mod pages;
 pub mod protocol;

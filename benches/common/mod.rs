@@ -6,6 +6,7 @@
 
 use std::net::SocketAddr;
 use std::time::Duration;
+use warren_app::learner::LearnerId;
 
 use futures_util::StreamExt;
 use tokio_tungstenite::tungstenite::Message;
@@ -22,7 +23,7 @@ pub struct Served {
     pub http: reqwest::Client,
     /// The learner's sign-in cookie, and their id.
     pub cookie: String,
-    pub owner: String,
+    pub owner: LearnerId,
     _dir: tempfile::TempDir,
 }
 
@@ -38,7 +39,7 @@ pub async fn serve(adjust: impl FnOnce(&mut Config)) -> Served {
     let http =
         reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client");
     let cookie = sign_up(&http, &addr.to_string(), "bench").await;
-    let owner = engine.store().account_by_username("bench").await.expect("store").expect("account").id;
+    let owner = engine.store().credentials("bench").await.expect("store").expect("account").learner;
     Served { addr, engine, http, cookie, owner, _dir: dir }
 }
 

@@ -4,11 +4,12 @@
 use std::sync::OnceLock;
 
 use warren::store::Store;
+use warren_app::learner::LearnerId;
 
 pub struct Target {
     pub runtime: tokio::runtime::Runtime,
     pub store: Store,
-    pub owner: String,
+    pub owner: LearnerId,
     _dir: tempfile::TempDir,
 }
 

@@ -4,6 +4,7 @@
 
 use std::io::Write;
 use std::path::Path;
+use warren_app::learner::LearnerId;
 
 use super::{CliError, ExportFormat};
 use crate::config::Config;
@@ -28,23 +29,23 @@ pub enum TransferError {
     NoSetNamed,
 }
 
-async fn learner(store: &Store, user: &str) -> Result<String, CliError> {
-    let name = user.trim().to_lowercase();
-    match store.account_by_username(&name).await? {
-        Some(account) => Ok(account.id),
-        None => Err(TransferError::NoSuchUser(user.to_string()).into()),
+async fn learner(store: &Store, username: &str) -> Result<LearnerId, CliError> {
+    let name = username.trim().to_lowercase();
+    match store.credentials(&name).await? {
+        Some(credentials) => Ok(credentials.learner),
+        None => Err(TransferError::NoSuchUser(username.to_string()).into()),
     }
 }
 
-pub async fn import(config: &Config, user: &str, file: &Path) -> Result<(), CliError> {
+pub async fn import(config: &Config, username: &str, file: &Path) -> Result<(), CliError> {
     let store = open_and_migrate(config).await?;
-    let owner = learner(&store, user).await?;
+    let learner = learner(&store, username).await?;
     let bytes = std::fs::read(file).map_err(|e| TransferError::Read(file.display().to_string(), e))?;
     let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("import");
     let (format, mut preview) =
         match transfer::read_upload(name, &bytes).await.map_err(TransferError::Upload)? {
             Upload::Archive(read) => {
-                let done = archive::import(&store, &owner, read).await?;
+                let done = archive::import(&store, &learner, read).await?;
                 println!("Imported {} sets and {} sessions.", done.sets, done.sessions);
                 if done.left_out > 0 {
                     println!("Left out {} rows the sets' files could not hold.", done.left_out);
@@ -52,14 +53,14 @@ pub async fn import(config: &Config, user: &str, file: &Path) -> Result<(), CliE
                 return Ok(());
             }
             Upload::Session(read) => {
-                let id = transfer::session::import(&store, &owner, read).await?;
+                let id = transfer::session::import(&store, &learner, read).await?;
                 println!("Imported session {id}.");
                 return Ok(());
             }
             Upload::Set(format, preview) => (format, preview),
         };
-    preview.set.name = store.free_name(&owner, &preview.set.name).await?;
-    store.create_set(&owner, &preview.set).await?;
+    preview.set.name = store.free_name(&learner, &preview.set.name).await?;
+    store.create_set(&learner, &preview.set).await?;
     println!(
         "Imported “{}” ({}): {} points, {} resources.",
         preview.set.name,
@@ -75,45 +76,50 @@ pub async fn import(config: &Config, user: &str, file: &Path) -> Result<(), CliE
 
 pub async fn export(
     config: &Config,
-    user: &str,
+    username: &str,
     set: Option<&str>,
     format: ExportFormat,
 ) -> Result<(), CliError> {
     let store = open_and_migrate(config).await?;
-    let owner = learner(&store, user).await?;
+    let learner = learner(&store, username).await?;
     if format == ExportFormat::Archive {
-        let name = user.trim().to_lowercase();
-        let file = archive::export(&store, &owner, &name).await?;
+        let name = username.trim().to_lowercase();
+        let file = archive::export(&store, &learner, &name).await?;
         std::io::stdout().write_all(&file.bytes).map_err(TransferError::Write)?;
         return Ok(());
     }
     let set = set.ok_or(TransferError::NoSetNamed)?;
-    let found = store.set_named(&owner, set).await?;
-    let found = found.ok_or_else(|| TransferError::NoSuchSet(user.to_string(), set.to_string()))?;
+    let found = store.set_named(&learner, set).await?;
+    let found = found.ok_or_else(|| TransferError::NoSuchSet(username.to_string(), set.to_string()))?;
     let format = match format {
         ExportFormat::Json => Format::Json,
         ExportFormat::Csv => Format::Csv,
         ExportFormat::Md => Format::Markdown,
         ExportFormat::Archive => return Err(TransferError::NoSetNamed.into()),
     };
-    let file = export::export(&store, &owner, &found.id, format).await?;
-    let file = file.ok_or_else(|| TransferError::NoSuchSet(user.to_string(), set.to_string()))?;
+    let file = export::export(&store, &learner, &found.id, format).await?;
+    let file = file.ok_or_else(|| TransferError::NoSuchSet(username.to_string(), set.to_string()))?;
     std::io::stdout().write_all(&file.bytes).map_err(TransferError::Write)?;
     Ok(())
 }
 
 /// Prints the newest session summaries, each under a line naming its set, session and date.
-pub async fn summaries(config: &Config, user: &str, set: Option<&str>, limit: u32) -> Result<(), CliError> {
+pub async fn summaries(
+    config: &Config,
+    username: &str,
+    set: Option<&str>,
+    limit: u32,
+) -> Result<(), CliError> {
     let store = open_and_migrate(config).await?;
-    let owner = learner(&store, user).await?;
+    let learner = learner(&store, username).await?;
     let set_id = match set {
         Some(name) => {
-            let found = store.set_named(&owner, name).await?;
-            Some(found.ok_or_else(|| TransferError::NoSuchSet(user.to_string(), name.to_string()))?.id)
+            let found = store.set_named(&learner, name).await?;
+            Some(found.ok_or_else(|| TransferError::NoSuchSet(username.to_string(), name.to_string()))?.id)
         }
         None => None,
     };
-    let summaries = store.latest_summaries(&owner, set_id.as_deref(), false, limit).await?;
+    let summaries = store.latest_summaries(&learner, set_id.as_deref(), false, limit).await?;
     std::io::stdout()
         .write_all(archive::summaries_text(&summaries).as_bytes())
         .map_err(TransferError::Write)?;

@@ -3,6 +3,7 @@
 //! rabbit-hole explorer and are shown after the points they support are recalled.
 
 use warren_app::api::ResourceKind;
+use warren_app::learner::LearnerId;
 
 use crate::store::{NewPoint, NewResource, NewSet, Store, StoreError};
 
@@ -151,13 +152,13 @@ pub fn sets() -> Vec<NewSet> {
 }
 
 /// Gives a learner the demo sets if they have no sets at all. Returns how many were added.
-pub async fn ensure_demo_sets(store: &Store, owner: &str) -> Result<usize, StoreError> {
-    if store.set_count(owner).await? > 0 {
+pub async fn ensure_demo_sets(store: &Store, learner: &LearnerId) -> Result<usize, StoreError> {
+    if store.set_count(learner).await? > 0 {
         return Ok(0);
     }
     let sets = sets();
     for set in &sets {
-        store.create_set(owner, set).await?;
+        store.create_set(learner, set).await?;
     }
     Ok(sets.len())
 }

@@ -20,6 +20,7 @@ mod turn;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use warren_app::learner::LearnerId;
 
 use tokio::sync::{mpsc, oneshot};
 use tracing::Instrument;
@@ -147,7 +148,7 @@ pub struct Engine {
     starting: Arc<Mutex<HashMap<String, usize>>>,
     /// Learners some of whose sign-ins just ended here: their sockets check theirs at once
     /// (sockets on other instances find out on their next periodic check).
-    sign_ins: tokio::sync::broadcast::Sender<String>,
+    sign_ins: tokio::sync::broadcast::Sender<LearnerId>,
 }
 
 /// What a socket receives from its session.
@@ -216,9 +217,9 @@ impl Engine {
 
     /// Some of the learner's sign-ins have ended (signed out, a new password, ended from the
     /// account page): their open sockets check whether theirs was one.
-    pub fn sign_ins_ended(&self, user_id: &str) {
+    pub fn sign_ins_ended(&self, learner: &LearnerId) {
         // No socket listening is no one to tell.
-        let _ = self.sign_ins.send(user_id.to_string());
+        let _ = self.sign_ins.send(learner.clone());
     }
 
     /// Stops every session of the learner's that may be running, here or on another
@@ -226,8 +227,8 @@ impl Engine {
     /// sessions another instance runs are handed over to this one, which then holds their
     /// leases until the account's rows (leases included) are deleted. `Elsewhere` when an
     /// instance does not hand over in time: nothing is deleted then.
-    pub async fn stop_sessions_of(&self, owner: &str) -> Result<(), EngineError> {
-        for session in self.shared.store.leased_sessions(owner).await? {
+    pub async fn stop_sessions_of(&self, learner: &LearnerId) -> Result<(), EngineError> {
+        for session in self.shared.store.leased_sessions(learner).await? {
             if let Some(actor) = self.running(&session) {
                 let (done, stopped) = oneshot::channel();
                 if actor.send(Command::Stop(done)).await.is_ok() {
@@ -242,7 +243,7 @@ impl Engine {
     }
 
     /// Learners whose sign-ins ended, as they end (see [`Engine::sign_ins_ended`]).
-    pub fn watch_sign_ins(&self) -> tokio::sync::broadcast::Receiver<String> {
+    pub fn watch_sign_ins(&self) -> tokio::sync::broadcast::Receiver<LearnerId> {
         self.sign_ins.subscribe()
     }
 
@@ -264,16 +265,16 @@ impl Engine {
     /// session under way. An archived set cannot be started.
     pub async fn start_session(
         &self,
-        owner: &str,
+        learner: &LearnerId,
         set_id: &str,
         all: bool,
     ) -> Result<SessionRow, EngineError> {
         let store = &self.shared.store;
-        let set = store.set(owner, set_id).await?.ok_or(EngineError::NotFound)?;
+        let set = store.set(learner, set_id).await?.ok_or(EngineError::NotFound)?;
         if set.archived_at.is_some() {
             return Err(EngineError::Archived);
         }
-        let points = store.points(owner, set_id).await?;
+        let points = store.points(learner, set_id).await?;
         if points.is_empty() {
             return Err(EngineError::EmptySet);
         }
@@ -284,7 +285,7 @@ impl Engine {
             let next = points.iter().map(|p| p.card.due_at).min().unwrap_or(now);
             return Err(EngineError::NothingDue(next));
         }
-        for replaced in store.abandon_open_sessions(owner, set_id).await? {
+        for replaced in store.abandon_open_sessions(learner, set_id).await? {
             // Its sockets learn it has ended (the database says so already); its rabbit hole,
             // if it was in one, is closed and its summary written, here or by its actor.
             let told = match self.running(&replaced) {
@@ -292,21 +293,21 @@ impl Engine {
                 None => false,
             };
             if !told {
-                self.close_replaced(owner, &replaced).await?;
+                self.close_replaced(learner, &replaced).await?;
             }
         }
-        Ok(store.create_session(owner, set_id, &targets).await?)
+        Ok(store.create_session(learner, set_id, &targets).await?)
     }
 
     /// A session replaced while no actor here runs it: its rabbit hole closed, its summary
     /// asked for. (One another instance runs finds its row abandoned and stops.)
-    async fn close_replaced(&self, owner: &str, session_id: &str) -> Result<(), EngineError> {
+    async fn close_replaced(&self, learner: &LearnerId, session_id: &str) -> Result<(), EngineError> {
         let store = &self.shared.store;
-        if let Some(mut session) = LiveSession::load(store, owner, session_id).await? {
+        if let Some(mut session) = LiveSession::load(store, learner, session_id).await? {
             session.close_rabbithole(store).await?;
         }
-        store.mark_summary_pending(owner, session_id).await?;
-        drop(synthesis::request(&self.shared, owner, session_id));
+        store.mark_summary_pending(learner, session_id).await?;
+        drop(synthesis::request(&self.shared, learner, session_id));
         Ok(())
     }
 
@@ -314,16 +315,16 @@ impl Engine {
     /// `seq` the page saw, when it is reconnecting (see the protocol's `ServerFrame`).
     pub async fn attach(
         &self,
-        owner: &str,
+        learner: &LearnerId,
         session_id: &str,
         since: Option<u64>,
     ) -> Result<Attachment, EngineError> {
         // A stopping actor may refuse the first try; a fresh one is started for the second.
         for _ in 0..2 {
-            let commands = self.actor(owner, session_id).await?;
+            let commands = self.actor(learner, session_id).await?;
             let (tx, messages) = mpsc::channel(self.shared.config.socket_buffer);
             let (reply, answer) = oneshot::channel();
-            if commands.send(Command::Attach { owner: owner.to_string(), since, tx, reply }).await.is_err() {
+            if commands.send(Command::Attach { learner: learner.clone(), since, tx, reply }).await.is_err() {
                 self.forget(session_id, &commands);
                 continue;
             }
@@ -336,19 +337,23 @@ impl Engine {
         Err(EngineError::Gone)
     }
 
-    async fn actor(&self, owner: &str, session_id: &str) -> Result<mpsc::Sender<Command>, EngineError> {
+    async fn actor(
+        &self,
+        learner: &LearnerId,
+        session_id: &str,
+    ) -> Result<mpsc::Sender<Command>, EngineError> {
         if let Some(running) = self.running(session_id) {
             return Ok(running);
         }
         // Checked before the lease, so another learner's id never waits or takes anything.
-        if self.shared.store.session(owner, session_id).await?.is_none() {
+        if self.shared.store.session(learner, session_id).await?.is_none() {
             return Err(EngineError::NotFound);
         }
         let _starting = instances::Starting::new(&self.starting, session_id);
         let lease = self.lease(session_id).await?;
         // Loaded once the lease is held: what the previous holder stored is all there.
         let session =
-            LiveSession::load(&self.shared.store, owner, session_id).await?.ok_or(EngineError::NotFound)?;
+            LiveSession::load(&self.shared.store, learner, session_id).await?.ok_or(EngineError::NotFound)?;
         let (commands, inbox) = mpsc::channel(64);
         // Another socket may have started it while this one loaded: use theirs.
         let chosen = {

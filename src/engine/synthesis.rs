@@ -10,6 +10,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use warren_app::learner::LearnerId;
 
 use tokio::sync::{Semaphore, oneshot};
 use warren_app::summary::{OpenPoint, RecallHow, RecalledPoint, SessionSummary};
@@ -45,7 +46,7 @@ impl Default for Synthesis {
 
 /// Starts writing a session's summary (already marked pending); the receiver hears when this
 /// request's summary is stored or has finally failed.
-pub(crate) fn request(shared: &Arc<Shared>, owner: &str, session_id: &str) -> oneshot::Receiver<()> {
+pub(crate) fn request(shared: &Arc<Shared>, learner: &LearnerId, session_id: &str) -> oneshot::Receiver<()> {
     let (tx, rx) = oneshot::channel();
     {
         let mut running = shared.synthesis.running.lock().unwrap_or_else(|p| p.into_inner());
@@ -57,10 +58,10 @@ pub(crate) fn request(shared: &Arc<Shared>, owner: &str, session_id: &str) -> on
         running.insert(session_id.to_string(), Running { again: false, waiting: vec![tx] });
     }
     let shared = shared.clone();
-    let (owner, session_id) = (owner.to_string(), session_id.to_string());
+    let (learner, session_id) = (learner.clone(), session_id.to_string());
     tokio::spawn(async move {
         loop {
-            write_with_retries(&shared, &owner, &session_id).await;
+            write_with_retries(&shared, &learner, &session_id).await;
             // Asked for again while it was being written: run once more; else done.
             let again = {
                 let mut running = shared.synthesis.running.lock().unwrap_or_else(|p| p.into_inner());
@@ -77,7 +78,7 @@ pub(crate) fn request(shared: &Arc<Shared>, owner: &str, session_id: &str) -> on
                 break;
             }
             // The summary just written (or given up) settled the row: it is asked for anew.
-            if let Err(err) = shared.store.mark_summary_pending(&owner, &session_id).await {
+            if let Err(err) = shared.store.mark_summary_pending(&learner, &session_id).await {
                 tracing::error!(session = session_id, "cannot ask for the summary again: {err}");
             }
         }
@@ -85,9 +86,9 @@ pub(crate) fn request(shared: &Arc<Shared>, owner: &str, session_id: &str) -> on
     rx
 }
 
-async fn write_with_retries(shared: &Shared, owner: &str, session_id: &str) {
+async fn write_with_retries(shared: &Shared, learner: &LearnerId, session_id: &str) {
     let me = &shared.config.instance.id;
-    match shared.store.claim_summary(owner, session_id, me, shared.config.lease_lapse).await {
+    match shared.store.claim_summary(learner, session_id, me, shared.config.lease_lapse).await {
         Ok(true) => {}
         Ok(false) => {
             tracing::debug!(session = session_id, "summary written elsewhere, or no longer pending");
@@ -104,7 +105,7 @@ async fn write_with_retries(shared: &Shared, owner: &str, session_id: &str) {
     for attempt in 1..=attempts {
         let result = {
             let Ok(_writer) = shared.synthesis.writers.acquire().await else { return };
-            write(shared, owner, session_id).await
+            write(shared, learner, session_id).await
         };
         match result {
             Ok(()) => return,
@@ -119,7 +120,8 @@ async fn write_with_retries(shared: &Shared, owner: &str, session_id: &str) {
             }
             Err(err) => {
                 tracing::error!(session = session_id, attempts, "summary unavailable: {err}");
-                if let Err(err) = shared.store.summary_failed(owner, session_id, me, &err.to_string()).await {
+                if let Err(err) = shared.store.summary_failed(learner, session_id, me, &err.to_string()).await
+                {
                     tracing::error!(session = session_id, "cannot record a failed summary: {err}");
                 }
             }
@@ -135,8 +137,8 @@ enum WriteError {
     Llm(#[from] crate::llm::LlmError),
 }
 
-async fn write(shared: &Shared, owner: &str, session_id: &str) -> Result<(), WriteError> {
-    let Some(session) = LiveSession::load(&shared.store, owner, session_id).await? else {
+async fn write(shared: &Shared, learner: &LearnerId, session_id: &str) -> Result<(), WriteError> {
+    let Some(session) = LiveSession::load(&shared.store, learner, session_id).await? else {
         // Deleted since: nothing to sum up.
         return Ok(());
     };
@@ -144,7 +146,7 @@ async fn write(shared: &Shared, owner: &str, session_id: &str) -> Result<(), Wri
     let summary = summariser::summarise_session(&*shared.provider, &session.set.name, digest).await?;
     let data = serde_json::to_value(&summary).unwrap_or_default();
     let me = &shared.config.instance.id;
-    if shared.store.store_summary(owner, session_id, me, summary.text(), data).await?.is_none() {
+    if shared.store.store_summary(learner, session_id, me, summary.text(), data).await?.is_none() {
         // Its claim lapsed (this instance went quiet) and another instance took it over.
         tracing::warn!(session = session_id, "summary not stored: another instance writes it now");
     }
@@ -252,8 +254,8 @@ impl Engine {
     /// now and then after (an instance that died mid-summary leaves one behind).
     pub async fn resume_summaries(&self) -> Result<usize, EngineError> {
         let pending = self.shared.store.pending_summaries(self.shared.config.lease_lapse).await?;
-        for (owner, session_id) in &pending {
-            drop(request(&self.shared, owner, session_id));
+        for (learner, session_id) in &pending {
+            drop(request(&self.shared, learner, session_id));
         }
         Ok(pending.len())
     }
@@ -262,14 +264,14 @@ impl Engine {
     /// (it goes on in the background after that).
     pub async fn retry_summary(
         &self,
-        owner: &str,
+        learner: &LearnerId,
         session_id: &str,
         wait: Duration,
     ) -> Result<(), EngineError> {
-        if !self.shared.store.mark_summary_pending(owner, session_id).await? {
+        if !self.shared.store.mark_summary_pending(learner, session_id).await? {
             return Err(EngineError::NotFound);
         }
-        let done = request(&self.shared, owner, session_id);
+        let done = request(&self.shared, learner, session_id);
         let _ = tokio::time::timeout(wait, done).await;
         Ok(())
     }

@@ -3,12 +3,14 @@
 use async_trait::async_trait;
 use tower_sessions::session::{Id, Record};
 use tower_sessions::session_store::{self, SessionStore};
+use warren_app::learner::LearnerId;
 
 use super::{Reads, Store, StoreError, new_id, now_ms};
 
+/// What signing in checks: a learner's username and password hash.
 #[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
-pub struct Account {
-    pub id: String,
+pub struct Credentials {
+    pub learner: LearnerId,
     pub username: String,
     pub password_hash: String,
 }
@@ -19,8 +21,8 @@ impl Store {
         &self,
         username: &str,
         password_hash: &str,
-    ) -> Result<Option<String>, StoreError> {
-        let id = new_id();
+    ) -> Result<Option<LearnerId>, StoreError> {
+        let id = LearnerId::new(new_id());
         let done = self
             .write_one(
                 sqlx::query(
@@ -36,10 +38,10 @@ impl Store {
         Ok((done == 1).then_some(id))
     }
 
-    pub async fn account_by_username(&self, username: &str) -> Result<Option<Account>, StoreError> {
+    pub async fn credentials(&self, username: &str) -> Result<Option<Credentials>, StoreError> {
         // An account without a password (none exist yet) gets an empty hash, which never verifies.
         Ok(sqlx::query_as(
-            "SELECT id, username, COALESCE(password_hash, '') AS password_hash FROM users WHERE username = $1",
+            "SELECT id AS learner, username, COALESCE(password_hash, '') AS password_hash FROM users WHERE username = $1",
         )
         .bind(username)
         .optional(self.read())
@@ -81,13 +83,13 @@ fn described(record: &Record) -> (Option<String>, Option<i64>, Option<String>, O
 
 impl Store {
     /// A learner's sign-ins that have not expired, newest first.
-    pub async fn sign_ins(&self, user_id: &str) -> Result<Vec<SignIn>, StoreError> {
+    pub async fn sign_ins(&self, learner: &LearnerId) -> Result<Vec<SignIn>, StoreError> {
         Ok(sqlx::query_as(
             "SELECT COALESCE(ref_id, '') AS ref_id, COALESCE(signed_in_at, 0) AS signed_in_at,
                     COALESCE(address, '') AS address, COALESCE(user_agent, '') AS user_agent
              FROM auth_sessions WHERE user_id = $1 AND expires_at > $2 ORDER BY signed_in_at DESC",
         )
-        .bind(user_id)
+        .bind(learner)
         .bind(now_ms())
         .all(self.read())
         .await?)
@@ -114,11 +116,11 @@ impl Store {
     }
 
     /// Ends one of the learner's sign-ins; `false` if they have none by that name.
-    pub async fn end_sign_in(&self, user_id: &str, ref_id: &str) -> Result<bool, StoreError> {
+    pub async fn end_sign_in(&self, learner: &LearnerId, ref_id: &str) -> Result<bool, StoreError> {
         let done = self
             .write_one(
                 sqlx::query("DELETE FROM auth_sessions WHERE user_id = $1 AND ref_id = $2")
-                    .bind(user_id)
+                    .bind(learner)
                     .bind(ref_id),
             )
             .await?;
@@ -126,11 +128,15 @@ impl Store {
     }
 
     /// Ends every sign-in of the learner but the one with this (cookie) id; returns how many.
-    pub async fn end_other_sign_ins(&self, user_id: &str, keep_session_id: &str) -> Result<u64, StoreError> {
+    pub async fn end_other_sign_ins(
+        &self,
+        learner: &LearnerId,
+        keep_session_id: &str,
+    ) -> Result<u64, StoreError> {
         let done = self
             .write_one(
                 sqlx::query("DELETE FROM auth_sessions WHERE user_id = $1 AND id <> $2")
-                    .bind(user_id)
+                    .bind(learner)
                     .bind(keep_session_id),
             )
             .await?;
@@ -142,15 +148,15 @@ impl Store {
     /// rabbit holes, import drafts, sign-ins and the account's sign-in allowance. Session
     /// trees are append-only everywhere else; this is the one place their rows go. `false`
     /// when there is no such account.
-    pub async fn delete_account(&self, user_id: &str) -> Result<bool, StoreError> {
+    pub async fn delete_account(&self, learner: &LearnerId) -> Result<bool, StoreError> {
         let mut tx = self.write_transaction().await?;
         let username: Option<String> = sqlx::query_scalar("SELECT username FROM users WHERE id = $1")
-            .bind(user_id)
+            .bind(learner)
             .fetch_optional(&mut *tx)
             .await?;
         let Some(username) = username else { return Ok(false) };
         let sessions: Vec<String> = sqlx::query_scalar("SELECT id FROM sessions WHERE owner_id = $1")
-            .bind(user_id)
+            .bind(learner)
             .fetch_all(&mut *tx)
             .await?;
         // Children before parents, so no statement leans on a cascade.
@@ -170,20 +176,20 @@ impl Store {
             "DELETE FROM import_drafts WHERE owner_id = $1",
         ];
         for statement in OWNED {
-            sqlx::query(statement).bind(user_id).execute(&mut *tx).await?;
+            sqlx::query(statement).bind(learner).execute(&mut *tx).await?;
         }
         // Sign-ins saved before they named their learner in a column name them in their data.
         sqlx::query(
             "DELETE FROM auth_sessions WHERE user_id = $1 OR (user_id IS NULL AND data LIKE '%' || $1 || '%')",
         )
-        .bind(user_id)
+        .bind(learner)
         .execute(&mut *tx)
         .await?;
         sqlx::query("DELETE FROM rate_limits WHERE key = $1")
             .bind(format!("sign-in account {username}"))
             .execute(&mut *tx)
             .await?;
-        sqlx::query("DELETE FROM users WHERE id = $1").bind(user_id).execute(&mut *tx).await?;
+        sqlx::query("DELETE FROM users WHERE id = $1").bind(learner).execute(&mut *tx).await?;
         tx.commit().await?;
         // Nothing of theirs stays in memory either.
         self.forget_trees(&sessions);
@@ -192,20 +198,20 @@ impl Store {
 
     /// The learner's sessions that an instance holds (or held) a lease on: the ones that may
     /// be running somewhere.
-    pub async fn leased_sessions(&self, owner: &str) -> Result<Vec<String>, StoreError> {
+    pub async fn leased_sessions(&self, learner: &LearnerId) -> Result<Vec<String>, StoreError> {
         Ok(sqlx::query_scalar(
             "SELECT l.session_id FROM session_leases l JOIN sessions s ON s.id = l.session_id
              WHERE s.owner_id = $1",
         )
-        .bind(owner)
+        .bind(learner)
         .all(self.read())
         .await?)
     }
 
     /// The learner's password hash, to check their current password.
-    pub async fn password_hash(&self, user_id: &str) -> Result<Option<String>, StoreError> {
+    pub async fn password_hash(&self, learner: &LearnerId) -> Result<Option<String>, StoreError> {
         Ok(sqlx::query_scalar("SELECT password_hash FROM users WHERE id = $1")
-            .bind(user_id)
+            .bind(learner)
             .optional(self.read())
             .await?
             .flatten())
@@ -215,18 +221,18 @@ impl Store {
     /// theirs, in one transaction.
     pub async fn change_password(
         &self,
-        user_id: &str,
+        learner: &LearnerId,
         password_hash: &str,
         keep_session_id: &str,
     ) -> Result<u64, StoreError> {
         let mut tx = self.write_transaction().await?;
         sqlx::query("UPDATE users SET password_hash = $1 WHERE id = $2")
             .bind(password_hash)
-            .bind(user_id)
+            .bind(learner)
             .execute(&mut *tx)
             .await?;
         let ended = sqlx::query("DELETE FROM auth_sessions WHERE user_id = $1 AND id <> $2")
-            .bind(user_id)
+            .bind(learner)
             .bind(keep_session_id)
             .execute(&mut *tx)
             .await?;
@@ -297,7 +303,7 @@ impl SessionStore for Store {
             "INSERT INTO auth_sessions (id, data, expires_at, user_id, ref_id, signed_in_at, address, user_agent)
              SELECT $1, $2, $3, $4, $5, $6, $7, $8 WHERE $4 IS NULL OR EXISTS (SELECT 1 FROM users WHERE id = $4)
              ON CONFLICT (id) DO UPDATE SET data = excluded.data, expires_at = excluded.expires_at,
-                 user_id = excluded.user_id, signed_in_at = excluded.signed_in_at,
+                 user_id = excluded.learner, signed_in_at = excluded.signed_in_at,
                  address = excluded.address, user_agent = excluded.user_agent",
         )
         .bind(record.id.to_string())

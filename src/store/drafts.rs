@@ -1,6 +1,7 @@
 //! Files uploaded for import, kept between their preview and the learner's confirmation.
 
 use super::{Reads, Store, StoreError, new_id, now_ms};
+use warren_app::learner::LearnerId;
 
 /// A draft older than this is deleted by the hourly sweep.
 pub const DRAFT_LIFETIME_MS: i64 = 24 * 60 * 60 * 1000;
@@ -8,14 +9,14 @@ pub const DRAFT_LIFETIME_MS: i64 = 24 * 60 * 60 * 1000;
 impl Store {
     pub async fn create_draft(
         &self,
-        owner: &str,
+        learner: &LearnerId,
         file_name: &str,
         bytes: &[u8],
     ) -> Result<String, StoreError> {
         let id = new_id();
         self.write_one(sqlx::query("INSERT INTO import_drafts (id, owner_id, file_name, bytes, created_at) VALUES ($1, $2, $3, $4, $5)")
             .bind(&id)
-            .bind(owner)
+            .bind(learner)
             .bind(file_name)
             .bind(bytes)
             .bind(now_ms())).await?;
@@ -23,18 +24,24 @@ impl Store {
     }
 
     /// A draft's file name and bytes, if it is the learner's.
-    pub async fn draft(&self, owner: &str, id: &str) -> Result<Option<(String, Vec<u8>)>, StoreError> {
+    pub async fn draft(
+        &self,
+        learner: &LearnerId,
+        id: &str,
+    ) -> Result<Option<(String, Vec<u8>)>, StoreError> {
         Ok(sqlx::query_as("SELECT file_name, bytes FROM import_drafts WHERE id = $1 AND owner_id = $2")
             .bind(id)
-            .bind(owner)
+            .bind(learner)
             .optional(self.read())
             .await?)
     }
 
-    pub async fn delete_draft(&self, owner: &str, id: &str) -> Result<bool, StoreError> {
+    pub async fn delete_draft(&self, learner: &LearnerId, id: &str) -> Result<bool, StoreError> {
         let done = self
             .write_one(
-                sqlx::query("DELETE FROM import_drafts WHERE id = $1 AND owner_id = $2").bind(id).bind(owner),
+                sqlx::query("DELETE FROM import_drafts WHERE id = $1 AND owner_id = $2")
+                    .bind(id)
+                    .bind(learner),
             )
             .await?;
         Ok(done == 1)
@@ -52,13 +59,13 @@ impl Store {
     }
 
     /// `name`, or `name (2)`, `name (3)`… whichever the learner does not have yet.
-    pub async fn free_name(&self, owner: &str, name: &str) -> Result<String, StoreError> {
-        if self.set_named(owner, name).await?.is_none() {
+    pub async fn free_name(&self, learner: &LearnerId, name: &str) -> Result<String, StoreError> {
+        if self.set_named(learner, name).await?.is_none() {
             return Ok(name.to_string());
         }
         for n in 2.. {
             let candidate = format!("{name} ({n})");
-            if self.set_named(owner, &candidate).await?.is_none() {
+            if self.set_named(learner, &candidate).await?.is_none() {
                 return Ok(candidate);
             }
         }

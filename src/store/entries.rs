@@ -2,6 +2,7 @@
 //! Who spoke is stored as `role` (`user`/`assistant`) and `agent` (`tutor`/`explorer`) and read
 //! back as one [`Speaker`].
 
+use warren_app::learner::LearnerId;
 use warren_app::tree::{EntryKind, Speaker};
 
 use sqlx::any::AnyArguments;
@@ -115,18 +116,28 @@ macro_rules! insert_entry_if_leased {
     };
 }
 
+/// What an append left in the tree.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Appended {
+    /// The entry as stored.
+    pub entry: Entry,
+    /// False when the entry was already stored under its `client_message_id` (a learner
+    /// message sent again after a reconnect): `entry` is the earlier one, and nothing moved.
+    pub created: bool,
+}
+
 impl Store {
     /// Appends an entry under `parent_id` and, when `advance_leaf`, points the session's leaf
     /// at it, in one transaction. An entry whose `client_message_id` is already stored is not
-    /// written again: the stored one is returned with `false`.
+    /// written again (see [`Appended::created`]).
     pub async fn append_entry(
         &self,
-        owner: &str,
+        learner: &LearnerId,
         session_id: &str,
         parent_id: Option<&str>,
         new: NewEntry,
         advance_leaf: bool,
-    ) -> Result<(Entry, bool), StoreError> {
+    ) -> Result<Appended, StoreError> {
         if self.backend() == Backend::Sqlite {
             // On SQLite the transaction, the insert and the leaf go to the writing connection
             // as one script: one trip to its thread instead of four (a turn appends twice,
@@ -139,7 +150,7 @@ impl Store {
                      AND EXISTS (SELECT 1 FROM session_entries WHERE id = $1); ",
                 "COMMIT;"
             );
-            let row = EntryValues::new(session_id, owner, parent_id, &new);
+            let row = EntryValues::new(session_id, learner, parent_id, &new);
             let mut script = self.script_turn().await?;
             let lease = self.fence.as_ref().map(|f| f.lease_id());
             let seq: Vec<i64> = row
@@ -150,20 +161,20 @@ impl Store {
                 .await?;
             script.committed();
             return match (seq.first(), &self.fence) {
-                (Some(&seq), _) => Ok((row.into_entry(seq, new), true)),
+                (Some(&seq), _) => Ok(Appended { entry: row.into_entry(seq, new), created: true }),
                 // Nothing inserted: the lease is gone, or the message is stored already.
                 (None, Some(fence)) if !self.holds_lease(session_id, fence.lease_id()).await? => {
                     Err(fence.lost())
                 }
                 (None, _) => {
                     let stored =
-                        stored_message(owner, session_id, &new.client_message_id).one(self.read()).await?;
-                    Ok((stored, false))
+                        stored_message(learner, session_id, &new.client_message_id).one(self.read()).await?;
+                    Ok(Appended { entry: stored, created: false })
                 }
             };
         }
         let mut tx = self.write_transaction().await?;
-        let appended = append_in(&mut tx, owner, session_id, parent_id, new, advance_leaf).await?;
+        let appended = append_in(&mut tx, learner, session_id, parent_id, new, advance_leaf).await?;
         tx.commit().await?;
         Ok(appended)
     }
@@ -171,7 +182,7 @@ impl Store {
     /// Every entry of a session in append order. The rows come back as one JSON array: a
     /// session can hold tens of thousands of entries, and one row crosses from the database
     /// driver far faster than as many rows as there are entries.
-    pub async fn entries(&self, owner: &str, session_id: &str) -> Result<Vec<Entry>, StoreError> {
+    pub async fn entries(&self, learner: &LearnerId, session_id: &str) -> Result<Vec<Entry>, StoreError> {
         let sql = match self.backend() {
             Backend::Sqlite => {
                 "SELECT COALESCE(json_group_array(json_array(id, parent_id, seq, created_at, kind, role, agent,
@@ -184,7 +195,7 @@ impl Store {
                  FROM session_entries WHERE session_id = $1 AND owner_id = $2"
             }
         };
-        let text: String = sqlx::query_scalar(sql).bind(session_id).bind(owner).one(self.read()).await?;
+        let text: String = sqlx::query_scalar(sql).bind(session_id).bind(learner).one(self.read()).await?;
         let rows: Vec<EntryRow> =
             serde_json::from_str(&text).map_err(|e| StoreError::Corrupt(format!("session entries: {e}")))?;
         let mut entries =
@@ -242,7 +253,7 @@ fn entry_from(row: EntryRow, session_id: &str) -> Result<Entry, StoreError> {
 struct EntryValues<'a> {
     id: String,
     session_id: &'a str,
-    owner: &'a str,
+    learner: &'a LearnerId,
     parent_id: Option<&'a str>,
     created_at: i64,
     role: Option<&'static str>,
@@ -251,12 +262,12 @@ struct EntryValues<'a> {
 }
 
 impl<'a> EntryValues<'a> {
-    fn new(session_id: &'a str, owner: &'a str, parent_id: Option<&'a str>, new: &NewEntry) -> Self {
+    fn new(session_id: &'a str, learner: &'a LearnerId, parent_id: Option<&'a str>, new: &NewEntry) -> Self {
         let (role, agent) = role_and_agent(new.speaker);
         Self {
             id: new_id(),
             session_id,
-            owner,
+            learner,
             parent_id,
             created_at: now_ms(),
             role,
@@ -274,7 +285,7 @@ impl<'a> EntryValues<'a> {
         query
             .bind(&self.id)
             .bind(self.session_id)
-            .bind(self.owner)
+            .bind(self.learner)
             .bind(self.parent_id)
             .bind(self.created_at)
             .bind(new.kind.as_str())
@@ -303,40 +314,40 @@ impl<'a> EntryValues<'a> {
 
 /// The query for the entry stored for a learner message's client id.
 fn stored_message<'q>(
-    owner: &'q str,
+    learner: &'q LearnerId,
     session_id: &'q str,
     client_message_id: &'q Option<String>,
 ) -> QueryAs<'q, sqlx::Any, Entry, AnyArguments> {
     sqlx::query_as(select_entries!("WHERE session_id = $1 AND client_message_id = $2 AND owner_id = $3"))
         .bind(session_id)
         .bind(client_message_id)
-        .bind(owner)
+        .bind(learner)
 }
 
 /// [`Store::append_entry`] inside a transaction the caller commits.
 pub(super) async fn append_in(
     tx: &mut WriteTx,
-    owner: &str,
+    learner: &LearnerId,
     session_id: &str,
     parent_id: Option<&str>,
     new: NewEntry,
     advance_leaf: bool,
-) -> Result<(Entry, bool), StoreError> {
+) -> Result<Appended, StoreError> {
     // Takes the session's row lock on PostgreSQL: appends to one session take turns, so
     // `seq` cannot be handed out twice. SQLite's one write lock is already held.
     if tx.backend() == Backend::Postgres {
         sqlx::query("UPDATE sessions SET updated_at = updated_at WHERE id = $1 AND owner_id = $2")
             .bind(session_id)
-            .bind(owner)
+            .bind(learner)
             .execute(&mut **tx)
             .await?;
     }
-    let row = EntryValues::new(session_id, owner, parent_id, &new);
+    let row = EntryValues::new(session_id, learner, parent_id, &new);
     let seq: Option<i64> =
         row.bind(sqlx::query_scalar(insert_entry!()), &new).fetch_optional(&mut **tx).await?;
     let Some(seq) = seq else {
-        let stored = stored_message(owner, session_id, &new.client_message_id).fetch_one(&mut **tx).await?;
-        return Ok((stored, false));
+        let stored = stored_message(learner, session_id, &new.client_message_id).fetch_one(&mut **tx).await?;
+        return Ok(Appended { entry: stored, created: false });
     };
     let stored = row.into_entry(seq, new);
     if advance_leaf {
@@ -344,9 +355,9 @@ pub(super) async fn append_in(
             .bind(&stored.id)
             .bind(stored.created_at)
             .bind(session_id)
-            .bind(owner)
+            .bind(learner)
             .execute(&mut **tx)
             .await?;
     }
-    Ok((stored, true))
+    Ok(Appended { entry: stored, created: true })
 }

@@ -2,6 +2,7 @@
 //! time, newest first, each with what its row in the list shows.
 
 use std::ops::Range;
+use warren_app::learner::LearnerId;
 
 use warren_app::protocol::SessionStatus;
 
@@ -53,14 +54,14 @@ impl Store {
     /// One page of the learner's sessions that match, and how many match in all.
     pub async fn history(
         &self,
-        owner: &str,
+        learner: &LearnerId,
         query: &HistoryQuery,
         limit: u32,
         offset: u32,
     ) -> Result<(Vec<HistoryRow>, u64), StoreError> {
         // Conditions with numbered parameters, bound below in the same order.
         let mut conditions = vec!["s.owner_id = $1".to_string()];
-        let mut params: Vec<Param> = vec![Param::Text(owner.to_string())];
+        let mut params: Vec<Param> = vec![Param::Text(learner.to_string())];
         let next = |params: &mut Vec<Param>, value: Param| {
             params.push(value);
             format!("${}", params.len())
@@ -128,13 +129,13 @@ enum Param {
 impl Store {
     /// The learner's sets that have sessions (archived ones too), by name: what the list can
     /// be filtered by.
-    pub async fn sets_with_sessions(&self, owner: &str) -> Result<Vec<(String, String)>, StoreError> {
+    pub async fn sets_with_sessions(&self, learner: &LearnerId) -> Result<Vec<(String, String)>, StoreError> {
         Ok(sqlx::query_as(
             "SELECT sets.id, sets.name FROM recall_sets sets
               WHERE sets.owner_id = $1 AND EXISTS (SELECT 1 FROM sessions s WHERE s.set_id = sets.id)
               ORDER BY LOWER(sets.name)",
         )
-        .bind(owner)
+        .bind(learner)
         .all(self.read())
         .await?)
     }

@@ -1,7 +1,7 @@
 //! All SQL lives here. One code path serves SQLite and PostgreSQL through sqlx's `Any` driver:
 //! queries use `$n` placeholders (both engines accept them), ids are text (UUID v7, so they sort
 //! by creation), timestamps are integer milliseconds since the Unix epoch, integers are
-//! `BIGINT`/`i64`, and JSON is stored as text. Every query on learner data is scoped by owner.
+//! `BIGINT`/`i64`, and JSON is stored as text. Every query on learner data is scoped by learner.
 
 mod accounts;
 mod columns;
@@ -11,6 +11,7 @@ mod entries;
 mod error;
 mod history;
 mod instances;
+mod learners;
 mod points;
 mod rabbitholes;
 mod read;
@@ -22,15 +23,15 @@ mod stats;
 mod struggles;
 mod summaries;
 mod tree;
-mod users;
 mod writer;
 
-pub use accounts::{Account, SignIn};
+pub use accounts::{Credentials, SignIn};
 pub use db::{Check, PoolSettings};
-pub use entries::{Entry, NewEntry};
+pub use entries::{Appended, Entry, NewEntry};
 pub use error::StoreError;
 pub use history::{HistoryQuery, HistoryRow};
 pub use instances::Lease;
+pub use learners::Learner;
 pub use points::{FsrsCard, Point, Review};
 pub use rabbitholes::{RabbitholeRow, RabbitholeStatus};
 pub use read::{Read, Reads};
@@ -40,7 +41,6 @@ pub use sets::{NewPoint, NewSet, RecallSet, SetContents, SetSummary};
 pub use struggles::{Struggle, StruggleRow};
 pub use summaries::LatestSummary;
 pub use tree::{MAX_LABEL, Resolved, Tree, first_kept_id, resolve};
-pub use users::User;
 pub use warren_app::tree::{EntryKind, Speaker};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]

@@ -2,6 +2,7 @@
 //! deleted and reordered, and the history of their reviews.
 
 use sqlx::AnyConnection;
+use warren_app::learner::LearnerId;
 
 use warren_app::schedule::{CardState, Rating};
 
@@ -74,7 +75,7 @@ macro_rules! select_points {
 /// Inserts a point inside the caller's transaction; returns its id.
 pub(super) async fn insert_point(
     conn: &mut AnyConnection,
-    owner: &str,
+    learner: &LearnerId,
     set_id: &str,
     position: i64,
     content: &str,
@@ -89,7 +90,7 @@ pub(super) async fn insert_point(
     )
     .bind(&id)
     .bind(set_id)
-    .bind(owner)
+    .bind(learner)
     .bind(position)
     .bind(content)
     .bind(context)
@@ -121,7 +122,7 @@ pub(super) struct PointRow<'a> {
 pub(super) async fn insert_points(
     conn: &mut AnyConnection,
     backend: Backend,
-    owner: &str,
+    learner: &LearnerId,
     set_id: &str,
     points: &[PointRow<'_>],
 ) -> Result<Vec<String>, sqlx::Error> {
@@ -154,7 +155,7 @@ pub(super) async fn insert_points(
             insert = insert
                 .bind(ids[position].clone())
                 .bind(set_id.to_string())
-                .bind(owner.to_string())
+                .bind(learner.clone())
                 .bind(position as i64)
                 .bind(point.content.to_string())
                 .bind(point.context.to_string())
@@ -177,7 +178,7 @@ pub(super) async fn insert_points(
 /// Writes a point's new FSRS state inside the caller's transaction.
 pub(super) async fn write_card(
     conn: &mut AnyConnection,
-    owner: &str,
+    learner: &LearnerId,
     point_id: &str,
     card: &FsrsCard,
 ) -> Result<(), sqlx::Error> {
@@ -196,7 +197,7 @@ pub(super) async fn write_card(
     .bind(card.lapses)
     .bind(card.last_review_at)
     .bind(point_id)
-    .bind(owner)
+    .bind(learner)
     .execute(conn)
     .await?;
     Ok(())
@@ -204,18 +205,18 @@ pub(super) async fn write_card(
 
 impl Store {
     /// A set's points in their order.
-    pub async fn points(&self, owner: &str, set_id: &str) -> Result<Vec<Point>, StoreError> {
+    pub async fn points(&self, learner: &LearnerId, set_id: &str) -> Result<Vec<Point>, StoreError> {
         Ok(sqlx::query_as(select_points!("WHERE set_id = $1 AND owner_id = $2 ORDER BY position, id"))
             .bind(set_id)
-            .bind(owner)
+            .bind(learner)
             .all(self.read())
             .await?)
     }
 
-    pub async fn point(&self, owner: &str, point_id: &str) -> Result<Option<Point>, StoreError> {
+    pub async fn point(&self, learner: &LearnerId, point_id: &str) -> Result<Option<Point>, StoreError> {
         Ok(sqlx::query_as(select_points!("WHERE id = $1 AND owner_id = $2"))
             .bind(point_id)
-            .bind(owner)
+            .bind(learner)
             .optional(self.read())
             .await?)
     }
@@ -223,7 +224,7 @@ impl Store {
     /// Adds a point at the end of a set; `None` when the set is not the learner's.
     pub async fn add_point(
         &self,
-        owner: &str,
+        learner: &LearnerId,
         set_id: &str,
         content: &str,
         context: &str,
@@ -232,7 +233,7 @@ impl Store {
         let owned: Option<i64> =
             sqlx::query_scalar("SELECT COUNT(*) FROM recall_sets WHERE id = $1 AND owner_id = $2")
                 .bind(set_id)
-                .bind(owner)
+                .bind(learner)
                 .fetch_optional(&mut *tx)
                 .await?;
         if owned.unwrap_or(0) == 0 {
@@ -244,8 +245,8 @@ impl Store {
                 .fetch_one(&mut *tx)
                 .await?;
         let id =
-            insert_point(&mut tx, owner, set_id, next, content, context, &FsrsCard::new(now_ms())).await?;
-        touch_set(&mut tx, owner, set_id).await?;
+            insert_point(&mut tx, learner, set_id, next, content, context, &FsrsCard::new(now_ms())).await?;
+        touch_set(&mut tx, learner, set_id).await?;
         tx.commit().await?;
         Ok(Some(id))
     }
@@ -254,7 +255,7 @@ impl Store {
     /// learner's.
     pub async fn update_point(
         &self,
-        owner: &str,
+        learner: &LearnerId,
         point_id: &str,
         content: &str,
         context: &str,
@@ -267,22 +268,22 @@ impl Store {
         .bind(content)
         .bind(context)
         .bind(point_id)
-        .bind(owner)
+        .bind(learner)
         .execute(&mut *tx)
         .await?;
         if done.rows_affected() == 1 && reset {
-            write_card(&mut tx, owner, point_id, &FsrsCard::new(now_ms())).await?;
+            write_card(&mut tx, learner, point_id, &FsrsCard::new(now_ms())).await?;
         }
         tx.commit().await?;
         Ok(done.rows_affected() == 1)
     }
 
     /// Deletes a point (its reviews and links go with it); false when it is not the learner's.
-    pub async fn delete_point(&self, owner: &str, point_id: &str) -> Result<bool, StoreError> {
+    pub async fn delete_point(&self, learner: &LearnerId, point_id: &str) -> Result<bool, StoreError> {
         let mut tx = self.write_transaction().await?;
         let done = sqlx::query("DELETE FROM recall_points WHERE id = $1 AND owner_id = $2")
             .bind(point_id)
-            .bind(owner)
+            .bind(learner)
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
@@ -291,14 +292,19 @@ impl Store {
 
     /// Moves a point one place up or down in its set; false when it is not the learner's or
     /// already at that end.
-    pub async fn move_point(&self, owner: &str, point_id: &str, up: bool) -> Result<bool, StoreError> {
+    pub async fn move_point(
+        &self,
+        learner: &LearnerId,
+        point_id: &str,
+        up: bool,
+    ) -> Result<bool, StoreError> {
         let mut tx = self.write_transaction().await?;
         let ordered: Vec<(String, i64)> = sqlx::query_as(
             "SELECT id, position FROM recall_points WHERE owner_id = $1 AND set_id =
                  (SELECT set_id FROM recall_points WHERE id = $2 AND owner_id = $1)
              ORDER BY position, id",
         )
-        .bind(owner)
+        .bind(learner)
         .bind(point_id)
         .fetch_all(&mut *tx)
         .await?;
@@ -312,7 +318,7 @@ impl Store {
             sqlx::query("UPDATE recall_points SET position = $1 WHERE id = $2 AND owner_id = $3")
                 .bind(position as i64)
                 .bind(id)
-                .bind(owner)
+                .bind(learner)
                 .execute(&mut *tx)
                 .await?;
         }
@@ -321,7 +327,7 @@ impl Store {
     }
 
     /// Every review of a set's points, oldest first.
-    pub async fn reviews(&self, owner: &str, set_id: &str) -> Result<Vec<Review>, StoreError> {
+    pub async fn reviews(&self, learner: &LearnerId, set_id: &str) -> Result<Vec<Review>, StoreError> {
         Ok(sqlx::query_as(
             "SELECT o.point_id, o.session_id, o.rating, o.recalled_at FROM recall_outcomes o
              JOIN recall_points p ON p.id = o.point_id
@@ -329,7 +335,7 @@ impl Store {
              ORDER BY o.recalled_at, o.id",
         )
         .bind(set_id)
-        .bind(owner)
+        .bind(learner)
         .all(self.read())
         .await?)
     }
@@ -338,13 +344,13 @@ impl Store {
 /// Marks a set as changed now.
 pub(super) async fn touch_set(
     conn: &mut AnyConnection,
-    owner: &str,
+    learner: &LearnerId,
     set_id: &str,
 ) -> Result<(), sqlx::Error> {
     sqlx::query("UPDATE recall_sets SET updated_at = $1 WHERE id = $2 AND owner_id = $3")
         .bind(now_ms())
         .bind(set_id)
-        .bind(owner)
+        .bind(learner)
         .execute(conn)
         .await?;
     Ok(())

@@ -2,6 +2,7 @@
 
 use super::columns::MaybeJson;
 use super::{Reads, Store, StoreError, new_id, now_ms};
+use warren_app::learner::LearnerId;
 
 warren_app::named_enum! {
     /// Where a detected tangent stands.
@@ -50,7 +51,7 @@ macro_rules! select_rabbitholes {
 impl Store {
     pub async fn create_rabbithole(
         &self,
-        owner: &str,
+        learner: &LearnerId,
         session_id: &str,
         topic: &str,
         label: &str,
@@ -66,7 +67,7 @@ impl Store {
         )
         .bind(&id)
         .bind(session_id)
-        .bind(owner)
+        .bind(learner)
         .bind(topic)
         .bind(label)
         .bind(trigger_entry_id)
@@ -76,27 +77,35 @@ impl Store {
         Ok(id)
     }
 
-    pub async fn rabbithole(&self, owner: &str, id: &str) -> Result<Option<RabbitholeRow>, StoreError> {
+    pub async fn rabbithole(
+        &self,
+        learner: &LearnerId,
+        id: &str,
+    ) -> Result<Option<RabbitholeRow>, StoreError> {
         Ok(sqlx::query_as(select_rabbitholes!("WHERE id = $1 AND owner_id = $2"))
             .bind(id)
-            .bind(owner)
+            .bind(learner)
             .optional(self.read())
             .await?)
     }
 
-    pub async fn rabbitholes(&self, owner: &str, session_id: &str) -> Result<Vec<RabbitholeRow>, StoreError> {
+    pub async fn rabbitholes(
+        &self,
+        learner: &LearnerId,
+        session_id: &str,
+    ) -> Result<Vec<RabbitholeRow>, StoreError> {
         Ok(sqlx::query_as(select_rabbitholes!(
             "WHERE session_id = $1 AND owner_id = $2 ORDER BY created_at, id"
         ))
         .bind(session_id)
-        .bind(owner)
+        .bind(learner)
         .all(self.read())
         .await?)
     }
 
     pub async fn set_rabbithole_status(
         &self,
-        owner: &str,
+        learner: &LearnerId,
         id: &str,
         status: RabbitholeStatus,
         branch_from_id: Option<&str>,
@@ -109,7 +118,7 @@ impl Store {
         .bind(branch_from_id)
         .bind(now_ms())
         .bind(id)
-        .bind(owner);
+        .bind(learner);
         self.write_one(statement).await?;
         Ok(())
     }
@@ -117,7 +126,7 @@ impl Store {
     /// Stores the explorer's conversation when the learner returns.
     pub async fn finish_rabbithole(
         &self,
-        owner: &str,
+        learner: &LearnerId,
         id: &str,
         conversation: &serde_json::Value,
         points_recalled: i64,
@@ -130,7 +139,7 @@ impl Store {
         .bind(points_recalled)
         .bind(now_ms())
         .bind(id)
-        .bind(owner);
+        .bind(learner);
         self.write_one(statement).await?;
         Ok(())
     }

@@ -3,6 +3,7 @@
 
 use sqlx::AnyConnection;
 use warren_app::api::ResourceKind;
+use warren_app::learner::LearnerId;
 
 use super::points::touch_set;
 use super::{Reads, Store, StoreError, new_id, now_ms};
@@ -48,7 +49,7 @@ pub fn image_type(bytes: &[u8]) -> Option<&'static str> {
         .and_then(|mime| IMAGE_TYPES.iter().copied().find(|t| *t == mime))
 }
 
-/// Where an uploaded image is served: only to its owner (see `web::media`).
+/// Where an uploaded image is served: only to its learner (see `web::media`).
 pub fn media_url(resource_id: &str) -> String {
     format!("/media/{resource_id}")
 }
@@ -57,7 +58,7 @@ pub fn media_url(resource_id: &str) -> String {
 /// transaction; returns its id.
 pub(super) async fn insert_resource(
     conn: &mut AnyConnection,
-    owner: &str,
+    learner: &LearnerId,
     set_id: &str,
     resource: &NewResource,
     links: &[(String, f64)],
@@ -73,7 +74,7 @@ pub(super) async fn insert_resource(
     )
     .bind(&id)
     .bind(set_id)
-    .bind(owner)
+    .bind(learner)
     .bind(resource.kind.as_str())
     .bind(&resource.title)
     .bind(&resource.body)
@@ -86,7 +87,7 @@ pub(super) async fn insert_resource(
     if let Some(bytes) = &resource.image {
         sqlx::query("INSERT INTO resource_images (resource_id, owner_id, bytes) VALUES ($1, $2, $3)")
             .bind(&id)
-            .bind(owner)
+            .bind(learner)
             .bind(bytes.as_slice())
             .execute(&mut *conn)
             .await?;
@@ -98,7 +99,7 @@ pub(super) async fn insert_resource(
         )
         .bind(point_id)
         .bind(&id)
-        .bind(owner)
+        .bind(learner)
         .bind(*relevance)
         .bind(set_id)
         .execute(&mut *conn)
@@ -108,13 +109,13 @@ pub(super) async fn insert_resource(
 }
 
 impl Store {
-    pub async fn resources(&self, owner: &str, set_id: &str) -> Result<Vec<Resource>, StoreError> {
+    pub async fn resources(&self, learner: &LearnerId, set_id: &str) -> Result<Vec<Resource>, StoreError> {
         let mut resources: Vec<Resource> = sqlx::query_as(
             "SELECT id, kind, title, body, url, mime_type, licence FROM resources
              WHERE set_id = $1 AND owner_id = $2 ORDER BY created_at, id",
         )
         .bind(set_id)
-        .bind(owner)
+        .bind(learner)
         .all(self.read())
         .await?;
         let links: Vec<(String, String, f64)> = sqlx::query_as(
@@ -123,7 +124,7 @@ impl Store {
              WHERE r.set_id = $1 AND r.owner_id = $2 AND pr.owner_id = $2",
         )
         .bind(set_id)
-        .bind(owner)
+        .bind(learner)
         .all(self.read())
         .await?;
         for (resource_id, point_id, relevance) in links {
@@ -138,7 +139,7 @@ impl Store {
     /// `None` when the set is not the learner's.
     pub async fn add_resource(
         &self,
-        owner: &str,
+        learner: &LearnerId,
         set_id: &str,
         resource: &NewResource,
         point_ids: &[String],
@@ -147,25 +148,25 @@ impl Store {
         let owned: i64 =
             sqlx::query_scalar("SELECT COUNT(*) FROM recall_sets WHERE id = $1 AND owner_id = $2")
                 .bind(set_id)
-                .bind(owner)
+                .bind(learner)
                 .fetch_one(&mut *tx)
                 .await?;
         if owned == 0 {
             return Ok(None);
         }
         let links: Vec<(String, f64)> = point_ids.iter().map(|id| (id.clone(), 1.0)).collect();
-        let id = insert_resource(&mut tx, owner, set_id, resource, &links).await?;
-        touch_set(&mut tx, owner, set_id).await?;
+        let id = insert_resource(&mut tx, learner, set_id, resource, &links).await?;
+        touch_set(&mut tx, learner, set_id).await?;
         tx.commit().await?;
         Ok(Some(id))
     }
 
     /// Deletes a resource and its image; false when it is not the learner's.
-    pub async fn delete_resource(&self, owner: &str, resource_id: &str) -> Result<bool, StoreError> {
+    pub async fn delete_resource(&self, learner: &LearnerId, resource_id: &str) -> Result<bool, StoreError> {
         let mut tx = self.write_transaction().await?;
         let done = sqlx::query("DELETE FROM resources WHERE id = $1 AND owner_id = $2")
             .bind(resource_id)
-            .bind(owner)
+            .bind(learner)
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
@@ -175,7 +176,7 @@ impl Store {
     /// An uploaded image and its media type, if it is the learner's.
     pub async fn resource_image(
         &self,
-        owner: &str,
+        learner: &LearnerId,
         resource_id: &str,
     ) -> Result<Option<(String, Vec<u8>)>, StoreError> {
         let row: Option<(Option<String>, Vec<u8>)> = sqlx::query_as(
@@ -183,7 +184,7 @@ impl Store {
              WHERE i.resource_id = $1 AND i.owner_id = $2 AND r.owner_id = $2",
         )
         .bind(resource_id)
-        .bind(owner)
+        .bind(learner)
         .optional(self.read())
         .await?;
         Ok(row.map(|(mime, bytes)| (mime.unwrap_or_else(|| "application/octet-stream".into()), bytes)))
@@ -192,7 +193,7 @@ impl Store {
     /// Notes that a session showed a resource; false when it had already.
     pub async fn record_shown(
         &self,
-        owner: &str,
+        learner: &LearnerId,
         session_id: &str,
         resource_id: &str,
     ) -> Result<bool, StoreError> {
@@ -203,20 +204,24 @@ impl Store {
         )
         .bind(session_id)
         .bind(resource_id)
-        .bind(owner)
+        .bind(learner)
         .bind(now_ms());
         Ok(self.write_one(statement).await? == 1)
     }
 
     /// The resources a session has shown, in the order it showed them.
-    pub async fn shown_resources(&self, owner: &str, session_id: &str) -> Result<Vec<String>, StoreError> {
-        Ok(self.shown_resources_at(owner, session_id).await?.into_iter().map(|(id, _)| id).collect())
+    pub async fn shown_resources(
+        &self,
+        learner: &LearnerId,
+        session_id: &str,
+    ) -> Result<Vec<String>, StoreError> {
+        Ok(self.shown_resources_at(learner, session_id).await?.into_iter().map(|(id, _)| id).collect())
     }
 
     /// [`Store::shown_resources`] with when each was shown.
     pub async fn shown_resources_at(
         &self,
-        owner: &str,
+        learner: &LearnerId,
         session_id: &str,
     ) -> Result<Vec<(String, i64)>, StoreError> {
         Ok(sqlx::query_as(
@@ -224,7 +229,7 @@ impl Store {
              ORDER BY shown_at, resource_id",
         )
         .bind(session_id)
-        .bind(owner)
+        .bind(learner)
         .all(self.read())
         .await?)
     }

@@ -1,6 +1,7 @@
 //! Sessions and the recall outcomes they record.
 
 use std::collections::HashMap;
+use warren_app::learner::LearnerId;
 
 use warren_app::protocol::{SessionMode, SessionStatus};
 use warren_app::schedule::Rating;
@@ -13,7 +14,8 @@ use super::{Entry, EntryKind, Reads, Store, StoreError, new_id, now_ms};
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct SessionRow {
     pub id: String,
-    pub owner_id: String,
+    #[sqlx(rename = "owner_id")]
+    pub learner: LearnerId,
     pub set_id: String,
     #[sqlx(try_from = "JsonText")]
     pub target_point_ids: Vec<String>,
@@ -82,7 +84,7 @@ macro_rules! select_sessions {
 impl Store {
     pub async fn create_session(
         &self,
-        owner: &str,
+        learner: &LearnerId,
         set_id: &str,
         target_point_ids: &[String],
     ) -> Result<SessionRow, StoreError> {
@@ -94,25 +96,25 @@ impl Store {
              VALUES ($1, $2, $3, 'in_progress', $4, $5, $5)",
         )
         .bind(&id)
-        .bind(owner)
+        .bind(learner)
         .bind(set_id)
         .bind(&targets)
         .bind(now)).await?;
-        self.session(owner, &id).await?.ok_or_else(|| StoreError::Corrupt("session vanished".into()))
+        self.session(learner, &id).await?.ok_or_else(|| StoreError::Corrupt("session vanished".into()))
     }
 
-    pub async fn session(&self, owner: &str, id: &str) -> Result<Option<SessionRow>, StoreError> {
+    pub async fn session(&self, learner: &LearnerId, id: &str) -> Result<Option<SessionRow>, StoreError> {
         Ok(sqlx::query_as(select_sessions!("WHERE id = $1 AND owner_id = $2"))
             .bind(id)
-            .bind(owner)
+            .bind(learner)
             .optional(self.read())
             .await?)
     }
 
     /// The learner's sessions, most recently active first.
-    pub async fn sessions(&self, owner: &str) -> Result<Vec<SessionRow>, StoreError> {
+    pub async fn sessions(&self, learner: &LearnerId) -> Result<Vec<SessionRow>, StoreError> {
         Ok(sqlx::query_as(select_sessions!("WHERE owner_id = $1 ORDER BY updated_at DESC, id DESC"))
-            .bind(owner)
+            .bind(learner)
             .all(self.read())
             .await?)
     }
@@ -121,7 +123,7 @@ impl Store {
     /// newer one) is never written back to life by a stale copy.
     pub async fn save_session_state(
         &self,
-        owner: &str,
+        learner: &LearnerId,
         id: &str,
         state: &SessionState,
     ) -> Result<(), StoreError> {
@@ -141,14 +143,14 @@ impl Store {
         .bind(state.ended_at)
         .bind(now_ms())
         .bind(id)
-        .bind(owner);
+        .bind(learner);
         self.write_one(statement).await?;
         Ok(())
     }
 
     /// Records a recall and its FSRS review together. Recalling a point twice in one session
     /// changes nothing the second time; returns whether this call recorded it.
-    pub async fn record_recall(&self, owner: &str, outcome: &NewOutcome) -> Result<bool, StoreError> {
+    pub async fn record_recall(&self, learner: &LearnerId, outcome: &NewOutcome) -> Result<bool, StoreError> {
         let mut tx = self.write_transaction().await?;
         let inserted = sqlx::query(
             "INSERT INTO recall_outcomes (id, session_id, point_id, owner_id, rating, confidence, entry_id,
@@ -159,7 +161,7 @@ impl Store {
         .bind(new_id())
         .bind(&outcome.session_id)
         .bind(&outcome.point_id)
-        .bind(owner)
+        .bind(learner)
         .bind(outcome.rating.as_str())
         .bind(outcome.confidence)
         .bind(&outcome.entry_id)
@@ -170,30 +172,34 @@ impl Store {
         .rows_affected()
             == 1;
         if inserted {
-            write_card(&mut tx, owner, &outcome.point_id, &outcome.card).await?;
+            write_card(&mut tx, learner, &outcome.point_id, &outcome.card).await?;
         }
         tx.commit().await?;
         Ok(inserted)
     }
 
     /// The points recalled in a session, in the order they were recalled.
-    pub async fn outcomes(&self, owner: &str, session_id: &str) -> Result<Vec<OutcomeRow>, StoreError> {
+    pub async fn outcomes(
+        &self,
+        learner: &LearnerId,
+        session_id: &str,
+    ) -> Result<Vec<OutcomeRow>, StoreError> {
         Ok(sqlx::query_as(
             "SELECT point_id, rating, confidence, entry_id, in_rabbithole, recalled_at FROM recall_outcomes
              WHERE session_id = $1 AND owner_id = $2 ORDER BY recalled_at, id",
         )
         .bind(session_id)
-        .bind(owner)
+        .bind(learner)
         .all(self.read())
         .await?)
     }
 
     /// How many points each of the learner's sessions has recalled.
-    pub async fn recalled_counts(&self, owner: &str) -> Result<HashMap<String, i64>, StoreError> {
+    pub async fn recalled_counts(&self, learner: &LearnerId) -> Result<HashMap<String, i64>, StoreError> {
         let rows: Vec<(String, i64)> = sqlx::query_as(
             "SELECT session_id, COUNT(*) AS n FROM recall_outcomes WHERE owner_id = $1 GROUP BY session_id",
         )
-        .bind(owner)
+        .bind(learner)
         .all(self.read())
         .await?;
         Ok(rows.into_iter().collect())
@@ -201,13 +207,17 @@ impl Store {
 
     /// Marks a learner's open sessions of a set as abandoned (a new one replaces them), adding
     /// any stretch under way to their study time. Returns their ids.
-    pub async fn abandon_open_sessions(&self, owner: &str, set_id: &str) -> Result<Vec<String>, StoreError> {
+    pub async fn abandon_open_sessions(
+        &self,
+        learner: &LearnerId,
+        set_id: &str,
+    ) -> Result<Vec<String>, StoreError> {
         let now = now_ms();
         let mut tx = self.write_transaction().await?;
         let ids: Vec<String> = sqlx::query_scalar(
             "SELECT id FROM sessions WHERE owner_id = $1 AND set_id = $2 AND status IN ('in_progress', 'paused')",
         )
-        .bind(owner)
+        .bind(learner)
         .bind(set_id)
         .fetch_all(&mut *tx)
         .await?;
@@ -218,7 +228,7 @@ impl Store {
              WHERE owner_id = $2 AND set_id = $3 AND status IN ('in_progress', 'paused')",
         )
         .bind(now)
-        .bind(owner)
+        .bind(learner)
         .bind(set_id)
         .execute(&mut *tx)
         .await?;
@@ -302,14 +312,18 @@ impl Store {
     }
 
     /// Writes an imported session and everything it owns (entries, recalls, rabbit holes,
-    /// struggles, resources shown) in one transaction, all owned by `owner`. An open (paused)
+    /// struggles, resources shown) in one transaction, all owned by `learner`. An open (paused)
     /// session is kept open only if its set has no other.
-    pub async fn insert_imported_session(&self, owner: &str, s: &ImportedSession) -> Result<(), StoreError> {
+    pub async fn insert_imported_session(
+        &self,
+        learner: &LearnerId,
+        s: &ImportedSession,
+    ) -> Result<(), StoreError> {
         let mut tx = self.write_transaction().await?;
         let open: i64 = sqlx::query_scalar(
             "SELECT COUNT(*) FROM sessions WHERE owner_id = $1 AND set_id = $2 AND status IN ('in_progress', 'paused')",
         )
-        .bind(owner)
+        .bind(learner)
         .bind(&s.set_id)
         .fetch_one(&mut *tx)
         .await?;
@@ -326,7 +340,7 @@ impl Store {
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
         )
         .bind(&s.id)
-        .bind(owner)
+        .bind(learner)
         .bind(&s.set_id)
         .bind(status.as_str())
         .bind(json_text(&s.target_point_ids)?)
@@ -349,7 +363,7 @@ impl Store {
             )
             .bind(&e.id)
             .bind(&s.id)
-            .bind(owner)
+            .bind(learner)
             .bind(&e.parent_id)
             .bind(e.seq)
             .bind(e.created_at)
@@ -371,7 +385,7 @@ impl Store {
         .bind(summary.map(|e| e.id.clone()))
         .bind(summary.map(|_| SummaryStatus::Ready.as_str()))
         .bind(&s.id)
-        .bind(owner)
+        .bind(learner)
         .execute(&mut *tx)
         .await?;
         for r in &s.recalled {
@@ -384,7 +398,7 @@ impl Store {
             .bind(new_id())
             .bind(&s.id)
             .bind(&r.point_id)
-            .bind(owner)
+            .bind(learner)
             .bind(r.rating.as_str())
             .bind(r.confidence)
             .bind(&r.entry_id)
@@ -401,7 +415,7 @@ impl Store {
             )
             .bind(&h.id)
             .bind(&s.id)
-            .bind(owner)
+            .bind(learner)
             .bind(&h.topic)
             .bind(&h.label)
             .bind(h.status.as_str())
@@ -425,7 +439,7 @@ impl Store {
             )
             .bind(&s.id)
             .bind(&row.point_id)
-            .bind(owner)
+            .bind(learner)
             .bind(i64::from(t.attempts))
             .bind(i64::from(t.hints))
             .bind(i64::from(t.near_misses))
@@ -445,7 +459,7 @@ impl Store {
             )
             .bind(&s.id)
             .bind(resource)
-            .bind(owner)
+            .bind(learner)
             .bind(at)
             .execute(&mut *tx)
             .await?;

@@ -4,11 +4,13 @@
 use super::points::{PointRow, insert_points};
 use super::resources::{NewResource, insert_resource};
 use super::{FsrsCard, Reads, Store, StoreError, new_id, now_ms};
+use warren_app::learner::LearnerId;
 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct RecallSet {
     pub id: String,
-    pub owner_id: String,
+    #[sqlx(rename = "owner_id")]
+    pub learner: LearnerId,
     pub name: String,
     pub description: String,
     pub guidelines: String,
@@ -63,7 +65,7 @@ fn name_taken(name: &str) -> impl FnOnce(sqlx::Error) -> StoreError + '_ {
 impl Store {
     /// Creates a set with its points and resources in one transaction: all of it or nothing.
     /// Returns its id.
-    pub async fn create_set(&self, owner: &str, set: &NewSet) -> Result<String, StoreError> {
+    pub async fn create_set(&self, learner: &LearnerId, set: &NewSet) -> Result<String, StoreError> {
         let now = now_ms();
         let set_id = new_id();
         let mut tx = self.write_transaction().await?;
@@ -72,7 +74,7 @@ impl Store {
              VALUES ($1, $2, $3, $4, $5, $6, $6)",
         )
         .bind(&set_id)
-        .bind(owner)
+        .bind(learner)
         .bind(&set.name)
         .bind(&set.description)
         .bind(&set.guidelines)
@@ -89,14 +91,14 @@ impl Store {
                 card: p.card.clone().unwrap_or_else(|| FsrsCard::new(now)),
             })
             .collect();
-        let point_ids = insert_points(&mut tx, self.backend(), owner, &set_id, &rows).await?;
+        let point_ids = insert_points(&mut tx, self.backend(), learner, &set_id, &rows).await?;
         for resource in &set.resources {
             let links: Vec<(String, f64)> = resource
                 .points
                 .iter()
                 .filter_map(|(index, relevance)| point_ids.get(*index).map(|id| (id.clone(), *relevance)))
                 .collect();
-            insert_resource(&mut tx, owner, &set_id, resource, &links).await?;
+            insert_resource(&mut tx, learner, &set_id, resource, &links).await?;
         }
         tx.commit().await?;
         Ok(set_id)
@@ -105,7 +107,7 @@ impl Store {
     /// Changes a set's name, description and guidelines; false when it is not the learner's.
     pub async fn update_set(
         &self,
-        owner: &str,
+        learner: &LearnerId,
         set_id: &str,
         name: &str,
         description: &str,
@@ -120,7 +122,7 @@ impl Store {
         .bind(guidelines)
         .bind(now_ms())
         .bind(set_id)
-        .bind(owner)
+        .bind(learner)
         .execute(&mut *self.write_turn().await?)
         .await
         .map_err(name_taken(name))?;
@@ -128,7 +130,12 @@ impl Store {
     }
 
     /// Archives or brings back a set; false when it is not the learner's.
-    pub async fn set_archived(&self, owner: &str, set_id: &str, archived: bool) -> Result<bool, StoreError> {
+    pub async fn set_archived(
+        &self,
+        learner: &LearnerId,
+        set_id: &str,
+        archived: bool,
+    ) -> Result<bool, StoreError> {
         let now = now_ms();
         let done = self.write_one(sqlx::query(
             "UPDATE recall_sets SET archived_at = $1, updated_at = $2 WHERE id = $3 AND owner_id = $4",
@@ -136,45 +143,45 @@ impl Store {
         .bind(archived.then_some(now))
         .bind(now)
         .bind(set_id)
-        .bind(owner)).await?;
+        .bind(learner)).await?;
         Ok(done == 1)
     }
 
     /// What deleting a set would take with it.
-    pub async fn set_contents(&self, owner: &str, set_id: &str) -> Result<SetContents, StoreError> {
+    pub async fn set_contents(&self, learner: &LearnerId, set_id: &str) -> Result<SetContents, StoreError> {
         Ok(sqlx::query_as(
             "SELECT (SELECT COUNT(*) FROM recall_points WHERE set_id = $1 AND owner_id = $2) AS points,
                     (SELECT COUNT(*) FROM resources WHERE set_id = $1 AND owner_id = $2) AS resources,
                     (SELECT COUNT(*) FROM sessions WHERE set_id = $1 AND owner_id = $2) AS sessions",
         )
         .bind(set_id)
-        .bind(owner)
+        .bind(learner)
         .one(self.read())
         .await?)
     }
 
     /// Deletes a set with its points, resources, schedule and sessions (the database
     /// cascades); false when it is not the learner's.
-    pub async fn delete_set(&self, owner: &str, set_id: &str) -> Result<bool, StoreError> {
+    pub async fn delete_set(&self, learner: &LearnerId, set_id: &str) -> Result<bool, StoreError> {
         let mut tx = self.write_transaction().await?;
         let done = sqlx::query("DELETE FROM recall_sets WHERE id = $1 AND owner_id = $2")
             .bind(set_id)
-            .bind(owner)
+            .bind(learner)
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
         Ok(done.rows_affected() == 1)
     }
 
-    pub async fn set_count(&self, owner: &str) -> Result<i64, StoreError> {
+    pub async fn set_count(&self, learner: &LearnerId) -> Result<i64, StoreError> {
         Ok(sqlx::query_scalar("SELECT COUNT(*) FROM recall_sets WHERE owner_id = $1")
-            .bind(owner)
+            .bind(learner)
             .one(self.read())
             .await?)
     }
 
     /// The learner's sets, archived ones included, with point and due counts, oldest first.
-    pub async fn list_sets(&self, owner: &str, now: i64) -> Result<Vec<SetSummary>, StoreError> {
+    pub async fn list_sets(&self, learner: &LearnerId, now: i64) -> Result<Vec<SetSummary>, StoreError> {
         Ok(sqlx::query_as(
             "SELECT s.id, s.name, s.description, s.archived_at,
                     COUNT(p.id) AS point_count,
@@ -185,30 +192,30 @@ impl Store {
              GROUP BY s.id, s.name, s.description, s.archived_at, s.created_at
              ORDER BY s.created_at, s.id",
         )
-        .bind(owner)
+        .bind(learner)
         .bind(now)
         .all(self.read())
         .await?)
     }
 
-    pub async fn set(&self, owner: &str, set_id: &str) -> Result<Option<RecallSet>, StoreError> {
+    pub async fn set(&self, learner: &LearnerId, set_id: &str) -> Result<Option<RecallSet>, StoreError> {
         Ok(sqlx::query_as(
             "SELECT id, owner_id, name, description, guidelines, archived_at FROM recall_sets
              WHERE id = $1 AND owner_id = $2",
         )
         .bind(set_id)
-        .bind(owner)
+        .bind(learner)
         .optional(self.read())
         .await?)
     }
 
     /// The learner's set of this name (ignoring case), if any.
-    pub async fn set_named(&self, owner: &str, name: &str) -> Result<Option<RecallSet>, StoreError> {
+    pub async fn set_named(&self, learner: &LearnerId, name: &str) -> Result<Option<RecallSet>, StoreError> {
         Ok(sqlx::query_as(
             "SELECT id, owner_id, name, description, guidelines, archived_at FROM recall_sets
              WHERE owner_id = $1 AND lower(name) = lower($2)",
         )
-        .bind(owner)
+        .bind(learner)
         .bind(name)
         .optional(self.read())
         .await?)

@@ -2,15 +2,16 @@
 //! of each day, counted in the learner's own days (see `warren_app::clock`).
 
 use super::{Reads, Store, StoreError};
+use warren_app::learner::LearnerId;
 
 impl Store {
     /// The learner's days on which they wrote in a session, newest first.
-    pub async fn study_days(&self, owner: &str, utc_offset_min: i32) -> Result<Vec<i64>, StoreError> {
+    pub async fn study_days(&self, learner: &LearnerId, utc_offset_min: i32) -> Result<Vec<i64>, StoreError> {
         Ok(sqlx::query_scalar(
             "SELECT DISTINCT (created_at + $2) / 86400000 AS day FROM session_entries
              WHERE owner_id = $1 AND kind = 'message' AND role = 'user' ORDER BY day DESC",
         )
-        .bind(owner)
+        .bind(learner)
         .bind(i64::from(utc_offset_min) * 60_000)
         .all(self.read())
         .await?)
@@ -19,7 +20,7 @@ impl Store {
     /// Reviews (points recalled, each with its FSRS rating) per learner's day since `since_ms`.
     pub async fn reviews_per_day(
         &self,
-        owner: &str,
+        learner: &LearnerId,
         utc_offset_min: i32,
         since_ms: i64,
     ) -> Result<Vec<(i64, i64)>, StoreError> {
@@ -27,7 +28,7 @@ impl Store {
             "SELECT (recalled_at + $2) / 86400000 AS day, COUNT(*) AS reviews FROM recall_outcomes
              WHERE owner_id = $1 AND recalled_at >= $3 GROUP BY day ORDER BY day",
         )
-        .bind(owner)
+        .bind(learner)
         .bind(i64::from(utc_offset_min) * 60_000)
         .bind(since_ms)
         .all(self.read())
@@ -36,12 +37,16 @@ impl Store {
 
     /// Points recalled without being given the answer (any rating but `again`) in sessions
     /// started since `since_ms`.
-    pub async fn recalled_unaided_since(&self, owner: &str, since_ms: i64) -> Result<i64, StoreError> {
+    pub async fn recalled_unaided_since(
+        &self,
+        learner: &LearnerId,
+        since_ms: i64,
+    ) -> Result<i64, StoreError> {
         Ok(sqlx::query_scalar(
             "SELECT COUNT(*) FROM recall_outcomes o JOIN sessions s ON s.id = o.session_id
              WHERE o.owner_id = $1 AND s.owner_id = $1 AND s.started_at >= $2 AND o.rating <> 'again'",
         )
-        .bind(owner)
+        .bind(learner)
         .bind(since_ms)
         .one(self.read())
         .await?)

@@ -2,6 +2,7 @@
 //! given (see `engine::struggle` for the rules).
 
 use std::collections::HashMap;
+use warren_app::learner::LearnerId;
 
 use super::columns::Flag;
 use super::{Reads, Store, StoreError, now_ms};
@@ -47,21 +48,25 @@ impl Store {
     /// absent).
     pub async fn struggles(
         &self,
-        owner: &str,
+        learner: &LearnerId,
         session_id: &str,
     ) -> Result<HashMap<String, Struggle>, StoreError> {
-        let rows = self.struggle_rows(owner, session_id).await?;
+        let rows = self.struggle_rows(learner, session_id).await?;
         Ok(rows.into_iter().map(|r| (r.point_id, r.struggle)).collect())
     }
 
     /// A session's struggles as stored, in point order.
-    pub async fn struggle_rows(&self, owner: &str, session_id: &str) -> Result<Vec<StruggleRow>, StoreError> {
+    pub async fn struggle_rows(
+        &self,
+        learner: &LearnerId,
+        session_id: &str,
+    ) -> Result<Vec<StruggleRow>, StoreError> {
         Ok(sqlx::query_as(
             "SELECT point_id, attempts, hints, near_misses, rung, revealed, parked, counted_entry_id, updated_at
              FROM point_struggles WHERE session_id = $1 AND owner_id = $2 ORDER BY point_id",
         )
         .bind(session_id)
-        .bind(owner)
+        .bind(learner)
         .all(self.read())
         .await?)
     }
@@ -69,7 +74,7 @@ impl Store {
     /// Writes the given points' struggles, in one statement.
     pub async fn save_struggles(
         &self,
-        owner: &str,
+        learner: &LearnerId,
         session_id: &str,
         changed: &[(&str, &Struggle)],
     ) -> Result<(), StoreError> {
@@ -105,7 +110,7 @@ impl Store {
             query = query
                 .bind(session_id)
                 .bind(*point_id)
-                .bind(owner)
+                .bind(learner)
                 .bind(i64::from(s.attempts))
                 .bind(i64::from(s.hints))
                 .bind(i64::from(s.near_misses))

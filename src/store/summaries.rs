@@ -3,10 +3,11 @@
 //! stands. Writing them is the engine's (`engine::synthesis`).
 
 use sqlx::Row;
+use warren_app::learner::LearnerId;
 use warren_app::summary::SummaryStatus;
 
 use super::entries::{append_in, select_entries};
-use super::{Entry, EntryKind, NewEntry, Reads, Store, StoreError, now_ms};
+use super::{Appended, Entry, EntryKind, NewEntry, Reads, Store, StoreError, now_ms};
 
 /// A session's newest summary with the session it sums up, for the dashboard and the command
 /// line.
@@ -20,13 +21,17 @@ pub struct LatestSummary {
 }
 
 impl Store {
-    /// Marks a session's summary as to be written. False when the session is not the owner's.
-    pub async fn mark_summary_pending(&self, owner: &str, session_id: &str) -> Result<bool, StoreError> {
+    /// Marks a session's summary as to be written. False when the session is not the learner's.
+    pub async fn mark_summary_pending(
+        &self,
+        learner: &LearnerId,
+        session_id: &str,
+    ) -> Result<bool, StoreError> {
         let statement = sqlx::query(
             "UPDATE sessions SET summary_status = 'pending', summary_error = NULL WHERE id = $1 AND owner_id = $2",
         )
         .bind(session_id)
-        .bind(owner);
+        .bind(learner);
         Ok(self.write_one(statement).await? > 0)
     }
 
@@ -35,7 +40,7 @@ impl Store {
     /// not pending or another live instance writes it.
     pub async fn claim_summary(
         &self,
-        owner: &str,
+        learner: &LearnerId,
         session_id: &str,
         instance: &str,
         lapse: std::time::Duration,
@@ -53,7 +58,7 @@ impl Store {
         .bind(instance)
         .bind(now)
         .bind(session_id)
-        .bind(owner)
+        .bind(learner)
         .bind(alive_since)
         .execute(&mut *conn)
         .await?;
@@ -65,7 +70,7 @@ impl Store {
     /// summary; `None` (nothing stored) when it does not.
     pub async fn store_summary(
         &self,
-        owner: &str,
+        learner: &LearnerId,
         session_id: &str,
         instance: &str,
         text: String,
@@ -75,12 +80,13 @@ impl Store {
         let leaf: Option<String> =
             sqlx::query_scalar("SELECT leaf_id FROM sessions WHERE id = $1 AND owner_id = $2")
                 .bind(session_id)
-                .bind(owner)
+                .bind(learner)
                 .fetch_optional(&mut *tx)
                 .await?
                 .flatten();
         let new = NewEntry::note(EntryKind::Summary, text, data);
-        let (entry, _) = append_in(&mut tx, owner, session_id, leaf.as_deref(), new, false).await?;
+        let Appended { entry, .. } =
+            append_in(&mut tx, learner, session_id, leaf.as_deref(), new, false).await?;
         let linked = sqlx::query(
             "UPDATE sessions SET summary_entry_id = $1, summary_status = 'ready', summary_error = NULL,
                  summary_claimed_by = NULL
@@ -88,7 +94,7 @@ impl Store {
         )
         .bind(&entry.id)
         .bind(session_id)
-        .bind(owner)
+        .bind(learner)
         .bind(instance)
         .execute(&mut *tx)
         .await?;
@@ -105,7 +111,7 @@ impl Store {
     /// pending summary records this, so a late failure never overwrites a summary written.
     pub async fn summary_failed(
         &self,
-        owner: &str,
+        learner: &LearnerId,
         session_id: &str,
         instance: &str,
         error: &str,
@@ -117,7 +123,7 @@ impl Store {
         )
         .bind(error)
         .bind(session_id)
-        .bind(owner)
+        .bind(learner)
         .bind(instance)
         .execute(&mut *conn)
         .await?;
@@ -125,11 +131,11 @@ impl Store {
     }
 
     /// Summaries left to write that no live instance has claimed (left by a restart, or by
-    /// an instance that died): `(owner, session)` pairs, oldest first.
+    /// an instance that died): `(learner, session)` pairs, oldest first.
     pub async fn pending_summaries(
         &self,
         lapse: std::time::Duration,
-    ) -> Result<Vec<(String, String)>, StoreError> {
+    ) -> Result<Vec<(LearnerId, String)>, StoreError> {
         let alive_since = now_ms() - i64::try_from(lapse.as_millis()).unwrap_or(i64::MAX);
         Ok(sqlx::query_as(
             "SELECT owner_id, id FROM sessions s WHERE summary_status = 'pending'
@@ -144,28 +150,28 @@ impl Store {
     }
 
     /// Where a session's summary stands, and its newest summary entry's id (a failed or
-    /// pending rewrite keeps the one before). `None` when the session is not the owner's.
+    /// pending rewrite keeps the one before). `None` when the session is not the learner's.
     pub async fn summary_link(
         &self,
-        owner: &str,
+        learner: &LearnerId,
         session_id: &str,
     ) -> Result<Option<(Option<SummaryStatus>, Option<String>)>, StoreError> {
         let row: Option<(Option<String>, Option<String>)> = sqlx::query_as(
             "SELECT summary_status, summary_entry_id FROM sessions WHERE id = $1 AND owner_id = $2",
         )
         .bind(session_id)
-        .bind(owner)
+        .bind(learner)
         .optional(self.read())
         .await?;
         Ok(row.map(|(status, entry)| (status.and_then(|s| s.parse().ok()), entry)))
     }
 
     /// One of the learner's sessions whose summary is being written, if any.
-    pub async fn summary_being_written(&self, owner: &str) -> Result<Option<String>, StoreError> {
+    pub async fn summary_being_written(&self, learner: &LearnerId) -> Result<Option<String>, StoreError> {
         Ok(sqlx::query_scalar(
             "SELECT id FROM sessions WHERE owner_id = $1 AND summary_status = 'pending' ORDER BY updated_at DESC LIMIT 1",
         )
-        .bind(owner)
+        .bind(learner)
         .optional(self.read())
         .await?)
     }
@@ -174,7 +180,7 @@ impl Store {
     /// set (`per_set`: only each set's newest).
     pub async fn latest_summaries(
         &self,
-        owner: &str,
+        learner: &LearnerId,
         set_id: Option<&str>,
         per_set: bool,
         limit: u32,
@@ -197,7 +203,7 @@ impl Store {
         );
         // The statement is fixed text; every value is bound.
         let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
-            .bind(owner)
+            .bind(learner)
             .bind(set_id.unwrap_or_default())
             .bind(i64::from(limit))
             .all(self.read())
@@ -210,7 +216,7 @@ impl Store {
                 sqlx::query_as(select_entries!("WHERE id = $1 AND session_id = $2 AND owner_id = $3"))
                     .bind(&entry_id)
                     .bind(&session_id)
-                    .bind(owner)
+                    .bind(learner)
                     .optional(self.read())
                     .await?;
             let Some(entry) = entry else { continue };

@@ -5,12 +5,13 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
+use warren_app::learner::LearnerId;
 
 use serde_json::json;
 use warren_app::tree::EntryKind;
 
 use super::entries::{Entry, NewEntry, select_entries};
-use super::{Reads, SessionRow, Store, StoreError};
+use super::{Appended, Reads, SessionRow, Store, StoreError};
 
 /// A session's entries with what is needed to walk them: entries by id, children by parent
 /// and each entry's current label. (The leaf is the session row's.)
@@ -155,30 +156,45 @@ pub fn first_kept_id(entry: &Entry) -> Option<&str> {
 
 impl Store {
     /// One entry of a session.
-    pub async fn entry(&self, owner: &str, session_id: &str, id: &str) -> Result<Option<Entry>, StoreError> {
+    pub async fn entry(
+        &self,
+        learner: &LearnerId,
+        session_id: &str,
+        id: &str,
+    ) -> Result<Option<Entry>, StoreError> {
         Ok(sqlx::query_as(select_entries!("WHERE id = $1 AND session_id = $2 AND owner_id = $3"))
             .bind(id)
             .bind(session_id)
-            .bind(owner)
+            .bind(learner)
             .optional(self.read())
             .await?)
     }
 
     /// An entry's children, in append order.
-    pub async fn children(&self, owner: &str, session_id: &str, id: &str) -> Result<Vec<Entry>, StoreError> {
+    pub async fn children(
+        &self,
+        learner: &LearnerId,
+        session_id: &str,
+        id: &str,
+    ) -> Result<Vec<Entry>, StoreError> {
         Ok(sqlx::query_as(select_entries!(
             "WHERE parent_id = $1 AND session_id = $2 AND owner_id = $3 ORDER BY seq"
         ))
         .bind(id)
         .bind(session_id)
-        .bind(owner)
+        .bind(learner)
         .all(self.read())
         .await?)
     }
 
     /// The entries from the root to `id`, walking up parent by parent (a child is always
     /// appended after its parent, so `seq` orders the path). Empty for an unknown id.
-    pub async fn path(&self, owner: &str, session_id: &str, id: &str) -> Result<Vec<Entry>, StoreError> {
+    pub async fn path(
+        &self,
+        learner: &LearnerId,
+        session_id: &str,
+        id: &str,
+    ) -> Result<Vec<Entry>, StoreError> {
         Ok(sqlx::query_as(select_entries!(
             "WHERE id IN (
                 WITH RECURSIVE up(id, parent_id, depth) AS (
@@ -194,7 +210,7 @@ impl Store {
         ))
         .bind(id)
         .bind(session_id)
-        .bind(owner)
+        .bind(learner)
         .all(self.read())
         .await?)
     }
@@ -205,36 +221,41 @@ impl Store {
     /// since (usually none), on any instance, instead of the whole session again.
     pub async fn tree(
         &self,
-        owner: &str,
+        learner: &LearnerId,
         session_id: &str,
     ) -> Result<Option<(SessionRow, Arc<Tree>)>, StoreError> {
-        let Some(session) = self.session(owner, session_id).await? else {
+        let Some(session) = self.session(learner, session_id).await? else {
             self.cache().forget(session_id);
             return Ok(None);
         };
-        let cached = self.cache().take(session_id, owner);
+        let cached = self.cache().take(session_id, learner);
         let mut tree = match cached {
             Some(tree) => tree,
-            None => Arc::new(Tree::new(self.entries(owner, session_id).await?)),
+            None => Arc::new(Tree::new(self.entries(learner, session_id).await?)),
         };
-        let newer = self.entries_after(owner, session_id, tree.last_seq()).await?;
+        let newer = self.entries_after(learner, session_id, tree.last_seq()).await?;
         if !newer.is_empty() {
             let tree = Arc::make_mut(&mut tree);
             for entry in newer {
                 tree.push(entry);
             }
         }
-        self.cache().keep(session_id, owner, tree.clone());
+        self.cache().keep(session_id, learner, tree.clone());
         Ok(Some((session, tree)))
     }
 
     /// Entries appended after `seq`, in order.
-    async fn entries_after(&self, owner: &str, session_id: &str, seq: i64) -> Result<Vec<Entry>, StoreError> {
+    async fn entries_after(
+        &self,
+        learner: &LearnerId,
+        session_id: &str,
+        seq: i64,
+    ) -> Result<Vec<Entry>, StoreError> {
         Ok(sqlx::query_as(select_entries!(
             "WHERE session_id = $1 AND owner_id = $2 AND seq > $3 ORDER BY seq"
         ))
         .bind(session_id)
-        .bind(owner)
+        .bind(learner)
         .bind(seq)
         .all(self.read())
         .await?)
@@ -258,12 +279,12 @@ impl Store {
     /// entry is not in the session.
     pub async fn set_leaf(
         &self,
-        owner: &str,
+        learner: &LearnerId,
         session_id: &str,
         id: Option<&str>,
     ) -> Result<bool, StoreError> {
         if let Some(id) = id
-            && self.entry(owner, session_id, id).await?.is_none()
+            && self.entry(learner, session_id, id).await?.is_none()
         {
             return Ok(false);
         }
@@ -275,7 +296,7 @@ impl Store {
                 .bind(id)
                 .bind(super::now_ms())
                 .bind(session_id)
-                .bind(owner),
+                .bind(learner),
             )
             .await?;
         Ok(done == 1)
@@ -286,17 +307,17 @@ impl Store {
     /// `from_id` is not in the session.
     pub async fn branch_with_summary(
         &self,
-        owner: &str,
+        learner: &LearnerId,
         session_id: &str,
         from_id: &str,
         summary: &str,
         data: serde_json::Value,
     ) -> Result<Option<Entry>, StoreError> {
-        if self.entry(owner, session_id, from_id).await?.is_none() {
+        if self.entry(learner, session_id, from_id).await?.is_none() {
             return Ok(None);
         }
         let new = NewEntry::note(EntryKind::BranchSummary, summary, data);
-        let (entry, _) = self.append_entry(owner, session_id, Some(from_id), new, true).await?;
+        let Appended { entry, .. } = self.append_entry(learner, session_id, Some(from_id), new, true).await?;
         Ok(Some(entry))
     }
 
@@ -305,29 +326,33 @@ impl Store {
     /// the target is not in the session or is itself a label.
     pub async fn set_label(
         &self,
-        owner: &str,
+        learner: &LearnerId,
         session_id: &str,
         target_id: &str,
         label: Option<&str>,
     ) -> Result<bool, StoreError> {
-        let Some(session) = self.session(owner, session_id).await? else { return Ok(false) };
-        match self.entry(owner, session_id, target_id).await? {
+        let Some(session) = self.session(learner, session_id).await? else { return Ok(false) };
+        match self.entry(learner, session_id, target_id).await? {
             Some(target) if target.kind != EntryKind::Label => {}
             Some(_) | None => return Ok(false),
         }
         let label: String = label.unwrap_or_default().trim().chars().take(MAX_LABEL).collect();
         let new = NewEntry::note(EntryKind::Label, label, json!({ "targetId": target_id }));
-        self.append_entry(owner, session_id, session.leaf_id.as_deref(), new, false).await?;
+        self.append_entry(learner, session_id, session.leaf_id.as_deref(), new, false).await?;
         Ok(true)
     }
 
     /// Each labelled entry's current label.
-    pub async fn labels(&self, owner: &str, session_id: &str) -> Result<HashMap<String, String>, StoreError> {
+    pub async fn labels(
+        &self,
+        learner: &LearnerId,
+        session_id: &str,
+    ) -> Result<HashMap<String, String>, StoreError> {
         let entries: Vec<Entry> = sqlx::query_as(select_entries!(
             "WHERE session_id = $1 AND kind = 'label' AND owner_id = $2 ORDER BY seq"
         ))
         .bind(session_id)
-        .bind(owner)
+        .bind(learner)
         .all(self.read())
         .await?;
         Ok(labels_of(entries.iter()))
@@ -338,7 +363,7 @@ impl Store {
 /// [`CACHED_ENTRIES`] entries together.
 #[derive(Default)]
 pub struct TreeCache {
-    trees: HashMap<String, (String, Arc<Tree>, u64)>,
+    trees: HashMap<String, (LearnerId, Arc<Tree>, u64)>,
     clock: u64,
 }
 
@@ -354,14 +379,14 @@ impl std::fmt::Debug for TreeCache {
 }
 
 impl TreeCache {
-    /// The cached tree of a session, if it is the owner's.
-    fn take(&mut self, session_id: &str, owner: &str) -> Option<Arc<Tree>> {
-        self.trees.get(session_id).filter(|(o, _, _)| o == owner).map(|(_, tree, _)| tree.clone())
+    /// The cached tree of a session, if it is the learner's.
+    fn take(&mut self, session_id: &str, learner: &LearnerId) -> Option<Arc<Tree>> {
+        self.trees.get(session_id).filter(|(o, _, _)| o == learner).map(|(_, tree, _)| tree.clone())
     }
 
-    fn keep(&mut self, session_id: &str, owner: &str, tree: Arc<Tree>) {
+    fn keep(&mut self, session_id: &str, learner: &LearnerId, tree: Arc<Tree>) {
         self.clock += 1;
-        self.trees.insert(session_id.to_string(), (owner.to_string(), tree, self.clock));
+        self.trees.insert(session_id.to_string(), (learner.clone(), tree, self.clock));
         while self.trees.values().map(|(_, t, _)| t.len()).sum::<usize>() > CACHED_ENTRIES
             && self.trees.len() > 1
         {

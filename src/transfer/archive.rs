@@ -13,6 +13,7 @@
 
 use std::collections::HashMap;
 use std::io::{Cursor, Read, Write};
+use warren_app::learner::LearnerId;
 
 use serde::{Deserialize, Serialize};
 use warren_app::forms::limits;
@@ -111,7 +112,7 @@ pub fn is_archive(bytes: &[u8]) -> bool {
 }
 
 /// Everything the learner owns, as one zip.
-pub async fn export(store: &Store, owner: &str, username: &str) -> Result<AccountExport, StoreError> {
+pub async fn export(store: &Store, learner: &LearnerId, username: &str) -> Result<AccountExport, StoreError> {
     let broken = |e: zip::result::ZipError| StoreError::Corrupt(e.to_string());
     let io = |e: std::io::Error| StoreError::Corrupt(e.to_string());
     let now = now_ms();
@@ -129,30 +130,30 @@ pub async fn export(store: &Store, owner: &str, username: &str) -> Result<Accoun
     let mut stems = Stems::default();
     // Each set's name by id, for the sessions' entries in the manifest.
     let mut names: HashMap<String, String> = HashMap::new();
-    for set in store.list_sets(owner, now).await? {
+    for set in store.list_sets(learner, now).await? {
         names.insert(set.id.clone(), set.name.clone());
-        let Some(file) = export::export(store, owner, &set.id, Format::Json).await? else { continue };
+        let Some(file) = export::export(store, learner, &set.id, Format::Json).await? else { continue };
         let stem = stems.unique(file.file_name.trim_end_matches(".json"));
         let path = format!("sets/{stem}.json");
         zip.start_file(path.as_str(), packed).map_err(broken)?;
         zip.write_all(&file.bytes).map_err(io)?;
-        for resource in store.resources(owner, &set.id).await? {
-            let Some((mime, bytes)) = store.resource_image(owner, &resource.id).await? else { continue };
+        for resource in store.resources(learner, &set.id).await? {
+            let Some((mime, bytes)) = store.resource_image(learner, &resource.id).await? else { continue };
             let extension = mime.rsplit('/').next().unwrap_or("bin").replace("jpeg", "jpg");
             zip.start_file(format!("images/{stem}/{}.{extension}", resource.id), stored).map_err(broken)?;
             zip.write_all(&bytes).map_err(io)?;
         }
         manifest.sets.push(SetEntry { name: set.name, file: path, archived: set.archived_at.is_some() });
     }
-    for session in store.sessions(owner).await? {
-        let Some(file) = session_file::export(store, owner, &session.id).await? else { continue };
+    for session in store.sessions(learner).await? {
+        let Some(file) = session_file::export(store, learner, &session.id).await? else { continue };
         let path = format!("sessions/{}", file.file_name);
         zip.start_file(path.as_str(), packed).map_err(broken)?;
         zip.write_all(file.text.as_bytes()).map_err(io)?;
         let set_name = names.get(&session.set_id).cloned().unwrap_or_default();
         manifest.sessions.push(SessionEntry { id: session.id, set_name, file: path });
     }
-    let summaries = store.latest_summaries(owner, None, false, u32::MAX).await?;
+    let summaries = store.latest_summaries(learner, None, false, u32::MAX).await?;
     zip.start_file("summaries.md", packed).map_err(broken)?;
     zip.write_all(summaries_text(&summaries).as_bytes()).map_err(io)?;
     zip.start_file("README.txt", packed).map_err(broken)?;
@@ -279,33 +280,33 @@ fn unpack(
 /// same name and points, such as a new account's demo set, gives way to the archive's, which
 /// carries its schedule and history; any other set of the same name stays and the archive's
 /// gets a free name), then each session under its own set.
-pub async fn import(store: &Store, owner: &str, archive: Archive) -> Result<Imported, StoreError> {
+pub async fn import(store: &Store, learner: &LearnerId, archive: Archive) -> Result<Imported, StoreError> {
     let mut imported = Imported::default();
     let mut set_ids: HashMap<String, String> = HashMap::new();
     for (preview, archived) in archive.sets {
         let original = preview.set.name.clone();
         imported.left_out += preview.rejected.len();
         let mut set = preview.set;
-        let replaced = match store.set_named(owner, &original).await? {
-            Some(existing) if untouched_copy(store, owner, &existing.id, &set).await? => Some(existing),
+        let replaced = match store.set_named(learner, &original).await? {
+            Some(existing) if untouched_copy(store, learner, &existing.id, &set).await? => Some(existing),
             Some(_) | None => None,
         };
-        set.name = store.free_name(owner, &original).await?;
-        let id = store.create_set(owner, &set).await?;
+        set.name = store.free_name(learner, &original).await?;
+        let id = store.create_set(learner, &set).await?;
         if let Some(existing) = replaced {
             // The new set is whole before the old one goes; the name follows.
-            store.delete_set(owner, &existing.id).await?;
-            store.update_set(owner, &id, &original, &set.description, &set.guidelines).await?;
+            store.delete_set(learner, &existing.id).await?;
+            store.update_set(learner, &id, &original, &set.description, &set.guidelines).await?;
         }
         if archived {
-            store.set_archived(owner, &id, true).await?;
+            store.set_archived(learner, &id, true).await?;
         }
         set_ids.insert(original.to_lowercase(), id);
         imported.sets += 1;
     }
     for file in archive.sessions {
         let set = set_ids.get(&file.header.set_name.to_lowercase()).cloned();
-        session_file::import_under(store, owner, file, set).await?;
+        session_file::import_under(store, learner, file, set).await?;
         imported.sessions += 1;
     }
     Ok(imported)
@@ -315,14 +316,14 @@ pub async fn import(store: &Store, owner: &str, archive: Archive) -> Result<Impo
 /// as `set`: replacing it loses nothing.
 async fn untouched_copy(
     store: &Store,
-    owner: &str,
+    learner: &LearnerId,
     id: &str,
     set: &crate::store::NewSet,
 ) -> Result<bool, StoreError> {
-    if store.set_contents(owner, id).await?.sessions > 0 {
+    if store.set_contents(learner, id).await?.sessions > 0 {
         return Ok(false);
     }
-    let points = store.points(owner, id).await?;
+    let points = store.points(learner, id).await?;
     if points.iter().any(|p| p.card.reps > 0) {
         return Ok(false);
     }
@@ -331,7 +332,7 @@ async fn untouched_copy(
     ours.sort_unstable();
     theirs.sort_unstable();
     let mut our_resources: Vec<String> =
-        store.resources(owner, id).await?.into_iter().map(|r| r.title).collect();
+        store.resources(learner, id).await?.into_iter().map(|r| r.title).collect();
     let mut their_resources: Vec<String> = set.resources.iter().map(|r| r.title.clone()).collect();
     our_resources.sort_unstable();
     their_resources.sort_unstable();

@@ -3,6 +3,7 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
+use warren_app::learner::LearnerId;
 
 use super::Format;
 use super::json::{FORMAT, Link, PointFile, ResourceFile, Schedule, SetFile, VERSION};
@@ -19,18 +20,18 @@ pub struct Export {
 /// not written.
 pub async fn export(
     store: &Store,
-    owner: &str,
+    learner: &LearnerId,
     set_id: &str,
     format: Format,
 ) -> Result<Option<Export>, StoreError> {
-    let Some(set) = store.set(owner, set_id).await? else { return Ok(None) };
-    let points = store.points(owner, set_id).await?;
+    let Some(set) = store.set(learner, set_id).await? else { return Ok(None) };
+    let points = store.points(learner, set_id).await?;
     let stem = file_stem(&set.name);
     let export = match format {
         Format::Json => {
             let mut resources = Vec::new();
-            for r in store.resources(owner, set_id).await? {
-                let data = store.resource_image(owner, &r.id).await?.map(|(_, bytes)| BASE64.encode(bytes));
+            for r in store.resources(learner, set_id).await? {
+                let data = store.resource_image(learner, &r.id).await?.map(|(_, bytes)| BASE64.encode(bytes));
                 let links = r
                     .points
                     .iter()

@@ -59,7 +59,7 @@ async fn change_password(
             return back("error=server", "password");
         }
     }
-    let stored = match state.store.password_hash(&viewer.user_id).await {
+    let stored = match state.store.password_hash(&viewer.learner).await {
         Ok(stored) => stored,
         Err(err) => {
             tracing::error!("cannot read a password hash: {err}");
@@ -77,9 +77,9 @@ async fn change_password(
     }
     let Some(new_hash) = hash(form.new).await else { return back("error=server", "password") };
     // This sign-in keeps its id: a live session open in another tab of this browser goes on.
-    match state.store.change_password(&viewer.user_id, &new_hash, &session_id.to_string()).await {
+    match state.store.change_password(&viewer.learner, &new_hash, &session_id.to_string()).await {
         Ok(ended) => {
-            state.engine.sign_ins_ended(&viewer.user_id);
+            state.engine.sign_ins_ended(&viewer.learner);
             tracing::info!(username = viewer.username, ended, "password changed");
             back("done=password", "password")
         }
@@ -97,9 +97,9 @@ async fn end_one(
 ) -> Redirect {
     let Some(viewer) = viewer else { return to_sign_in() };
     // Another learner's sign-in is as unknown as one that does not exist.
-    match state.store.end_sign_in(&viewer.user_id, &ref_id).await {
+    match state.store.end_sign_in(&viewer.learner, &ref_id).await {
         Ok(true) => {
-            state.engine.sign_ins_ended(&viewer.user_id);
+            state.engine.sign_ins_ended(&viewer.learner);
             back("done=ended", "sign-ins")
         }
         Ok(false) => back("error=unknown", "sign-ins"),
@@ -117,9 +117,9 @@ async fn end_others(
 ) -> Redirect {
     let Some(viewer) = viewer else { return to_sign_in() };
     let Some(id) = session.id() else { return to_sign_in() };
-    match state.store.end_other_sign_ins(&viewer.user_id, &id.to_string()).await {
+    match state.store.end_other_sign_ins(&viewer.learner, &id.to_string()).await {
         Ok(_) => {
-            state.engine.sign_ins_ended(&viewer.user_id);
+            state.engine.sign_ins_ended(&viewer.learner);
             back("done=others", "sign-ins")
         }
         Err(err) => {
@@ -132,7 +132,7 @@ async fn end_others(
 /// Everything the learner owns as one zip (see `transfer::archive`).
 async fn export(State(state): State<AppState>, CurrentViewer(viewer): CurrentViewer) -> Response {
     let Some(viewer) = viewer else { return to_sign_in().into_response() };
-    match archive::export(&state.store, &viewer.user_id, &viewer.username).await {
+    match archive::export(&state.store, &viewer.learner, &viewer.username).await {
         Ok(file) => download::file("application/zip", &file.file_name, file.bytes),
         Err(err) => {
             tracing::error!("cannot export an account: {err}");
@@ -160,14 +160,14 @@ async fn delete(
     if form.username.trim().to_lowercase() != viewer.username {
         return back("error=confirm", "delete");
     }
-    if let Err(err) = state.engine.stop_sessions_of(&viewer.user_id).await {
+    if let Err(err) = state.engine.stop_sessions_of(&viewer.learner).await {
         tracing::warn!(username = viewer.username, "cannot stop sessions before deleting an account: {err}");
         return back("error=busy", "delete");
     }
-    match state.store.delete_account(&viewer.user_id).await {
+    match state.store.delete_account(&viewer.learner).await {
         Ok(_) => {
             // Open sockets of every sign-in find theirs gone and close.
-            state.engine.sign_ins_ended(&viewer.user_id);
+            state.engine.sign_ins_ended(&viewer.learner);
             if let Err(err) = session.flush().await {
                 tracing::warn!("cannot clear a deleted account's sign-in: {err}");
             }

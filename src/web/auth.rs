@@ -18,14 +18,17 @@ use super::password::{hash, verify};
 use super::{AppState, query_value};
 use crate::engine::demo;
 use crate::store::{Store, StoreError, now_ms};
+use warren_app::learner::LearnerId;
 
-/// The key under which a sign-in session holds the learner's id.
-pub const USER_KEY: &str = "user_id";
+/// The key under which a sign-in session holds the learner's id (the store reads it back by
+/// this name, and sessions saved under it must keep working).
+pub const LEARNER_KEY: &str = "user_id";
 /// When and from where (address, browser) the sign-in began.
 const SIGNED_IN_KEY: &str = "signed_in";
 
+/// The sign-in and sign-up forms.
 #[derive(Deserialize)]
-pub struct Credentials {
+pub struct AuthForm {
     username: String,
     password: String,
     #[serde(default)]
@@ -94,7 +97,7 @@ fn back_to(page: &str, error: &str, username: &str, next: Option<&str>) -> Redir
 
 /// Binds the browser's session to the learner under a new session id (no fixation), noting
 /// when and from where for the account page's list of sign-ins.
-async fn sign_in_as(session: &Session, user_id: &str, address: IpAddr, headers: &HeaderMap) -> bool {
+async fn sign_in_as(session: &Session, learner: &LearnerId, address: IpAddr, headers: &HeaderMap) -> bool {
     let agent: String = headers
         .get(header::USER_AGENT)
         .and_then(|v| v.to_str().ok())
@@ -104,7 +107,7 @@ async fn sign_in_as(session: &Session, user_id: &str, address: IpAddr, headers: 
         .collect();
     let from = serde_json::json!({ "at": now_ms(), "address": address.to_string(), "agent": agent });
     session.cycle_id().await.is_ok()
-        && session.insert(USER_KEY, user_id).await.is_ok()
+        && session.insert(LEARNER_KEY, learner).await.is_ok()
         && session.insert(SIGNED_IN_KEY, from).await.is_ok()
 }
 
@@ -113,7 +116,7 @@ pub async fn sign_up(
     ClientIp(client): ClientIp,
     session: Session,
     headers: HeaderMap,
-    Form(form): Form<Credentials>,
+    Form(form): Form<AuthForm>,
 ) -> Redirect {
     let next = form.next.as_deref();
     match state.throttle.allow_address(client).await {
@@ -133,7 +136,7 @@ pub async fn sign_up(
     let Some(password_hash) = hash(form.password).await else {
         return back_to("/signup", "server", &username, next);
     };
-    let user_id = match state.store.create_account(&username, &password_hash).await {
+    let learner = match state.store.create_account(&username, &password_hash).await {
         Ok(Some(id)) => id,
         Ok(None) => return back_to("/signup", "taken", &username, next),
         Err(err) => {
@@ -141,10 +144,10 @@ pub async fn sign_up(
             return back_to("/signup", "server", &username, next);
         }
     };
-    if let Err(err) = demo::ensure_demo_sets(&state.store, &user_id).await {
+    if let Err(err) = demo::ensure_demo_sets(&state.store, &learner).await {
         tracing::error!("cannot add demo sets for a new account: {err}");
     }
-    if !sign_in_as(&session, &user_id, client, &headers).await {
+    if !sign_in_as(&session, &learner, client, &headers).await {
         return back_to("/signin", "server", &username, next);
     }
     tracing::info!(username, "account created");
@@ -156,7 +159,7 @@ pub async fn sign_in(
     ClientIp(client): ClientIp,
     session: Session,
     headers: HeaderMap,
-    Form(form): Form<Credentials>,
+    Form(form): Form<AuthForm>,
 ) -> Redirect {
     let next = form.next.as_deref();
     let username = form.username.trim().to_lowercase();
@@ -168,35 +171,35 @@ pub async fn sign_in(
             return back_to("/signin", "server", &username, next);
         }
     }
-    let account = match state.store.account_by_username(&username).await {
-        Ok(account) => account,
+    let credentials = match state.store.credentials(&username).await {
+        Ok(credentials) => credentials,
         Err(err) => {
             tracing::error!("cannot look up account: {err}");
             return back_to("/signin", "server", &username, next);
         }
     };
-    let user_id = account.as_ref().map(|a| a.id.clone());
+    let learner = credentials.as_ref().map(|c| c.learner.clone());
     // One answer for an unknown name and a wrong password, after the same amount of work.
-    if !verify(form.password, account.map(|a| a.password_hash)).await {
+    if !verify(form.password, credentials.map(|c| c.password_hash)).await {
         return back_to("/signin", "invalid", &username, next);
     }
-    let Some(user_id) = user_id else { return back_to("/signin", "invalid", &username, next) };
-    if !sign_in_as(&session, &user_id, client, &headers).await {
+    let Some(learner) = learner else { return back_to("/signin", "invalid", &username, next) };
+    if !sign_in_as(&session, &learner, client, &headers).await {
         return back_to("/signin", "server", &username, next);
     }
     Redirect::to(safe_next(next))
 }
 
 pub async fn sign_out(State(state): State<AppState>, session: Session) -> Redirect {
-    let user = session.get::<String>(USER_KEY).await.ok().flatten();
+    let learner = session.get::<LearnerId>(LEARNER_KEY).await.ok().flatten();
     // `flush` (not `delete`): the record goes, and the emptied session makes the browser drop
     // its cookie too.
     if let Err(err) = session.flush().await {
         tracing::warn!("cannot delete sign-in session: {err}");
     }
     // This browser's open sessions close now, not at their next check.
-    if let Some(user) = user {
-        state.engine.sign_ins_ended(&user);
+    if let Some(learner) = learner {
+        state.engine.sign_ins_ended(&learner);
     }
     Redirect::to("/signin")
 }

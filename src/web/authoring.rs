@@ -10,6 +10,7 @@ use axum::routing::post;
 use serde::Deserialize;
 use warren_app::api::ResourceKind;
 use warren_app::forms::{FieldErrors, PointFields, ResourceFields, SetFields, limits};
+use warren_app::learner::LearnerId;
 
 use super::AppState;
 use super::forms::{self, Posted, echo, failed, not_found, render, render_at, see_other};
@@ -49,7 +50,7 @@ async fn create_set(State(state): State<AppState>, request: Request) -> Response
         guidelines: checked.guidelines,
         ..NewSet::default()
     };
-    match state.store.create_set(&viewer.user_id, &new).await {
+    match state.store.create_set(&viewer.learner, &new).await {
         Ok(id) => see_other(&format!("/sets/{id}")),
         Err(StoreError::NameTaken(name)) => {
             let echo = echo("set", &fields, name_taken(&name), None);
@@ -68,8 +69,11 @@ async fn edit_set(State(state): State<AppState>, Path(set): Path<String>, reques
             Ok(read) => read,
             Err(response) => return response,
         };
-    let owner = &viewer.user_id;
-    match state.store.update_set(owner, &set, &checked.name, &checked.description, &checked.guidelines).await
+    let learner = &viewer.learner;
+    match state
+        .store
+        .update_set(learner, &set, &checked.name, &checked.description, &checked.guidelines)
+        .await
     {
         Ok(true) => see_other(&format!("/sets/{set}")),
         Ok(false) => not_found(&state, parts).await,
@@ -106,7 +110,7 @@ async fn archive(
         Ok(posted) => posted,
         Err(response) => return response,
     };
-    match state.store.set_archived(&viewer.user_id, &set, archived).await {
+    match state.store.set_archived(&viewer.learner, &set, archived).await {
         Ok(true) => see_other(&format!("/sets/{set}")),
         Ok(false) => not_found(&state, parts).await,
         Err(err) => failed(&state, parts, &format!("/sets/{set}"), "archive", &fields, err).await,
@@ -118,7 +122,7 @@ async fn delete_set(State(state): State<AppState>, Path(set): Path<String>, requ
         Ok(posted) => posted,
         Err(response) => return response,
     };
-    match state.store.delete_set(&viewer.user_id, &set).await {
+    match state.store.delete_set(&viewer.learner, &set).await {
         Ok(true) => see_other("/sets"),
         Ok(false) => not_found(&state, parts).await,
         Err(err) => {
@@ -135,7 +139,7 @@ async fn add_point(State(state): State<AppState>, Path(set): Path<String>, reque
             Ok(read) => read,
             Err(response) => return response,
         };
-    match state.store.add_point(&viewer.user_id, &set, &checked.content, &checked.context).await {
+    match state.store.add_point(&viewer.learner, &set, &checked.content, &checked.context).await {
         Ok(Some(_)) => see_other(&format!("/sets/{set}#points")),
         Ok(None) => not_found(&state, parts).await,
         Err(err) => failed(&state, parts, &format!("/sets/{set}"), "add-point", &fields, err).await,
@@ -152,12 +156,12 @@ async fn edit_point(
             Ok(read) => read,
             Err(response) => return response,
         };
-    let owner = &viewer.user_id;
-    if !owns_point(&state, owner, &set, &point).await {
+    let learner = &viewer.learner;
+    if !owns_point(&state, learner, &set, &point).await {
         return not_found(&state, parts).await;
     }
     let reset = checked.resets_schedule();
-    match state.store.update_point(owner, &point, &checked.content, &checked.context, reset).await {
+    match state.store.update_point(learner, &point, &checked.content, &checked.context, reset).await {
         Ok(true) => see_other(&format!("/sets/{set}#point-{point}")),
         Ok(false) => not_found(&state, parts).await,
         Err(err) => {
@@ -182,11 +186,11 @@ async fn move_point(
         Ok(posted) => posted,
         Err(response) => return response,
     };
-    let owner = &viewer.user_id;
-    if !owns_point(&state, owner, &set, &point).await {
+    let learner = &viewer.learner;
+    if !owns_point(&state, learner, &set, &point).await {
         return not_found(&state, parts).await;
     }
-    match state.store.move_point(owner, &point, fields.direction == "up").await {
+    match state.store.move_point(learner, &point, fields.direction == "up").await {
         // At an end already: nothing to do, and nothing wrong.
         Ok(_) => see_other(&format!("/sets/{set}#point-{point}")),
         Err(err) => failed(&state, parts, &format!("/sets/{set}"), "move", &fields, err).await,
@@ -202,11 +206,11 @@ async fn delete_point(
         Ok(posted) => posted,
         Err(response) => return response,
     };
-    let owner = &viewer.user_id;
-    if !owns_point(&state, owner, &set, &point).await {
+    let learner = &viewer.learner;
+    if !owns_point(&state, learner, &set, &point).await {
         return not_found(&state, parts).await;
     }
-    match state.store.delete_point(owner, &point).await {
+    match state.store.delete_point(learner, &point).await {
         Ok(true) => see_other(&format!("/sets/{set}#points")),
         Ok(false) => not_found(&state, parts).await,
         Err(err) => {
@@ -217,8 +221,8 @@ async fn delete_point(
 }
 
 /// Whether a point is the learner's and in that set (the URL names both).
-async fn owns_point(state: &AppState, owner: &str, set: &str, point: &str) -> bool {
-    matches!(state.store.point(owner, point).await, Ok(Some(p)) if p.set_id == set)
+async fn owns_point(state: &AppState, learner: &LearnerId, set: &str, point: &str) -> bool {
+    matches!(state.store.point(learner, point).await, Ok(Some(p)) if p.set_id == set)
 }
 
 /// A resource form: text fields, the linked points (repeated), and for an image the file.
@@ -309,7 +313,7 @@ async fn add_resource(State(state): State<AppState>, Path(set): Path<String>, re
         )
         .await;
     }
-    match state.store.add_resource(&viewer.user_id, &set, &new, &fields.points).await {
+    match state.store.add_resource(&viewer.learner, &set, &new, &fields.points).await {
         Ok(Some(_)) => see_other(&format!("/sets/{set}#resources")),
         Ok(None) => not_found(&state, parts).await,
         Err(err) => failed(&state, parts, &format!("/sets/{set}"), form, &fields, err).await,
@@ -325,13 +329,12 @@ async fn delete_resource(
         Ok(posted) => posted,
         Err(response) => return response,
     };
-    let owner = &viewer.user_id;
-    let in_set =
-        matches!(state.store.resources(owner, &set).await, Ok(list) if list.iter().any(|r| r.id == resource));
+    let learner = &viewer.learner;
+    let in_set = matches!(state.store.resources(learner, &set).await, Ok(list) if list.iter().any(|r| r.id == resource));
     if !in_set {
         return not_found(&state, parts).await;
     }
-    match state.store.delete_resource(owner, &resource).await {
+    match state.store.delete_resource(learner, &resource).await {
         Ok(true) => see_other(&format!("/sets/{set}#resources")),
         Ok(false) => not_found(&state, parts).await,
         Err(err) => {

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use warren_app::learner::LearnerId;
 
 use async_trait::async_trait;
 use warren_app::api::{AccountPage, LeftOff, SignInRow, SummaryView};
@@ -78,12 +79,12 @@ impl ServerBackend {
     }
 
     /// Recalled points per session, in one query.
-    async fn counts(&self, owner: &str) -> Result<HashMap<String, i64>, ApiError> {
-        self.store.recalled_counts(owner).await.map_err(internal)
+    async fn counts(&self, learner: &LearnerId) -> Result<HashMap<String, i64>, ApiError> {
+        self.store.recalled_counts(learner).await.map_err(internal)
     }
 
-    async fn set_name(&self, owner: &str, set_id: &str) -> Result<String, ApiError> {
-        Ok(self.store.set(owner, set_id).await.map_err(internal)?.map(|s| s.name).unwrap_or_default())
+    async fn set_name(&self, learner: &LearnerId, set_id: &str) -> Result<String, ApiError> {
+        Ok(self.store.set(learner, set_id).await.map_err(internal)?.map(|s| s.name).unwrap_or_default())
     }
 
     fn set_card(summary: SetSummary, sessions: &[SessionRow], counts: &HashMap<String, i64>) -> SetCard {
@@ -104,24 +105,24 @@ impl ServerBackend {
     }
 
     /// One set's card, or `NotFound`.
-    async fn set_summary(&self, owner: &str, id: &str) -> Result<SetCard, ApiError> {
+    async fn set_summary(&self, learner: &LearnerId, id: &str) -> Result<SetCard, ApiError> {
         let summary = self
             .store
-            .list_sets(owner, now_ms())
+            .list_sets(learner, now_ms())
             .await
             .map_err(internal)?
             .into_iter()
             .find(|s| s.id == id)
             .ok_or(ApiError::NotFound)?;
-        let sessions = self.store.sessions(owner).await.map_err(internal)?;
-        let counts = self.counts(owner).await?;
+        let sessions = self.store.sessions(learner).await.map_err(internal)?;
+        let counts = self.counts(learner).await?;
         Ok(Self::set_card(summary, &sessions, &counts))
     }
 
     /// A set's points with their schedules and the sessions that recalled them.
-    async fn point_views(&self, owner: &str, set_id: &str) -> Result<Vec<PointView>, ApiError> {
-        let points = self.store.points(owner, set_id).await.map_err(internal)?;
-        let reviews = self.store.reviews(owner, set_id).await.map_err(internal)?;
+    async fn point_views(&self, learner: &LearnerId, set_id: &str) -> Result<Vec<PointView>, ApiError> {
+        let points = self.store.points(learner, set_id).await.map_err(internal)?;
+        let reviews = self.store.reviews(learner, set_id).await.map_err(internal)?;
         Ok(points
             .into_iter()
             .map(|p| {
@@ -151,8 +152,8 @@ impl ServerBackend {
             .collect())
     }
 
-    async fn resource_views(&self, owner: &str, set_id: &str) -> Result<Vec<ResourceView>, ApiError> {
-        let resources = self.store.resources(owner, set_id).await.map_err(internal)?;
+    async fn resource_views(&self, learner: &LearnerId, set_id: &str) -> Result<Vec<ResourceView>, ApiError> {
+        let resources = self.store.resources(learner, set_id).await.map_err(internal)?;
         Ok(resources
             .into_iter()
             .map(|r| ResourceView {
@@ -167,8 +168,8 @@ impl ServerBackend {
             .collect())
     }
 
-    async fn owned_session(&self, owner: &str, id: &str) -> Result<SessionRow, ApiError> {
-        self.store.session(owner, id).await.map_err(internal)?.ok_or(ApiError::NotFound)
+    async fn owned_session(&self, learner: &LearnerId, id: &str) -> Result<SessionRow, ApiError> {
+        self.store.session(learner, id).await.map_err(internal)?.ok_or(ApiError::NotFound)
     }
 }
 
@@ -179,7 +180,7 @@ impl Backend for ServerBackend {
             Some(id) => self.store.sign_in_ref(id).await.map_err(internal)?,
             None => None,
         };
-        let sign_ins = self.store.sign_ins(&viewer.user_id).await.map_err(internal)?;
+        let sign_ins = self.store.sign_ins(&viewer.learner).await.map_err(internal)?;
         Ok(AccountPage {
             username: viewer.username.clone(),
             now: now_ms(),
@@ -197,10 +198,10 @@ impl Backend for ServerBackend {
     }
 
     async fn dashboard(&self, viewer: &Viewer) -> Result<Dashboard, ApiError> {
-        let owner = &viewer.user_id;
-        let sets = self.store.list_sets(owner, now_ms()).await.map_err(internal)?;
-        let sessions = self.store.sessions(owner).await.map_err(internal)?;
-        let counts = self.counts(owner).await?;
+        let learner = &viewer.learner;
+        let sets = self.store.list_sets(learner, now_ms()).await.map_err(internal)?;
+        let sessions = self.store.sessions(learner).await.map_err(internal)?;
+        let counts = self.counts(learner).await?;
         let cards: Vec<SetCard> =
             sets.iter().cloned().map(|summary| Self::set_card(summary, &sessions, &counts)).collect();
         let recent = sessions
@@ -214,12 +215,12 @@ impl Backend for ServerBackend {
             .collect();
         let now = now_ms();
         let due_now = cards.iter().filter(|c: &&SetCard| !c.archived).map(|c| c.due_count).sum();
-        let stats = stats::study_stats(&self.store, owner, viewer.utc_offset_min, now, &sessions, due_now)
+        let stats = stats::study_stats(&self.store, learner, viewer.utc_offset_min, now, &sessions, due_now)
             .await
             .map_err(internal)?;
         let left_off = self
             .store
-            .latest_summaries(owner, None, true, LEFT_OFF)
+            .latest_summaries(learner, None, true, LEFT_OFF)
             .await
             .map_err(internal)?
             .into_iter()
@@ -230,27 +231,27 @@ impl Backend for ServerBackend {
                 summary: summary_view(Some(SummaryStatus::Ready), Some(&latest.entry)),
             })
             .collect();
-        let writing = self.store.summary_being_written(owner).await.map_err(internal)?;
+        let writing = self.store.summary_being_written(learner).await.map_err(internal)?;
         Ok(Dashboard { now, sets: cards, recent, provider: self.provider(), stats, left_off, writing })
     }
 
     async fn recall_set(&self, viewer: &Viewer, id: &str) -> Result<SetDetail, ApiError> {
-        let owner = &viewer.user_id;
-        let card = self.set_summary(owner, id).await?;
-        let set = self.store.set(owner, id).await.map_err(internal)?.ok_or(ApiError::NotFound)?;
+        let learner = &viewer.learner;
+        let card = self.set_summary(learner, id).await?;
+        let set = self.store.set(learner, id).await.map_err(internal)?.ok_or(ApiError::NotFound)?;
         Ok(SetDetail {
             now: now_ms(),
             card,
             guidelines: set.guidelines,
-            points: self.point_views(owner, id).await?,
-            resources: self.resource_views(owner, id).await?,
+            points: self.point_views(learner, id).await?,
+            resources: self.resource_views(learner, id).await?,
         })
     }
 
     async fn point(&self, viewer: &Viewer, set_id: &str, point_id: &str) -> Result<PointPage, ApiError> {
-        let owner = &viewer.user_id;
-        let set = self.store.set(owner, set_id).await.map_err(internal)?.ok_or(ApiError::NotFound)?;
-        let point = self.point_views(owner, set_id).await?.into_iter().find(|p| p.id == point_id);
+        let learner = &viewer.learner;
+        let set = self.store.set(learner, set_id).await.map_err(internal)?.ok_or(ApiError::NotFound)?;
+        let point = self.point_views(learner, set_id).await?.into_iter().find(|p| p.id == point_id);
         let point = point.ok_or(ApiError::NotFound)?;
         Ok(PointPage { set_id: set.id, set_name: set.name, point })
     }
@@ -261,17 +262,17 @@ impl Backend for ServerBackend {
         set_id: &str,
         resource_id: &str,
     ) -> Result<ResourcePage, ApiError> {
-        let owner = &viewer.user_id;
-        let set = self.store.set(owner, set_id).await.map_err(internal)?.ok_or(ApiError::NotFound)?;
-        let resource = self.resource_views(owner, set_id).await?.into_iter().find(|r| r.id == resource_id);
+        let learner = &viewer.learner;
+        let set = self.store.set(learner, set_id).await.map_err(internal)?.ok_or(ApiError::NotFound)?;
+        let resource = self.resource_views(learner, set_id).await?.into_iter().find(|r| r.id == resource_id);
         let resource = resource.ok_or(ApiError::NotFound)?;
         Ok(ResourcePage { set_id: set.id, set_name: set.name, resource })
     }
 
     async fn set_deletion(&self, viewer: &Viewer, id: &str) -> Result<SetDeletion, ApiError> {
-        let owner = &viewer.user_id;
-        let set = self.store.set(owner, id).await.map_err(internal)?.ok_or(ApiError::NotFound)?;
-        let contents = self.store.set_contents(owner, id).await.map_err(internal)?;
+        let learner = &viewer.learner;
+        let set = self.store.set(learner, id).await.map_err(internal)?.ok_or(ApiError::NotFound)?;
+        let contents = self.store.set_contents(learner, id).await.map_err(internal)?;
         Ok(SetDeletion {
             id: set.id,
             name: set.name,
@@ -284,9 +285,9 @@ impl Backend for ServerBackend {
     async fn import_preview(&self, viewer: &Viewer, draft_id: &str) -> Result<ImportPreview, ApiError> {
         /// How many points the preview lists; the rest are counted.
         const SHOWN: usize = 200;
-        let owner = &viewer.user_id;
+        let learner = &viewer.learner;
         let (file_name, bytes) =
-            self.store.draft(owner, draft_id).await.map_err(internal)?.ok_or(ApiError::NotFound)?;
+            self.store.draft(learner, draft_id).await.map_err(internal)?.ok_or(ApiError::NotFound)?;
         let mut preview = ImportPreview {
             draft_id: draft_id.to_string(),
             file_name: file_name.clone(),
@@ -303,7 +304,7 @@ impl Backend for ServerBackend {
         match transfer::read(&file_name, &bytes).await {
             Err(err) => preview.error = Some(err.to_string()),
             Ok((format, read)) => {
-                let name = self.store.free_name(owner, &read.set.name).await.map_err(internal)?;
+                let name = self.store.free_name(learner, &read.set.name).await.map_err(internal)?;
                 preview.renamed_from = (name != read.set.name).then(|| read.set.name.clone());
                 preview.format = format.label().to_string();
                 preview.name = name;
@@ -319,7 +320,7 @@ impl Backend for ServerBackend {
     }
 
     async fn start_session(&self, viewer: &Viewer, set_id: &str, all: bool) -> Result<String, ApiError> {
-        match self.engine.start_session(&viewer.user_id, set_id, all).await {
+        match self.engine.start_session(&viewer.learner, set_id, all).await {
             Ok(row) => Ok(row.id),
             Err(EngineError::NotFound) => Err(ApiError::NotFound),
             Err(EngineError::EmptySet) => {
@@ -337,15 +338,15 @@ impl Backend for ServerBackend {
     }
 
     async fn session_header(&self, viewer: &Viewer, id: &str) -> Result<SessionHeader, ApiError> {
-        let row = self.owned_session(&viewer.user_id, id).await?;
-        let name = self.set_name(&viewer.user_id, &row.set_id).await?;
-        let counts = self.counts(&viewer.user_id).await?;
+        let row = self.owned_session(&viewer.learner, id).await?;
+        let name = self.set_name(&viewer.learner, &row.set_id).await?;
+        let counts = self.counts(&viewer.learner).await?;
         Ok(SessionHeader { card: card(&row, &name, &counts), provider: self.provider() })
     }
 
     async fn history(&self, viewer: &Viewer, filter: HistoryFilter) -> Result<HistoryList, ApiError> {
         const PAGE: u32 = 50;
-        let owner = &viewer.user_id;
+        let learner = &viewer.learner;
         let now = now_ms();
         let (range, filter_error) = stats::date_range(&filter, viewer.utc_offset_min);
         let text =
@@ -367,7 +368,7 @@ impl Backend for ServerBackend {
             (Vec::new(), 0)
         } else {
             self.store
-                .history(owner, &store_query, PAGE, (page - 1).saturating_mul(PAGE))
+                .history(learner, &store_query, PAGE, (page - 1).saturating_mul(PAGE))
                 .await
                 .map_err(internal)?
         };
@@ -397,7 +398,7 @@ impl Backend for ServerBackend {
             .collect();
         let choices = self
             .store
-            .sets_with_sessions(owner)
+            .sets_with_sessions(learner)
             .await
             .map_err(internal)?
             .into_iter()
@@ -413,15 +414,15 @@ impl Backend for ServerBackend {
         id: &str,
         query: TranscriptQuery,
     ) -> Result<Transcript, ApiError> {
-        let owner = &viewer.user_id;
-        let (row, tree) = self.store.tree(owner, id).await.map_err(internal)?.ok_or(ApiError::NotFound)?;
-        let name = self.set_name(owner, &row.set_id).await?;
-        let recalled = self.store.outcomes(owner, id).await.map_err(internal)?.len();
+        let learner = &viewer.learner;
+        let (row, tree) = self.store.tree(learner, id).await.map_err(internal)?.ok_or(ApiError::NotFound)?;
+        let name = self.set_name(learner, &row.set_id).await?;
+        let recalled = self.store.outcomes(learner, id).await.map_err(internal)?.len();
         let written =
             transcript::write(&tree, &row.id, row.leaf_id.as_deref(), &query, transcript::Links::Page);
         let counts = HashMap::from([(row.id.clone(), i64::try_from(recalled).unwrap_or(i64::MAX))]);
         let (status, entry_id) =
-            self.store.summary_link(owner, id).await.map_err(internal)?.unwrap_or_default();
+            self.store.summary_link(learner, id).await.map_err(internal)?.unwrap_or_default();
         let summary = summary_view(status, entry_id.as_deref().and_then(|e| tree.get(e)));
         Ok(Transcript {
             now: now_ms(),

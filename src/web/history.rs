@@ -48,7 +48,7 @@ async fn label(State(state): State<AppState>, Path(id): Path<String>, request: R
     };
     let typed = warren_app::clean::line(&fields.label);
     let label = if fields.clear.is_some() { None } else { Some(&*typed) };
-    match state.store.set_label(&viewer.user_id, &id, &fields.target, label).await {
+    match state.store.set_label(&viewer.learner, &id, &fields.target, label).await {
         Ok(true) => {
             let own = format!("/history/{id}");
             let back = if fields.back == own || fields.back.starts_with(&format!("{own}?")) {
@@ -71,7 +71,7 @@ async fn summary_status(
     Path(id): Path<String>,
 ) -> Response {
     let Some(viewer) = viewer else { return StatusCode::NOT_FOUND.into_response() };
-    let (status, name) = match state.store.summary_link(&viewer.user_id, &id).await {
+    let (status, name) = match state.store.summary_link(&viewer.learner, &id).await {
         Ok(Some((Some(SummaryStatus::Pending), _))) => (StatusCode::ACCEPTED, "pending"),
         Ok(Some((Some(status @ (SummaryStatus::Ready | SummaryStatus::Failed)), _))) => {
             (StatusCode::OK, status.as_str())
@@ -94,7 +94,7 @@ async fn retry_summary(State(state): State<AppState>, Path(id): Path<String>, re
         Ok(posted) => posted,
         Err(response) => return response,
     };
-    match state.engine.retry_summary(&viewer.user_id, &id, RETRY_WAIT).await {
+    match state.engine.retry_summary(&viewer.learner, &id, RETRY_WAIT).await {
         Ok(()) => see_other(&format!("/history/{id}#summary")),
         Err(EngineError::Store(err)) => storage_failed(err),
         Err(_) => not_found(&state, parts).await,
@@ -107,7 +107,7 @@ async fn export_jsonl(
     Path(id): Path<String>,
 ) -> Response {
     let Some(viewer) = viewer else { return StatusCode::NOT_FOUND.into_response() };
-    match session_file::export(&state.store, &viewer.user_id, &id).await {
+    match session_file::export(&state.store, &viewer.learner, &id).await {
         Ok(Some(file)) => download::file("application/x-ndjson; charset=utf-8", &file.file_name, file.text),
         Ok(None) => StatusCode::NOT_FOUND.into_response(),
         Err(err) => storage_failed(err),
@@ -120,10 +120,10 @@ async fn export_html(
     Path(id): Path<String>,
 ) -> Response {
     let Some(viewer) = viewer else { return StatusCode::NOT_FOUND.into_response() };
-    let owner = &viewer.user_id;
+    let learner = &viewer.learner;
     let loaded = async {
-        let Some((row, tree)) = state.store.tree(owner, &id).await? else { return Ok(None) };
-        let set = state.store.set(owner, &row.set_id).await?.map(|s| s.name).unwrap_or_default();
+        let Some((row, tree)) = state.store.tree(learner, &id).await? else { return Ok(None) };
+        let set = state.store.set(learner, &row.set_id).await?.map(|s| s.name).unwrap_or_default();
         Ok::<_, StoreError>(Some((row, tree, set)))
     };
     match loaded.await {

@@ -1,4 +1,4 @@
-//! `/media/{id}`: an uploaded image, only to its owner (anyone else gets the same 404 as for
+//! `/media/{id}`: an uploaded image, only to its learner (anyone else gets the same 404 as for
 //! an id that does not exist), with its own media type and never as anything a browser would
 //! run: `nosniff`, and a sandboxing content security policy.
 
@@ -15,7 +15,7 @@ pub async fn image(
     Path(id): Path<String>,
 ) -> Response {
     let Some(viewer) = viewer else { return StatusCode::NOT_FOUND.into_response() };
-    match store.resource_image(&viewer.user_id, &id).await {
+    match store.resource_image(&viewer.learner, &id).await {
         Ok(Some((mime, bytes))) => (
             [
                 (header::CONTENT_TYPE, mime),

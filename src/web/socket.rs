@@ -3,6 +3,7 @@
 //! messages go to the session's actor, whose frames come back through the attachment.
 
 use std::time::Duration;
+use warren_app::learner::LearnerId;
 
 use axum::Extension;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
@@ -68,7 +69,7 @@ pub async fn upgrade(
         .write_buffer_size(0)
         .max_write_buffer_size(HARD_FRAME_LIMIT * 4)
         .on_upgrade(move |socket| {
-            let learner = viewer.map(|v| v.user_id).zip(sign_in);
+            let learner = viewer.map(|v| v.learner).zip(sign_in);
             serve(socket, engine, learner, session_id, since)
         })
 }
@@ -81,11 +82,11 @@ const SIGN_IN_CHECK: Duration = Duration::from_secs(30);
 async fn serve(
     mut socket: WebSocket,
     engine: Engine,
-    learner: Option<(String, String)>,
+    learner: Option<(LearnerId, String)>,
     session_id: String,
     since: Option<u64>,
 ) {
-    let Some((user_id, sign_in)) = learner else {
+    let Some((learner, sign_in)) = learner else {
         refuse(
             &mut socket,
             &engine,
@@ -96,7 +97,7 @@ async fn serve(
         .await;
         return;
     };
-    let mut attachment = match engine.attach(&user_id, &session_id, since).await {
+    let mut attachment = match engine.attach(&learner, &session_id, since).await {
         Ok(attachment) => attachment,
         Err(err) => {
             let (code, message, close) = match err {
@@ -137,7 +138,7 @@ async fn serve(
         let recheck = tokio::select! {
             _ = check.tick() => true,
             // This learner's, or more than were kept (lagging): check now.
-            whose = ended.recv() => whose.map_or(true, |whose| whose == user_id),
+            whose = ended.recv() => whose.map_or(true, |whose| whose == learner),
             outgoing = attachment.messages.recv() => {
                 match outgoing {
                     Some(Outbound::Frame(text)) => {

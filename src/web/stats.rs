@@ -2,6 +2,7 @@
 //! days, the last week's recall rate and the last 30 days' reviews, in the learner's days.
 
 use std::ops::Range;
+use warren_app::learner::LearnerId;
 
 use warren_app::api::{DayReviews, HistoryFilter, StudyStats};
 use warren_app::clock::{DAY_MS, day_of, start_of_day};
@@ -15,7 +16,7 @@ const RATE_DAYS: i64 = 7;
 
 pub async fn study_stats(
     store: &Store,
-    owner: &str,
+    learner: &LearnerId,
     utc_offset_min: i32,
     now: i64,
     sessions: &[SessionRow],
@@ -30,9 +31,9 @@ pub async fn study_stats(
     let study_ms_today = started_today.iter().map(|s| active_ms(s, now)).sum();
     let asked_7d: usize =
         sessions.iter().filter(|s| s.started_at >= week_start).map(|s| s.target_point_ids.len()).sum();
-    let recalled_7d = store.recalled_unaided_since(owner, week_start).await?;
-    let days = store.study_days(owner, utc_offset_min).await?;
-    let per_day = store.reviews_per_day(owner, utc_offset_min, chart_start).await?;
+    let recalled_7d = store.recalled_unaided_since(learner, week_start).await?;
+    let days = store.study_days(learner, utc_offset_min).await?;
+    let per_day = store.reviews_per_day(learner, utc_offset_min, chart_start).await?;
 
     Ok(StudyStats {
         sessions_today: count(started_today.len()),

@@ -74,7 +74,7 @@ async fn upload(State(state): State<AppState>, request: Request) -> Response {
     match transfer::read_upload(&name, &bytes).await {
         Err(why) => return refuse(&state, parts, why.to_string()).await,
         Ok(Upload::Archive(read)) => {
-            return match archive::import(&state.store, &viewer.user_id, read).await {
+            return match archive::import(&state.store, &viewer.learner, read).await {
                 Ok(done) => see_other(&format!("/sets?imported={}&sessions={}", done.sets, done.sessions)),
                 Err(err) => {
                     tracing::error!("cannot import an account archive: {err}");
@@ -83,7 +83,7 @@ async fn upload(State(state): State<AppState>, request: Request) -> Response {
             };
         }
         Ok(Upload::Session(file)) => {
-            return match session_file::import(&state.store, &viewer.user_id, file).await {
+            return match session_file::import(&state.store, &viewer.learner, file).await {
                 Ok(id) => see_other(&format!("/history/{id}")),
                 Err(err) => {
                     tracing::error!("cannot import a session: {err}");
@@ -93,7 +93,7 @@ async fn upload(State(state): State<AppState>, request: Request) -> Response {
         }
         Ok(Upload::Set(..)) => {}
     }
-    match state.store.create_draft(&viewer.user_id, &name, &bytes).await {
+    match state.store.create_draft(&viewer.learner, &name, &bytes).await {
         Ok(id) => see_other(&format!("/import/{id}")),
         Err(err) => {
             tracing::error!("cannot keep an upload: {err}");
@@ -105,8 +105,8 @@ async fn upload(State(state): State<AppState>, request: Request) -> Response {
 async fn confirm(State(state): State<AppState>, Path(id): Path<String>, request: Request) -> Response {
     let (parts, _) = request.into_parts();
     let Some(viewer) = parts.extensions.get::<Viewer>().cloned() else { return see_other("/signin") };
-    let owner = &viewer.user_id;
-    let draft = match state.store.draft(owner, &id).await {
+    let learner = &viewer.learner;
+    let draft = match state.store.draft(learner, &id).await {
         Ok(Some(draft)) => draft,
         Ok(None) => return not_found(&state, parts).await,
         Err(err) => return storage_failed(err),
@@ -117,9 +117,9 @@ async fn confirm(State(state): State<AppState>, Path(id): Path<String>, request:
         Err(_) => return render(&state, parts, None, StatusCode::UNPROCESSABLE_ENTITY).await,
     };
     let created = async {
-        preview.set.name = state.store.free_name(owner, &preview.set.name).await?;
-        let set = state.store.create_set(owner, &preview.set).await?;
-        state.store.delete_draft(owner, &id).await?;
+        preview.set.name = state.store.free_name(learner, &preview.set.name).await?;
+        let set = state.store.create_set(learner, &preview.set).await?;
+        state.store.delete_draft(learner, &id).await?;
         Ok::<_, StoreError>(set)
     };
     match created.await {
@@ -131,7 +131,7 @@ async fn confirm(State(state): State<AppState>, Path(id): Path<String>, request:
 async fn cancel(State(state): State<AppState>, Path(id): Path<String>, request: Request) -> Response {
     let (parts, _) = request.into_parts();
     let Some(viewer) = parts.extensions.get::<Viewer>().cloned() else { return see_other("/signin") };
-    match state.store.delete_draft(&viewer.user_id, &id).await {
+    match state.store.delete_draft(&viewer.learner, &id).await {
         Ok(true) => see_other("/import"),
         Ok(false) => not_found(&state, parts).await,
         Err(err) => storage_failed(err),
@@ -145,7 +145,7 @@ async fn download(
     format: Format,
 ) -> Response {
     let Some(viewer) = viewer else { return StatusCode::NOT_FOUND.into_response() };
-    match export::export(&state.store, &viewer.user_id, &id, format).await {
+    match export::export(&state.store, &viewer.learner, &id, format).await {
         Ok(Some(file)) => download::file(file.content_type, &file.file_name, file.bytes),
         Ok(None) => StatusCode::NOT_FOUND.into_response(),
         Err(err) => storage_failed(err),

@@ -9,8 +9,9 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
 use tower_sessions::Session;
 use warren_app::api::Viewer;
+use warren_app::learner::LearnerId;
 
-use super::auth::USER_KEY;
+use super::auth::LEARNER_KEY;
 use super::query_value;
 use crate::store::Store;
 use warren_app::clock::TZ_COOKIE;
@@ -43,9 +44,11 @@ pub async fn resolve(
 }
 
 async fn lookup(store: &Store, session: &Session) -> Option<Viewer> {
-    let user_id = session.get::<String>(USER_KEY).await.ok().flatten()?;
-    match store.user(&user_id).await {
-        Ok(Some(user)) => Some(Viewer { user_id: user.id, username: user.username, utc_offset_min: 0 }),
+    let id = session.get::<LearnerId>(LEARNER_KEY).await.ok().flatten()?;
+    match store.learner(&id).await {
+        Ok(Some(learner)) => {
+            Some(Viewer { learner: learner.id, username: learner.username, utc_offset_min: 0 })
+        }
         Ok(None) => None,
         Err(err) => {
             tracing::error!("cannot load the signed-in learner: {err}");

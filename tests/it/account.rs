@@ -2,6 +2,7 @@
 //! with where they began and can be ended one by one or all but this one, and none of it
 //! reaches another learner's sign-ins.
 
+use warren_app::learner::LearnerId;
 use warren_app::protocol::{ErrorCode, ServerMessage};
 
 use crate::common::{PASSWORD, TestApp, session_cookie};
@@ -140,7 +141,7 @@ async fn sign_ins_end_one_at_a_time_or_all_but_this_one_and_only_the_learners_ow
 
 /// What a learner owns, without the ids an import gives anew (sets, points, resources), so
 /// an account and its restored copy compare equal. Sessions and their entries keep their ids.
-async fn portable(app: &TestApp, owner: &str) -> String {
+async fn portable(app: &TestApp, owner: &LearnerId) -> String {
     let store = app.store();
     let mut out = String::new();
     let mut sets = store.list_sets(owner, 0).await.unwrap();
@@ -371,7 +372,7 @@ async fn the_archive_brings_everything_back_after_the_account_is_deleted() {
     assert_eq!(location(&res), "/account?error=confirm#delete");
     assert!(account(&app, &old.cookie).await.is_some());
 
-    let owned = rows_mentioning(&app.database_url, &old.id).await;
+    let owned = rows_mentioning(&app.database_url, old.id.as_str()).await;
     for table in [
         "users.id",
         "recall_sets.owner_id",
@@ -388,11 +389,11 @@ async fn the_archive_brings_everything_back_after_the_account_is_deleted() {
     assert_eq!(error.code, ErrorCode::Unauthorized);
     assert!(account(&app, &old.cookie).await.is_none(), "signed out");
     assert_eq!(
-        rows_mentioning(&app.database_url, &old.id).await,
+        rows_mentioning(&app.database_url, old.id.as_str()).await,
         Vec::<String>::new(),
         "no row names the old account"
     );
-    assert!(app.store().account_by_username("learner").await.unwrap().is_none());
+    assert!(app.store().credentials("learner").await.unwrap().is_none());
     let (status, _) = app.page_as(&old, &format!("/history/{session}")).await;
     assert_ne!(status, 200);
 
@@ -425,5 +426,5 @@ async fn a_session_running_on_another_instance_is_stopped_before_its_account_goe
     let told = studying.until(|m| matches!(m, ServerMessage::Error(_))).await;
     let Some(ServerMessage::Error(error)) = told.last() else { unreachable!() };
     assert!(matches!(error.code, ErrorCode::SessionTakenOver | ErrorCode::Unauthorized), "{error:?}");
-    assert_eq!(rows_mentioning(&app.database_url, &owner).await, Vec::<String>::new());
+    assert_eq!(rows_mentioning(&app.database_url, owner.as_str()).await, Vec::<String>::new());
 }

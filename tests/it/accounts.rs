@@ -1,6 +1,7 @@
 //! Accounts and isolation: two learners, and everything learner B can try with learner A's ids.
 
 use std::time::Instant;
+use warren_app::learner::LearnerId;
 
 use crate::common::{Learner, PASSWORD, TestApp, session_cookie};
 use futures_util::StreamExt;
@@ -9,7 +10,7 @@ use tokio_tungstenite::tungstenite::Message;
 use warren_app::protocol::{ErrorCode, ServerMessage};
 
 /// What learner A owns, counted, so "nothing changed" can be checked.
-async fn snapshot(app: &TestApp, owner: &str) -> String {
+async fn snapshot(app: &TestApp, owner: &LearnerId) -> String {
     let store = app.store();
     let mut out = String::new();
     for set in store.list_sets(owner, 0).await.unwrap() {

@@ -4,6 +4,7 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use warren_app::learner::LearnerId;
 
 use async_trait::async_trait;
 use warren::engine::{Attachment, Engine, EngineConfig, demo};
@@ -67,7 +68,7 @@ impl Provider for Scripted {
 }
 
 struct Fixture {
-    owner: String,
+    owner: LearnerId,
     engine: Engine,
     store: Store,
     provider: Arc<Scripted>,
@@ -234,7 +235,8 @@ async fn overlay_then_pause_and_resume_keep_the_checklist() {
 #[tokio::test]
 async fn another_learners_session_is_not_found() {
     let f = fixture().await;
-    let err = f.engine.attach("someone-else", &f.session, None).await.err().expect("refused");
+    let err =
+        f.engine.attach(&LearnerId::new("someone-else"), &f.session, None).await.err().expect("refused");
     assert!(matches!(err, warren::engine::EngineError::NotFound));
     let err = f.engine.attach(&f.owner, "missing", None).await.err().expect("refused");
     assert!(matches!(err, warren::engine::EngineError::NotFound));

@@ -3,6 +3,7 @@
 //! and none of it within another learner's reach.
 
 use std::time::Duration;
+use warren_app::learner::LearnerId;
 
 use warren::store::{EntryKind, Store, Tree};
 use warren_app::protocol::{ServerMessage, SessionMode};
@@ -35,7 +36,7 @@ fn count(html: &str) -> (u32, u32) {
     (shown.trim().parse().unwrap(), total.trim().parse().unwrap())
 }
 
-async fn tree(store: &Store, owner: &str, session: &str) -> (Option<String>, std::sync::Arc<Tree>) {
+async fn tree(store: &Store, owner: &LearnerId, session: &str) -> (Option<String>, std::sync::Arc<Tree>) {
     let (row, tree) = store.tree(owner, session).await.unwrap().unwrap();
     (row.leaf_id, tree)
 }
@@ -170,8 +171,8 @@ async fn a_session_exported_as_jsonl_imports_as_the_same_tree() {
     };
     assert_eq!(shape(&after), shape(&before));
     assert_eq!(after.labels, before.labels);
-    let outcomes = |store: &Store, owner: &str| {
-        let (store, owner, session) = (store.clone(), owner.to_string(), session.clone());
+    let outcomes = |store: &Store, owner: &LearnerId| {
+        let (store, owner, session) = (store.clone(), owner.clone(), session.clone());
         async move { store.outcomes(&owner, &session).await.unwrap().len() }
     };
     assert_eq!(
@@ -199,7 +200,7 @@ async fn a_session_exported_as_jsonl_imports_as_the_same_tree() {
 /// Every row a session owns, in every table, as text: its own ids kept, the points and
 /// resources it names by content and title (their ids are the set's), the owner left out. An
 /// open session reads as paused with no stretch under way, as it comes back from a file.
-async fn owned_rows(app: &TestApp, owner: &str, session: &str) -> Vec<String> {
+async fn owned_rows(app: &TestApp, owner: &LearnerId, session: &str) -> Vec<String> {
     use sqlx::Connection;
     sqlx::any::install_default_drivers();
     let mut db = sqlx::AnyConnection::connect(&app.database_url).await.unwrap();

@@ -318,7 +318,7 @@ fn words(text: &str) -> String {
 #[tokio::test]
 async fn payloads_imported_in_every_format_come_out_as_text() {
     let app = TestApp::spawn().await;
-    let owner = app.owner().to_string();
+    let owner = app.owner().clone();
     let mut failures = Vec::new();
     for payload in payloads() {
         let name = words(&warren_app::clean::line(&payload));

@@ -8,6 +8,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
+use warren_app::learner::LearnerId;
 
 use serde_json::{Value, json};
 use warren::store::{EntryKind, Point};
@@ -90,7 +91,7 @@ async fn scripted_app(wire: Wire, fail: &Arc<AtomicBool>) -> (TestApp, FakeLlm) 
 /// Waits (up to ten seconds) for a session's summary to reach `status`; returns its entry id.
 pub(crate) async fn summary_reaches(
     app: &TestApp,
-    owner: &str,
+    owner: &LearnerId,
     session: &str,
     status: SummaryStatus,
 ) -> Option<String> {

@@ -3,19 +3,20 @@
 
 use serde_json::json;
 use warren::store::{Entry, EntryKind, NewEntry, Speaker, Store, Tree, resolve};
+use warren_app::learner::LearnerId;
 
 use crate::common::TestApp;
 
-async fn append(store: &Store, owner: &str, session: &str, parent: Option<&str>, text: &str) -> Entry {
+async fn append(store: &Store, owner: &LearnerId, session: &str, parent: Option<&str>, text: &str) -> Entry {
     let speaker = if text.starts_with("T:") { Speaker::Tutor } else { Speaker::Learner };
-    store.append_entry(owner, session, parent, NewEntry::message(speaker, text), true).await.unwrap().0
+    store.append_entry(owner, session, parent, NewEntry::message(speaker, text), true).await.unwrap().entry
 }
 
 fn ids(entries: &[Entry]) -> Vec<&str> {
     entries.iter().map(|e| e.id.as_str()).collect()
 }
 
-async fn leaf(store: &Store, owner: &str, session: &str) -> Option<String> {
+async fn leaf(store: &Store, owner: &LearnerId, session: &str) -> Option<String> {
     store.session(owner, session).await.unwrap().unwrap().leaf_id
 }
 
@@ -126,7 +127,7 @@ async fn a_failed_or_abandoned_append_leaves_nothing_behind() {
     .await
     .expect("no lock left held")
     .unwrap();
-    let a = written.0;
+    let a = written.entry;
     let b = append(store, owner, &session, Some(&a.id), "T:From where?").await;
 
     let entries = store.entries(owner, &session).await.unwrap();
@@ -189,7 +190,7 @@ async fn compaction_resolves_to_its_summary_the_kept_entries_and_the_rest() {
         .append_entry(owner, &session, parent.as_deref(), compact("older", &line[1].id), true)
         .await
         .unwrap()
-        .0;
+        .entry;
     let a3 = append(store, owner, &session, Some(&first.id), "a3").await;
     let (row, tree) = store.tree(owner, &session).await.unwrap().unwrap();
     let path = tree.path(row.leaf_id.as_deref());
@@ -203,7 +204,7 @@ async fn compaction_resolves_to_its_summary_the_kept_entries_and_the_rest() {
         .append_entry(owner, &session, Some(&a3.id), compact("newer", &line[3].id), true)
         .await
         .unwrap()
-        .0;
+        .entry;
     let t4 = append(store, owner, &session, Some(&second.id), "T:q4").await;
     let tree = Tree::new(store.entries(owner, &session).await.unwrap());
     let path = tree.path(Some(&t4.id));

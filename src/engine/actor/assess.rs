@@ -194,7 +194,7 @@ impl Actor {
             return Ok(());
         }
         let show = LiveSession::show(resource);
-        self.store.record_shown(self.session.owner(), self.session.id(), resource_id).await?;
+        self.store.record_shown(self.session.learner(), self.session.id(), resource_id).await?;
         self.session.shown.push(resource_id.to_string());
         self.emit(show.into(), Audience::All);
         Ok(())

@@ -7,7 +7,7 @@ use warren_app::protocol::{
 
 use super::{Actor, Audience, Handled, refuse};
 use crate::engine::turn::TurnKind;
-use crate::store::{NewEntry, RabbitholeStatus, Speaker, now_ms};
+use crate::store::{Appended, NewEntry, RabbitholeStatus, Speaker, now_ms};
 
 impl Actor {
     pub(super) async fn handle(&mut self, from: u64, message: ClientMessage) {
@@ -62,7 +62,7 @@ impl Actor {
             self.decline_detection(&pending).await?;
         }
         let new = NewEntry { client_message_id, ..NewEntry::message(Speaker::Learner, content.clone()) };
-        let (entry, created) = self.session.append(&self.store, new).await?;
+        let Appended { entry, created } = self.session.append(&self.store, new).await?;
         if !created {
             // The same message sent again after a reconnect: it is stored and being answered.
             tracing::debug!(entry = entry.id, "duplicate learner message ignored");

@@ -1,4 +1,4 @@
-//! The session actor: the one owner of a live session's state. Sockets talk to it through a
+//! The session actor: the one learner of a live session's state. Sockets talk to it through a
 //! channel; it never holds a lock across an `.await`. Client messages are handled one at a
 //! time, in arrival order: while a turn (language-model work) is under way, later messages
 //! wait in a bounded queue. Every change is written to the database before it is announced.
@@ -18,6 +18,7 @@ mod turns;
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Instant;
+use warren_app::learner::LearnerId;
 
 use tokio::sync::{mpsc, oneshot};
 use warren_app::protocol::{
@@ -40,7 +41,7 @@ use turns::ActiveTurn;
 
 pub enum Command {
     Attach {
-        owner: String,
+        learner: LearnerId,
         /// The last `seq` the page saw, when it is reconnecting.
         since: Option<u64>,
         tx: mpsc::Sender<Outbound>,
@@ -168,8 +169,8 @@ impl Actor {
 
     async fn on_command(&mut self, command: Command) {
         match command {
-            Command::Attach { owner, since, tx, reply } => {
-                if owner != self.session.owner() {
+            Command::Attach { learner, since, tx, reply } => {
+                if learner != *self.session.learner() {
                     let _ = reply.send(Err(EngineError::NotFound));
                     return;
                 }
@@ -354,7 +355,7 @@ impl Actor {
         let newest = self
             .shared
             .store
-            .latest_summaries(self.session.owner(), Some(&self.session.set.id), false, 2)
+            .latest_summaries(self.session.learner(), Some(&self.session.set.id), false, 2)
             .await?;
         Ok(newest
             .into_iter()
@@ -365,9 +366,9 @@ impl Actor {
 
     /// Marks the session's summary as to be written and starts writing it, in the background.
     async fn summarise(&self) {
-        let (owner, id) = (self.session.owner(), self.session.id());
-        match self.store.mark_summary_pending(owner, id).await {
-            Ok(_) => drop(synthesis::request(&self.shared, owner, id)),
+        let (learner, id) = (self.session.learner(), self.session.id());
+        match self.store.mark_summary_pending(learner, id).await {
+            Ok(_) => drop(synthesis::request(&self.shared, learner, id)),
             Err(err) => tracing::error!(session = id, "cannot ask for the session's summary: {err}"),
         }
     }

@@ -9,6 +9,7 @@ mod plan;
 mod tests;
 mod writes;
 
+use warren_app::learner::LearnerId;
 use warren_app::protocol::{SessionMode, SessionStatus};
 
 use crate::engine::struggle::Struggles;
@@ -37,16 +38,16 @@ pub struct LiveSession {
 }
 
 impl LiveSession {
-    pub async fn load(store: &Store, owner: &str, id: &str) -> Result<Option<Self>, StoreError> {
-        let Some(row) = store.session(owner, id).await? else { return Ok(None) };
-        let Some(set) = store.set(owner, &row.set_id).await? else { return Ok(None) };
-        let points = store.points(owner, &row.set_id).await?;
-        let resources = store.resources(owner, &row.set_id).await?;
-        let outcomes = store.outcomes(owner, id).await?;
-        let entries = store.entries(owner, id).await?;
-        let rabbitholes = store.rabbitholes(owner, id).await?;
-        let struggles = store.struggles(owner, id).await?;
-        let shown = store.shown_resources(owner, id).await?;
+    pub async fn load(store: &Store, learner: &LearnerId, id: &str) -> Result<Option<Self>, StoreError> {
+        let Some(row) = store.session(learner, id).await? else { return Ok(None) };
+        let Some(set) = store.set(learner, &row.set_id).await? else { return Ok(None) };
+        let points = store.points(learner, &row.set_id).await?;
+        let resources = store.resources(learner, &row.set_id).await?;
+        let outcomes = store.outcomes(learner, id).await?;
+        let entries = store.entries(learner, id).await?;
+        let rabbitholes = store.rabbitholes(learner, id).await?;
+        let struggles = store.struggles(learner, id).await?;
+        let shown = store.shown_resources(learner, id).await?;
         let mut session =
             Self::from_rows(row, set, points, resources, outcomes, entries, rabbitholes, struggles);
         session.shown = shown;
@@ -80,8 +81,8 @@ impl LiveSession {
         Self { row, set, points, resources, outcomes, tree, rabbitholes, struggles, shown: Vec::new() }
     }
 
-    pub fn owner(&self) -> &str {
-        &self.row.owner_id
+    pub fn learner(&self) -> &LearnerId {
+        &self.row.learner
     }
 
     pub fn id(&self) -> &str {

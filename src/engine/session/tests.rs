@@ -1,5 +1,6 @@
 use serde_json::json;
 use warren_app::api::ResourceKind;
+use warren_app::learner::LearnerId;
 use warren_app::protocol::{SessionMode, SessionStatus};
 
 use super::frames::OVERLAY_MESSAGE;
@@ -22,7 +23,7 @@ fn point(id: &str) -> Point {
 fn row(targets: &[&str]) -> SessionRow {
     SessionRow {
         id: "s".into(),
-        owner_id: "me".into(),
+        learner: LearnerId::new("me"),
         set_id: "set".into(),
         target_point_ids: targets.iter().map(|t| t.to_string()).collect(),
         leaf_id: None,
@@ -44,7 +45,7 @@ fn row(targets: &[&str]) -> SessionRow {
 fn set() -> RecallSet {
     RecallSet {
         id: "set".into(),
-        owner_id: "me".into(),
+        learner: LearnerId::new("me"),
         name: "Set".into(),
         description: String::new(),
         guidelines: String::new(),

@@ -7,8 +7,8 @@ use warren_app::protocol::SessionMode;
 use crate::engine::fsrs;
 use crate::engine::struggle::Struggles;
 use crate::store::{
-    Entry, EntryKind, NewEntry, NewOutcome, OutcomeRow, RabbitholeRow, RabbitholeStatus, Store, StoreError,
-    Struggle,
+    Appended, EntryKind, NewEntry, NewOutcome, OutcomeRow, RabbitholeRow, RabbitholeStatus, Store,
+    StoreError, Struggle,
 };
 
 use super::LiveSession;
@@ -25,19 +25,19 @@ impl LiveSession {
     ) -> Result<(), StoreError> {
         let rows: Vec<(&str, &Struggle)> =
             changed.iter().filter_map(|id| struggles.get(id).map(|s| (id.as_str(), s))).collect();
-        store.save_struggles(self.owner(), self.id(), &rows).await?;
+        store.save_struggles(self.learner(), self.id(), &rows).await?;
         self.struggles = struggles;
         Ok(())
     }
 
     /// Saves the session's state row.
     pub async fn save(&self, store: &Store) -> Result<(), StoreError> {
-        store.save_session_state(self.owner(), self.id(), &self.row.state).await
+        store.save_session_state(self.learner(), self.id(), &self.row.state).await
     }
 
     /// Appends an entry under the leaf and moves the leaf to it. A learner message whose
-    /// client id is already stored is not appended again (`false`).
-    pub async fn append(&mut self, store: &Store, new: NewEntry) -> Result<(Entry, bool), StoreError> {
+    /// client id is already stored is not appended again (see [`Appended::created`]).
+    pub async fn append(&mut self, store: &Store, new: NewEntry) -> Result<Appended, StoreError> {
         let parent = self.row.leaf_id.clone();
         self.append_under(store, parent.as_deref(), new).await
     }
@@ -48,13 +48,13 @@ impl LiveSession {
         store: &Store,
         parent: Option<&str>,
         new: NewEntry,
-    ) -> Result<(Entry, bool), StoreError> {
-        let (entry, created) = store.append_entry(self.owner(), self.id(), parent, new, true).await?;
-        if created {
-            self.row.leaf_id = Some(entry.id.clone());
-            self.tree.push(entry.clone());
+    ) -> Result<Appended, StoreError> {
+        let appended = store.append_entry(self.learner(), self.id(), parent, new, true).await?;
+        if appended.created {
+            self.row.leaf_id = Some(appended.entry.id.clone());
+            self.tree.push(appended.entry.clone());
         }
-        Ok((entry, created))
+        Ok(appended)
     }
 
     pub async fn set_rabbithole_status(
@@ -63,7 +63,7 @@ impl LiveSession {
         id: &str,
         status: RabbitholeStatus,
     ) -> Result<(), StoreError> {
-        store.set_rabbithole_status(self.owner(), id, status, None).await?;
+        store.set_rabbithole_status(self.learner(), id, status, None).await?;
         if let Some(row) = self.rabbitholes.iter_mut().find(|r| r.id == id) {
             row.status = status;
         }
@@ -80,11 +80,11 @@ impl LiveSession {
     ) -> Result<RabbitholeRow, StoreError> {
         let trigger = self.row.leaf_id.clone();
         let id = store
-            .create_rabbithole(self.owner(), self.id(), topic, label, trigger.as_deref(), detection)
+            .create_rabbithole(self.learner(), self.id(), topic, label, trigger.as_deref(), detection)
             .await?;
         // Read back so the copy here is exactly what is stored.
         let row = store
-            .rabbithole(self.owner(), &id)
+            .rabbithole(self.learner(), &id)
             .await?
             .ok_or_else(|| StoreError::Corrupt(format!("rabbit hole {id} vanished")))?;
         self.rabbitholes.push(row.clone());
@@ -96,7 +96,12 @@ impl LiveSession {
     pub async fn enter_rabbithole(&mut self, store: &Store, hole: &RabbitholeRow) -> Result<(), StoreError> {
         let branch_from = self.row.leaf_id.clone();
         store
-            .set_rabbithole_status(self.owner(), &hole.id, RabbitholeStatus::Entered, branch_from.as_deref())
+            .set_rabbithole_status(
+                self.learner(),
+                &hole.id,
+                RabbitholeStatus::Entered,
+                branch_from.as_deref(),
+            )
             .await?;
         if let Some(row) = self.rabbitholes.iter_mut().find(|r| r.id == hole.id) {
             row.status = RabbitholeStatus::Entered;
@@ -126,7 +131,7 @@ impl LiveSession {
             .map(|m| json!({"role": m.role.as_str(), "content": m.content}))
             .collect();
         store
-            .finish_rabbithole(self.owner(), &hole.id, &json!(conversation), i64::from(recalled_during))
+            .finish_rabbithole(self.learner(), &hole.id, &json!(conversation), i64::from(recalled_during))
             .await?;
         let data = json!({
             "rabbitholeId": hole.id,
@@ -191,7 +196,7 @@ impl LiveSession {
             in_rabbithole,
             card: card.clone(),
         };
-        if !store.record_recall(self.owner(), &outcome).await? {
+        if !store.record_recall(self.learner(), &outcome).await? {
             return Ok(false);
         }
         self.points[index].card = card;

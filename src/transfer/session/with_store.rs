@@ -1,6 +1,7 @@
 //! A session written from the store into a file, and a file imported into the store.
 
 use std::collections::{HashMap, HashSet};
+use warren_app::learner::LearnerId;
 
 use serde_json::Value;
 use warren_app::protocol::SessionStatus;
@@ -12,19 +13,19 @@ use super::*;
 /// A session of the learner's as JSONL; `None` when it is not theirs.
 pub async fn export(
     store: &Store,
-    owner: &str,
+    learner: &LearnerId,
     session_id: &str,
 ) -> Result<Option<SessionExport>, StoreError> {
-    let Some((row, tree)) = store.tree(owner, session_id).await? else { return Ok(None) };
-    let set = store.set(owner, &row.set_id).await?;
-    let points = store.points(owner, &row.set_id).await?;
+    let Some((row, tree)) = store.tree(learner, session_id).await? else { return Ok(None) };
+    let set = store.set(learner, &row.set_id).await?;
+    let points = store.points(learner, &row.set_id).await?;
     let targets: Vec<&crate::store::Point> =
         row.target_point_ids.iter().filter_map(|id| points.iter().find(|p| &p.id == id)).collect();
     let index = |id: &str| targets.iter().position(|p| p.id == id);
     let set_name = set.map(|s| s.name).unwrap_or_default();
     let mut header = Header::new(&row, &set_name, targets.iter().map(|p| p.content.clone()).collect());
     header.recalled = store
-        .outcomes(owner, session_id)
+        .outcomes(learner, session_id)
         .await?
         .into_iter()
         .filter_map(|o| {
@@ -39,9 +40,9 @@ pub async fn export(
         })
         .collect();
     header.rabbitholes =
-        store.rabbitholes(owner, session_id).await?.into_iter().map(RabbitholeLine::from).collect();
+        store.rabbitholes(learner, session_id).await?.into_iter().map(RabbitholeLine::from).collect();
     header.struggles = store
-        .struggle_rows(owner, session_id)
+        .struggle_rows(learner, session_id)
         .await?
         .into_iter()
         .filter_map(|r| {
@@ -60,9 +61,9 @@ pub async fn export(
         })
         .collect();
     header.struggles.sort_by_key(|s| s.point);
-    let resources = store.resources(owner, &row.set_id).await?;
+    let resources = store.resources(learner, &row.set_id).await?;
     header.shown_resources = store
-        .shown_resources_at(owner, session_id)
+        .shown_resources_at(learner, session_id)
         .await?
         .into_iter()
         .filter_map(|(id, shown_at)| {
@@ -82,29 +83,29 @@ pub async fn export(
 /// of them is already stored (the file imported twice, or another file using the same ids):
 /// then every id is new and references follow.
 /// Returns the session's id.
-pub async fn import(store: &Store, owner: &str, file: SessionFile) -> Result<String, StoreError> {
-    import_under(store, owner, file, None).await
+pub async fn import(store: &Store, learner: &LearnerId, file: SessionFile) -> Result<String, StoreError> {
+    import_under(store, learner, file, None).await
 }
 
 /// [`import`] under the learner's set `set_id` when given (an account archive knows which of
 /// the sets it created is the session's).
 pub async fn import_under(
     store: &Store,
-    owner: &str,
+    learner: &LearnerId,
     file: SessionFile,
     set_id: Option<String>,
 ) -> Result<String, StoreError> {
     let SessionFile { header, entries } = file;
     let known = match set_id {
-        Some(id) => store.set(owner, &id).await?,
-        None => store.set_named(owner, &header.set_name).await?,
+        Some(id) => store.set(learner, &id).await?,
+        None => store.set_named(learner, &header.set_name).await?,
     };
     let set_id = match known {
         Some(set) => set.id,
         None => {
             let name = if header.set_name.trim().is_empty() { "Imported session" } else { &header.set_name };
             let set = crate::store::NewSet {
-                name: store.free_name(owner, name).await?,
+                name: store.free_name(learner, name).await?,
                 points: header
                     .points
                     .iter()
@@ -116,11 +117,11 @@ pub async fn import_under(
                     .collect(),
                 ..crate::store::NewSet::default()
             };
-            store.create_set(owner, &set).await?
+            store.create_set(learner, &set).await?
         }
     };
     // The session's points, matched by content in the set.
-    let points = store.points(owner, &set_id).await?;
+    let points = store.points(learner, &set_id).await?;
     let mut used = HashSet::new();
     let targets: Vec<Option<String>> = header
         .points
@@ -217,7 +218,7 @@ pub async fn import_under(
         })
         .collect();
     // Resources belong to the set: a shown one is found by its title there.
-    let resources = store.resources(owner, &set_id).await?;
+    let resources = store.resources(learner, &set_id).await?;
     let shown = header
         .shown_resources
         .iter()
@@ -246,7 +247,7 @@ pub async fn import_under(
         struggles,
         shown,
     };
-    store.insert_imported_session(owner, &imported).await?;
+    store.insert_imported_session(learner, &imported).await?;
     Ok(session_id)
 }
 

@@ -8,6 +8,7 @@ pub mod process;
 
 use std::net::SocketAddr;
 use std::time::Duration;
+use warren_app::learner::LearnerId;
 
 use futures_util::{SinkExt, StreamExt};
 use tempfile::TempDir;
@@ -34,7 +35,7 @@ pub struct TestApp {
 /// A signed-up learner and their sign-in cookie.
 #[derive(Clone, Debug)]
 pub struct Learner {
-    pub id: String,
+    pub id: LearnerId,
     pub username: String,
     pub cookie: String,
 }
@@ -56,7 +57,7 @@ impl TestApp {
         let engine = app.engine();
         tokio::spawn(app.run());
         let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
-        let placeholder = Learner { id: String::new(), username: String::new(), cookie: String::new() };
+        let placeholder = Learner { id: LearnerId::new(""), username: String::new(), cookie: String::new() };
         let mut app = Self { addr, database_url, http, engine, learner: placeholder, _dir: Some(dir) };
         app.learner = app.sign_up("learner").await;
         app
@@ -119,11 +120,11 @@ impl TestApp {
         assert_eq!(res.status(), 303, "sign-up redirects");
         assert_eq!(res.headers()["location"], "/", "sign-up succeeded");
         let cookie = session_cookie(&res).expect("a session cookie");
-        let id = self.store().account_by_username(username).await.unwrap().expect("account").id;
+        let id = self.store().credentials(username).await.unwrap().expect("account").learner;
         Learner { id, username: username.to_string(), cookie }
     }
 
-    pub fn owner(&self) -> &str {
+    pub fn owner(&self) -> &LearnerId {
         &self.learner.id
     }
 
