@@ -303,7 +303,7 @@ impl SessionStore for Store {
             "INSERT INTO auth_sessions (id, data, expires_at, user_id, ref_id, signed_in_at, address, user_agent)
              SELECT $1, $2, $3, $4, $5, $6, $7, $8 WHERE $4 IS NULL OR EXISTS (SELECT 1 FROM users WHERE id = $4)
              ON CONFLICT (id) DO UPDATE SET data = excluded.data, expires_at = excluded.expires_at,
-                 user_id = excluded.learner, signed_in_at = excluded.signed_in_at,
+                 user_id = excluded.user_id, signed_in_at = excluded.signed_in_at,
                  address = excluded.address, user_agent = excluded.user_agent",
         )
         .bind(record.id.to_string())

@@ -465,3 +465,24 @@ async fn signing_in_replaces_the_session_id_the_browser_had() {
     assert_eq!(status(new).await, 200);
     assert_eq!(status(old).await, 401, "the old id is gone");
 }
+
+#[tokio::test]
+async fn a_sign_in_saved_again_keeps_its_learner_and_takes_the_new_data() {
+    use tower_sessions::SessionStore;
+    use tower_sessions::session::{Id, Record};
+
+    let app = TestApp::spawn().await;
+    let store = app.store();
+    let mut record = Record {
+        id: Id::default(),
+        data: [("user_id".to_string(), json!(app.owner()))].into(),
+        expiry_date: time::OffsetDateTime::now_utc() + time::Duration::hours(1),
+    };
+    store.create(&mut record).await.unwrap();
+    let before = store.sign_ins(app.owner()).await.unwrap().len();
+    record.data.insert("seen".to_string(), json!("again"));
+    store.save(&record).await.unwrap();
+    let loaded = store.load(&record.id).await.unwrap().expect("still stored");
+    assert_eq!(loaded.data["seen"], json!("again"));
+    assert_eq!(store.sign_ins(app.owner()).await.unwrap().len(), before, "still the learner's, and one row");
+}
