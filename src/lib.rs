@@ -10,6 +10,7 @@ pub mod embed;
 pub mod engine;
 pub mod eval;
 pub mod llm;
+pub mod schedule;
 pub mod startup;
 pub mod store;
 pub mod telemetry;

@@ -277,6 +277,8 @@ pub struct TranscriptQuery {
 pub struct AccountPage {
     pub username: String,
     pub now: i64,
+    /// The recall the learner's schedule aims for, in percent (70 to 97).
+    pub retention_percent: u32,
     /// Newest first.
     pub sign_ins: Vec<SignInRow>,
 }

@@ -5,8 +5,8 @@
 mod actor;
 pub mod agents;
 pub mod demo;
-pub mod fsrs;
 mod instances;
+pub mod rating;
 pub use instances::Instance;
 pub mod metrics;
 pub mod rate;

@@ -116,6 +116,14 @@ impl Store {
             None => None,
         };
         self.db.migrate(&MIGRATOR).await?;
+        // Reviews a migration wrote (the log's back-fill) get their schedules replayed.
+        let replayed = self.replay_pending().await?;
+        if replayed > 0 {
+            tracing::info!(
+                points = replayed,
+                "replayed the schedules of points with new reviews in their log"
+            );
+        }
         Ok(())
     }
 

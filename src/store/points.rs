@@ -4,41 +4,10 @@
 use sqlx::AnyConnection;
 use warren_app::learner::LearnerId;
 
-use warren_app::schedule::{CardState, Rating};
+use warren_app::schedule::Rating;
 
 use super::{Backend, Reads, Store, StoreError, new_id, now_ms};
-
-/// A point's FSRS card as stored.
-#[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
-pub struct FsrsCard {
-    #[sqlx(rename = "fsrs_state", try_from = "String")]
-    pub state: CardState,
-    pub due_at: i64,
-    pub stability: f64,
-    pub difficulty: f64,
-    pub elapsed_days: i64,
-    pub scheduled_days: i64,
-    pub reps: i64,
-    pub lapses: i64,
-    pub last_review_at: Option<i64>,
-}
-
-impl FsrsCard {
-    /// A card never reviewed, due at `due_at`.
-    pub fn new(due_at: i64) -> Self {
-        FsrsCard {
-            state: CardState::New,
-            due_at,
-            stability: 0.0,
-            difficulty: 0.0,
-            elapsed_days: 0,
-            scheduled_days: 0,
-            reps: 0,
-            lapses: 0,
-            last_review_at: None,
-        }
-    }
-}
+use crate::schedule::FsrsCard;
 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct Point {
@@ -272,7 +241,19 @@ impl Store {
         .execute(&mut *tx)
         .await?;
         if done.rows_affected() == 1 && reset {
-            write_card(&mut tx, learner, point_id, &FsrsCard::new(now_ms())).await?;
+            // Its reviews stay in the log, but the schedule starts again from now.
+            let now = now_ms();
+            sqlx::query(
+                "UPDATE recall_points SET schedule_reset_at = $1, carried_stability = NULL,
+                     carried_difficulty = NULL, carried_at = NULL
+                 WHERE id = $2 AND owner_id = $3",
+            )
+            .bind(now)
+            .bind(point_id)
+            .bind(learner)
+            .execute(&mut *tx)
+            .await?;
+            write_card(&mut tx, learner, point_id, &FsrsCard::new(now)).await?;
         }
         tx.commit().await?;
         Ok(done.rows_affected() == 1)

@@ -8,8 +8,9 @@ use warren_app::schedule::Rating;
 use warren_app::summary::SummaryStatus;
 
 use super::columns::{Flag, JsonText, json_text};
-use super::points::{FsrsCard, write_card};
+use super::reviews::{review_failures, review_recall};
 use super::{Entry, EntryKind, Reads, Store, StoreError, new_id, now_ms};
+use crate::schedule::FsrsCard;
 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct SessionRow {
@@ -52,7 +53,8 @@ pub struct NewOutcome {
     pub confidence: f64,
     pub entry_id: Option<String>,
     pub in_rabbithole: bool,
-    pub card: FsrsCard,
+    /// When it was recalled.
+    pub at: i64,
 }
 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
@@ -127,8 +129,12 @@ impl Store {
         id: &str,
         state: &SessionState,
     ) -> Result<(), StoreError> {
-        // One statement: atomic on its own, taking its turn with the other writes.
-        let statement = sqlx::query(
+        let ended = match state.status {
+            SessionStatus::InProgress => false,
+            SessionStatus::Paused | SessionStatus::Completed | SessionStatus::Abandoned => true,
+        };
+        let mut tx = self.write_transaction().await?;
+        let saved = sqlx::query(
             "UPDATE sessions SET status = $1, mode = $2, active_rabbithole_id = $3, decline_cooldown = $4,
                  overlay_dismissed = $5, active_ms = $6, resumed_at = $7, ended_at = $8, updated_at = $9
              WHERE id = $10 AND owner_id = $11 AND status NOT IN ('completed', 'abandoned')",
@@ -143,14 +149,26 @@ impl Store {
         .bind(state.ended_at)
         .bind(now_ms())
         .bind(id)
-        .bind(learner);
-        self.write_one(statement).await?;
+        .bind(learner)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        // A session that has just ended: each point tried and not recalled is a review.
+        if saved == 1 && ended {
+            review_failures(&mut tx, learner, id, state.ended_at.unwrap_or_else(now_ms)).await?;
+        }
+        tx.commit().await?;
         Ok(())
     }
 
-    /// Records a recall and its FSRS review together. Recalling a point twice in one session
-    /// changes nothing the second time; returns whether this call recorded it.
-    pub async fn record_recall(&self, learner: &LearnerId, outcome: &NewOutcome) -> Result<bool, StoreError> {
+    /// Records a recall and its review together, and replays the point's schedule. Recalling a
+    /// point twice in one session changes nothing the second time. Returns the point's new
+    /// card, or `None` when this call recorded nothing.
+    pub async fn record_recall(
+        &self,
+        learner: &LearnerId,
+        outcome: &NewOutcome,
+    ) -> Result<Option<FsrsCard>, StoreError> {
         let mut tx = self.write_transaction().await?;
         let inserted = sqlx::query(
             "INSERT INTO recall_outcomes (id, session_id, point_id, owner_id, rating, confidence, entry_id,
@@ -166,16 +184,25 @@ impl Store {
         .bind(outcome.confidence)
         .bind(&outcome.entry_id)
         .bind(i64::from(outcome.in_rabbithole))
-        .bind(now_ms())
+        .bind(outcome.at)
         .execute(&mut *tx)
         .await?
         .rows_affected()
             == 1;
-        if inserted {
-            write_card(&mut tx, learner, &outcome.point_id, &outcome.card).await?;
+        if !inserted {
+            return Ok(None);
         }
+        let card = review_recall(
+            &mut tx,
+            learner,
+            &outcome.session_id,
+            &outcome.point_id,
+            outcome.rating,
+            outcome.at,
+        )
+        .await?;
         tx.commit().await?;
-        Ok(inserted)
+        Ok(card)
     }
 
     /// The points recalled in a session, in the order they were recalled.
@@ -232,6 +259,9 @@ impl Store {
         .bind(set_id)
         .execute(&mut *tx)
         .await?;
+        for id in &ids {
+            review_failures(&mut tx, learner, id, now).await?;
+        }
         tx.commit().await?;
         Ok(ids)
     }
@@ -464,6 +494,8 @@ impl Store {
             .execute(&mut *tx)
             .await?;
         }
+        // Its recalls stay out of the review log: the points' imported schedules already
+        // count them (the files carry schedules, not the log).
         tx.commit().await?;
         Ok(())
     }

@@ -92,6 +92,16 @@ impl Store {
             })
             .collect();
         let point_ids = insert_points(&mut tx, self.backend(), learner, &set_id, &rows).await?;
+        // A schedule imported without its reviews is where each point's log will start.
+        sqlx::query(
+            "UPDATE recall_points
+                SET carried_stability = stability, carried_difficulty = difficulty, carried_at = last_review_at
+              WHERE set_id = $1 AND owner_id = $2 AND reps > 0 AND stability > 0 AND last_review_at IS NOT NULL",
+        )
+        .bind(&set_id)
+        .bind(learner)
+        .execute(&mut *tx)
+        .await?;
         for resource in &set.resources {
             let links: Vec<(String, f64)> = resource
                 .points

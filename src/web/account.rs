@@ -1,5 +1,6 @@
 //! The account page's forms: change the password (every other sign-in ends), end one
-//! sign-in, end every other, download everything (`/account/export`) and delete the account.
+//! sign-in, end every other, set the recall the schedule aims for, download everything
+//! (`/account/export`) and delete the account.
 //! Each post answers with a redirect back to `/account` saying what happened; a visitor who
 //! is not signed in is sent to sign in.
 
@@ -15,6 +16,7 @@ use super::client_ip::ClientIp;
 use super::password::{hash, verify, weakness};
 use super::viewer::CurrentViewer;
 use super::{AppState, download};
+use crate::schedule::RETENTION_RANGE;
 use crate::transfer::archive;
 
 pub fn routes() -> Router<AppState> {
@@ -22,6 +24,7 @@ pub fn routes() -> Router<AppState> {
         .route("/account/password", post(change_password))
         .route("/account/sign-ins/end-others", post(end_others))
         .route("/account/sign-ins/{ref_id}/end", post(end_one))
+        .route("/account/retention", post(set_retention))
         .route("/account/export", get(export))
         .route("/account/delete", post(delete))
 }
@@ -86,6 +89,33 @@ async fn change_password(
         Err(err) => {
             tracing::error!("cannot change a password: {err}");
             back("error=server", "password")
+        }
+    }
+}
+
+#[derive(Deserialize)]
+pub struct Retention {
+    /// Percent, as the form's number field sends it.
+    retention: String,
+}
+
+/// Sets the recall the schedule aims for, and moves due dates to match.
+async fn set_retention(
+    State(state): State<AppState>,
+    CurrentViewer(viewer): CurrentViewer,
+    Form(form): Form<Retention>,
+) -> Redirect {
+    let Some(viewer) = viewer else { return to_sign_in() };
+    let allowed = RETENTION_RANGE;
+    let percent = form.retention.trim().trim_end_matches('%').trim().parse::<f64>().ok();
+    let Some(retention) = percent.map(|p| p / 100.0).filter(|r| allowed.contains(r)) else {
+        return back("error=retention_range", "schedule");
+    };
+    match state.store.set_retention(&viewer.learner, retention).await {
+        Ok(moved) => back(&format!("done=retention&moved={moved}"), "schedule"),
+        Err(err) => {
+            tracing::error!("cannot set a retention: {err}");
+            back("error=server", "schedule")
         }
     }
 }

@@ -41,6 +41,12 @@ fn count(n: impl TryInto<u32>) -> u32 {
     n.try_into().unwrap_or(u32::MAX)
 }
 
+/// A retention as the account page shows it: a whole percentage.
+#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // a share between 0.7 and 0.97
+fn retention_percent(retention: f64) -> u32 {
+    (retention * 100.0).round() as u32
+}
+
 fn card(row: &SessionRow, set_name: &str, counts: &HashMap<String, i64>) -> SessionCard {
     SessionCard {
         id: row.id.clone(),
@@ -181,9 +187,11 @@ impl Backend for ServerBackend {
             None => None,
         };
         let sign_ins = self.store.sign_ins(&viewer.learner).await.map_err(internal)?;
+        let scheduler = self.store.scheduler(&viewer.learner).await.map_err(internal)?;
         Ok(AccountPage {
             username: viewer.username.clone(),
             now: now_ms(),
+            retention_percent: retention_percent(scheduler.retention()),
             sign_ins: sign_ins
                 .into_iter()
                 .map(|s| SignInRow {

@@ -165,7 +165,6 @@ async fn points_are_added_edited_reordered_and_deleted() {
     assert!(page.contains("Which river is longest?"), "the set page shows the cue");
 
     // A review, then an edit that keeps the schedule, then one that resets it.
-    let card = warren::engine::fsrs::review(&nile.card, rs_fsrs::Rating::Good, warren::store::now_ms());
     let outcome = warren::store::NewOutcome {
         session_id: app.engine.start_session(app.owner(), &set, true).await.unwrap().id,
         point_id: nile.id.clone(),
@@ -173,9 +172,10 @@ async fn points_are_added_edited_reordered_and_deleted() {
         confidence: 0.9,
         entry_id: None,
         in_rabbithole: false,
-        card: card.clone(),
+        at: warren::store::now_ms(),
     };
-    app.store().record_recall(app.owner(), &outcome).await.unwrap();
+    let card = app.store().record_recall(app.owner(), &outcome).await.unwrap().expect("recorded");
+    assert_eq!((card.reps, card.state.as_str()), (1, "review"));
     let edit = format!("/sets/{set}/points/{}/edit", nile.id);
     assert_eq!(
         app.post_form(&edit, &[("content", "The Nile is the longest river on Earth."), ("context", "")])

@@ -20,6 +20,7 @@ mod instances;
 mod ladder;
 mod network_session;
 mod providers;
+mod schedule;
 mod security;
 mod session_socket;
 mod speculation;

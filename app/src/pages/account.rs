@@ -25,6 +25,8 @@ fn notice(code: &str) -> (String, bool) {
         "unknown" => ("There is no such sign-in (it may have ended already).", false),
         "throttled" => ("Too many attempts. Wait a minute, then try again.", false),
         "confirm" => ("Type your username exactly as shown to delete your account.", false),
+        "retention" => ("Your schedule now aims for that recall.", true),
+        "retention_range" => ("Choose a recall between 70 % and 97 %.", false),
         "busy" => (
             "One of your sessions is running on another server and did not stop in time. Nothing was deleted; try again in a minute.",
             false,
@@ -54,19 +56,30 @@ fn AccountView(page: AccountPage) -> impl IntoView {
     let done = query.with_untracked(|q| q.get("done"));
     let error = query.with_untracked(|q| q.get("error"));
     let general = done.clone().or_else(|| {
-        error.clone().filter(|e| !about_new_password(e) && !["current", "confirm"].contains(&e.as_str()))
+        error.clone().filter(|e| {
+            !about_new_password(e) && !["current", "confirm", "retention_range"].contains(&e.as_str())
+        })
     });
     let confirm_error = error.clone().filter(|e| e == "confirm").map(|e| notice(&e).0);
     let current_error = error.clone().filter(|e| e == "current").map(|e| notice(&e).0);
     let new_error = error.filter(|e| about_new_password(e)).map(|e| notice(&e).0);
+    let moved = query.with_untracked(|q| q.get("moved")).and_then(|m| m.parse::<i64>().ok());
+    // A retention saved says how many due dates it moved, rather than the generic notice.
+    let general = general.map(|code| match (code.as_str(), moved) {
+        ("retention", Some(moved)) if done.is_some() => {
+            (format!("Your schedule now aims for that recall. {} moved.", plural(moved, "due date")), true)
+        }
+        _ => notice(&code),
+    });
+    let retention_error =
+        query.with_untracked(|q| q.get("error")).filter(|e| e == "retention_range").map(|e| notice(&e).0);
     let others = page.sign_ins.iter().filter(|s| !s.current).count();
     let now = page.now;
     view! {
         <section class="page narrow account">
             <h1>"Your account"</h1>
             <p class="lede">"Signed in as " <strong data-testid="account-username">{page.username.clone()}</strong>"."</p>
-            {general.map(|code| {
-                let (text, good) = notice(&code);
+            {general.map(|(text, good)| {
                 let class = if good { "form-notice" } else { "form-error" };
                 view! { <p class=class role="status" data-testid="account-notice">{text}</p> }
             })}
@@ -114,6 +127,29 @@ fn AccountView(page: AccountPage) -> impl IntoView {
                     </button>
                 </form>
             })}
+
+            <h2 id="schedule">"Your schedule"</h2>
+            <form method="post" action="/account/retention" class="stack" data-testid="retention-form">
+                <label>
+                    "Recall to aim for, in percent"
+                    <input
+                        name="retention"
+                        type="number"
+                        min="70"
+                        max="97"
+                        step="1"
+                        required
+                        value=page.retention_percent.to_string()
+                        data-testid="retention"
+                    />
+                    <small>
+                        "The chance of still remembering a point when it comes back. Higher means more reviews and better recall; "
+                        "lower means fewer reviews and more forgetting. 90 % suits most learners."
+                    </small>
+                    {retention_error.map(|e| view! { <small class="field-error" role="alert">{e}</small> })}
+                </label>
+                <button type="submit" class="button">"Save"</button>
+            </form>
 
             <h2 id="export">"Take your data with you"</h2>
             <p>

@@ -34,7 +34,7 @@ impl Actor {
         let message_id = self.session.leaf().unwrap_or_default().to_string();
         let mut just = Vec::new();
         for (point_id, confidence) in &evaluation.recalled {
-            if !self.session.record_recall(store, point_id, *confidence, now).await? {
+            if !self.session.record_recall(store, point_id, *confidence, discussed.as_deref(), now).await? {
                 continue;
             }
             just.push(point_id.clone());

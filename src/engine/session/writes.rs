@@ -4,7 +4,7 @@
 use serde_json::json;
 use warren_app::protocol::SessionMode;
 
-use crate::engine::fsrs;
+use crate::engine::rating::rating;
 use crate::engine::struggle::Struggles;
 use crate::store::{
     Appended, EntryKind, NewEntry, NewOutcome, OutcomeRow, RabbitholeRow, RabbitholeStatus, Store,
@@ -170,14 +170,16 @@ impl LiveSession {
         self.return_from_rabbithole(store, &hole, note).await.map(|_| ())
     }
 
-    /// Records a recall and its FSRS review, rated from `confidence` and the point's own
-    /// struggle in this session. False when the point is not in this session or was already
-    /// recalled.
+    /// Records a recall and its review, rated from the point's own struggle in this session,
+    /// whether it was the point under discussion (`discussed`, as the learner's message found
+    /// it), and `confidence` (see `engine::rating`). False when
+    /// the point is not in this session or was already recalled.
     pub async fn record_recall(
         &mut self,
         store: &Store,
         point_id: &str,
         confidence: f64,
+        discussed: Option<&str>,
         now: i64,
     ) -> Result<bool, StoreError> {
         let Some(index) = self.points.iter().position(|p| p.id == point_id) else { return Ok(false) };
@@ -185,20 +187,18 @@ impl LiveSession {
             return Ok(false);
         }
         let in_rabbithole = self.mode() == SessionMode::Rabbithole;
-        let rating = fsrs::rating(confidence, &self.struggles.get(point_id).cloned().unwrap_or_default());
-        let card = fsrs::review(&self.points[index].card, rating, now);
+        let volunteered = discussed != Some(point_id);
+        let struggle = self.struggles.get(point_id).cloned().unwrap_or_default();
         let outcome = NewOutcome {
             session_id: self.id().to_string(),
             point_id: point_id.to_string(),
-            rating: fsrs::stored_rating(rating),
+            rating: rating(confidence, &struggle, volunteered),
             confidence,
             entry_id: self.row.leaf_id.clone(),
             in_rabbithole,
-            card: card.clone(),
+            at: now,
         };
-        if !store.record_recall(self.learner(), &outcome).await? {
-            return Ok(false);
-        }
+        let Some(card) = store.record_recall(self.learner(), &outcome).await? else { return Ok(false) };
         self.points[index].card = card;
         self.outcomes.push(OutcomeRow {
             point_id: point_id.to_string(),

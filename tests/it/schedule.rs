@@ -1,0 +1,256 @@
+//! The review log and the schedule replayed from it, over the real socket and store: a point
+//! tried and not recalled is one Again review when the session ends, a point never asked is
+//! untouched, resuming and ending again doubles nothing, and the migration that began the log
+//! turns earlier recalls into reviews.
+
+use serde_json::json;
+use warren::schedule::{DAY_MS, Logged, Scheduler};
+use warren::store::{ReviewKind, Store, now_ms};
+use warren_app::protocol::ServerMessage;
+use warren_app::schedule::{CardState, Rating};
+
+use crate::common::{TestApp, Ws, fresh_database, recalled_ids, reply_of};
+
+const CELL: &str = "The living cell";
+
+/// Opens a session's socket; returns it with the point the tutor's opening asks about.
+async fn open(app: &TestApp, session: &str, points: &[warren::store::Point]) -> (Ws, String) {
+    let mut ws = app.connect(session).await;
+    let opening = reply_of(&ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await);
+    let asked = points.iter().find(|p| opening.contains(&p.context)).expect("the opening asks a cue");
+    (ws, asked.id.clone())
+}
+
+async fn leave(ws: &mut Ws) {
+    ws.send(json!({"type": "leave_session"})).await;
+    ws.until(|m| matches!(m, ServerMessage::SessionPaused(_) | ServerMessage::SessionComplete(_))).await;
+}
+
+#[tokio::test]
+async fn a_point_tried_and_failed_then_left_is_one_again_review_and_a_point_never_asked_is_untouched() {
+    let app = TestApp::spawn().await;
+    let (session, points) = app.start(CELL).await;
+    let (mut ws, asked) = open(&app, &session, &points).await;
+    ws.say("I don't know").await;
+    ws.say("no idea, sorry").await;
+    let other = points.iter().find(|p| p.id != asked).expect("a second point");
+    assert_eq!(recalled_ids(&ws.say(&other.content).await), vec![other.id.clone()]);
+    let before_leaving = now_ms();
+    leave(&mut ws).await;
+
+    let store = app.store();
+    let failed = store.point_reviews(app.owner(), &asked).await.unwrap();
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert_eq!((failed[0].rating, failed[0].kind), (Rating::Again, ReviewKind::Failure));
+    assert_eq!(failed[0].session_id.as_deref(), Some(session.as_str()));
+    let card = store.point(app.owner(), &asked).await.unwrap().unwrap().card;
+    assert_eq!((card.reps, card.lapses, card.state), (1, 1, CardState::Learning));
+    // Back within the day; a recall at the same moment would have put it days away.
+    assert!(card.due_at >= before_leaving && card.due_at < before_leaving + DAY_MS, "{card:?}");
+    let created = points.iter().find(|p| p.id == asked).map(|p| p.card.due_at).unwrap_or(0);
+    let recalled = Scheduler::default().replay(
+        None,
+        &[Logged { rating: Rating::Good, at: failed[0].reviewed_at }],
+        created,
+    );
+    assert!(card.due_at < recalled.card.due_at);
+
+    let kept = store.point_reviews(app.owner(), &other.id).await.unwrap();
+    assert_eq!((kept.len(), kept[0].kind), (1, ReviewKind::Recall));
+    for point in points.iter().filter(|p| p.id != asked && p.id != other.id) {
+        assert!(store.point_reviews(app.owner(), &point.id).await.unwrap().is_empty(), "never asked");
+        let now = store.point(app.owner(), &point.id).await.unwrap().unwrap().card;
+        assert_eq!(now, point.card, "its schedule is as it was");
+    }
+
+    // Starting over ends that session for good: nothing is reviewed twice.
+    let set = store.session(app.owner(), &session).await.unwrap().unwrap().set_id;
+    app.engine.start_session(app.owner(), &set, true).await.unwrap();
+    assert_eq!(store.point_reviews(app.owner(), &asked).await.unwrap().len(), 1);
+    assert_eq!(store.point_reviews(app.owner(), &other.id).await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn a_failure_brings_a_reviewed_point_back_sooner_than_it_was_due() {
+    let app = TestApp::spawn().await;
+    let (first, points) = app.start(CELL).await;
+    let (mut ws, _) = open(&app, &first, &points).await;
+    for point in &points {
+        assert_eq!(recalled_ids(&ws.say(&point.content).await), vec![point.id.clone()]);
+    }
+    leave(&mut ws).await;
+    let (second, points) = app.start(CELL).await;
+    let (mut ws, asked) = open(&app, &second, &points).await;
+    let due_before = points.iter().find(|p| p.id == asked).map(|p| p.card.due_at).unwrap_or(0);
+    assert!(due_before > now_ms() + DAY_MS / 2, "reviewed once, due in a day or more");
+    ws.say("I don't know").await;
+    leave(&mut ws).await;
+    let reviews = app.store().point_reviews(app.owner(), &asked).await.unwrap();
+    let ratings: Vec<(Rating, ReviewKind)> = reviews.iter().map(|r| (r.rating, r.kind)).collect();
+    assert_eq!(ratings.len(), 2);
+    assert_eq!(ratings[1], (Rating::Again, ReviewKind::Failure));
+    let card = app.store().point(app.owner(), &asked).await.unwrap().unwrap().card;
+    assert!(card.due_at < due_before, "due {} before {}", card.due_at, due_before);
+    assert_eq!((card.state, card.lapses), (CardState::Relearning, 1));
+}
+
+#[tokio::test]
+async fn a_point_revealed_and_said_back_is_one_again_review() {
+    let app = TestApp::spawn().await;
+    let (session, points) = app.start(CELL).await;
+    let (mut ws, asked) = open(&app, &session, &points).await;
+    for _ in 0..4 {
+        ws.say("I don't know").await;
+    }
+    let content = points.iter().find(|p| p.id == asked).map(|p| p.content.clone()).unwrap_or_default();
+    // Said straight back it earns nothing; later, in the learner's own time, it is recalled.
+    ws.say(&content).await;
+    for point in points.iter().filter(|p| p.id != asked) {
+        ws.say(&point.content).await;
+    }
+    assert_eq!(recalled_ids(&ws.say(&content).await), vec![asked.clone()]);
+    leave(&mut ws).await;
+    let reviews = app.store().point_reviews(app.owner(), &asked).await.unwrap();
+    assert_eq!(reviews.len(), 1, "{reviews:?}");
+    assert_eq!((reviews[0].rating, reviews[0].kind), (Rating::Again, ReviewKind::Recall));
+}
+
+#[tokio::test]
+async fn resuming_after_a_restart_and_ending_again_doubles_no_review() {
+    let app = TestApp::spawn().await;
+    let (session, points) = app.start(CELL).await;
+    let (mut ws, asked) = open(&app, &session, &points).await;
+    ws.say("I don't know").await;
+    leave(&mut ws).await;
+    drop(ws);
+    // Another instance on the same database, as after a crash: the session resumes, the failed
+    // point is recalled after all (its one review becomes that recall), and it ends again.
+    let restarted = app.another_instance().await;
+    let mut ws = restarted.connect(&session).await;
+    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    let content = points.iter().find(|p| p.id == asked).map(|p| p.content.clone()).unwrap_or_default();
+    assert_eq!(recalled_ids(&ws.say(&content).await), vec![asked.clone()]);
+    leave(&mut ws).await;
+    let set = app.store().session(app.owner(), &session).await.unwrap().unwrap().set_id;
+    restarted.engine.start_session(app.owner(), &set, true).await.unwrap();
+    let reviews = app.store().point_reviews(app.owner(), &asked).await.unwrap();
+    assert_eq!(reviews.len(), 1, "{reviews:?}");
+    assert_eq!(reviews[0].kind, ReviewKind::Recall);
+    assert_eq!(reviews[0].rating, Rating::Good, "one hint, then recalled");
+    let card = app.store().point(app.owner(), &asked).await.unwrap().unwrap().card;
+    assert_eq!((card.reps, card.lapses), (1, 0));
+}
+
+/// The migrations before the review log began.
+fn migrations_before_the_log() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
+    for entry in std::fs::read_dir(source).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if name.as_str() < "0012" {
+            std::fs::copy(&path, dir.path().join(&name)).unwrap();
+        }
+    }
+    dir
+}
+
+#[tokio::test]
+async fn the_migration_turns_earlier_recalls_into_reviews_and_replays_their_schedules() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = fresh_database(&dir).await;
+    let store = Store::open(&url).await.unwrap();
+    let older = migrations_before_the_log();
+    let migrator = sqlx::migrate::Migrator::new(older.path()).await.unwrap();
+    sqlx::any::install_default_drivers();
+    let pool = sqlx::AnyPool::connect(&url).await.unwrap();
+    migrator.run(&pool).await.unwrap();
+    let day = DAY_MS;
+    let t0 = now_ms() - 30 * day;
+    for statement in [
+        format!("INSERT INTO users (id, username, password_hash, created_at) VALUES ('u', 'ada', '', {t0})"),
+        format!("INSERT INTO recall_sets (id, owner_id, name, created_at, updated_at) VALUES ('s', 'u', 'Cells', {t0}, {t0})"),
+        format!(
+            "INSERT INTO recall_points (id, set_id, owner_id, position, content, due_at, created_at, reps, stability, last_review_at)
+             VALUES ('p', 's', 'u', 0, 'Ribosomes make proteins.', {t0}, {t0}, 2, 9.0, {})",
+            t0 + 10 * day
+        ),
+        format!(
+            "INSERT INTO recall_points (id, set_id, owner_id, position, content, due_at, created_at, reps, stability, difficulty, last_review_at)
+             VALUES ('q', 's', 'u', 1, 'Imported with a schedule.', {t0}, {t0}, 3, 20.0, 4.0, {t0})"
+        ),
+        format!(
+            "INSERT INTO sessions (id, owner_id, set_id, status, target_point_ids, started_at, updated_at)
+             VALUES ('a', 'u', 's', 'completed', '[\"p\"]', {t0}, {t0})"
+        ),
+        format!(
+            "INSERT INTO sessions (id, owner_id, set_id, status, target_point_ids, started_at, updated_at)
+             VALUES ('b', 'u', 's', 'completed', '[\"p\"]', {t0}, {t0})"
+        ),
+        format!(
+            "INSERT INTO recall_outcomes (id, session_id, point_id, owner_id, rating, confidence, recalled_at)
+             VALUES ('o1', 'a', 'p', 'u', 'good', 0.9, {t0})"
+        ),
+        format!(
+            "INSERT INTO recall_outcomes (id, session_id, point_id, owner_id, rating, confidence, recalled_at)
+             VALUES ('o2', 'b', 'p', 'u', 'hard', 0.9, {})",
+            t0 + 10 * day
+        ),
+    ] {
+        sqlx::query(sqlx::AssertSqlSafe(statement)).execute(&pool).await.unwrap();
+    }
+    pool.close().await;
+
+    store.migrate().await.unwrap();
+    let learner = warren_app::learner::LearnerId::new("u");
+    let reviews = store.point_reviews(&learner, "p").await.unwrap();
+    let ratings: Vec<Rating> = reviews.iter().map(|r| r.rating).collect();
+    assert_eq!(ratings, [Rating::Good, Rating::Hard]);
+    assert!(reviews.iter().all(|r| r.kind == ReviewKind::Recall));
+    let card = store.point(&learner, "p").await.unwrap().unwrap().card;
+    let replayed = Scheduler::default().replay(
+        None,
+        &[Logged { rating: Rating::Good, at: t0 }, Logged { rating: Rating::Hard, at: t0 + 10 * day }],
+        t0,
+    );
+    assert_eq!(card, replayed.card, "the card is the replay of its log");
+    // A schedule imported without its reviews stays as it was, and is where its log begins.
+    let imported = store.point(&learner, "q").await.unwrap().unwrap().card;
+    assert_eq!((imported.reps, imported.stability), (3, 20.0));
+    // Migrating again changes nothing.
+    store.migrate().await.unwrap();
+    assert_eq!(store.point(&learner, "p").await.unwrap().unwrap().card, card);
+    assert_eq!(store.point_reviews(&learner, "p").await.unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn the_retention_a_learner_sets_moves_their_due_dates_and_bad_values_change_nothing() {
+    let app = TestApp::spawn().await;
+    let (session, points) = app.start(CELL).await;
+    let (mut ws, asked) = open(&app, &session, &points).await;
+    let content = points.iter().find(|p| p.id == asked).map(|p| p.content.clone()).unwrap_or_default();
+    assert_eq!(recalled_ids(&ws.say(&content).await), vec![asked.clone()]);
+    leave(&mut ws).await;
+    let before = app.store().point(app.owner(), &asked).await.unwrap().unwrap().card;
+
+    for refused in ["50", "98", "ninety", ""] {
+        let res = app.post_form("/account/retention", &[("retention", refused)]).await;
+        assert_eq!(res.headers()["location"], "/account?error=retention_range#schedule", "{refused:?}");
+    }
+    assert_eq!(app.store().scheduler(app.owner()).await.unwrap().retention(), 0.9);
+    assert_eq!(app.store().point(app.owner(), &asked).await.unwrap().unwrap().card, before);
+
+    let res = app.post_form("/account/retention", &[("retention", "97")]).await;
+    assert_eq!(res.headers()["location"], "/account?done=retention&moved=1#schedule");
+    assert_eq!(app.store().scheduler(app.owner()).await.unwrap().retention(), 0.97);
+    let after = app.store().point(app.owner(), &asked).await.unwrap().unwrap().card;
+    assert!(
+        after.due_at < before.due_at,
+        "more recall asked for: sooner ({} then {})",
+        before.due_at,
+        after.due_at
+    );
+    assert_eq!((after.reps, after.stability), (before.reps, before.stability), "the memory is the same");
+    let (_, page) = app.page("/account?done=retention&moved=1").await;
+    assert!(page.contains("1 due date moved") && page.contains("value=\"97\""), "{page}");
+}
