@@ -51,5 +51,7 @@ CREATE TABLE learner_schedules (
     owner_id    TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
     retention   DOUBLE PRECISION NOT NULL DEFAULT 0.9,
     parameters  TEXT NOT NULL DEFAULT '',
+    -- Failures after which the set page flags a point as a leech.
+    leech_lapses BIGINT NOT NULL DEFAULT 4,
     updated_at  BIGINT NOT NULL
 );

@@ -116,6 +116,8 @@ pub struct StudyStats {
     pub recalled_7d: u32,
     /// Reviews on each of the last 30 days, oldest first; the last is today.
     pub reviews: Vec<DayReviews>,
+    /// Points falling due on each of the next 30 days, today first (with what is overdue).
+    pub forecast: Vec<DayReviews>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -137,6 +139,13 @@ pub struct PointView {
     pub stability: f64,
     pub difficulty: f64,
     pub reps: u32,
+    /// Failures in its log.
+    pub lapses: u32,
+    /// Failed at least as often as the learner's leech threshold.
+    pub leech: bool,
+    /// The chance of recalling it now (FSRS's forgetting curve); `None` before its first
+    /// review.
+    pub retrievability: Option<f64>,
     /// The last review's rating, if reviewed.
     pub last_rating: Option<Rating>,
     pub last_review_at: Option<i64>,
@@ -149,6 +158,8 @@ pub struct Recalled {
     pub session_id: String,
     pub recalled_at: i64,
     pub rating: Rating,
+    /// The learner message that earned it.
+    pub entry_id: Option<String>,
 }
 
 crate::named_enum! {
@@ -279,6 +290,8 @@ pub struct AccountPage {
     pub now: i64,
     /// The recall the learner's schedule aims for, in percent (70 to 97).
     pub retention_percent: u32,
+    /// Failures after which a point is flagged as a leech.
+    pub leech_lapses: u32,
     /// Newest first.
     pub sign_ins: Vec<SignInRow>,
 }

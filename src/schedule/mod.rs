@@ -1,16 +1,19 @@
 //! The schedule: a point's FSRS card is the result of replaying its review log with the
 //! learner's FSRS-6 parameters (the `fsrs` crate) and desired retention. Pure: the store keeps
 //! the log and the cards, and calls [`Scheduler::replay`] whenever a point's log changes.
+//! Time between reviews is counted in whole days, as FSRS's training data is.
 
 use fsrs::{FSRS, MemoryState};
+use warren_app::clock::DAY_MS;
 use warren_app::schedule::{CardState, Rating};
 
-/// A day in milliseconds: elapsed time between reviews is counted in whole days, as FSRS's
-/// training data is.
-pub const DAY_MS: i64 = 86_400_000;
 /// The retention a learner gets until they choose one, and the range they may choose from.
 pub const DEFAULT_RETENTION: f64 = 0.90;
 pub const RETENTION_RANGE: std::ops::RangeInclusive<f64> = 0.70..=0.97;
+/// Failures after which a point is flagged as a leech until the learner says otherwise, and
+/// the range they may choose from.
+pub const DEFAULT_LEECH_LAPSES: u32 = 4;
+pub const LEECH_RANGE: std::ops::RangeInclusive<u32> = 2..=20;
 /// Longest interval handed out (about a hundred years), so a due date always fits.
 const MAX_INTERVAL_DAYS: f32 = 36_500.0;
 

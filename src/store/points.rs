@@ -20,7 +20,7 @@ pub struct Point {
     pub card: FsrsCard,
 }
 
-/// One review of a point: when, how it was rated, in which session.
+/// One recall of a point: when, how it was rated, in which session, by which message.
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct Review {
     pub point_id: String,
@@ -28,6 +28,8 @@ pub struct Review {
     #[sqlx(try_from = "String")]
     pub rating: Rating,
     pub recalled_at: i64,
+    /// The learner message that earned it.
+    pub entry_id: Option<String>,
 }
 
 /// `SELECT … FROM recall_points` followed by the given conditions.
@@ -307,10 +309,10 @@ impl Store {
         Ok(true)
     }
 
-    /// Every review of a set's points, oldest first.
+    /// Every recall of a set's points, oldest first.
     pub async fn reviews(&self, learner: &LearnerId, set_id: &str) -> Result<Vec<Review>, StoreError> {
         Ok(sqlx::query_as(
-            "SELECT o.point_id, o.session_id, o.rating, o.recalled_at FROM recall_outcomes o
+            "SELECT o.point_id, o.session_id, o.rating, o.recalled_at, o.entry_id FROM recall_outcomes o
              JOIN recall_points p ON p.id = o.point_id
              WHERE p.set_id = $1 AND p.owner_id = $2 AND o.owner_id = $2
              ORDER BY o.recalled_at, o.id",

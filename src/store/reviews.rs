@@ -10,7 +10,9 @@ use warren_app::schedule::Rating;
 
 use super::points::write_card;
 use super::{Reads, Store, StoreError, new_id, now_ms};
-use crate::schedule::{Carried, FsrsCard, Logged, Memory, RETENTION_RANGE, Scheduler};
+use crate::schedule::{
+    Carried, DEFAULT_LEECH_LAPSES, FsrsCard, LEECH_RANGE, Logged, Memory, RETENTION_RANGE, Scheduler,
+};
 
 warren_app::named_enum! {
     /// Why a review is in the log.
@@ -237,18 +239,37 @@ impl Store {
         Ok(scheduler_of(row))
     }
 
-    /// Sets the retention the learner asks for (clamped to the range allowed) and replays
-    /// every point of theirs that has a schedule, so due dates follow at once. Returns how
-    /// many due dates moved.
-    pub async fn set_retention(&self, learner: &LearnerId, retention: f64) -> Result<usize, StoreError> {
+    /// Failures after which the learner's points are flagged as leeches.
+    pub async fn leech_lapses(&self, learner: &LearnerId) -> Result<u32, StoreError> {
+        let lapses: Option<i64> =
+            sqlx::query_scalar("SELECT leech_lapses FROM learner_schedules WHERE owner_id = $1")
+                .bind(learner)
+                .optional(self.read())
+                .await?;
+        Ok(lapses.and_then(|n| u32::try_from(n).ok()).unwrap_or(DEFAULT_LEECH_LAPSES))
+    }
+
+    /// Sets the retention the learner asks for and the failures that make a leech (each
+    /// clamped to its range), then replays every point of theirs that has a schedule, so due
+    /// dates follow at once. Returns how many due dates moved.
+    pub async fn set_schedule(
+        &self,
+        learner: &LearnerId,
+        retention: f64,
+        leech_lapses: u32,
+    ) -> Result<usize, StoreError> {
         let retention = retention.clamp(*RETENTION_RANGE.start(), *RETENTION_RANGE.end());
+        let leech_lapses = leech_lapses.clamp(*LEECH_RANGE.start(), *LEECH_RANGE.end());
         let mut tx = self.write_transaction().await?;
         sqlx::query(
-            "INSERT INTO learner_schedules (owner_id, retention, parameters, updated_at) VALUES ($1, $2, '', $3)
-             ON CONFLICT (owner_id) DO UPDATE SET retention = excluded.retention, updated_at = excluded.updated_at",
+            "INSERT INTO learner_schedules (owner_id, retention, parameters, leech_lapses, updated_at)
+             VALUES ($1, $2, '', $3, $4)
+             ON CONFLICT (owner_id) DO UPDATE SET retention = excluded.retention,
+                 leech_lapses = excluded.leech_lapses, updated_at = excluded.updated_at",
         )
         .bind(learner)
         .bind(retention)
+        .bind(i64::from(leech_lapses))
         .bind(now_ms())
         .execute(&mut *tx)
         .await?;
@@ -279,6 +300,20 @@ impl Store {
             tx.commit().await?;
         }
         Ok(moved)
+    }
+
+    /// The review log of a set's points, oldest first.
+    pub async fn set_log(&self, learner: &LearnerId, set_id: &str) -> Result<Vec<LoggedReview>, StoreError> {
+        Ok(sqlx::query_as(
+            "SELECT r.point_id, r.session_id, r.rating, r.kind, r.reviewed_at FROM reviews r
+               JOIN recall_points p ON p.id = r.point_id
+              WHERE p.set_id = $1 AND p.owner_id = $2 AND r.owner_id = $2
+              ORDER BY r.reviewed_at, r.id",
+        )
+        .bind(set_id)
+        .bind(learner)
+        .all(self.read())
+        .await?)
     }
 
     /// A point's reviews, oldest first.

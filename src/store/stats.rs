@@ -17,6 +17,30 @@ impl Store {
         .await?)
     }
 
+    /// Points of sets not archived that fall due per learner's day before `until_ms`; points
+    /// already due count on `today`.
+    pub async fn due_per_day(
+        &self,
+        learner: &LearnerId,
+        utc_offset_min: i32,
+        today: i64,
+        until_ms: i64,
+    ) -> Result<Vec<(i64, i64)>, StoreError> {
+        Ok(sqlx::query_as(
+            "SELECT CASE WHEN (p.due_at + $2) / 86400000 < $3 THEN $3 ELSE (p.due_at + $2) / 86400000 END AS day,
+                    COUNT(*) AS points
+               FROM recall_points p JOIN recall_sets s ON s.id = p.set_id
+              WHERE p.owner_id = $1 AND s.owner_id = $1 AND s.archived_at IS NULL AND p.due_at < $4
+              GROUP BY day ORDER BY day",
+        )
+        .bind(learner)
+        .bind(i64::from(utc_offset_min) * 60_000)
+        .bind(today)
+        .bind(until_ms)
+        .all(self.read())
+        .await?)
+    }
+
     /// Reviews (points recalled, each with its FSRS rating) per learner's day since `since_ms`.
     pub async fn reviews_per_day(
         &self,

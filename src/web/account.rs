@@ -16,7 +16,7 @@ use super::client_ip::ClientIp;
 use super::password::{hash, verify, weakness};
 use super::viewer::CurrentViewer;
 use super::{AppState, download};
-use crate::schedule::RETENTION_RANGE;
+use crate::schedule::{LEECH_RANGE, RETENTION_RANGE};
 use crate::transfer::archive;
 
 pub fn routes() -> Router<AppState> {
@@ -24,7 +24,7 @@ pub fn routes() -> Router<AppState> {
         .route("/account/password", post(change_password))
         .route("/account/sign-ins/end-others", post(end_others))
         .route("/account/sign-ins/{ref_id}/end", post(end_one))
-        .route("/account/retention", post(set_retention))
+        .route("/account/schedule", post(set_schedule))
         .route("/account/export", get(export))
         .route("/account/delete", post(delete))
 }
@@ -94,24 +94,30 @@ async fn change_password(
 }
 
 #[derive(Deserialize)]
-pub struct Retention {
+pub struct ScheduleForm {
     /// Percent, as the form's number field sends it.
     retention: String,
+    /// Failures that make a leech.
+    leech_lapses: String,
 }
 
-/// Sets the recall the schedule aims for, and moves due dates to match.
-async fn set_retention(
+/// Sets the recall the schedule aims for and when a point counts as a leech, and moves due
+/// dates to match.
+async fn set_schedule(
     State(state): State<AppState>,
     CurrentViewer(viewer): CurrentViewer,
-    Form(form): Form<Retention>,
+    Form(form): Form<ScheduleForm>,
 ) -> Redirect {
     let Some(viewer) = viewer else { return to_sign_in() };
-    let allowed = RETENTION_RANGE;
     let percent = form.retention.trim().trim_end_matches('%').trim().parse::<f64>().ok();
-    let Some(retention) = percent.map(|p| p / 100.0).filter(|r| allowed.contains(r)) else {
+    let Some(retention) = percent.map(|p| p / 100.0).filter(|r| RETENTION_RANGE.contains(r)) else {
         return back("error=retention_range", "schedule");
     };
-    match state.store.set_retention(&viewer.learner, retention).await {
+    let Some(leech_lapses) = form.leech_lapses.trim().parse::<u32>().ok().filter(|n| LEECH_RANGE.contains(n))
+    else {
+        return back("error=leech_range", "schedule");
+    };
+    match state.store.set_schedule(&viewer.learner, retention, leech_lapses).await {
         Ok(moved) => back(&format!("done=retention&moved={moved}"), "schedule"),
         Err(err) => {
             tracing::error!("cannot set a retention: {err}");

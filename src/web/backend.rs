@@ -128,21 +128,30 @@ impl ServerBackend {
     /// A set's points with their schedules and the sessions that recalled them.
     async fn point_views(&self, learner: &LearnerId, set_id: &str) -> Result<Vec<PointView>, ApiError> {
         let points = self.store.points(learner, set_id).await.map_err(internal)?;
-        let reviews = self.store.reviews(learner, set_id).await.map_err(internal)?;
+        let recalls = self.store.reviews(learner, set_id).await.map_err(internal)?;
+        let log = self.store.set_log(learner, set_id).await.map_err(internal)?;
+        let scheduler = self.store.scheduler(learner).await.map_err(internal)?;
+        let leech_lapses = self.store.leech_lapses(learner).await.map_err(internal)?;
+        let now = now_ms();
         Ok(points
             .into_iter()
             .map(|p| {
-                let recalled_in: Vec<Recalled> = reviews
+                let recalled_in: Vec<Recalled> = recalls
                     .iter()
                     .filter(|r| r.point_id == p.id)
                     .map(|r| Recalled {
                         session_id: r.session_id.clone(),
                         recalled_at: r.recalled_at,
                         rating: r.rating,
+                        entry_id: r.entry_id.clone(),
                     })
                     .collect();
+                let lapses = count(p.card.lapses);
                 PointView {
-                    last_rating: recalled_in.last().map(|r| r.rating),
+                    last_rating: log.iter().rev().find(|r| r.point_id == p.id).map(|r| r.rating),
+                    retrievability: scheduler.retrievability(&p.card, now),
+                    lapses,
+                    leech: lapses >= leech_lapses,
                     recalled_in,
                     id: p.id,
                     content: p.content,
@@ -192,6 +201,7 @@ impl Backend for ServerBackend {
             username: viewer.username.clone(),
             now: now_ms(),
             retention_percent: retention_percent(scheduler.retention()),
+            leech_lapses: self.store.leech_lapses(&viewer.learner).await.map_err(internal)?,
             sign_ins: sign_ins
                 .into_iter()
                 .map(|s| SignInRow {

@@ -1,5 +1,6 @@
 //! The dashboard's study statistics: today's sessions and study time, the streak of study
-//! days, the last week's recall rate and the last 30 days' reviews, in the learner's days.
+//! days, the last week's recall rate, the last 30 days' reviews and the next 30 days' due
+//! points, in the learner's days.
 
 use std::ops::Range;
 use warren_app::learner::LearnerId;
@@ -34,6 +35,11 @@ pub async fn study_stats(
     let recalled_7d = store.recalled_unaided_since(learner, week_start).await?;
     let days = store.study_days(learner, utc_offset_min).await?;
     let per_day = store.reviews_per_day(learner, utc_offset_min, chart_start).await?;
+    let forecast_end = start_of_day(today + CHART_DAYS, utc_offset_min);
+    let due_per_day = store.due_per_day(learner, utc_offset_min, today, forecast_end).await?;
+    let on = |counts: &[(i64, i64)], day: i64| {
+        count(counts.iter().find(|(d, _)| *d == day).map_or(0, |(_, n)| *n))
+    };
 
     Ok(StudyStats {
         sessions_today: count(started_today.len()),
@@ -44,10 +50,10 @@ pub async fn study_stats(
         asked_7d: count(asked_7d),
         recalled_7d: count(recalled_7d),
         reviews: (today - (CHART_DAYS - 1)..=today)
-            .map(|day| DayReviews {
-                label: label(day),
-                count: count(per_day.iter().find(|(d, _)| *d == day).map_or(0, |(_, n)| *n)),
-            })
+            .map(|day| DayReviews { label: label(day), count: on(&per_day, day) })
+            .collect(),
+        forecast: (today..today + CHART_DAYS)
+            .map(|day| DayReviews { label: label(day), count: on(&due_per_day, day) })
             .collect(),
     })
 }

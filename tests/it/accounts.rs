@@ -19,6 +19,9 @@ async fn snapshot(app: &TestApp, owner: &LearnerId) -> String {
         for p in store.points(owner, &set.id).await.unwrap() {
             out.push_str(&format!("  point {p:?}\n"));
         }
+        for r in store.set_log(owner, &set.id).await.unwrap() {
+            out.push_str(&format!("  review {r:?}\n"));
+        }
         for r in store.resources(owner, &set.id).await.unwrap() {
             out.push_str(&format!("  resource {r:?}\n"));
         }
@@ -205,6 +208,12 @@ async fn learner_b_gets_404_for_every_one_of_learner_as_ids_and_changes_nothing(
     }
     let res = app.post_form_as(&b, "/account/delete", &[("username", &a.username)]).await;
     assert_eq!(location(&res), "/account?error=confirm#delete");
+    // B's schedule settings are B's alone.
+    let res = app.post_form_as(&b, "/account/schedule", &[("retention", "70"), ("leech_lapses", "2")]).await;
+    assert_eq!(location(&res), "/account?done=retention&moved=0#schedule");
+    assert_eq!(app.store().scheduler(&b.id).await.unwrap().retention(), 0.7);
+    assert_eq!(app.store().scheduler(&a.id).await.unwrap().retention(), 0.9);
+    assert_eq!(app.store().leech_lapses(&a.id).await.unwrap(), 4);
 
     assert_eq!(snapshot(&app, &a.id).await, before, "nothing of A's changed");
     assert_eq!(app.page_as(&a, &format!("/import/{draft}")).await.0, 200, "A's import still waits");

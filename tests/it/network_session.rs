@@ -92,10 +92,11 @@ async fn a_reply_cut_midway_is_an_error_frame_and_the_message_is_kept() {
 
 #[tokio::test]
 async fn an_unreachable_provider_is_reported_at_start_up_and_on_readyz() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    // Port 1: nothing listens there, and no test server can take it (a port freed for the
+    // purpose could be handed to another test's server meanwhile).
     let app = TestApp::spawn_with(|c| {
         c.llm.provider = ProviderChoice::Openai;
-        c.llm.openai_base_url = Some(format!("http://127.0.0.1:{port}/v1"));
+        c.llm.openai_base_url = Some("http://127.0.0.1:1/v1".to_string());
     })
     .await;
     let body: serde_json::Value =

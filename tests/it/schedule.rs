@@ -4,8 +4,9 @@
 //! turns earlier recalls into reviews.
 
 use serde_json::json;
-use warren::schedule::{DAY_MS, Logged, Scheduler};
+use warren::schedule::{Logged, Scheduler};
 use warren::store::{ReviewKind, Store, now_ms};
+use warren_app::clock::DAY_MS;
 use warren_app::protocol::ServerMessage;
 use warren_app::schedule::{CardState, Rating};
 
@@ -234,13 +235,15 @@ async fn the_retention_a_learner_sets_moves_their_due_dates_and_bad_values_chang
     let before = app.store().point(app.owner(), &asked).await.unwrap().unwrap().card;
 
     for refused in ["50", "98", "ninety", ""] {
-        let res = app.post_form("/account/retention", &[("retention", refused)]).await;
+        let res = app.post_form("/account/schedule", &[("retention", refused), ("leech_lapses", "4")]).await;
         assert_eq!(res.headers()["location"], "/account?error=retention_range#schedule", "{refused:?}");
     }
     assert_eq!(app.store().scheduler(app.owner()).await.unwrap().retention(), 0.9);
     assert_eq!(app.store().point(app.owner(), &asked).await.unwrap().unwrap().card, before);
 
-    let res = app.post_form("/account/retention", &[("retention", "97")]).await;
+    let res = app.post_form("/account/schedule", &[("retention", "97"), ("leech_lapses", "1")]).await;
+    assert_eq!(res.headers()["location"], "/account?error=leech_range#schedule");
+    let res = app.post_form("/account/schedule", &[("retention", "97 %"), ("leech_lapses", "3")]).await;
     assert_eq!(res.headers()["location"], "/account?done=retention&moved=1#schedule");
     assert_eq!(app.store().scheduler(app.owner()).await.unwrap().retention(), 0.97);
     let after = app.store().point(app.owner(), &asked).await.unwrap().unwrap().card;
@@ -253,4 +256,82 @@ async fn the_retention_a_learner_sets_moves_their_due_dates_and_bad_values_chang
     assert_eq!((after.reps, after.stability), (before.reps, before.stability), "the memory is the same");
     let (_, page) = app.page("/account?done=retention&moved=1").await;
     assert!(page.contains("1 due date moved") && page.contains("value=\"97\""), "{page}");
+    assert_eq!(app.store().leech_lapses(app.owner()).await.unwrap(), 3);
+}
+
+/// Seeds reviews straight into the log (as an import of history would), then replays.
+async fn seed_reviews(app: &TestApp, point_id: &str, reviews: &[(Rating, i64)]) {
+    sqlx::any::install_default_drivers();
+    let pool = sqlx::AnyPool::connect(&app.database_url).await.unwrap();
+    for (i, (rating, at)) in reviews.iter().enumerate() {
+        sqlx::query(
+            "INSERT INTO reviews (id, owner_id, point_id, session_id, rating, kind, reviewed_at)
+             VALUES ($1, $2, $3, NULL, $4, 'failure', $5)",
+        )
+        .bind(format!("seed-{point_id}-{i}"))
+        .bind(app.owner())
+        .bind(point_id)
+        .bind(rating.as_str())
+        .bind(*at)
+        .execute(&pool)
+        .await
+        .unwrap();
+    }
+    pool.close().await;
+    app.store().replay_learner(app.owner()).await.unwrap();
+}
+
+#[tokio::test]
+async fn the_set_page_shows_recall_now_and_flags_a_point_that_keeps_slipping() {
+    let app = TestApp::spawn().await;
+    let sets = app.store().list_sets(app.owner(), i64::MAX).await.unwrap();
+    let set = sets.iter().find(|s| s.name == CELL).unwrap().id.clone();
+    let points = app.store().points(app.owner(), &set).await.unwrap();
+    let now = now_ms();
+    let day = DAY_MS;
+    seed_reviews(&app, &points[0].id, &[(Rating::Good, now - 20 * day), (Rating::Good, now - 10 * day)])
+        .await;
+    let slipping: Vec<(Rating, i64)> = (0..4).map(|i| (Rating::Again, now - (8 - i) * day)).collect();
+    seed_reviews(&app, &points[1].id, &slipping).await;
+
+    let (status, page) = app.page(&format!("/sets/{set}")).await;
+    assert_eq!(status, 200);
+    let card = app.store().point(app.owner(), &points[0].id).await.unwrap().unwrap().card;
+    let expected = Scheduler::default().retrievability(&card, now_ms()).unwrap();
+    #[allow(clippy::cast_possible_truncation)]
+    let shown = format!("{} % likely recalled now", (expected * 100.0).round() as i64);
+    assert!(page.contains(&shown), "{shown} in {page}");
+    assert_eq!(page.matches("data-testid=\"leech\"").count(), 1, "only the point forgotten four times");
+    assert!(page.contains("forgotten 4 times"), "{page}");
+    // The threshold is the learner's: raised to five, nothing is flagged.
+    app.post_form("/account/schedule", &[("retention", "90"), ("leech_lapses", "5")]).await;
+    let (_, page) = app.page(&format!("/sets/{set}")).await;
+    assert_eq!(page.matches("data-testid=\"leech\"").count(), 0);
+}
+
+#[tokio::test]
+async fn the_dashboard_forecasts_the_points_due_in_the_next_thirty_days() {
+    let app = TestApp::spawn().await;
+    let sets = app.store().list_sets(app.owner(), i64::MAX).await.unwrap();
+    let set = sets.iter().find(|s| s.name == CELL).unwrap().id.clone();
+    let points = app.store().points(app.owner(), &set).await.unwrap();
+    // One point recalled three days ago falls due in the coming days.
+    seed_reviews(&app, &points[0].id, &[(Rating::Good, now_ms() - 3 * DAY_MS)]).await;
+    let end = warren_app::clock::start_of_day(warren_app::clock::day_of(now_ms(), 0) + 30, 0);
+    let mut due = 0;
+    for set in &sets {
+        due += app
+            .store()
+            .points(app.owner(), &set.id)
+            .await
+            .unwrap()
+            .iter()
+            .filter(|p| p.card.due_at < end)
+            .count();
+    }
+    let (status, page) = app.page("/").await;
+    assert_eq!(status, 200);
+    assert!(page.contains("data-testid=\"forecast-chart\""), "{page}");
+    let expected = format!("Points due per day, next 30 days: {due} points from");
+    assert!(page.contains(&expected), "{expected} in {page}");
 }

@@ -1,5 +1,6 @@
-//! The dashboard's study statistics, and the reviews-per-day chart: an SVG drawn on the
-//! server (readable without JavaScript), with its figures also given as a table.
+//! The dashboard's study statistics, and its charts of a count per day (reviews in the last
+//! 30 days, points due in the next 30): SVGs drawn on the server (readable without
+//! JavaScript), with their figures also given as tables.
 
 use leptos::prelude::*;
 
@@ -30,14 +31,38 @@ pub fn StudyStatsView(stats: StudyStats) -> impl IntoView {
                 <div><dt>"Streak"</dt><dd data-testid="stat-streak">{streak}</dd></div>
                 <div><dt>"Recalled, last 7 days"</dt><dd data-testid="stat-rate">{rate}</dd></div>
             </dl>
-            <ReviewsChart days=stats.reviews />
+            <DayChart
+                days=stats.reviews
+                title="Reviews per day, last 30 days"
+                column="Reviews"
+                noun="review"
+                id="reviews"
+                past=true
+            />
+            <DayChart
+                days=stats.forecast
+                title="Points due per day, next 30 days"
+                column="Due"
+                noun="point"
+                id="forecast"
+                past=false
+            />
         </section>
     }
 }
 
-/// Bars of reviews per day, today last.
+/// Bars of a count per day, in the order given: the reviews of the last 30 days, or the
+/// points due in the next 30.
 #[component]
-fn ReviewsChart(days: Vec<DayReviews>) -> impl IntoView {
+fn DayChart(
+    days: Vec<DayReviews>,
+    title: &'static str,
+    column: &'static str,
+    noun: &'static str,
+    id: &'static str,
+    /// Days before today (the table then lists them newest first).
+    past: bool,
+) -> impl IntoView {
     const BAR: usize = 10;
     const GAP: usize = 2;
     const HEIGHT: u32 = 80;
@@ -47,7 +72,7 @@ fn ReviewsChart(days: Vec<DayReviews>) -> impl IntoView {
     let summary = match (days.first(), days.last()) {
         (Some(first), Some(last)) => format!(
             "{} from {} to {}; the most in one day, {}.",
-            plural(i64::from(total), "review"),
+            plural(i64::from(total), noun),
             first.label,
             last.label,
             days.iter().map(|d| d.count).max().unwrap_or(0)
@@ -62,34 +87,39 @@ fn ReviewsChart(days: Vec<DayReviews>) -> impl IntoView {
             let h = if day.count == 0 { 0 } else { (day.count * HEIGHT / most).max(2) };
             view! {
                 <rect x=i * (BAR + GAP) y=HEIGHT - h width=BAR height=h rx="1">
-                    <title>{format!("{}: {}", day.label, plural(i64::from(day.count), "review"))}</title>
+                    <title>{format!("{}: {}", day.label, plural(i64::from(day.count), noun))}</title>
                 </rect>
             }
         })
         .collect_view();
-    let rows = days
-        .iter()
-        .rev()
+    // The table starts at today: the past newest first, the future soonest first.
+    let mut ordered: Vec<&DayReviews> = days.iter().collect();
+    if past {
+        ordered.reverse();
+    }
+    let rows = ordered
+        .into_iter()
         .map(|d| view! { <tr><th scope="row">{d.label.clone()}</th><td>{d.count}</td></tr> })
         .collect_view();
+    let (title_id, desc_id) = (format!("{id}-title"), format!("{id}-desc"));
     view! {
-        <figure class="chart" data-testid="reviews-chart">
+        <figure class="chart" data-testid=format!("{id}-chart")>
             <svg
                 viewBox=format!("0 0 {width} {}", HEIGHT + 1)
                 role="img"
-                aria-labelledby="chart-title chart-desc"
+                aria-labelledby=format!("{id}-title {id}-desc")
                 preserveAspectRatio="none"
             >
-                <title id="chart-title">"Reviews per day, last 30 days"</title>
-                <desc id="chart-desc">{summary.clone()}</desc>
+                <title id=title_id>{title}</title>
+                <desc id=desc_id>{summary.clone()}</desc>
                 <line class="baseline" x1="0" y1=HEIGHT x2=width y2=HEIGHT />
                 {bars}
             </svg>
-            <figcaption>{format!("Reviews per day, last 30 days: {summary}")}</figcaption>
+            <figcaption>{format!("{title}: {summary}")}</figcaption>
             <details>
                 <summary>"As a table"</summary>
                 <table class="chart-table">
-                    <thead><tr><th scope="col">"Day"</th><th scope="col">"Reviews"</th></tr></thead>
+                    <thead><tr><th scope="col">"Day"</th><th scope="col">{column}</th></tr></thead>
                     <tbody>{rows}</tbody>
                 </table>
             </details>

@@ -27,6 +27,7 @@ fn notice(code: &str) -> (String, bool) {
         "confirm" => ("Type your username exactly as shown to delete your account.", false),
         "retention" => ("Your schedule now aims for that recall.", true),
         "retention_range" => ("Choose a recall between 70 % and 97 %.", false),
+        "leech_range" => ("Choose between 2 and 20 failures.", false),
         "busy" => (
             "One of your sessions is running on another server and did not stop in time. Nothing was deleted; try again in a minute.",
             false,
@@ -57,7 +58,8 @@ fn AccountView(page: AccountPage) -> impl IntoView {
     let error = query.with_untracked(|q| q.get("error"));
     let general = done.clone().or_else(|| {
         error.clone().filter(|e| {
-            !about_new_password(e) && !["current", "confirm", "retention_range"].contains(&e.as_str())
+            !about_new_password(e)
+                && !["current", "confirm", "retention_range", "leech_range"].contains(&e.as_str())
         })
     });
     let confirm_error = error.clone().filter(|e| e == "confirm").map(|e| notice(&e).0);
@@ -71,8 +73,10 @@ fn AccountView(page: AccountPage) -> impl IntoView {
         }
         _ => notice(&code),
     });
-    let retention_error =
-        query.with_untracked(|q| q.get("error")).filter(|e| e == "retention_range").map(|e| notice(&e).0);
+    let field_error =
+        |code: &str| query.with_untracked(|q| q.get("error")).filter(|e| e == code).map(|e| notice(&e).0);
+    let retention_error = field_error("retention_range");
+    let leech_error = field_error("leech_range");
     let others = page.sign_ins.iter().filter(|s| !s.current).count();
     let now = page.now;
     view! {
@@ -129,7 +133,7 @@ fn AccountView(page: AccountPage) -> impl IntoView {
             })}
 
             <h2 id="schedule">"Your schedule"</h2>
-            <form method="post" action="/account/retention" class="stack" data-testid="retention-form">
+            <form method="post" action="/account/schedule" class="stack" data-testid="schedule-form">
                 <label>
                     "Recall to aim for, in percent"
                     <input
@@ -147,6 +151,21 @@ fn AccountView(page: AccountPage) -> impl IntoView {
                         "lower means fewer reviews and more forgetting. 90 % suits most learners."
                     </small>
                     {retention_error.map(|e| view! { <small class="field-error" role="alert">{e}</small> })}
+                </label>
+                <label>
+                    "Flag a point as a leech after this many failures"
+                    <input
+                        name="leech_lapses"
+                        type="number"
+                        min="2"
+                        max="20"
+                        step="1"
+                        required
+                        value=page.leech_lapses.to_string()
+                        data-testid="leech-lapses"
+                    />
+                    <small>"The set's page marks such points, with a suggestion to split or reword them."</small>
+                    {leech_error.map(|e| view! { <small class="field-error" role="alert">{e}</small> })}
                 </label>
                 <button type="submit" class="button">"Save"</button>
             </form>

@@ -157,11 +157,12 @@ pub fn SetRow(set: SetCard, now: i64) -> impl IntoView {
     }
 }
 
-/// Starts a session of a set: its due points, or all of them when none is due.
+/// Starts a session of a set: its due points, or all of them when none is due (starting over
+/// too: the points tried in the session left behind come back in hours, not now).
 #[component]
 fn StartForm(set: SetCard, label: &'static str) -> impl IntoView {
     let start = ServerAction::<StartSession>::new();
-    let nothing_due = set.due_count == 0 && set.open_session.is_none();
+    let nothing_due = set.due_count == 0;
     view! {
         <ActionForm action=start attr:class="start-form">
             <input type="hidden" name="set_id" value=set.id.clone() />

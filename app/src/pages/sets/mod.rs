@@ -11,9 +11,9 @@ use leptos_meta::Title;
 pub use delete::{DeletePointPage, DeleteResourcePage, DeleteSetPage};
 pub use edit::{EditPointPage, EditSetPage, NewSetPage};
 
-use crate::api::{Dashboard, PointView, SetDetail, get_dashboard, get_set};
+use crate::api::{Dashboard, PointView, Recalled, SetDetail, get_dashboard, get_set};
 use crate::components::fields::{Field, FormMessage};
-use crate::components::format::{ago, due};
+use crate::components::format::{ago, due, plural};
 use crate::components::widgets::{loaded, route_id, titled};
 use crate::forms::{FormEcho, limits};
 use crate::pages::dashboard::SetRow;
@@ -147,6 +147,20 @@ fn SetView(detail: SetDetail) -> impl IntoView {
     }
 }
 
+/// A share as a whole percentage.
+#[allow(clippy::cast_possible_truncation)] // between 0 and 100
+fn percent(share: f64) -> String {
+    format!("{} %", (share * 100.0).round() as i64)
+}
+
+/// Where a recall was earned: the learner's message in the session's history.
+fn recall_link(recall: &Recalled) -> String {
+    match &recall.entry_id {
+        Some(entry) => format!("/history/{}#entry-{entry}", recall.session_id),
+        None => format!("/history/{}", recall.session_id),
+    }
+}
+
 /// The first words of a point, to name it in a list of choices.
 fn short(content: &str) -> String {
     let words: Vec<&str> = content.split_whitespace().collect();
@@ -158,10 +172,15 @@ fn short(content: &str) -> String {
 #[component]
 fn PointItem(set_id: String, point: PointView, now: i64, first: bool, last: bool) -> impl IntoView {
     let base = format!("/sets/{set_id}/points/{}", point.id);
-    let schedule = if point.reps == 0 {
-        format!("new · {}", due(now, point.due_at))
-    } else {
-        format!("reviewed {}× · {}", point.reps, due(now, point.due_at))
+    let schedule = match point.retrievability {
+        _ if point.reps == 0 => format!("new · {}", due(now, point.due_at)),
+        Some(r) => format!(
+            "reviewed {}× · {} · {} likely recalled now",
+            point.reps,
+            due(now, point.due_at),
+            percent(r)
+        ),
+        None => format!("reviewed {}× · {}", point.reps, due(now, point.due_at)),
     };
     view! {
         <li id=format!("point-{}", point.id) data-testid="point">
@@ -170,14 +189,25 @@ fn PointItem(set_id: String, point: PointView, now: i64, first: bool, last: bool
                 <p class="cue"><span class="label">"Cue: "</span>{point.context.clone()}</p>
             })}
             <p class="meta" data-testid="schedule">{schedule}</p>
+            {point.leech.then(|| view! {
+                <p class="leech" data-testid="leech">
+                    <strong>"Keeps slipping: "</strong>
+                    {format!("forgotten {} times. ", point.lapses)}
+                    "A point that will not stick is often two facts in one, or a cue that gives too little to go on: "
+                    <a href=format!("{base}/edit")>"split it or reword it"</a>"."
+                </p>
+            })}
             <details class="schedule">
                 <summary>"Schedule"</summary>
                 <dl>
                     <dt>"Due"</dt><dd>{due(now, point.due_at)}</dd>
                     <dt>"State"</dt><dd>{point.state.as_str()}</dd>
-                    <dt>"Stability"</dt><dd>{format!("{:.1} days", point.stability)}</dd>
+                    <dt>"Recall now"</dt>
+                    <dd data-testid="retrievability">{point.retrievability.map_or("not reviewed yet".to_string(), percent)}</dd>
+                    <dt>"Stability"</dt><dd data-testid="stability">{format!("{:.1} days", point.stability)}</dd>
                     <dt>"Difficulty"</dt><dd>{format!("{:.1} of 10", point.difficulty)}</dd>
                     <dt>"Reviews"</dt><dd data-testid="reviews">{point.reps}</dd>
+                    <dt>"Forgotten"</dt><dd data-testid="lapses">{plural(i64::from(point.lapses), "time")}</dd>
                     <dt>"Last rating"</dt><dd data-testid="last-rating">{point.last_rating.map_or("none yet", Rating::as_str)}</dd>
                     <dt>"Recalled in"</dt>
                     <dd>
@@ -187,7 +217,7 @@ fn PointItem(set_id: String, point: PointView, now: i64, first: bool, last: bool
                             view! {
                                 <ul class="inline">
                                     {point.recalled_in.iter().map(|r| view! {
-                                        <li><a href=format!("/history/{}", r.session_id)>{ago(now, r.recalled_at)}</a>" ("{r.rating.as_str()}")"</li>
+                                        <li><a href=recall_link(r)>{ago(now, r.recalled_at)}</a>" ("{r.rating.as_str()}")"</li>
                                     }).collect_view()}
                                 </ul>
                             }.into_any()
