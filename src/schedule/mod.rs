@@ -3,6 +3,8 @@
 //! the log and the cards, and calls [`Scheduler::replay`] whenever a point's log changes.
 //! Time between reviews is counted in whole days, as FSRS's training data is.
 
+pub mod fit;
+
 use fsrs::{FSRS, MemoryState};
 use warren_app::clock::DAY_MS;
 use warren_app::schedule::{CardState, Rating};

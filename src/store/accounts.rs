@@ -251,6 +251,25 @@ fn encoded(record: &Record) -> session_store::Result<String> {
     serde_json::to_string(&record.data).map_err(|e| session_store::Error::Encode(e.to_string()))
 }
 
+/// Binds a sign-in's columns as `$1`…`$8` of the insert that both `create` and `save` make:
+/// id, data, expiry, whose it is, a new `ref_id`, and when and from where it began.
+fn bind_sign_in<'q>(
+    query: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments>,
+    record: &Record,
+    data: &str,
+) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments> {
+    let (learner, at, address, agent) = described(record);
+    query
+        .bind(record.id.to_string())
+        .bind(data.to_string())
+        .bind(expiry_ms(record))
+        .bind(learner)
+        .bind(new_id())
+        .bind(at)
+        .bind(address)
+        .bind(agent)
+}
+
 fn expiry_ms(record: &Record) -> i64 {
     i64::try_from(record.expiry_date.unix_timestamp_nanos() / 1_000_000).unwrap_or(i64::MAX)
 }
@@ -260,22 +279,17 @@ fn expiry_ms(record: &Record) -> i64 {
 impl SessionStore for Store {
     async fn create(&self, record: &mut Record) -> session_store::Result<()> {
         let data = encoded(record)?;
-        let (user, at, address, agent) = described(record);
         // Ids are random; on the rare collision, draw another.
         loop {
-            let done = sqlx::query(
-                "INSERT INTO auth_sessions (id, data, expires_at, user_id, ref_id, signed_in_at, address, user_agent)
-                 SELECT $1, $2, $3, $4, $5, $6, $7, $8 WHERE $4 IS NULL OR EXISTS (SELECT 1 FROM users WHERE id = $4)
-                 ON CONFLICT (id) DO NOTHING",
+            let done = bind_sign_in(
+                sqlx::query(
+                    "INSERT INTO auth_sessions (id, data, expires_at, user_id, ref_id, signed_in_at, address, user_agent)
+                     SELECT $1, $2, $3, $4, $5, $6, $7, $8 WHERE $4 IS NULL OR EXISTS (SELECT 1 FROM users WHERE id = $4)
+                     ON CONFLICT (id) DO NOTHING",
+                ),
+                record,
+                &data,
             )
-            .bind(record.id.to_string())
-            .bind(&data)
-            .bind(expiry_ms(record))
-            .bind(&user)
-            .bind(new_id())
-            .bind(at)
-            .bind(&address)
-            .bind(&agent)
             .execute(&mut *self.write_turn().await.map_err(backend)?)
             .await
             .map_err(backend)?;
@@ -298,24 +312,19 @@ impl SessionStore for Store {
 
     async fn save(&self, record: &Record) -> session_store::Result<()> {
         let data = encoded(record)?;
-        let (user, at, address, agent) = described(record);
         // Its `ref_id` is kept from the first save: the account page's links stay good. A
         // request that began before its account was deleted saves nothing when it ends.
-        sqlx::query(
-            "INSERT INTO auth_sessions (id, data, expires_at, user_id, ref_id, signed_in_at, address, user_agent)
-             SELECT $1, $2, $3, $4, $5, $6, $7, $8 WHERE $4 IS NULL OR EXISTS (SELECT 1 FROM users WHERE id = $4)
-             ON CONFLICT (id) DO UPDATE SET data = excluded.data, expires_at = excluded.expires_at,
-                 user_id = excluded.user_id, signed_in_at = excluded.signed_in_at,
-                 address = excluded.address, user_agent = excluded.user_agent",
+        bind_sign_in(
+            sqlx::query(
+                "INSERT INTO auth_sessions (id, data, expires_at, user_id, ref_id, signed_in_at, address, user_agent)
+                 SELECT $1, $2, $3, $4, $5, $6, $7, $8 WHERE $4 IS NULL OR EXISTS (SELECT 1 FROM users WHERE id = $4)
+                 ON CONFLICT (id) DO UPDATE SET data = excluded.data, expires_at = excluded.expires_at,
+                     user_id = excluded.user_id, signed_in_at = excluded.signed_in_at,
+                     address = excluded.address, user_agent = excluded.user_agent",
+            ),
+            record,
+            &data,
         )
-        .bind(record.id.to_string())
-        .bind(&data)
-        .bind(expiry_ms(record))
-        .bind(&user)
-        .bind(new_id())
-        .bind(at)
-        .bind(&address)
-        .bind(&agent)
         .execute(&mut *self.write_turn().await.map_err(backend)?)
         .await
         .map_err(backend)?;

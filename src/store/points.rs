@@ -54,7 +54,7 @@ pub(super) async fn insert_point(
     card: &FsrsCard,
 ) -> Result<String, sqlx::Error> {
     let id = new_id();
-    sqlx::query(
+    let query = sqlx::query(
         "INSERT INTO recall_points (id, set_id, owner_id, position, content, context, fsrs_state, due_at,
              stability, difficulty, elapsed_days, scheduled_days, reps, lapses, last_review_at, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
@@ -64,19 +64,8 @@ pub(super) async fn insert_point(
     .bind(learner)
     .bind(position)
     .bind(content)
-    .bind(context)
-    .bind(card.state.as_str())
-    .bind(card.due_at)
-    .bind(card.stability)
-    .bind(card.difficulty)
-    .bind(card.elapsed_days)
-    .bind(card.scheduled_days)
-    .bind(card.reps)
-    .bind(card.lapses)
-    .bind(card.last_review_at)
-    .bind(now_ms())
-    .execute(conn)
-    .await?;
+    .bind(context);
+    bind_card(query, card).bind(now_ms()).execute(conn).await?;
     Ok(id)
 }
 
@@ -129,21 +118,29 @@ pub(super) async fn insert_points(
                 .bind(learner.clone())
                 .bind(position as i64)
                 .bind(point.content.to_string())
-                .bind(point.context.to_string())
-                .bind(point.card.state.as_str())
-                .bind(point.card.due_at)
-                .bind(point.card.stability)
-                .bind(point.card.difficulty)
-                .bind(point.card.elapsed_days)
-                .bind(point.card.scheduled_days)
-                .bind(point.card.reps)
-                .bind(point.card.lapses)
-                .bind(point.card.last_review_at)
-                .bind(now);
+                .bind(point.context.to_string());
+            insert = bind_card(insert, &point.card).bind(now);
         }
         insert.execute(&mut *conn).await?;
     }
     Ok(ids)
+}
+
+/// Binds a card's nine columns next, in the order `recall_points` lists them.
+fn bind_card<'q>(
+    query: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments>,
+    card: &FsrsCard,
+) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments> {
+    query
+        .bind(card.state.as_str())
+        .bind(card.due_at)
+        .bind(card.stability)
+        .bind(card.difficulty)
+        .bind(card.elapsed_days)
+        .bind(card.scheduled_days)
+        .bind(card.reps)
+        .bind(card.lapses)
+        .bind(card.last_review_at)
 }
 
 /// Writes a point's new FSRS state inside the caller's transaction.
@@ -153,24 +150,12 @@ pub(super) async fn write_card(
     point_id: &str,
     card: &FsrsCard,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query(
+    let query = sqlx::query(
         "UPDATE recall_points SET fsrs_state = $1, due_at = $2, stability = $3, difficulty = $4,
              elapsed_days = $5, scheduled_days = $6, reps = $7, lapses = $8, last_review_at = $9
          WHERE id = $10 AND owner_id = $11",
-    )
-    .bind(card.state.as_str())
-    .bind(card.due_at)
-    .bind(card.stability)
-    .bind(card.difficulty)
-    .bind(card.elapsed_days)
-    .bind(card.scheduled_days)
-    .bind(card.reps)
-    .bind(card.lapses)
-    .bind(card.last_review_at)
-    .bind(point_id)
-    .bind(learner)
-    .execute(conn)
-    .await?;
+    );
+    bind_card(query, card).bind(point_id).bind(learner).execute(conn).await?;
     Ok(())
 }
 

@@ -57,6 +57,32 @@ pub struct NewOutcome {
     pub at: i64,
 }
 
+/// Inserts a recall unless its session has one for that point; true when it did.
+async fn insert_outcome(
+    conn: &mut sqlx::AnyConnection,
+    learner: &LearnerId,
+    outcome: &NewOutcome,
+) -> Result<bool, sqlx::Error> {
+    let done = sqlx::query(
+        "INSERT INTO recall_outcomes (id, session_id, point_id, owner_id, rating, confidence, entry_id,
+             in_rabbithole, recalled_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+         ON CONFLICT (session_id, point_id) DO NOTHING",
+    )
+    .bind(new_id())
+    .bind(&outcome.session_id)
+    .bind(&outcome.point_id)
+    .bind(learner)
+    .bind(outcome.rating.as_str())
+    .bind(outcome.confidence)
+    .bind(&outcome.entry_id)
+    .bind(i64::from(outcome.in_rabbithole))
+    .bind(outcome.at)
+    .execute(conn)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct OutcomeRow {
     pub point_id: String,
@@ -170,26 +196,7 @@ impl Store {
         outcome: &NewOutcome,
     ) -> Result<Option<FsrsCard>, StoreError> {
         let mut tx = self.write_transaction().await?;
-        let inserted = sqlx::query(
-            "INSERT INTO recall_outcomes (id, session_id, point_id, owner_id, rating, confidence, entry_id,
-                 in_rabbithole, recalled_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-             ON CONFLICT (session_id, point_id) DO NOTHING",
-        )
-        .bind(new_id())
-        .bind(&outcome.session_id)
-        .bind(&outcome.point_id)
-        .bind(learner)
-        .bind(outcome.rating.as_str())
-        .bind(outcome.confidence)
-        .bind(&outcome.entry_id)
-        .bind(i64::from(outcome.in_rabbithole))
-        .bind(outcome.at)
-        .execute(&mut *tx)
-        .await?
-        .rows_affected()
-            == 1;
-        if !inserted {
+        if !insert_outcome(&mut tx, learner, outcome).await? {
             return Ok(None);
         }
         let card = review_recall(
@@ -419,23 +426,16 @@ impl Store {
         .execute(&mut *tx)
         .await?;
         for r in &s.recalled {
-            sqlx::query(
-                "INSERT INTO recall_outcomes (id, session_id, point_id, owner_id, rating, confidence, entry_id,
-                     in_rabbithole, recalled_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-                 ON CONFLICT (session_id, point_id) DO NOTHING",
-            )
-            .bind(new_id())
-            .bind(&s.id)
-            .bind(&r.point_id)
-            .bind(learner)
-            .bind(r.rating.as_str())
-            .bind(r.confidence)
-            .bind(&r.entry_id)
-            .bind(i64::from(r.in_rabbithole))
-            .bind(r.at)
-            .execute(&mut *tx)
-            .await?;
+            let outcome = NewOutcome {
+                session_id: s.id.clone(),
+                point_id: r.point_id.clone(),
+                rating: r.rating,
+                confidence: r.confidence,
+                entry_id: r.entry_id.clone(),
+                in_rabbithole: r.in_rabbithole,
+                at: r.at,
+            };
+            insert_outcome(&mut tx, learner, &outcome).await?;
         }
         for h in &s.rabbitholes {
             sqlx::query(

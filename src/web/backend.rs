@@ -435,9 +435,25 @@ impl Backend for ServerBackend {
         let learner = &viewer.learner;
         let (row, tree) = self.store.tree(learner, id).await.map_err(internal)?.ok_or(ApiError::NotFound)?;
         let name = self.set_name(learner, &row.set_id).await?;
-        let recalled = self.store.outcomes(learner, id).await.map_err(internal)?.len();
-        let written =
-            transcript::write(&tree, &row.id, row.leaf_id.as_deref(), &query, transcript::Links::Page);
+        let outcomes = self.store.outcomes(learner, id).await.map_err(internal)?;
+        let recalled = outcomes.len();
+        // Each recall beside the message that earned it.
+        let points = self.store.points(learner, &row.set_id).await.map_err(internal)?;
+        let mut recalls = transcript::Recalls::new();
+        for outcome in &outcomes {
+            let point = points.iter().find(|p| p.id == outcome.point_id);
+            if let (Some(entry), Some(point)) = (&outcome.entry_id, point) {
+                recalls.entry(entry.clone()).or_default().push(point.content.clone());
+            }
+        }
+        let written = transcript::write(
+            &tree,
+            &row.id,
+            row.leaf_id.as_deref(),
+            &query,
+            transcript::Links::Page,
+            &recalls,
+        );
         let counts = HashMap::from([(row.id.clone(), i64::try_from(recalled).unwrap_or(i64::MAX))]);
         let (status, entry_id) =
             self.store.summary_link(learner, id).await.map_err(internal)?.unwrap_or_default();

@@ -25,7 +25,14 @@ const SCRIPT: &str = include_str!("export_page.js");
 /// The page, for a session of `set_name`; `site_root` holds KaTeX (left out if missing).
 pub async fn page(row: &SessionRow, set_name: &str, tree: &Tree, site_root: &Path) -> String {
     let query = TranscriptQuery { filter: EntryFilter::All, ..TranscriptQuery::default() };
-    let written = transcript::write(tree, &row.id, row.leaf_id.as_deref(), &query, Links::File);
+    let written = transcript::write(
+        tree,
+        &row.id,
+        row.leaf_id.as_deref(),
+        &query,
+        Links::File,
+        &transcript::Recalls::new(),
+    );
     let math = if written.html.contains("class=\"math") { katex(site_root).await } else { None };
     let mut out = String::with_capacity(written.html.len() + STYLE.len() + 8_192);
     out.push_str("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">");

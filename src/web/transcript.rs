@@ -4,7 +4,7 @@
 //! once and written straight into one string (every text escaped), so a page of 10,000
 //! entries costs milliseconds, not the time of as many views.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 
 use warren_app::api::{EntryFilter, TranscriptQuery};
@@ -31,12 +31,16 @@ pub struct Written {
     pub total: u32,
 }
 
+/// The points each learner message earned, by entry id: the evidence shown beside it.
+pub type Recalls = HashMap<String, Vec<String>>;
+
 pub fn write(
     tree: &Tree,
     session_id: &str,
     session_leaf: Option<&str>,
     query: &TranscriptQuery,
     links: Links,
+    recalls: &Recalls,
 ) -> Written {
     let terms: Vec<String> =
         warren_app::clean::line(&query.q).split_whitespace().map(str::to_lowercase).collect();
@@ -56,6 +60,7 @@ pub fn write(
         links,
         session_leaf,
         target_path,
+        recalls,
         shown: 0,
         out: String::new(),
     };
@@ -85,6 +90,7 @@ struct Writer<'a> {
     session_leaf: Option<&'a str>,
     /// The entries from the root to the highlighted one: the branches to open.
     target_path: HashSet<&'a str>,
+    recalls: &'a Recalls,
     shown: usize,
     out: String,
 }
@@ -265,7 +271,19 @@ impl<'a> Writer<'a> {
         }
         self.out.push_str("</div>");
         match entry.kind {
-            EntryKind::Message => write_html(&entry.content, &mut self.out),
+            EntryKind::Message => {
+                write_html(&entry.content, &mut self.out);
+                if let Some(points) = self.recalls.get(&entry.id) {
+                    self.out.push_str("<p class=\"recalled\" data-testid=\"recalled\">Recalled: ");
+                    for (i, point) in points.iter().enumerate() {
+                        if i > 0 {
+                            self.out.push_str("; ");
+                        }
+                        escape(point, &mut self.out);
+                    }
+                    self.out.push_str("</p>");
+                }
+            }
             EntryKind::ModeChange => self.out.push_str("<p class=\"note\">Went down a rabbit hole.</p>"),
             EntryKind::Compaction => {
                 self.out

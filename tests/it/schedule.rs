@@ -335,3 +335,32 @@ async fn the_dashboard_forecasts_the_points_due_in_the_next_thirty_days() {
     let expected = format!("Points due per day, next 30 days: {due} points from");
     assert!(page.contains(&expected), "{expected} in {page}");
 }
+
+#[tokio::test]
+async fn each_recall_is_shown_beside_the_message_that_earned_it() {
+    let app = TestApp::spawn().await;
+    let (session, points) = app.start(CELL).await;
+    let (mut ws, asked) = open(&app, &session, &points).await;
+    let content = points.iter().find(|p| p.id == asked).map(|p| p.content.clone()).unwrap_or_default();
+    assert_eq!(recalled_ids(&ws.say(&content).await), vec![asked.clone()]);
+    leave(&mut ws).await;
+    let outcome = app.store().outcomes(app.owner(), &session).await.unwrap().remove(0);
+    let entry = outcome.entry_id.expect("the message that earned it");
+
+    let (_, history) = app.page(&format!("/history/{session}")).await;
+    let at = history.find(&format!("id=\"entry-{entry}\"")).expect("the message is shown");
+    let mark = history[at..].find("data-testid=\"recalled\"").map(|i| i + at).expect("a mark");
+    let next_entry = history[at + 1..].find("id=\"entry-").map_or(usize::MAX, |i| i + at + 1);
+    assert!(mark < next_entry, "the mark is on that message");
+    let mut shown = String::new();
+    warren_app::escape(&content, &mut shown);
+    assert!(
+        history[mark..].starts_with(&format!("data-testid=\"recalled\">Recalled: {shown}")),
+        "{}",
+        &history[mark..]
+    );
+
+    let set = app.store().session(app.owner(), &session).await.unwrap().unwrap().set_id;
+    let (_, set_page) = app.page(&format!("/sets/{set}")).await;
+    assert!(set_page.contains(&format!("/history/{session}#entry-{entry}")), "the set page links to it");
+}

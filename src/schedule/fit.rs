@@ -1,0 +1,101 @@
+//! Fitting FSRS-6's parameters to one learner's review log with the crate's optimiser (the
+//! code Anki runs for "Optimize"), and measuring how well parameters predict a log: log loss
+//! and RMSE over retrievability bins, as the srs-benchmark reports them.
+
+use std::sync::{Arc, Mutex};
+
+use fsrs::{CombinedProgressState, ComputeParametersInput, FSRS, FSRSError, FSRSItem, FSRSReview};
+use warren_app::schedule::Rating;
+
+/// One point's reviews, oldest first: each rating with the whole days since the review
+/// before it (ignored for the first).
+pub type History = Vec<(Rating, u32)>;
+
+/// Reviews that follow an earlier review of the same point: what fitting learns from. With
+/// fewer than [`FULL_FIT`] only the first reviews' stabilities are fitted; with fewer than
+/// [`ANY_FIT`] nothing is (the crate's own rules).
+pub const ANY_FIT: usize = 8;
+pub const FULL_FIT: usize = 64;
+
+/// How well parameters predict a log: lower is better for both.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Accuracy {
+    pub log_loss: f64,
+    pub rmse: f64,
+}
+
+fn grade(rating: Rating) -> u32 {
+    match rating {
+        Rating::Again => 1,
+        Rating::Hard => 2,
+        Rating::Good => 3,
+        Rating::Easy => 4,
+    }
+}
+
+/// The training items of a log: one for each review that follows an earlier one of the same
+/// point, holding the point's history up to and including it.
+pub fn items(histories: &[History]) -> Vec<FSRSItem> {
+    let mut items = Vec::new();
+    for history in histories {
+        let reviews: Vec<FSRSReview> = history
+            .iter()
+            .enumerate()
+            .map(|(i, &(rating, days))| FSRSReview {
+                rating: grade(rating),
+                delta_t: if i == 0 { 0 } else { days },
+            })
+            .collect();
+        for end in 2..=reviews.len() {
+            items.push(FSRSItem { reviews: reviews[..end].to_vec() });
+        }
+    }
+    items
+}
+
+/// How well `parameters` (empty: the defaults) predict `items`; `None` when there is nothing
+/// to measure.
+pub fn accuracy(parameters: &[f32], items: &[FSRSItem]) -> Option<Accuracy> {
+    let model = FSRS::new(parameters).ok()?;
+    let measured = model.evaluate(items.to_vec(), |_| true).ok()?;
+    Some(Accuracy { log_loss: f64::from(measured.log_loss), rmse: f64::from(measured.rmse_bins) })
+}
+
+/// Fits parameters to `items`, reporting progress to `progress` if given. Too few items give
+/// the defaults back (or only the first stabilities fitted), as the crate decides.
+pub fn fit(
+    items: Vec<FSRSItem>,
+    progress: Option<Arc<Mutex<CombinedProgressState>>>,
+) -> Result<Vec<f32>, FSRSError> {
+    fsrs::compute_parameters(ComputeParametersInput {
+        train_set: items,
+        progress,
+        ..ComputeParametersInput::default()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_review_after_the_first_is_an_item_holding_the_history_before_it() {
+        let histories =
+            vec![vec![(Rating::Good, 0), (Rating::Again, 3), (Rating::Good, 1)], vec![(Rating::Easy, 5)]];
+        let items = items(&histories);
+        assert_eq!(items.len(), 2, "the lone review teaches nothing yet");
+        assert_eq!(items[0].reviews.len(), 2);
+        assert_eq!(items[1].reviews.len(), 3);
+        assert_eq!(items[1].reviews[0], FSRSReview { rating: 3, delta_t: 0 });
+        assert_eq!(items[1].reviews[1], FSRSReview { rating: 1, delta_t: 3 });
+        assert_eq!(items[1].reviews[2], FSRSReview { rating: 3, delta_t: 1 });
+    }
+
+    #[test]
+    fn too_few_reviews_fit_the_defaults_and_measure_nothing_when_empty() {
+        let few = items(&[vec![(Rating::Good, 0), (Rating::Good, 2)]]);
+        assert!(few.len() < ANY_FIT);
+        assert_eq!(fit(few, None).ok(), Some(fsrs::DEFAULT_PARAMETERS.to_vec()));
+        assert_eq!(accuracy(&[], &[]), None);
+    }
+}
