@@ -233,6 +233,7 @@ async fn new_session(store: &Store, owner: &LearnerId, n: usize) -> (String, Str
             content: format!("Crash fact {p}: the marker number {p} sits at {} metres.", 100 + p * 13),
             context: format!("Where does marker {p} sit?"),
             card: None,
+            log: None,
         })
         .collect();
     let set = NewSet { name: format!("Crash set {n}"), points, ..NewSet::default() };

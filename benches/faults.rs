@@ -97,6 +97,7 @@ async fn run() -> usize {
                 content: format!("Fault fact {p} of set {i}: gauge {p} reads {} units.", p * 3 + 1),
                 context: format!("What does gauge {p} read?"),
                 card: None,
+                log: None,
             })
             .collect();
         // A note the tutor may show: its requests then offer tools, and a tool call can go wrong.

@@ -212,7 +212,7 @@ async fn run(cases: &[Case], way: Way, judgement: &Judgement) -> Run {
             name: format!("Case {i}"),
             points: ids
                 .iter()
-                .map(|id| NewPoint { content: case.points[*id].clone(), context: String::new(), card: None })
+                .map(|id| NewPoint { content: case.points[*id].clone(), ..NewPoint::default() })
                 .collect(),
             ..NewSet::default()
         };

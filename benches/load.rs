@@ -132,6 +132,7 @@ async fn run() -> usize {
                 content: format!("Fact {p} of set {i}: the value of item {p} is {}.", p * 7 + i),
                 context: format!("What is item {p}?"),
                 card: None,
+                log: None,
             })
             .collect();
         let set = NewSet { name: format!("Load set {i}"), points, ..NewSet::default() };

@@ -8,11 +8,12 @@ use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use clap::ValueEnum;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::engine::agents::{detector, evaluator};
 use crate::llm::brief::{DetectorBrief, EvalMode, EvaluatorBrief, MessageKind, PointBrief};
 use crate::llm::{Message, Provider};
+use crate::store::DisputedCase;
 
 /// Which judge to evaluate.
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,21 +36,44 @@ pub enum EvalError {
 
 /// An evaluator case: the unchecked points, the conversation before, the learner's message,
 /// and which points it recalls or nearly recalls.
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 struct EvaluatorCase {
     set: String,
     points: BTreeMap<String, String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     recent: Vec<String>,
     message: String,
     #[serde(default)]
     recalled: BTreeSet<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
     near_miss: BTreeSet<String>,
     /// What the message is (`attempt`, `dont_know`, `question`, `small_talk`), where labelled.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     kind: Option<String>,
+}
+
+/// A recall the learner disputed as an evaluator case, one JSON line: the points still open
+/// then (named `p1`, `p2`, … in the set's order), the conversation before, the message, and as
+/// recalled only what the learner let stand.
+pub fn disputed_case(dispute: &DisputedCase) -> Result<String, serde_json::Error> {
+    let key = |i: usize| format!("p{}", i + 1);
+    let case = EvaluatorCase {
+        set: dispute.set_name.clone(),
+        points: dispute.open.iter().enumerate().map(|(i, (_, content))| (key(i), content.clone())).collect(),
+        recent: dispute.recent.clone(),
+        message: dispute.message.clone(),
+        recalled: dispute
+            .open
+            .iter()
+            .enumerate()
+            .filter(|(_, (id, _))| *id != dispute.disputed && dispute.also_recalled.contains(id))
+            .map(|(i, _)| key(i))
+            .collect(),
+        near_miss: BTreeSet::new(),
+        kind: None,
+    };
+    serde_json::to_string(&case)
 }
 
 /// A detector case: is the message a tangent worth offering as a rabbit hole?

@@ -9,6 +9,7 @@ pub mod config;
 pub mod embed;
 pub mod engine;
 pub mod eval;
+pub mod fitting;
 pub mod llm;
 pub mod schedule;
 pub mod startup;

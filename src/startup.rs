@@ -214,8 +214,9 @@ pub async fn open_and_migrate(config: &Config) -> Result<Store, StartupError> {
     Ok(store)
 }
 
-/// Sweeps expired sign-ins and import drafts nobody confirmed, every hour. Neither is ever
-/// read again; this only keeps the tables small.
+/// Every hour: sweeps expired sign-ins and import drafts nobody confirmed (neither is ever
+/// read again; this only keeps the tables small), and fits the schedule of each learner whose
+/// weekly fit is due.
 async fn sweep_hourly(store: Store) {
     let mut every_hour = tokio::time::interval(Duration::from_secs(3600));
     loop {
@@ -225,6 +226,9 @@ async fn sweep_hourly(store: Store) {
         }
         if let Err(err) = store.sweep_drafts().await {
             tracing::warn!("cannot sweep import drafts: {err}");
+        }
+        if let Err(err) = crate::fitting::weekly(&store).await {
+            tracing::warn!("cannot run the weekly schedule fits: {err}");
         }
     }
 }

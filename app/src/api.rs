@@ -284,7 +284,7 @@ pub struct TranscriptQuery {
 }
 
 /// The account page: the learner's name and every sign-in of theirs.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AccountPage {
     pub username: String,
     pub now: i64,
@@ -292,8 +292,56 @@ pub struct AccountPage {
     pub retention_percent: u32,
     /// Failures after which a point is flagged as a leech.
     pub leech_lapses: u32,
+    pub fit: ScheduleFit,
     /// Newest first.
     pub sign_ins: Vec<SignInRow>,
+}
+
+/// Fitting the learner's schedule to their reviews, as the account page shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScheduleFit {
+    /// Reviews a fit learns from: each that follows an earlier review of the same point.
+    pub items: u32,
+    /// Such reviews needed to fit anything (the first reviews' stabilities), and to fit every
+    /// parameter.
+    pub any_fit: u32,
+    pub full_fit: u32,
+    /// The latest fit.
+    pub run: Option<FitRun>,
+}
+
+/// Where the latest fit stands.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum FitRun {
+    /// The optimiser's steps done of all it will take (0 of 0 before it starts).
+    Running {
+        done: u32,
+        total: u32,
+    },
+    Done {
+        /// Run by the weekly fit rather than asked for.
+        weekly: bool,
+        finished_at: i64,
+        /// Reviews it learnt from.
+        items: u32,
+        /// How well the parameters in use before and the fitted ones predict those reviews.
+        before: FitFigures,
+        after: FitFigures,
+        /// The fitted parameters predicted better and are now in use.
+        adopted: bool,
+        /// Due dates they moved.
+        moved: u32,
+    },
+    Failed {
+        finished_at: i64,
+    },
+}
+
+/// How well parameters predict a learner's reviews; lower is better for both.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FitFigures {
+    pub log_loss: f64,
+    pub rmse: f64,
 }
 
 /// One sign-in, as the account page lists it.

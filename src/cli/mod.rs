@@ -63,6 +63,13 @@ pub enum Command {
         #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=100))]
         limit: u32,
     },
+    /// Print the recalls a learner disputed ("Not a recall" on a history page) as evaluator
+    /// cases, one JSON object a line, ready for `warren eval evaluator`.
+    Disputes {
+        /// The learner's username.
+        #[arg(long)]
+        user: String,
+    },
     /// Measure a judge of the configured provider on labelled cases (JSON Lines; see evals/).
     Eval {
         /// Which judge: evaluator or detector.
@@ -113,6 +120,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Summaries { user, set, limit } => {
             transfer::summaries(&config, &user, set.as_deref(), limit).await
         }
+        Command::Disputes { user } => transfer::disputes(&config, &user).await,
         Command::Eval { judge, cases, min_f1 } => eval::command(&config, judge, &cases, min_f1).await,
     }
 }

@@ -1,6 +1,6 @@
-//! `warren import`, `warren export` and `warren summaries`: the same import, export and session
-//! summaries as the web pages, from a shell. Import prints what it added and every row it left
-//! out; export and summaries write to standard output.
+//! `warren import`, `warren export`, `warren summaries` and `warren disputes`: the same import,
+//! export, session summaries and disputed recalls as the web pages, from a shell. Import prints
+//! what it added and every row it left out; the others write to standard output.
 
 use std::io::Write;
 use std::path::Path;
@@ -9,7 +9,7 @@ use warren_app::learner::LearnerId;
 use super::{CliError, ExportFormat};
 use crate::config::Config;
 use crate::startup::open_and_migrate;
-use crate::store::Store;
+use crate::store::{Store, StoreError};
 use crate::transfer::{self, Format, Upload, archive, export};
 
 /// Why a command could not do its job, in one sentence.
@@ -123,5 +123,19 @@ pub async fn summaries(
     std::io::stdout()
         .write_all(archive::summaries_text(&summaries).as_bytes())
         .map_err(TransferError::Write)?;
+    Ok(())
+}
+
+/// `warren disputes`: the learner's disputed recalls as evaluator cases on standard output.
+pub async fn disputes(config: &Config, username: &str) -> Result<(), CliError> {
+    let store = open_and_migrate(config).await?;
+    let learner = learner(&store, username).await?;
+    let mut out = String::new();
+    for case in store.disputed_cases(&learner).await? {
+        let line = crate::eval::disputed_case(&case).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        out.push_str(&line);
+        out.push('\n');
+    }
+    std::io::stdout().write_all(out.as_bytes()).map_err(TransferError::Write)?;
     Ok(())
 }

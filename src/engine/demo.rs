@@ -8,7 +8,7 @@ use warren_app::learner::LearnerId;
 use crate::store::{NewPoint, NewResource, NewSet, Store, StoreError};
 
 fn point(content: &str, context: &str) -> NewPoint {
-    NewPoint { content: content.into(), context: context.into(), card: None }
+    NewPoint { content: content.into(), context: context.into(), card: None, log: None }
 }
 
 fn text(title: &str, body: &str, points: &[usize]) -> NewResource {

@@ -5,6 +5,7 @@
 use std::sync::{Arc, Mutex};
 
 use fsrs::{CombinedProgressState, ComputeParametersInput, FSRS, FSRSError, FSRSItem, FSRSReview};
+use warren_app::clock::DAY_MS;
 use warren_app::schedule::Rating;
 
 /// One point's reviews, oldest first: each rating with the whole days since the review
@@ -31,6 +32,59 @@ fn grade(rating: Rating) -> u32 {
         Rating::Good => 3,
         Rating::Easy => 4,
     }
+}
+
+/// Each point's history from its reviews, given point by point and oldest first within a
+/// point: days between reviews counted as the replay counts them (whole days elapsed).
+pub fn histories<P: PartialEq>(reviews: impl IntoIterator<Item = (P, Rating, i64)>) -> Vec<History> {
+    let mut histories: Vec<History> = Vec::new();
+    let mut last: Option<(P, i64)> = None;
+    for (point, rating, at) in reviews {
+        match &last {
+            Some((previous, last_at)) if *previous == point => {
+                let days = u32::try_from(((at - last_at) / DAY_MS).max(0)).unwrap_or(u32::MAX);
+                if let Some(history) = histories.last_mut() {
+                    history.push((rating, days));
+                }
+            }
+            Some(_) | None => histories.push(vec![(rating, 0)]),
+        }
+        last = Some((point, at));
+    }
+    histories
+}
+
+/// A fit's result: the parameters found, and how well those in use and the new ones predict
+/// the learner's reviews.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fitted {
+    pub parameters: Vec<f32>,
+    pub before: Accuracy,
+    pub after: Accuracy,
+}
+
+impl Fitted {
+    /// Whether the new parameters predict the reviews better than those in use (as Anki
+    /// decides: by log loss), and so should replace them.
+    pub fn better(&self) -> bool {
+        self.after.log_loss < self.before.log_loss
+    }
+}
+
+/// Fits parameters to `items` and measures them against `current` on the same reviews.
+/// `None` when there are too few items to fit anything ([`ANY_FIT`]).
+pub fn fit_against(
+    current: &[f32],
+    items: Vec<FSRSItem>,
+    progress: Option<Arc<Mutex<CombinedProgressState>>>,
+) -> Result<Option<Fitted>, FSRSError> {
+    if items.len() < ANY_FIT {
+        return Ok(None);
+    }
+    let Some(before) = accuracy(current, &items) else { return Ok(None) };
+    let parameters = fit(items.clone(), progress)?;
+    let Some(after) = accuracy(&parameters, &items) else { return Ok(None) };
+    Ok(Some(Fitted { parameters, before, after }))
 }
 
 /// The training items of a log: one for each review that follows an earlier one of the same
@@ -92,10 +146,27 @@ mod tests {
     }
 
     #[test]
+    fn histories_group_a_log_by_point_with_whole_days_between_reviews() {
+        let t = 1_700_000_000_000;
+        let log = [
+            ("a", Rating::Good, t),
+            ("a", Rating::Again, t + 3 * DAY_MS + 5),
+            ("a", Rating::Good, t + 3 * DAY_MS + DAY_MS / 2),
+            ("b", Rating::Easy, t),
+        ];
+        assert_eq!(
+            histories(log),
+            vec![vec![(Rating::Good, 0), (Rating::Again, 3), (Rating::Good, 0)], vec![(Rating::Easy, 0)]]
+        );
+    }
+
+    #[test]
     fn too_few_reviews_fit_the_defaults_and_measure_nothing_when_empty() {
         let few = items(&[vec![(Rating::Good, 0), (Rating::Good, 2)]]);
         assert!(few.len() < ANY_FIT);
         assert_eq!(fit(few, None).ok(), Some(fsrs::DEFAULT_PARAMETERS.to_vec()));
         assert_eq!(accuracy(&[], &[]), None);
+        let few = items(&[vec![(Rating::Good, 0), (Rating::Good, 2)]]);
+        assert_eq!(fit_against(&[], few, None).ok(), Some(None), "nothing to fit is not a fit");
     }
 }

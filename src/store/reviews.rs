@@ -4,6 +4,8 @@
 //! review. There is one review per session and point (a unique index), so crashes, resumes
 //! and retries cannot double one.
 
+use std::collections::HashMap;
+
 use sqlx::AnyConnection;
 use warren_app::learner::LearnerId;
 use warren_app::schedule::Rating;
@@ -21,7 +23,17 @@ warren_app::named_enum! {
         Recall = "recall",
         /// Tried in a session that ended without recalling it.
         Failure = "failure",
+        /// Carried in by an import, from Warren or elsewhere.
+        Imported = "imported",
     }
+}
+
+/// A point's log as a file carries it: where its memory stood before the log (if it came
+/// with a schedule but not the reviews that made it), and its reviews since, oldest first.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PointLog {
+    pub carried: Option<Carried>,
+    pub reviews: Vec<Logged>,
 }
 
 /// One review of a point, as the set page and the fitting read it.
@@ -140,6 +152,47 @@ async fn insert_review(
     .bind(at)
     .execute(conn)
     .await?;
+    Ok(())
+}
+
+/// Writes an imported point's log (its carried start and its reviews) and replays it.
+pub(super) async fn insert_log(
+    conn: &mut AnyConnection,
+    learner: &LearnerId,
+    point_id: &str,
+    log: &PointLog,
+) -> Result<(), StoreError> {
+    // Written as NULL in the statement when absent: see `replay_point`.
+    let carried = match log.carried {
+        Some(c) => sqlx::query(
+            "UPDATE recall_points SET carried_stability = $1, carried_difficulty = $2, carried_at = $3
+              WHERE id = $4 AND owner_id = $5",
+        )
+        .bind(c.memory.stability)
+        .bind(c.memory.difficulty)
+        .bind(c.at),
+        None => sqlx::query(
+            "UPDATE recall_points SET carried_stability = NULL, carried_difficulty = NULL, carried_at = NULL
+              WHERE id = $1 AND owner_id = $2",
+        ),
+    };
+    carried.bind(point_id).bind(learner).execute(&mut *conn).await?;
+    for review in &log.reviews {
+        sqlx::query(
+            "INSERT INTO reviews (id, owner_id, point_id, session_id, rating, kind, reviewed_at)
+             VALUES ($1, $2, $3, NULL, $4, $5, $6)",
+        )
+        .bind(new_id())
+        .bind(learner)
+        .bind(point_id)
+        .bind(review.rating.as_str())
+        .bind(ReviewKind::Imported.as_str())
+        .bind(review.at)
+        .execute(&mut *conn)
+        .await?;
+    }
+    let scheduler = scheduler_in(conn, learner).await?;
+    replay_point(conn, learner, point_id, &scheduler).await?;
     Ok(())
 }
 
@@ -314,6 +367,47 @@ impl Store {
         .bind(learner)
         .all(self.read())
         .await?)
+    }
+
+    /// The log of each of a set's points that has one, as an export writes it: the carried
+    /// start and the reviews that count (those since the point's schedule was last reset).
+    pub async fn set_logs(
+        &self,
+        learner: &LearnerId,
+        set_id: &str,
+    ) -> Result<HashMap<String, PointLog>, StoreError> {
+        let starts: Vec<(String, f64, f64, i64)> = sqlx::query_as(
+            "SELECT id, carried_stability, carried_difficulty, carried_at FROM recall_points
+              WHERE set_id = $1 AND owner_id = $2 AND carried_stability IS NOT NULL
+                AND carried_difficulty IS NOT NULL AND carried_at IS NOT NULL",
+        )
+        .bind(set_id)
+        .bind(learner)
+        .all(self.read())
+        .await?;
+        let reviews: Vec<(String, String, String, i64)> = sqlx::query_as(
+            "SELECT r.id, r.point_id, r.rating, r.reviewed_at FROM reviews r
+               JOIN recall_points p ON p.id = r.point_id
+              WHERE p.set_id = $1 AND p.owner_id = $2 AND r.owner_id = $2
+                AND r.reviewed_at >= COALESCE(p.schedule_reset_at, 0)
+              ORDER BY r.reviewed_at, r.id",
+        )
+        .bind(set_id)
+        .bind(learner)
+        .all(self.read())
+        .await?;
+        let mut logs: HashMap<String, PointLog> = HashMap::new();
+        for (point_id, stability, difficulty, at) in starts {
+            logs.entry(point_id).or_default().carried =
+                Some(Carried { memory: Memory { stability, difficulty }, at });
+        }
+        for (id, point_id, rating, at) in reviews {
+            let rating = rating
+                .parse::<Rating>()
+                .map_err(|_| StoreError::Corrupt(format!("review {id} has the rating {rating:?}")))?;
+            logs.entry(point_id).or_default().reviews.push(Logged { rating, at });
+        }
+        Ok(logs)
     }
 
     /// A point's reviews, oldest first.

@@ -3,6 +3,7 @@
 
 use super::points::{PointRow, insert_points};
 use super::resources::{NewResource, insert_resource};
+use super::reviews::{PointLog, insert_log};
 use super::{FsrsCard, Reads, Store, StoreError, new_id, now_ms};
 use warren_app::learner::LearnerId;
 
@@ -52,6 +53,8 @@ pub struct NewPoint {
     pub context: String,
     /// Its schedule so far (an import keeps it); a new card due now otherwise.
     pub card: Option<FsrsCard>,
+    /// Its review log, when the import carries one: the schedule is then replayed from it.
+    pub log: Option<PointLog>,
 }
 
 /// Maps a unique-name violation to [`StoreError::NameTaken`].
@@ -102,6 +105,11 @@ impl Store {
         .bind(learner)
         .execute(&mut *tx)
         .await?;
+        for (point, id) in set.points.iter().zip(&point_ids) {
+            if let Some(log) = &point.log {
+                insert_log(&mut tx, learner, id, log).await?;
+            }
+        }
         for resource in &set.resources {
             let links: Vec<(String, f64)> = resource
                 .points

@@ -6,7 +6,9 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use warren_app::learner::LearnerId;
 
 use super::Format;
-use super::json::{FORMAT, Link, PointFile, ResourceFile, Schedule, SetFile, VERSION};
+use super::json::{
+    CarriedFile, FORMAT, Link, PointFile, ResourceFile, ReviewFile, Schedule, SetFile, VERSION,
+};
 use crate::store::{Store, StoreError};
 
 /// A file ready to download: its name, media type and bytes.
@@ -53,6 +55,7 @@ pub async fn export(
                     links,
                 });
             }
+            let mut logs = store.set_logs(learner, set_id).await?;
             let file = SetFile {
                 format: FORMAT.into(),
                 version: VERSION,
@@ -61,10 +64,23 @@ pub async fn export(
                 guidelines: set.guidelines,
                 points: points
                     .iter()
-                    .map(|p| PointFile {
-                        content: p.content.clone(),
-                        cue: p.context.clone(),
-                        schedule: Some(Schedule::from(&p.card)),
+                    .map(|p| {
+                        let log = logs.remove(&p.id).unwrap_or_default();
+                        PointFile {
+                            content: p.content.clone(),
+                            cue: p.context.clone(),
+                            schedule: Some(Schedule::from(&p.card)),
+                            carried: log.carried.map(|c| CarriedFile {
+                                stability: c.memory.stability,
+                                difficulty: c.memory.difficulty,
+                                at: c.at,
+                            }),
+                            reviews: log
+                                .reviews
+                                .iter()
+                                .map(|r| ReviewFile { rating: r.rating.to_string(), at: r.at })
+                                .collect(),
+                        }
                     })
                     .collect(),
                 resources,

@@ -1,19 +1,22 @@
 //! Warren's own JSON: a set with everything it holds (cues, resources with their images,
-//! links with their relevance, each point's schedule), so that exporting and importing gives
-//! the same set back.
+//! links with their relevance, each point's schedule and, from version 2, its review log), so
+//! that exporting and importing gives the same set back, and the same schedule replayed.
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use serde::{Deserialize, Serialize};
 use warren_app::api::ResourceKind;
 use warren_app::forms::limits;
-use warren_app::schedule::CardState;
+use warren_app::schedule::{CardState, Rating};
 
 use super::{Builder, ImportError, Preview};
-use crate::store::{FsrsCard, NewResource, image_type};
+use crate::schedule::{Carried, Logged, Memory};
+use crate::store::{FsrsCard, NewResource, PointLog, image_type};
 
 pub const FORMAT: &str = "warren-set";
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
+/// Reviews one point's log may carry.
+const MAX_REVIEWS: usize = 10_000;
 
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -38,7 +41,69 @@ pub struct PointFile {
     pub cue: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule: Option<Schedule>,
+    /// Where its memory stood before `reviews` (a schedule carried in without its reviews).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carried: Option<CarriedFile>,
+    /// Its review log, oldest first: the schedule is replayed from it (and `carried`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reviews: Vec<ReviewFile>,
 }
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CarriedFile {
+    pub stability: f64,
+    pub difficulty: f64,
+    pub at: i64,
+}
+
+/// One review: `again`, `hard`, `good` or `easy`, at a time in milliseconds since 1970.
+#[derive(Serialize, Deserialize)]
+pub struct ReviewFile {
+    pub rating: String,
+    pub at: i64,
+}
+
+impl PointFile {
+    /// Its log as the store keeps it (`None` when it has neither reviews nor a carried start),
+    /// or why it cannot be read.
+    fn log(&self) -> Result<Option<PointLog>, String> {
+        if self.reviews.is_empty() && self.carried.is_none() {
+            return Ok(None);
+        }
+        if self.reviews.len() > MAX_REVIEWS {
+            return Err(format!("it has over {MAX_REVIEWS} reviews"));
+        }
+        let carried = match &self.carried {
+            Some(c)
+                if c.stability.is_finite() && c.stability > 0.0 && (1.0..=10.0).contains(&c.difficulty) =>
+            {
+                Some(Carried {
+                    memory: Memory { stability: c.stability, difficulty: c.difficulty },
+                    at: c.at,
+                })
+            }
+            Some(_) => return Err("its carried memory is not one Warren wrote".into()),
+            None => None,
+        };
+        let mut reviews = Vec::with_capacity(self.reviews.len());
+        for review in &self.reviews {
+            let rating = review
+                .rating
+                .parse::<Rating>()
+                .map_err(|_| format!("“{}” is not a rating", review.rating))?;
+            if !(0..=MAX_TIME_MS).contains(&review.at) {
+                return Err(format!("a review's time ({}) is not a date", review.at));
+            }
+            reviews.push(Logged { rating, at: review.at });
+        }
+        reviews.sort_by_key(|r| r.at);
+        Ok(Some(PointLog { carried, reviews }))
+    }
+}
+
+/// The year 9999, in milliseconds: later times are not dates.
+const MAX_TIME_MS: i64 = 253_402_300_799_000;
 
 /// A point's FSRS state, as stored.
 #[derive(Serialize, Deserialize)]
@@ -143,6 +208,7 @@ pub fn read(text: &str) -> Result<Preview, ImportError> {
     let mut landed = Vec::with_capacity(file.points.len());
     for (i, point) in file.points.into_iter().enumerate() {
         let place = format!("point {}", i + 1);
+        let log = point.log();
         let card = match point.schedule.map(Schedule::card) {
             Some(None) => {
                 builder.reject(&place, "its schedule is not one Warren wrote");
@@ -152,7 +218,19 @@ pub fn read(text: &str) -> Result<Preview, ImportError> {
             Some(card) => card,
             None => None,
         };
-        landed.push(builder.point(&place, &point.content, &point.cue, card));
+        let log = match log {
+            Ok(log) => log,
+            Err(why) => {
+                builder.reject(&place, why);
+                landed.push(None);
+                continue;
+            }
+        };
+        let index = builder.point(&place, &point.content, &point.cue, card);
+        if let Some(i) = index {
+            builder.preview.set.points[i].log = log;
+        }
+        landed.push(index);
     }
     for (i, resource) in file.resources.into_iter().enumerate() {
         let place = format!("resource {}", i + 1);

@@ -232,6 +232,7 @@ impl Builder {
             content: content.to_string(),
             context: cue.to_string(),
             card,
+            log: None,
         });
         Some(self.preview.set.points.len() - 1)
     }

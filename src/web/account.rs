@@ -1,10 +1,12 @@
 //! The account page's forms: change the password (every other sign-in ends), end one
-//! sign-in, end every other, set the recall the schedule aims for, download everything
+//! sign-in, end every other, set the recall the schedule aims for, fit the schedule to the
+//! learner's reviews, download everything
 //! (`/account/export`) and delete the account.
 //! Each post answers with a redirect back to `/account` saying what happened; a visitor who
 //! is not signed in is sent to sign in.
 
 use axum::extract::{Path, State};
+use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use axum::{Form, Router};
@@ -16,7 +18,9 @@ use super::client_ip::ClientIp;
 use super::password::{hash, verify, weakness};
 use super::viewer::CurrentViewer;
 use super::{AppState, download};
-use crate::schedule::{LEECH_RANGE, RETENTION_RANGE};
+use crate::fitting;
+use crate::schedule::{LEECH_RANGE, RETENTION_RANGE, fit};
+use crate::store::{FitReason, FitStatus};
 use crate::transfer::archive;
 
 pub fn routes() -> Router<AppState> {
@@ -25,6 +29,7 @@ pub fn routes() -> Router<AppState> {
         .route("/account/sign-ins/end-others", post(end_others))
         .route("/account/sign-ins/{ref_id}/end", post(end_one))
         .route("/account/schedule", post(set_schedule))
+        .route("/account/schedule/fit", get(fit_status).post(fit_schedule))
         .route("/account/export", get(export))
         .route("/account/delete", post(delete))
 }
@@ -124,6 +129,49 @@ async fn set_schedule(
             back("error=server", "schedule")
         }
     }
+}
+
+/// Starts fitting the learner's schedule to their reviews in the background; the account page
+/// shows its progress, then its figures.
+async fn fit_schedule(State(state): State<AppState>, CurrentViewer(viewer): CurrentViewer) -> Redirect {
+    let Some(viewer) = viewer else { return to_sign_in() };
+    match state.store.fit_items(&viewer.learner).await {
+        Ok(items) if items < fit::ANY_FIT => return back("error=fit_few", "fit"),
+        Ok(_) => {}
+        Err(err) => {
+            tracing::error!("cannot count reviews to fit: {err}");
+            return back("error=server", "fit");
+        }
+    }
+    match fitting::start(&state.store, &viewer.learner, FitReason::Asked).await {
+        Ok(true) => back("done=fitting", "fit"),
+        Ok(false) => back("error=fit_running", "fit"),
+        Err(err) => {
+            tracing::error!("cannot start a fit: {err}");
+            back("error=server", "fit")
+        }
+    }
+}
+
+/// Where the learner's latest fit stands, for the page waiting on it: 202 with the
+/// optimiser's steps as `done/total` while it runs, otherwise 200 with `done`, `failed` or
+/// `none`.
+async fn fit_status(State(state): State<AppState>, CurrentViewer(viewer): CurrentViewer) -> Response {
+    let Some(viewer) = viewer else { return StatusCode::NOT_FOUND.into_response() };
+    let (status, body) = match state.store.fit_run(&viewer.learner).await {
+        Ok(Some(run)) => match run.status {
+            FitStatus::Running => {
+                (StatusCode::ACCEPTED, format!("{}/{}", run.progress_done, run.progress_total))
+            }
+            FitStatus::Done | FitStatus::Failed => (StatusCode::OK, run.status.to_string()),
+        },
+        Ok(None) => (StatusCode::OK, "none".to_string()),
+        Err(err) => {
+            tracing::error!("cannot read a fit: {err}");
+            return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+        }
+    };
+    (status, [(header::CACHE_CONTROL, "no-store")], body).into_response()
 }
 
 async fn end_one(

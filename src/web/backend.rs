@@ -6,7 +6,7 @@ use std::sync::Arc;
 use warren_app::learner::LearnerId;
 
 use async_trait::async_trait;
-use warren_app::api::{AccountPage, LeftOff, SignInRow, SummaryView};
+use warren_app::api::{AccountPage, FitFigures, FitRun, LeftOff, ScheduleFit, SignInRow, SummaryView};
 use warren_app::api::{
     ApiError, Backend, Dashboard, HistoryFilter, HistoryItem, HistoryList, ImportPreview, PointPage,
     PointView, ProviderNotice, Recalled, ResourcePage, ResourceView, SessionCard, SessionHeader, SetCard,
@@ -17,7 +17,10 @@ use warren_app::summary::{SessionSummary, SummaryStatus};
 
 use crate::engine::{Engine, EngineError};
 use crate::llm::health::ProviderHealth;
-use crate::store::{Entry, HistoryQuery, SessionRow, SetSummary, Store, StoreError, now_ms};
+use crate::schedule::fit;
+use crate::store::{
+    Entry, FitReason, FitStatus, HistoryQuery, SessionRow, SetSummary, Store, StoreError, now_ms,
+};
 use crate::transfer;
 
 use super::{stats, transcript};
@@ -183,6 +186,39 @@ impl ServerBackend {
             .collect())
     }
 
+    /// The account page's view of fitting: reviews to learn from and the latest run.
+    async fn schedule_fit(&self, learner: &LearnerId) -> Result<ScheduleFit, ApiError> {
+        let count = |n: i64| u32::try_from(n.max(0)).unwrap_or(u32::MAX);
+        let items = self.store.fit_items(learner).await.map_err(internal)?;
+        let run = self.store.fit_run(learner).await.map_err(internal)?.map(|row| match row.status {
+            FitStatus::Running => {
+                FitRun::Running { done: count(row.progress_done), total: count(row.progress_total) }
+            }
+            FitStatus::Done => {
+                let figures = |log_loss: Option<f64>, rmse: Option<f64>| FitFigures {
+                    log_loss: log_loss.unwrap_or(f64::NAN),
+                    rmse: rmse.unwrap_or(f64::NAN),
+                };
+                FitRun::Done {
+                    weekly: row.reason == FitReason::Weekly,
+                    finished_at: row.finished_at.unwrap_or(row.started_at),
+                    items: count(row.items),
+                    before: figures(row.log_loss_before, row.rmse_before),
+                    after: figures(row.log_loss_after, row.rmse_after),
+                    adopted: row.adopted != 0,
+                    moved: count(row.moved),
+                }
+            }
+            FitStatus::Failed => FitRun::Failed { finished_at: row.finished_at.unwrap_or(row.started_at) },
+        });
+        Ok(ScheduleFit {
+            items: u32::try_from(items).unwrap_or(u32::MAX),
+            any_fit: u32::try_from(fit::ANY_FIT).unwrap_or(u32::MAX),
+            full_fit: u32::try_from(fit::FULL_FIT).unwrap_or(u32::MAX),
+            run,
+        })
+    }
+
     async fn owned_session(&self, learner: &LearnerId, id: &str) -> Result<SessionRow, ApiError> {
         self.store.session(learner, id).await.map_err(internal)?.ok_or(ApiError::NotFound)
     }
@@ -202,6 +238,7 @@ impl Backend for ServerBackend {
             now: now_ms(),
             retention_percent: retention_percent(scheduler.retention()),
             leech_lapses: self.store.leech_lapses(&viewer.learner).await.map_err(internal)?,
+            fit: self.schedule_fit(&viewer.learner).await?,
             sign_ins: sign_ins
                 .into_iter()
                 .map(|s| SignInRow {
@@ -439,11 +476,20 @@ impl Backend for ServerBackend {
         let recalled = outcomes.len();
         // Each recall beside the message that earned it.
         let points = self.store.points(learner, &row.set_id).await.map_err(internal)?;
+        let disputes = self.store.disputes(learner, id).await.map_err(internal)?;
         let mut recalls = transcript::Recalls::new();
-        for outcome in &outcomes {
-            let point = points.iter().find(|p| p.id == outcome.point_id);
-            if let (Some(entry), Some(point)) = (&outcome.entry_id, point) {
-                recalls.entry(entry.clone()).or_default().push(point.content.clone());
+        let credited = outcomes
+            .iter()
+            .map(|o| (&o.entry_id, &o.point_id, false))
+            .chain(disputes.iter().map(|d| (&d.entry_id, &d.point_id, true)));
+        for (entry, point_id, disputed) in credited {
+            let point = points.iter().find(|p| &p.id == point_id);
+            if let (Some(entry), Some(point)) = (entry, point) {
+                recalls.entry(entry.clone()).or_default().push(transcript::RecallMark {
+                    point_id: point.id.clone(),
+                    content: point.content.clone(),
+                    disputed,
+                });
             }
         }
         let written = transcript::write(

@@ -15,6 +15,7 @@ use super::forms::{self, Posted, not_found, see_other, storage_failed};
 use super::viewer::CurrentViewer;
 use super::{AppState, download, export_page};
 use warren_app::summary::SummaryStatus;
+use warren_app::url::query_value;
 
 use crate::engine::EngineError;
 use crate::store::StoreError;
@@ -24,6 +25,7 @@ pub fn routes() -> Router<AppState> {
     Router::new()
         .route("/history/{id}/label", post(label))
         .route("/history/{id}/summary", get(summary_status).post(retry_summary))
+        .route("/history/{id}/disputes", post(dispute))
         .route("/history/{id}/export.jsonl", get(export_jsonl))
         .route("/history/{id}/export.html", get(export_html))
 }
@@ -98,6 +100,37 @@ async fn retry_summary(State(state): State<AppState>, Path(id): Path<String>, re
         Ok(()) => see_other(&format!("/history/{id}#summary")),
         Err(EngineError::Store(err)) => storage_failed(err),
         Err(_) => not_found(&state, parts).await,
+    }
+}
+
+#[derive(Deserialize)]
+struct DisputeForm {
+    point_id: String,
+    /// The message the recall was marked on, to come back to.
+    #[serde(default)]
+    entry_id: String,
+}
+
+/// "Not a recall": the recall's review leaves the log and the point's schedule is replayed
+/// (see `Store::dispute_recall`). A recall that is not the learner's, or not there, is not
+/// found, and nothing changes.
+async fn dispute(State(state): State<AppState>, Path(id): Path<String>, request: Request) -> Response {
+    let Posted { parts, viewer, fields } = match forms::read::<DisputeForm>(&state, request).await {
+        Ok(posted) => posted,
+        Err(response) => return response,
+    };
+    match state.store.dispute_recall(&viewer.learner, &id, &fields.point_id).await {
+        Ok(true) => {
+            // Back to the message, when its id is one (it goes into the Location header).
+            let id_like = |s: &str| {
+                !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+            };
+            let anchor =
+                if id_like(&fields.entry_id) { format!("#entry-{}", fields.entry_id) } else { String::new() };
+            see_other(&format!("/history/{}{anchor}", query_value(&id)))
+        }
+        Ok(false) => not_found(&state, parts).await,
+        Err(err) => storage_failed(err),
     }
 }
 

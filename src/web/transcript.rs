@@ -32,7 +32,16 @@ pub struct Written {
 }
 
 /// The points each learner message earned, by entry id: the evidence shown beside it.
-pub type Recalls = HashMap<String, Vec<String>>;
+pub type Recalls = HashMap<String, Vec<RecallMark>>;
+
+/// A point a message was credited with recalling.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecallMark {
+    pub point_id: String,
+    pub content: String,
+    /// The learner said it was not a recall: its review left the log.
+    pub disputed: bool,
+}
 
 pub fn write(
     tree: &Tree,
@@ -115,6 +124,49 @@ impl<'a> Writer<'a> {
             }
         }
         end
+    }
+
+    /// The points a message earned, each (on the history page) with "Not a recall" to dispute
+    /// it, and those the learner disputed.
+    fn recall_marks(&mut self, entry_id: &str, marks: &[RecallMark]) {
+        let (disputed, recalled): (Vec<&RecallMark>, Vec<&RecallMark>) =
+            marks.iter().partition(|m| m.disputed);
+        if !recalled.is_empty() {
+            self.out.push_str("<div class=\"recalled\" data-testid=\"recalled\">Recalled: ");
+            for (i, mark) in recalled.iter().enumerate() {
+                if i > 0 {
+                    self.out.push_str("; ");
+                }
+                self.out.push_str("<span class=\"recall-mark\">");
+                escape(&mark.content, &mut self.out);
+                if self.links == Links::Page {
+                    let _ = write!(
+                        self.out,
+                        "<form method=\"post\" action=\"/history/{}/disputes\" class=\"dispute\">\
+                         <input type=\"hidden\" name=\"point_id\" value=\"{}\">\
+                         <input type=\"hidden\" name=\"entry_id\" value=\"{}\">\
+                         <button type=\"submit\" class=\"link-button\" data-testid=\"dispute\">Not a recall</button></form>",
+                        query_value(self.session_id),
+                        attr(&mark.point_id),
+                        attr(entry_id),
+                    );
+                }
+                self.out.push_str("</span>");
+            }
+            self.out.push_str("</div>");
+        }
+        if !disputed.is_empty() {
+            self.out.push_str("<p class=\"disputed\" data-testid=\"disputed\">Not a recall, you said: ");
+            for (i, mark) in disputed.iter().enumerate() {
+                if i > 0 {
+                    self.out.push_str("; ");
+                }
+                self.out.push_str("<s>");
+                escape(&mark.content, &mut self.out);
+                self.out.push_str("</s>");
+            }
+            self.out.push_str("</p>");
+        }
     }
 
     /// A side branch from `start` to the end of its line, each entry's other children hanging
@@ -273,15 +325,8 @@ impl<'a> Writer<'a> {
         match entry.kind {
             EntryKind::Message => {
                 write_html(&entry.content, &mut self.out);
-                if let Some(points) = self.recalls.get(&entry.id) {
-                    self.out.push_str("<p class=\"recalled\" data-testid=\"recalled\">Recalled: ");
-                    for (i, point) in points.iter().enumerate() {
-                        if i > 0 {
-                            self.out.push_str("; ");
-                        }
-                        escape(point, &mut self.out);
-                    }
-                    self.out.push_str("</p>");
+                if let Some(marks) = self.recalls.get(&entry.id) {
+                    self.recall_marks(&entry.id, marks);
                 }
             }
             EntryKind::ModeChange => self.out.push_str("<p class=\"note\">Went down a rabbit hole.</p>"),

@@ -134,6 +134,7 @@ async fn learner_b_gets_404_for_every_one_of_learner_as_ids_and_changes_nothing(
         (format!("/import/{draft}"), vec![("name", "Stolen")]),
         (format!("/import/{draft}/cancel"), vec![]),
         (format!("/history/{session}/summary"), vec![]),
+        (format!("/history/{session}/disputes"), vec![("point_id", point.as_str()), ("entry_id", "")]),
     ];
     for (path, fields) in &posts {
         let res = app.post_form_as(&b, path, fields).await;
@@ -214,6 +215,23 @@ async fn learner_b_gets_404_for_every_one_of_learner_as_ids_and_changes_nothing(
     assert_eq!(app.store().scheduler(&b.id).await.unwrap().retention(), 0.7);
     assert_eq!(app.store().scheduler(&a.id).await.unwrap().retention(), 0.9);
     assert_eq!(app.store().leech_lapses(&a.id).await.unwrap(), 4);
+    // Fitting is B's own: B has no reviews to fit, and A's schedule is not fitted.
+    let res = app.post_form_as(&b, "/account/schedule/fit", &[]).await;
+    assert_eq!(location(&res), "/account?error=fit_few#fit");
+    let res =
+        app.http.get(app.url("/account/schedule/fit")).header("cookie", &b.cookie).send().await.unwrap();
+    assert_eq!((res.status().as_u16(), res.text().await.unwrap()), (200, "none".to_string()));
+    assert_eq!(app.store().fit_run(&a.id).await.unwrap(), None);
+    // A's points are A's: B's dispute of A's recall (by A's point, in a B session id that
+    // does not exist) is not found either.
+    let res = app
+        .post_form_as(
+            &b,
+            "/history/00000000-0000-7000-8000-000000000000/disputes",
+            &[("point_id", point.as_str())],
+        )
+        .await;
+    assert_eq!(res.status(), 404);
 
     assert_eq!(snapshot(&app, &a.id).await, before, "nothing of A's changed");
     assert_eq!(app.page_as(&a, &format!("/import/{draft}")).await.0, 200, "A's import still waits");

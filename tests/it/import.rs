@@ -214,6 +214,20 @@ async fn json_export_then_import_gives_the_same_set() {
         );
     }
     assert!(pa[0].card.reps > 0, "the recalled point's schedule came along");
+    // With the review log it was replayed from: the copy's schedule is the same replay.
+    let (la, lb) = (
+        app.store().set_logs(app.owner(), &cell.id).await.unwrap(),
+        app.store().set_logs(app.owner(), &copy).await.unwrap(),
+    );
+    for (x, y) in pa.iter().zip(&pb) {
+        assert_eq!(la.get(&x.id), lb.get(&y.id), "{}", x.content);
+    }
+    assert_eq!(lb.get(&pb[0].id).map(|l| l.reviews.len()), Some(1), "the review came along");
+    let copied = app.store().point_reviews(app.owner(), &pb[0].id).await.unwrap();
+    assert_eq!(
+        (copied[0].kind, copied[0].session_id.as_deref()),
+        (warren::store::ReviewKind::Imported, None)
+    );
     let (ra, rb) = (
         app.store().resources(app.owner(), &cell.id).await.unwrap(),
         app.store().resources(app.owner(), &copy).await.unwrap(),

@@ -228,6 +228,7 @@ async fn the_offline_tutor_shows_the_linked_resource_as_its_second_hint_once() {
             content: "The aorta carries oxygenated blood from the left ventricle.".into(),
             context: "Which vessel leaves the left side of the heart?".into(),
             card: None,
+            log: None,
         }],
         resources: vec![warren::store::NewResource {
             kind: warren_app::api::ResourceKind::Image,
@@ -317,6 +318,7 @@ async fn another_angle_comes_from_the_linked_note_nearest_the_point_in_meaning()
             content: "Ribosomes translate messenger RNA into proteins.".into(),
             context: "Where are proteins assembled, and from which instructions?".into(),
             card: None,
+            log: None,
         }],
         // Both linked to the point; the one about microscopes comes first in the set.
         resources: vec![

@@ -1,11 +1,12 @@
 //! The review log and the schedule replayed from it, over the real socket and store: a point
 //! tried and not recalled is one Again review when the session ends, a point never asked is
 //! untouched, resuming and ending again doubles nothing, and the migration that began the log
-//! turns earlier recalls into reviews.
+//! turns earlier recalls into reviews; fitting learns the learner's parameters from the log;
+//! a disputed recall leaves it.
 
 use serde_json::json;
 use warren::schedule::{Logged, Scheduler};
-use warren::store::{ReviewKind, Store, now_ms};
+use warren::store::{FitReason, FitRow, FitStatus, NewPoint, NewSet, PointLog, ReviewKind, Store, now_ms};
 use warren_app::clock::DAY_MS;
 use warren_app::protocol::ServerMessage;
 use warren_app::schedule::{CardState, Rating};
@@ -355,7 +356,9 @@ async fn each_recall_is_shown_beside_the_message_that_earned_it() {
     let mut shown = String::new();
     warren_app::escape(&content, &mut shown);
     assert!(
-        history[mark..].starts_with(&format!("data-testid=\"recalled\">Recalled: {shown}")),
+        history[mark..].starts_with(&format!(
+            "data-testid=\"recalled\">Recalled: <span class=\"recall-mark\">{shown}<form method=\"post\""
+        )),
         "{}",
         &history[mark..]
     );
@@ -363,4 +366,198 @@ async fn each_recall_is_shown_beside_the_message_that_earned_it() {
     let set = app.store().session(app.owner(), &session).await.unwrap().unwrap().set_id;
     let (_, set_page) = app.page(&format!("/sets/{set}")).await;
     assert!(set_page.contains(&format!("/history/{session}#entry-{entry}")), "the set page links to it");
+}
+
+/// A learner who forgets faster than FSRS-6's defaults expect: each of `points` points is
+/// reviewed at growing intervals from 200 days ago and forgotten whenever a fixed draw falls
+/// above the chance their own (short-lived) memory gives.
+fn forgetful_points(points: usize) -> Vec<NewPoint> {
+    let start = now_ms() - 200 * DAY_MS;
+    (0..points)
+        .map(|i| {
+            let (mut at, mut stability, mut reviews) =
+                (start + i64::try_from(i).unwrap() * 3_600_000, 0.4_f64, Vec::new());
+            for k in 0..6_u64 {
+                let draw = ((i as u64 * 7_919 + k * 104_729 + 13) % 1_000) as f64 / 1_000.0;
+                let days = if reviews.is_empty() { 0.0 } else { (stability * 2.0).round().max(1.0) };
+                at += (days * DAY_MS as f64) as i64;
+                let recalled = reviews.is_empty() || draw < 0.9_f64.powf(days / stability);
+                reviews.push(Logged { rating: if recalled { Rating::Good } else { Rating::Again }, at });
+                stability = if recalled { stability * 1.8 } else { (stability * 0.5).max(0.3) };
+            }
+            NewPoint {
+                content: format!("Forgetful fact number {i}."),
+                log: Some(PointLog { carried: None, reviews }),
+                ..NewPoint::default()
+            }
+        })
+        .collect()
+}
+
+/// Waits for the learner's fit to end, and returns it.
+async fn fit_ends(app: &TestApp) -> FitRow {
+    for _ in 0..600 {
+        match app.store().fit_run(app.owner()).await.unwrap() {
+            Some(run) if run.status != FitStatus::Running => return run,
+            Some(_) | None => tokio::time::sleep(std::time::Duration::from_millis(50)).await,
+        }
+    }
+    panic!("the fit did not end within 30 s");
+}
+
+#[tokio::test]
+async fn fitting_a_schedule_learns_from_the_log_keeps_better_parameters_and_moves_due_dates() {
+    let app = TestApp::spawn().await;
+    // A new learner has nothing to fit: the page says how many reviews it needs.
+    let res = app.post_form("/account/schedule/fit", &[]).await;
+    assert_eq!(res.headers()["location"], "/account?error=fit_few#fit");
+    let (_, page) = app.page("/account").await;
+    assert!(page.contains("Fitting needs 8 reviews") && page.contains("8 more and it can begin"), "{page}");
+    assert_eq!(app.store().fit_run(app.owner()).await.unwrap(), None);
+
+    let set = NewSet { name: "Forgetful".into(), points: forgetful_points(40), ..NewSet::default() };
+    let set_id = app.store().create_set(app.owner(), &set).await.unwrap();
+    let items = app.store().fit_items(app.owner()).await.unwrap();
+    assert_eq!(items, 40 * 5, "each review after a point's first");
+    let before: Vec<i64> =
+        app.store().points(app.owner(), &set_id).await.unwrap().iter().map(|p| p.card.due_at).collect();
+    let defaults = app.store().scheduler(app.owner()).await.unwrap().parameters().to_vec();
+
+    let res = app.post_form("/account/schedule/fit", &[]).await;
+    assert_eq!(res.headers()["location"], "/account?done=fitting#fit");
+    let run = fit_ends(&app).await;
+    assert_eq!((run.status, run.reason, run.items), (FitStatus::Done, FitReason::Asked, 200));
+    let (loss_before, loss_after) = (run.log_loss_before.unwrap(), run.log_loss_after.unwrap());
+    assert!(run.rmse_before.is_some() && run.rmse_after.is_some());
+    // The simulated learner is unlike the defaults: the fit predicts their reviews better.
+    assert!(loss_after < loss_before, "log loss {loss_before} then {loss_after}");
+    assert_eq!(run.adopted, 1);
+    let fitted = app.store().scheduler(app.owner()).await.unwrap().parameters().to_vec();
+    assert_ne!(fitted, defaults, "the fitted parameters are in use");
+    let after: Vec<i64> =
+        app.store().points(app.owner(), &set_id).await.unwrap().iter().map(|p| p.card.due_at).collect();
+    let moved = before.iter().zip(&after).filter(|(b, a)| b != a).count();
+    assert!(moved > 0);
+    assert_eq!(run.moved, i64::try_from(moved).unwrap(), "the count is of due dates that moved");
+    // Each due date is the replay of its log with the fitted parameters.
+    let scheduler = app.store().scheduler(app.owner()).await.unwrap();
+    for (point, due) in set.points.iter().zip(&after) {
+        let log = &point.log.as_ref().unwrap().reviews;
+        assert_eq!(scheduler.replay(None, log, 0).card.due_at, *due);
+    }
+
+    let (_, page) = app.page("/account").await;
+    assert!(page.contains("data-testid=\"fit-figures\""), "{page}");
+    assert!(
+        page.contains(&format!("{loss_before:.3}")) && page.contains(&format!("{loss_after:.3}")),
+        "{page}"
+    );
+    assert!(page.contains(&format!("Your fitted parameters are in use. {moved} due dates moved.")), "{page}");
+    let status =
+        app.http.get(app.url("/account/schedule/fit")).header("cookie", &app.learner.cookie).send().await;
+    assert_eq!(status.unwrap().text().await.unwrap(), "done");
+
+    // Just fitted: the weekly round leaves this learner alone.
+    assert_eq!(warren::fitting::weekly(app.store()).await.unwrap(), 0);
+}
+
+#[tokio::test]
+async fn the_weekly_round_fits_learners_with_enough_new_reviews_once() {
+    let app = TestApp::spawn().await;
+    let few = NewSet { name: "Few".into(), points: forgetful_points(1), ..NewSet::default() };
+    app.store().create_set(app.owner(), &few).await.unwrap();
+    assert_eq!(app.store().fit_items(app.owner()).await.unwrap(), 5);
+    assert_eq!(warren::fitting::weekly(app.store()).await.unwrap(), 0, "too few reviews to fit");
+
+    let set = NewSet { name: "Forgetful".into(), points: forgetful_points(12), ..NewSet::default() };
+    app.store().create_set(app.owner(), &set).await.unwrap();
+    assert_eq!(warren::fitting::weekly(app.store()).await.unwrap(), 1);
+    let run = app.store().fit_run(app.owner()).await.unwrap().unwrap();
+    assert_eq!((run.status, run.reason), (FitStatus::Done, FitReason::Weekly));
+    assert_eq!(warren::fitting::weekly(app.store()).await.unwrap(), 0, "once a week");
+    // One fit at a time: a running fit cannot be claimed again until its heartbeat lapses.
+    assert!(app.store().claim_fit(app.owner(), FitReason::Asked).await.unwrap());
+    assert!(!app.store().claim_fit(app.owner(), FitReason::Asked).await.unwrap());
+    let res = app.post_form("/account/schedule/fit", &[]).await;
+    assert_eq!(res.headers()["location"], "/account?error=fit_running#fit");
+}
+
+#[tokio::test]
+async fn disputing_a_recall_takes_its_review_out_replays_the_point_and_exports_an_evaluator_case() {
+    let app = TestApp::spawn().await;
+    let (session, points) = app.start(CELL).await;
+    let (mut ws, asked) = open(&app, &session, &points).await;
+    let point = points.iter().find(|p| p.id == asked).unwrap().clone();
+    let other = points.iter().find(|p| p.id != asked).unwrap().clone();
+    assert_eq!(recalled_ids(&ws.say(&point.content).await), vec![asked.clone()]);
+    assert_eq!(recalled_ids(&ws.say(&other.content).await), vec![other.id.clone()]);
+    leave(&mut ws).await;
+    let store = app.store();
+    let outcome =
+        store.outcomes(app.owner(), &session).await.unwrap().into_iter().find(|o| o.point_id == asked);
+    let entry = outcome.and_then(|o| o.entry_id).expect("the message that earned it");
+    assert_eq!(store.point_reviews(app.owner(), &asked).await.unwrap().len(), 1);
+    let (_, history) = app.page(&format!("/history/{session}")).await;
+    assert_eq!(history.matches("data-testid=\"dispute\"").count(), 2, "each recall can be disputed");
+
+    // Refused: no such point, or no recall of it in this session. Nothing changes.
+    for missing in ["00000000-0000-7000-8000-000000000002", points[2].id.as_str()] {
+        let res = app.post_form(&format!("/history/{session}/disputes"), &[("point_id", missing)]).await;
+        assert_eq!(res.status(), 404, "{missing}");
+    }
+    assert_eq!(store.point_reviews(app.owner(), &asked).await.unwrap().len(), 1);
+
+    let res = app
+        .post_form(&format!("/history/{session}/disputes"), &[("point_id", &asked), ("entry_id", &entry)])
+        .await;
+    assert_eq!(res.status(), 303);
+    assert_eq!(res.headers()["location"], format!("/history/{session}#entry-{entry}").as_str());
+    assert!(store.point_reviews(app.owner(), &asked).await.unwrap().is_empty(), "the review left the log");
+    let card = store.point(app.owner(), &asked).await.unwrap().unwrap().card;
+    // The replay of an empty log: a new card, due from when the point was added.
+    let new = Scheduler::default().replay(None, &[], card.due_at).card;
+    assert_eq!(card, new, "the replay's schedule");
+    assert!((card.due_at - point.card.due_at).abs() < 1_000, "due from when it was added: {card:?}");
+    assert_eq!(store.point_reviews(app.owner(), &other.id).await.unwrap().len(), 1, "the other stands");
+    // Twice is once.
+    let res = app.post_form(&format!("/history/{session}/disputes"), &[("point_id", &asked)]).await;
+    assert_eq!(res.status(), 404);
+
+    let (_, history) = app.page(&format!("/history/{session}")).await;
+    assert_eq!(history.matches("data-testid=\"dispute\"").count(), 1);
+    let mut shown = String::new();
+    warren_app::escape(&point.content, &mut shown);
+    assert!(
+        history.contains(&format!("data-testid=\"disputed\">Not a recall, you said: <s>{shown}</s>")),
+        "{history}"
+    );
+
+    // `warren disputes` prints it as a case `warren eval` reads.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_warren"))
+        .args(["disputes", "--user", "learner"])
+        .env("DATABASE_URL", &app.database_url)
+        .env("WARREN_LOG", "error")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let printed = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(printed.lines().count(), 1, "{printed}");
+    let case: serde_json::Value = serde_json::from_str(printed.trim()).unwrap();
+    assert_eq!(case["set"], CELL);
+    assert_eq!(case["message"], point.content.as_str());
+    assert_eq!(case["recalled"], json!([]), "what the learner disputed is not a recall");
+    assert!(case["points"].as_object().unwrap().values().any(|v| v == point.content.as_str()));
+    assert!(case["recent"][0].as_str().is_some_and(|q| q.contains(&point.context)), "{case}");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("disputes.jsonl");
+    std::fs::write(&file, &printed).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_warren"))
+        .args(["eval", "evaluator", file.to_str().unwrap()])
+        .env("WARREN_LLM", "offline")
+        .env("WARREN_LOG", "error")
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{report} {}", String::from_utf8_lossy(&out.stderr));
+    assert!(report.contains("line   1"), "{report}");
 }

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
-use crate::api::{AccountPage, SignInRow, get_account};
+use crate::api::{AccountPage, FitRun, ScheduleFit, SignInRow, get_account};
 use crate::components::format::{ago, plural};
 use crate::components::widgets::loaded;
 use crate::forms::{PasswordProblem, limits};
@@ -28,6 +28,9 @@ fn notice(code: &str) -> (String, bool) {
         "retention" => ("Your schedule now aims for that recall.", true),
         "retention_range" => ("Choose a recall between 70 % and 97 %.", false),
         "leech_range" => ("Choose between 2 and 20 failures.", false),
+        "fitting" => ("Fitting your schedule to your reviews…", true),
+        "fit_few" => ("There are not enough reviews to fit yet.", false),
+        "fit_running" => ("Your schedule is being fitted already.", false),
         "busy" => (
             "One of your sessions is running on another server and did not stop in time. Nothing was deleted; try again in a minute.",
             false,
@@ -170,6 +173,8 @@ fn AccountView(page: AccountPage) -> impl IntoView {
                 <button type="submit" class="button">"Save"</button>
             </form>
 
+            <FitSection fit=page.fit now />
+
             <h2 id="export">"Take your data with you"</h2>
             <p>
                 "One zip file with everything: each recall set (with its schedule and images), each session with every message, and every summary. "
@@ -192,6 +197,158 @@ fn AccountView(page: AccountPage) -> impl IntoView {
             </form>
         </section>
     }
+}
+
+/// "Fit my schedule": what a fit learns from, the button (or how many more reviews it needs),
+/// and the latest run: its progress while it runs, its figures once done.
+#[component]
+fn FitSection(fit: ScheduleFit, now: i64) -> impl IntoView {
+    let ScheduleFit { items, any_fit, full_fit, run } = fit;
+    let running = matches!(run, Some(FitRun::Running { .. }));
+    let enough = items >= any_fit;
+    let reviews = |n: u32| plural(i64::from(n), "review");
+    let readiness = if !enough {
+        format!(
+            "Fitting needs {} that follow an earlier review of the same point; you have {}. {} more and it can begin; until then your schedule uses FSRS's defaults, which suit most learners.",
+            reviews(any_fit),
+            items,
+            any_fit - items
+        )
+    } else if items < full_fit {
+        format!(
+            "With {} to learn from, a fit tunes how long a first recall lasts; {} more and it fits every parameter.",
+            reviews(items),
+            full_fit - items
+        )
+    } else {
+        format!("A fit learns from {} that follow an earlier review of the same point.", reviews(items))
+    };
+    let figure = |x: f64| if x.is_finite() { format!("{x:.3}") } else { "–".to_string() };
+    let latest = run.map(|run| match run {
+        FitRun::Running { done, total } => view! {
+            <div class="fit-running" data-testid="fit-running">
+                <p role="status">"Fitting your schedule to your reviews…"</p>
+                <AwaitFit done total />
+            </div>
+        }
+        .into_any(),
+        FitRun::Done { weekly, finished_at, items, before, after, adopted, moved } => {
+            let when = format!("{} {}, from {}.", if weekly { "Fitted on its weekly round" } else { "Fitted" }, ago(now, finished_at), plural(i64::from(items), "review"));
+            let outcome = if adopted {
+                format!("Your fitted parameters are in use. {} moved.", plural(i64::from(moved), "due date"))
+            } else {
+                "The parameters you had predict your reviews better, so they stay.".to_string()
+            };
+            view! {
+                <div class="fit-result" data-testid="fit-result">
+                    <p>{when}</p>
+                    <table class="fit-figures" data-testid="fit-figures">
+                        <caption>"How well each set of parameters predicts your reviews (lower is better)"</caption>
+                        <thead><tr><th scope="col">""</th><th scope="col">"Before"</th><th scope="col">"After"</th></tr></thead>
+                        <tbody>
+                            <tr><th scope="row">"Log loss"</th><td>{figure(before.log_loss)}</td><td>{figure(after.log_loss)}</td></tr>
+                            <tr><th scope="row">"RMSE"</th><td>{figure(before.rmse)}</td><td>{figure(after.rmse)}</td></tr>
+                        </tbody>
+                    </table>
+                    <p data-testid="fit-outcome">{outcome}</p>
+                </div>
+            }
+            .into_any()
+        }
+        FitRun::Failed { finished_at } => view! {
+            <p class="form-error" data-testid="fit-failed">
+                {format!("The fit {} could not finish; your schedule is unchanged. Try again.", ago(now, finished_at))}
+            </p>
+        }
+        .into_any(),
+    });
+    view! {
+        <h2 id="fit">"Fit my schedule"</h2>
+        <p>
+            "Warren can learn how your memory works from your own reviews and time each point to it. "
+            "It fits again on its own each week once you have new reviews."
+        </p>
+        <p data-testid="fit-readiness">{readiness}</p>
+        {latest}
+        <form method="post" action="/account/schedule/fit" data-testid="fit-form">
+            <button type="submit" class="button" disabled=!enough || running>"Fit my schedule"</button>
+        </form>
+    }
+}
+
+/// While a fit runs: shows the optimiser's progress, asking the server every half second (for
+/// two minutes at most), and loads the page again when it ends, unless the learner is typing
+/// into a form (then a link does it).
+#[island]
+fn AwaitFit(done: u32, total: u32) -> impl IntoView {
+    let progress = RwSignal::new((done, total));
+    let ended = RwSignal::new(false);
+    #[cfg(feature = "hydrate")]
+    Effect::new(move |_| {
+        leptos::task::spawn_local(async move {
+            for _ in 0..240 {
+                gloo_timers::future::TimeoutFuture::new(500).await;
+                match fit_progress().await {
+                    Some(Some(steps)) => progress.set(steps),
+                    Some(None) => {
+                        ended.set(true);
+                        if !typing()
+                            && let Some(window) = web_sys::window()
+                        {
+                            let _ = window.location().reload();
+                        }
+                        return;
+                    }
+                    None => {}
+                }
+            }
+        });
+    });
+    view! {
+        <p>
+            <progress
+                max=move || progress.get().1.max(1).to_string()
+                value=move || progress.get().0.to_string()
+                data-testid="fit-progress"
+            ></progress>
+            " "
+            {move || {
+                let (done, total) = progress.get();
+                if total == 0 { "Starting…".to_string() } else { format!("{done} of {total} steps") }
+            }}
+        </p>
+        <Show when=move || ended.get()>
+            <p><a href="/account#fit">"The fit has finished: see its figures."</a></p>
+        </Show>
+    }
+}
+
+/// The running fit's steps (`Some(Some)`), its end (`Some(None)`), or nothing known (a request
+/// that failed asks again later). A plain `fetch` keeps the server-function client out of the
+/// bundle.
+#[cfg(feature = "hydrate")]
+async fn fit_progress() -> Option<Option<(u32, u32)>> {
+    use wasm_bindgen::JsCast;
+    let window = web_sys::window()?;
+    let response =
+        wasm_bindgen_futures::JsFuture::from(window.fetch_with_str("/account/schedule/fit")).await.ok()?;
+    let response = response.dyn_into::<web_sys::Response>().ok()?;
+    if response.status() != 202 {
+        return Some(None);
+    }
+    let text = wasm_bindgen_futures::JsFuture::from(response.text().ok()?).await.ok()?.as_string()?;
+    let (done, total) = text.split_once('/')?;
+    Some(Some((done.parse().ok()?, total.parse().ok()?)))
+}
+
+/// Whether the learner is typing into a field of the page, which a reload would lose.
+#[cfg(feature = "hydrate")]
+fn typing() -> bool {
+    use wasm_bindgen::JsCast;
+    web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.active_element())
+        .is_some_and(|e| e.dyn_into::<web_sys::HtmlInputElement>().is_ok())
 }
 
 #[component]

@@ -113,6 +113,7 @@ pub async fn import_under(
                         content: content.clone(),
                         context: String::new(),
                         card: None,
+                        log: None,
                     })
                     .collect(),
                 ..crate::store::NewSet::default()
