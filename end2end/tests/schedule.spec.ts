@@ -68,3 +68,93 @@ test('a learner sets their schedule, fails a point twice, and sees its memory, t
   await page.screenshot({ path: screenshotPath('schedule-set-page'), fullPage: true });
   expect(errors).toEqual([]);
 });
+
+/**
+ * A set in Warren JSON whose points carry a review log: a learner who forgets faster than
+ * FSRS's defaults expect, each point reviewed six times at growing intervals from 200 days ago.
+ */
+function forgetfulSet(points: number): Buffer {
+  const day = 86_400_000;
+  const start = Date.now() - 200 * day;
+  const file = {
+    format: 'warren-set',
+    version: 2,
+    name: 'Forgetful facts',
+    points: Array.from({ length: points }, (_, i) => {
+      let at = start + i * 3_600_000;
+      let stability = 0.4;
+      const reviews: { rating: string; at: number }[] = [];
+      for (let k = 0; k < 6; k++) {
+        const draw = ((i * 7_919 + k * 104_729 + 13) % 1_000) / 1_000;
+        const days = reviews.length === 0 ? 0 : Math.max(1, Math.round(stability * 2));
+        at += days * day;
+        const recalled = reviews.length === 0 || draw < Math.pow(0.9, days / stability);
+        reviews.push({ rating: recalled ? 'good' : 'again', at });
+        stability = recalled ? stability * 1.8 : Math.max(0.3, stability * 0.5);
+      }
+      return { content: `Forgetful fact number ${i}.`, reviews };
+    }),
+  };
+  return Buffer.from(JSON.stringify(file));
+}
+
+test('a learner with a history fits their schedule and sees the figures before and after', async ({ page }) => {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await signUp(page);
+
+  // Nothing to learn from yet: the page says how much is needed.
+  await page.goto('/account');
+  await expect(page.getByTestId('fit-readiness')).toContainText('Fitting needs 8 reviews');
+  await expect(page.getByTestId('fit-form').getByRole('button', { name: 'Fit my schedule' })).toBeDisabled();
+
+  // Their history comes in with a set.
+  await page.goto('/import');
+  await page.getByLabel('File').setInputFiles({ name: 'forgetful.json', mimeType: 'application/json', buffer: forgetfulSet(40) });
+  await page.getByRole('button', { name: 'Preview' }).click();
+  await page.getByTestId('confirm-import').click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Forgetful facts' })).toBeVisible();
+  await expect(page.getByTestId('point').first()).toContainText('reviewed 6×');
+
+  await page.goto('/account');
+  await expect(page.getByTestId('fit-readiness')).toContainText('A fit learns from 200 reviews');
+  await page.getByTestId('fit-form').getByRole('button', { name: 'Fit my schedule' }).click();
+  // It runs in the background; the page comes back with the figures when it ends.
+  const figures = page.getByTestId('fit-figures');
+  await expect(figures).toBeVisible({ timeout: 30_000 });
+  await expect(figures.getByRole('row', { name: /Log loss/ })).toHaveText(/Log loss\s*0\.\d{3}\s*0\.\d{3}/);
+  await expect(figures.getByRole('row', { name: /RMSE/ })).toHaveText(/RMSE\s*0\.\d{3}\s*0\.\d{3}/);
+  await expect(page.getByTestId('fit-outcome')).toHaveText(/Your fitted parameters are in use\. \d+ due dates? moved\./);
+  await page.screenshot({ path: screenshotPath('schedule-fit'), fullPage: true });
+  expect(errors).toEqual([]);
+});
+
+test('a learner disputes a recall on the history page and it leaves the schedule', async ({ page }) => {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await signUp(page);
+  await page.goto('/sets');
+  await page.getByTestId('new-set').click();
+  await page.getByLabel('Name').fill(SET);
+  await page.getByRole('button', { name: 'Create set' }).click();
+  const add = page.getByTestId('add-point');
+  await add.getByLabel('What to recall').fill(POINT);
+  await add.getByLabel('Cue (optional)').fill('Which bone is the longest?');
+  await add.getByRole('button', { name: 'Add point' }).click();
+
+  await study(page);
+  await answer(page, POINT);
+  await expect(page.getByTestId('progress')).toHaveAttribute('data-recalled', '1');
+  await page.goto('/history');
+  await page.locator('a[href^="/history/"]').first().click();
+  const mark = page.getByTestId('recalled');
+  await expect(mark).toContainText(`Recalled: ${POINT}`);
+  await mark.getByRole('button', { name: 'Not a recall' }).click();
+  await expect(page.getByTestId('disputed')).toHaveText(`Not a recall, you said: ${POINT}`);
+  await expect(page.getByTestId('recalled')).toHaveCount(0);
+
+  await page.goto('/sets');
+  await page.getByRole('link', { name: SET }).click();
+  await expect(page.getByTestId('point').filter({ hasText: POINT }).getByTestId('schedule')).toContainText('new');
+  expect(errors).toEqual([]);
+});

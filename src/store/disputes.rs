@@ -47,21 +47,28 @@ impl Store {
         point_id: &str,
     ) -> Result<bool, StoreError> {
         let mut tx = self.write_transaction().await?;
-        let outcome: Option<(Option<String>, String)> = sqlx::query_as(
-            "SELECT entry_id, rating FROM recall_outcomes WHERE session_id = $1 AND point_id = $2 AND owner_id = $3",
+        let outcome: Option<(Option<String>, String, i64)> = sqlx::query_as(
+            "SELECT entry_id, rating, recalled_at FROM recall_outcomes
+              WHERE session_id = $1 AND point_id = $2 AND owner_id = $3",
         )
         .bind(session_id)
         .bind(point_id)
         .bind(learner)
         .fetch_optional(&mut *tx)
         .await?;
-        let Some((entry_id, rating)) = outcome else { return Ok(false) };
-        sqlx::query("DELETE FROM reviews WHERE session_id = $1 AND point_id = $2 AND owner_id = $3")
-            .bind(session_id)
-            .bind(point_id)
-            .bind(learner)
-            .execute(&mut *tx)
-            .await?;
+        let Some((entry_id, rating, recalled_at)) = outcome else { return Ok(false) };
+        // The session's review of the point; or, for a session imported beside its set, the
+        // review the set's file carried for that recall (same point, same moment).
+        sqlx::query(
+            "DELETE FROM reviews WHERE point_id = $2 AND owner_id = $3
+                AND (session_id = $1 OR (session_id IS NULL AND kind = 'imported' AND reviewed_at = $4))",
+        )
+        .bind(session_id)
+        .bind(point_id)
+        .bind(learner)
+        .bind(recalled_at)
+        .execute(&mut *tx)
+        .await?;
         sqlx::query("DELETE FROM recall_outcomes WHERE session_id = $1 AND point_id = $2 AND owner_id = $3")
             .bind(session_id)
             .bind(point_id)

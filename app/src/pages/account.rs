@@ -28,7 +28,6 @@ fn notice(code: &str) -> (String, bool) {
         "retention" => ("Your schedule now aims for that recall.", true),
         "retention_range" => ("Choose a recall between 70 % and 97 %.", false),
         "leech_range" => ("Choose between 2 and 20 failures.", false),
-        "fitting" => ("Fitting your schedule to your reviews…", true),
         "fit_few" => ("There are not enough reviews to fit yet.", false),
         "fit_running" => ("Your schedule is being fitted already.", false),
         "busy" => (
@@ -59,6 +58,8 @@ fn AccountView(page: AccountPage) -> impl IntoView {
     let query = use_query_map();
     let done = query.with_untracked(|q| q.get("done"));
     let error = query.with_untracked(|q| q.get("error"));
+    // "Fitting…" is said by the fit's own section while it runs, and stale once it has ended.
+    let done = done.filter(|code| code != "fitting");
     let general = done.clone().or_else(|| {
         error.clone().filter(|e| {
             !about_new_password(e)
@@ -242,8 +243,8 @@ fn FitSection(fit: ScheduleFit, now: i64) -> impl IntoView {
             view! {
                 <div class="fit-result" data-testid="fit-result">
                     <p>{when}</p>
-                    <table class="fit-figures" data-testid="fit-figures">
-                        <caption>"How well each set of parameters predicts your reviews (lower is better)"</caption>
+                    <p id="fit-figures-about">"How well each set of parameters predicts your reviews (lower is better):"</p>
+                    <table class="fit-figures" data-testid="fit-figures" aria-describedby="fit-figures-about">
                         <thead><tr><th scope="col">""</th><th scope="col">"Before"</th><th scope="col">"After"</th></tr></thead>
                         <tbody>
                             <tr><th scope="row">"Log loss"</th><td>{figure(before.log_loss)}</td><td>{figure(after.log_loss)}</td></tr>
@@ -277,8 +278,8 @@ fn FitSection(fit: ScheduleFit, now: i64) -> impl IntoView {
 }
 
 /// While a fit runs: shows the optimiser's progress, asking the server every half second (for
-/// two minutes at most), and loads the page again when it ends, unless the learner is typing
-/// into a form (then a link does it).
+/// two minutes at most), and loads the page's figures when it ends, unless the learner is
+/// typing into a form (then a link does it).
 #[island]
 fn AwaitFit(done: u32, total: u32) -> impl IntoView {
     let progress = RwSignal::new((done, total));
@@ -295,7 +296,7 @@ fn AwaitFit(done: u32, total: u32) -> impl IntoView {
                         if !typing()
                             && let Some(window) = web_sys::window()
                         {
-                            let _ = window.location().reload();
+                            let _ = window.location().set_href("/account#fit");
                         }
                         return;
                     }
