@@ -221,6 +221,15 @@ pub struct ImportPreview {
     pub file_name: String,
     /// "CSV", "Anki package", …
     pub format: String,
+    /// The sets it would create: one, or one per deck of an Anki package.
+    pub sets: Vec<PreviewSet>,
+    /// Why the file cannot be imported at all, if so.
+    pub error: Option<String>,
+}
+
+/// One set an import would create.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PreviewSet {
     /// The new set's name (made unique if the learner has one of that name).
     pub name: String,
     /// The name the file gave, when it had to change.
@@ -230,10 +239,14 @@ pub struct ImportPreview {
     pub points: Vec<(String, String)>,
     pub point_count: u32,
     pub resource_count: u32,
+    /// Reviews the points bring with them (their history where they came from), the
+    /// suspended ones' aside.
+    pub review_count: u32,
+    /// Points whose cards are suspended where they came from, by content: imported only if
+    /// the learner ticks them in (listed among `points`, not counted in `point_count`).
+    pub suspended: Vec<String>,
     /// Rows left out: where, and why.
     pub rejected: Vec<(String, String)>,
-    /// Why the file cannot be imported at all, if so.
-    pub error: Option<String>,
 }
 
 /// What deleting a set takes with it.

@@ -38,6 +38,9 @@ pub enum Command {
         user: String,
         /// The file to import.
         file: PathBuf,
+        /// Also import the points of cards suspended in an Anki package.
+        #[arg(long)]
+        suspended: bool,
     },
     /// Write one of a learner's sets, or their whole account as an archive, to standard output.
     Export {
@@ -113,7 +116,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command.unwrap_or_default() {
         Command::Serve => Ok(startup::serve(config).await?),
         Command::Migrate => Ok(startup::migrate_only(&config).await?),
-        Command::Import { user, file } => transfer::import(&config, &user, &file).await,
+        Command::Import { user, file, suspended } => transfer::import(&config, &user, &file, suspended).await,
         Command::Export { user, set, format } => {
             transfer::export(&config, &user, set.as_deref(), format).await
         }

@@ -37,39 +37,58 @@ async fn learner(store: &Store, username: &str) -> Result<LearnerId, CliError> {
     }
 }
 
-pub async fn import(config: &Config, username: &str, file: &Path) -> Result<(), CliError> {
+pub async fn import(
+    config: &Config,
+    username: &str,
+    file: &Path,
+    with_suspended: bool,
+) -> Result<(), CliError> {
     let store = open_and_migrate(config).await?;
     let learner = learner(&store, username).await?;
     let bytes = std::fs::read(file).map_err(|e| TransferError::Read(file.display().to_string(), e))?;
     let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("import");
-    let (format, mut preview) =
-        match transfer::read_upload(name, &bytes).await.map_err(TransferError::Upload)? {
-            Upload::Archive(read) => {
-                let done = archive::import(&store, &learner, read).await?;
-                println!("Imported {} sets and {} sessions.", done.sets, done.sessions);
-                if done.left_out > 0 {
-                    println!("Left out {} rows the sets' files could not hold.", done.left_out);
-                }
-                return Ok(());
+    let (format, previews) = match transfer::read_upload(name, &bytes).await.map_err(TransferError::Upload)? {
+        Upload::Archive(read) => {
+            let done = archive::import(&store, &learner, read).await?;
+            println!("Imported {} sets and {} sessions.", done.sets, done.sessions);
+            if done.left_out > 0 {
+                println!("Left out {} rows the sets' files could not hold.", done.left_out);
             }
-            Upload::Session(read) => {
-                let id = transfer::session::import(&store, &learner, read).await?;
-                println!("Imported session {id}.");
-                return Ok(());
-            }
-            Upload::Set(format, preview) => (format, preview),
-        };
-    preview.set.name = store.free_name(&learner, &preview.set.name).await?;
-    store.create_set(&learner, &preview.set).await?;
-    println!(
-        "Imported “{}” ({}): {} points, {} resources.",
-        preview.set.name,
-        format.label(),
-        preview.set.points.len(),
-        preview.set.resources.len()
-    );
-    for rejected in &preview.rejected {
-        println!("Left out {}: {}.", rejected.place, rejected.reason);
+            return Ok(());
+        }
+        Upload::Session(read) => {
+            let id = transfer::session::import(&store, &learner, read).await?;
+            println!("Imported session {id}.");
+            return Ok(());
+        }
+        Upload::Sets(format, previews) => (format, previews),
+    };
+    for preview in previews {
+        let suspended = preview.suspended.len();
+        let mut preview = if with_suspended { preview } else { preview.without_suspended() };
+        if preview.set.points.is_empty() {
+            println!(
+                "Left out “{}”: every card of it is suspended (import with --suspended).",
+                preview.set.name
+            );
+            continue;
+        }
+        preview.set.name = store.free_name(&learner, &preview.set.name).await?;
+        store.create_set(&learner, &preview.set).await?;
+        println!(
+            "Imported “{}” ({}): {} points, {} resources, {} reviews.",
+            preview.set.name,
+            format.label(),
+            preview.set.points.len(),
+            preview.set.resources.len(),
+            preview.reviews()
+        );
+        if suspended > 0 && !with_suspended {
+            println!("Left out {suspended} suspended cards' points (import with --suspended to keep them).");
+        }
+        for rejected in &preview.rejected {
+            println!("Left out {}: {}.", rejected.place, rejected.reason);
+        }
     }
     Ok(())
 }

@@ -231,7 +231,7 @@ impl Store {
             // Its reviews stay in the log, but the schedule starts again from now.
             let now = now_ms();
             sqlx::query(
-                "UPDATE recall_points SET schedule_reset_at = $1, carried_stability = NULL,
+                "UPDATE recall_points SET schedule_reset_at = $1, imported_due_at = NULL, carried_stability = NULL,
                      carried_difficulty = NULL, carried_at = NULL
                  WHERE id = $2 AND owner_id = $3",
             )

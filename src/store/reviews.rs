@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 
 use sqlx::AnyConnection;
+use warren_app::clock::DAY_MS;
 use warren_app::learner::LearnerId;
 use warren_app::schedule::Rating;
 
@@ -34,6 +35,9 @@ warren_app::named_enum! {
 pub struct PointLog {
     pub carried: Option<Carried>,
     pub reviews: Vec<Logged>,
+    /// When the point is due where it came from (an Anki card's due date): it stays due then,
+    /// whatever the replay says, until its first review here.
+    pub due_at: Option<i64>,
 }
 
 /// One review of a point, as the set page and the fitting read it.
@@ -177,6 +181,14 @@ pub(super) async fn insert_log(
         ),
     };
     carried.bind(point_id).bind(learner).execute(&mut *conn).await?;
+    if let Some(due_at) = log.due_at {
+        sqlx::query("UPDATE recall_points SET imported_due_at = $1 WHERE id = $2 AND owner_id = $3")
+            .bind(due_at)
+            .bind(point_id)
+            .bind(learner)
+            .execute(&mut *conn)
+            .await?;
+    }
     for review in &log.reviews {
         sqlx::query(
             "INSERT INTO reviews (id, owner_id, point_id, session_id, rating, kind, reviewed_at)
@@ -199,6 +211,7 @@ pub(super) async fn insert_log(
 /// What a point's replay starts from.
 #[derive(sqlx::FromRow)]
 struct PointSchedule {
+    imported_due_at: Option<i64>,
     carried_stability: Option<f64>,
     carried_difficulty: Option<f64>,
     carried_at: Option<i64>,
@@ -215,7 +228,7 @@ pub(super) async fn replay_point(
     scheduler: &Scheduler,
 ) -> Result<Option<FsrsCard>, StoreError> {
     let point: Option<PointSchedule> = sqlx::query_as(
-        "SELECT carried_stability, carried_difficulty, carried_at, schedule_reset_at, created_at
+        "SELECT imported_due_at, carried_stability, carried_difficulty, carried_at, schedule_reset_at, created_at
            FROM recall_points WHERE id = $1 AND owner_id = $2",
     )
     .bind(point_id)
@@ -230,8 +243,8 @@ pub(super) async fn replay_point(
         (None, _, _) | (_, None, _) | (_, _, None) => None,
     };
     let (reset_at, created_at) = (point.schedule_reset_at, point.created_at);
-    let rows: Vec<(String, String, i64)> = sqlx::query_as(
-        "SELECT id, rating, reviewed_at FROM reviews WHERE point_id = $1 AND owner_id = $2
+    let rows: Vec<(String, String, i64, String)> = sqlx::query_as(
+        "SELECT id, rating, reviewed_at, kind FROM reviews WHERE point_id = $1 AND owner_id = $2
             AND reviewed_at >= $3
           ORDER BY reviewed_at, id",
     )
@@ -241,15 +254,23 @@ pub(super) async fn replay_point(
     .fetch_all(&mut *conn)
     .await?;
     let mut log = Vec::with_capacity(rows.len());
-    for (id, rating, at) in &rows {
+    for (id, rating, at, _) in &rows {
         let rating = rating
             .parse::<Rating>()
             .map_err(|_| StoreError::Corrupt(format!("review {id} has the rating {rating:?}")))?;
         log.push(Logged { rating, at: *at });
     }
     // With nothing to replay the point is new: due from when it was added, or reset.
-    let replayed = scheduler.replay(carried, &log, reset_at.unwrap_or(created_at));
-    for ((id, _, _), step) in rows.iter().zip(&replayed.steps) {
+    let mut replayed = scheduler.replay(carried, &log, reset_at.unwrap_or(created_at));
+    // Due where it came from until it is reviewed here.
+    let only_imported =
+        !rows.is_empty() && rows.iter().all(|(_, _, _, kind)| kind == ReviewKind::Imported.as_str());
+    if let (Some(due_at), true) = (point.imported_due_at, only_imported) {
+        let card = &mut replayed.card;
+        card.due_at = due_at;
+        card.scheduled_days = card.last_review_at.map_or(0, |last| ((due_at - last) / DAY_MS).max(0));
+    }
+    for ((id, _, _, _), step) in rows.iter().zip(&replayed.steps) {
         // A point's first review has no memory before it. Written as NULL in the statement:
         // `Any` sends a bound empty float in a form PostgreSQL refuses.
         let statement = match step.before {

@@ -98,7 +98,7 @@ impl PointFile {
             reviews.push(Logged { rating, at: review.at });
         }
         reviews.sort_by_key(|r| r.at);
-        Ok(Some(PointLog { carried, reviews }))
+        Ok(Some(PointLog { carried, reviews, due_at: None }))
     }
 }
 

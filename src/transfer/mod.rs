@@ -1,6 +1,6 @@
-//! Sets in and out of Warren. Import reads a file into a [`Preview`]: the set it would create
-//! and every row it would leave out, with where and why; nothing is written until the learner
-//! confirms, and then in one transaction. A file that cannot be read at all gets one sentence
+//! Sets in and out of Warren. Import reads a file into [`Preview`]s: the set it would create
+//! (an Anki package: one per deck) and every row it would leave out, with where and why;
+//! nothing is written until the learner confirms, and then each set in one transaction. A file that cannot be read at all gets one sentence
 //! ([`ImportError`]). Formats: Warren's own JSON (complete: cues, resources with images, links,
 //! schedules), CSV, Markdown and Anki packages. Export writes JSON, CSV and Markdown.
 
@@ -54,6 +54,56 @@ pub struct Rejected {
 pub struct Preview {
     pub set: NewSet,
     pub rejected: Vec<Rejected>,
+    /// Points whose cards are suspended where they came from: imported only if the learner
+    /// ticks them in (indices into `set.points`).
+    pub suspended: Vec<usize>,
+}
+
+impl Preview {
+    /// Reviews the set's points bring with them (the suspended ones' aside).
+    pub fn reviews(&self) -> usize {
+        self.set
+            .points
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !self.suspended.contains(i))
+            .filter_map(|(_, p)| p.log.as_ref())
+            .map(|l| l.reviews.len())
+            .sum()
+    }
+
+    /// The preview without its suspended points: their links go, and a resource left with
+    /// no point goes too.
+    pub fn without_suspended(mut self) -> Preview {
+        if self.suspended.is_empty() {
+            return self;
+        }
+        let mut moved: Vec<Option<usize>> = Vec::with_capacity(self.set.points.len());
+        let mut kept = 0;
+        for i in 0..self.set.points.len() {
+            if self.suspended.contains(&i) {
+                moved.push(None);
+            } else {
+                moved.push(Some(kept));
+                kept += 1;
+            }
+        }
+        let mut index = 0;
+        self.set.points.retain(|_| {
+            index += 1;
+            moved[index - 1].is_some()
+        });
+        for resource in &mut self.set.resources {
+            resource.points = resource
+                .points
+                .iter()
+                .filter_map(|&(p, r)| moved.get(p).copied().flatten().map(|p| (p, r)))
+                .collect();
+        }
+        self.set.resources.retain(|r| !r.points.is_empty());
+        self.suspended.clear();
+        self
+    }
 }
 
 /// Why a file cannot be imported at all.
@@ -67,13 +117,18 @@ pub enum ImportError {
     NotUtf8,
     #[error("The file is not a zip archive, so it cannot be an Anki package (.apkg).")]
     NotZip,
-    #[error("This zip holds no Anki collection (collection.anki21 or collection.anki2).")]
+    #[error("This zip holds no Anki collection (collection.anki21b, collection.anki21 or collection.anki2).")]
     NoCollection,
     #[error(
-        "This Anki package uses Anki's newer compressed format. In Anki, export the deck again with \
-         “Support older Anki versions” ticked."
+        "This Anki package is version {0} of Anki's format, newer than Warren reads (up to 3); export it again from an Anki of 2023 to 2026."
     )]
-    NewerAnki,
+    NewerPackage(u64),
+    #[error("This Anki collection has schema {0}, newer than Warren reads (up to 18).")]
+    NewerCollection(i64),
+    #[error("The package's {0} unpacks to more than {1} MB, more than Warren imports.")]
+    Unpacks(String, u64),
+    #[error("The package is damaged: {0}.")]
+    Damaged(String),
     #[error("The Anki collection cannot be read: {0}")]
     BadCollection(String),
     #[error("The file is not Warren JSON: {0}")]
@@ -90,8 +145,8 @@ pub enum Upload {
     Archive(archive::Archive),
     /// One session (JSONL), which goes straight into history.
     Session(session::SessionFile),
-    /// A set, previewed before it is kept.
-    Set(Format, Preview),
+    /// Sets (one, or an Anki package's decks), previewed before they are kept.
+    Sets(Format, Vec<Preview>),
 }
 
 /// Why an uploaded file cannot be imported, in one sentence.
@@ -117,13 +172,13 @@ pub async fn read_upload(file_name: &str, bytes: &[u8]) -> Result<Upload, Upload
         let text = std::str::from_utf8(bytes).map_err(|_| UploadError::NotText)?;
         return session::read(text).map(Upload::Session).map_err(UploadError::Session);
     }
-    let (format, preview) = read(file_name, bytes).await.map_err(UploadError::Set)?;
-    Ok(Upload::Set(format, preview))
+    let (format, previews) = read(file_name, bytes).await.map_err(UploadError::Set)?;
+    Ok(Upload::Sets(format, previews))
 }
 
-/// Reads a file into a preview. `file_name` names the set when the file does not, and
-/// tells the format apart when its bytes alone do not.
-pub async fn read(file_name: &str, bytes: &[u8]) -> Result<(Format, Preview), ImportError> {
+/// Reads a file into previews: one set, or an Anki package's decks. `file_name` names the set
+/// when the file does not, and tells the format apart when its bytes alone do not.
+pub async fn read(file_name: &str, bytes: &[u8]) -> Result<(Format, Vec<Preview>), ImportError> {
     if bytes.is_empty() {
         return Err(ImportError::Empty);
     }
@@ -137,16 +192,16 @@ pub async fn read(file_name: &str, bytes: &[u8]) -> Result<(Format, Preview), Im
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| "Imported set".into());
     let format = detect(file_name, bytes);
-    let preview = match format {
+    let previews = match format {
         Format::Anki => anki::read(&stem, bytes).await?,
-        Format::Json => json::read(text(bytes)?)?,
-        Format::Csv => csv::read(&stem, text(bytes)?)?,
-        Format::Markdown => markdown::read(&stem, text(bytes)?)?,
+        Format::Json => vec![json::read(text(bytes)?)?],
+        Format::Csv => vec![csv::read(&stem, text(bytes)?)?],
+        Format::Markdown => vec![markdown::read(&stem, text(bytes)?)?],
     };
-    if preview.set.points.is_empty() {
+    if previews.iter().all(|p| p.set.points.is_empty()) {
         return Err(ImportError::NoPoints);
     }
-    Ok((format, preview))
+    Ok((format, previews))
 }
 
 /// The file's format, from its name first and its first bytes otherwise.
@@ -186,7 +241,7 @@ impl Builder {
     fn new(name: &str) -> Self {
         let name: String = name.trim().chars().take(limits::SET_NAME).collect();
         let set = NewSet { name, ..NewSet::default() };
-        Self { preview: Preview { set, rejected: Vec::new() }, seen: HashMap::new() }
+        Self { preview: Preview { set, ..Preview::default() }, seen: HashMap::new() }
     }
 
     fn reject(&mut self, place: &str, reason: impl Into<String>) {

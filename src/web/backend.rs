@@ -6,7 +6,9 @@ use std::sync::Arc;
 use warren_app::learner::LearnerId;
 
 use async_trait::async_trait;
-use warren_app::api::{AccountPage, FitFigures, FitRun, LeftOff, ScheduleFit, SignInRow, SummaryView};
+use warren_app::api::{
+    AccountPage, FitFigures, FitRun, LeftOff, PreviewSet, ScheduleFit, SignInRow, SummaryView,
+};
 use warren_app::api::{
     ApiError, Backend, Dashboard, HistoryFilter, HistoryItem, HistoryList, ImportPreview, PointPage,
     PointView, ProviderNotice, Recalled, ResourcePage, ResourceView, SessionCard, SessionHeader, SetCard,
@@ -347,28 +349,39 @@ impl Backend for ServerBackend {
             draft_id: draft_id.to_string(),
             file_name: file_name.clone(),
             format: String::new(),
-            name: String::new(),
-            renamed_from: None,
-            description: String::new(),
-            points: Vec::new(),
-            point_count: 0,
-            resource_count: 0,
-            rejected: Vec::new(),
+            sets: Vec::new(),
             error: None,
         };
         match transfer::read(&file_name, &bytes).await {
             Err(err) => preview.error = Some(err.to_string()),
-            Ok((format, read)) => {
-                let name = self.store.free_name(learner, &read.set.name).await.map_err(internal)?;
-                preview.renamed_from = (name != read.set.name).then(|| read.set.name.clone());
+            Ok((format, previews)) => {
                 preview.format = format.label().to_string();
-                preview.name = name;
-                preview.description = read.set.description;
-                preview.point_count = count(read.set.points.len());
-                preview.resource_count = count(read.set.resources.len());
-                preview.points =
-                    read.set.points.into_iter().take(SHOWN).map(|p| (p.content, p.context)).collect();
-                preview.rejected = read.rejected.into_iter().map(|r| (r.place, r.reason)).collect();
+                for read in previews {
+                    let name = self.store.free_name(learner, &read.set.name).await.map_err(internal)?;
+                    let suspended = read
+                        .suspended
+                        .iter()
+                        .filter_map(|&i| read.set.points.get(i))
+                        .map(|p| p.content.clone())
+                        .collect();
+                    preview.sets.push(PreviewSet {
+                        renamed_from: (name != read.set.name).then(|| read.set.name.clone()),
+                        name,
+                        description: read.set.description.clone(),
+                        point_count: count(read.set.points.len() - read.suspended.len()),
+                        resource_count: count(read.set.resources.len()),
+                        review_count: count(read.reviews()),
+                        suspended,
+                        points: read
+                            .set
+                            .points
+                            .into_iter()
+                            .take(SHOWN)
+                            .map(|p| (p.content, p.context))
+                            .collect(),
+                        rejected: read.rejected.into_iter().map(|r| (r.place, r.reason)).collect(),
+                    });
+                }
             }
         }
         Ok(preview)

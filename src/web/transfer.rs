@@ -2,6 +2,8 @@
 //! and the set created only when the learner confirms (one transaction). Exports are
 //! downloads, only of the learner's own sets.
 
+use std::collections::HashMap;
+
 use axum::Router;
 use axum::extract::{FromRequest, Multipart, Path, Request, State};
 use axum::http::StatusCode;
@@ -91,7 +93,7 @@ async fn upload(State(state): State<AppState>, request: Request) -> Response {
                 }
             };
         }
-        Ok(Upload::Set(..)) => {}
+        Ok(Upload::Sets(..)) => {}
     }
     match state.store.create_draft(&viewer.learner, &name, &bytes).await {
         Ok(id) => see_other(&format!("/import/{id}")),
@@ -102,28 +104,57 @@ async fn upload(State(state): State<AppState>, request: Request) -> Response {
     }
 }
 
+/// Creates the previewed sets: every one, or (an Anki package's decks) the ticked ones, each
+/// in its own transaction; suspended cards' points only when ticked in. The draft goes once
+/// they are all kept.
 async fn confirm(State(state): State<AppState>, Path(id): Path<String>, request: Request) -> Response {
-    let (parts, _) = request.into_parts();
+    let (parts, body) = request.into_parts();
     let Some(viewer) = parts.extensions.get::<Viewer>().cloned() else { return see_other("/signin") };
+    let fields = match axum::Form::<HashMap<String, String>>::from_request(
+        Request::from_parts(parts.clone(), body),
+        &state,
+    )
+    .await
+    {
+        Ok(axum::Form(fields)) => fields,
+        Err(rejection) => return (StatusCode::BAD_REQUEST, rejection.body_text()).into_response(),
+    };
     let learner = &viewer.learner;
     let draft = match state.store.draft(learner, &id).await {
         Ok(Some(draft)) => draft,
         Ok(None) => return not_found(&state, parts).await,
         Err(err) => return storage_failed(err),
     };
-    let (_, mut preview) = match transfer::read(&draft.0, &draft.1).await {
+    let (_, previews) = match transfer::read(&draft.0, &draft.1).await {
         Ok(read) => read,
         // The preview page already says why; show it again.
         Err(_) => return render(&state, parts, None, StatusCode::UNPROCESSABLE_ENTITY).await,
     };
+    let choosing = fields.contains_key("choose");
+    let with_suspended = fields.contains_key("suspended");
+    let chosen: Vec<_> = previews
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| !choosing || fields.contains_key(&format!("deck-{i}")))
+        .map(|(_, preview)| if with_suspended { preview } else { preview.without_suspended() })
+        .filter(|preview| !preview.set.points.is_empty())
+        .collect();
+    if chosen.is_empty() {
+        // Nothing ticked: the preview again, nothing written.
+        return see_other(&format!("/import/{id}"));
+    }
     let created = async {
-        preview.set.name = state.store.free_name(learner, &preview.set.name).await?;
-        let set = state.store.create_set(learner, &preview.set).await?;
+        let mut ids = Vec::with_capacity(chosen.len());
+        for mut preview in chosen {
+            preview.set.name = state.store.free_name(learner, &preview.set.name).await?;
+            ids.push(state.store.create_set(learner, &preview.set).await?);
+        }
         state.store.delete_draft(learner, &id).await?;
-        Ok::<_, StoreError>(set)
+        Ok::<_, StoreError>(ids)
     };
     match created.await {
-        Ok(set) => see_other(&format!("/sets/{set}")),
+        Ok(ids) if ids.len() == 1 => see_other(&format!("/sets/{}", ids[0])),
+        Ok(ids) => see_other(&format!("/sets?imported={}", ids.len())),
         Err(err) => storage_failed(err),
     }
 }

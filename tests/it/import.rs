@@ -94,7 +94,12 @@ async fn bad_files_get_one_sentence_and_nothing_is_written() {
         ("huge.csv", huge, "files up to 20 MB can be imported"),
         ("deck.apkg", truncated, "not a zip archive"),
         ("deck.apkg", zip_of(&[("readme.txt", b"hello".to_vec())]), "holds no Anki collection"),
-        ("newer.apkg", zip_of(&[("collection.anki21b", b"zstd".to_vec())]), "newer compressed format"),
+        ("broken.apkg", zip_of(&[("collection.anki21b", b"zstd".to_vec())]), "The package is damaged"),
+        (
+            "future.apkg",
+            zip_of(&[("meta", vec![0x08, 0x04]), ("collection.anki21b", vec![])]),
+            "version 4 of Anki",
+        ),
         ("set.json", b"{\"format\":\"other\"".to_vec(), "not Warren JSON"),
         ("blank.md", b"# Only a title\n".to_vec(), "no points to import"),
     ];

@@ -8,6 +8,7 @@ mod common;
 
 mod account;
 mod accounts;
+mod anki;
 mod authoring;
 mod contracts;
 mod engine;

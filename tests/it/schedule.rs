@@ -387,7 +387,7 @@ fn forgetful_points(points: usize) -> Vec<NewPoint> {
             }
             NewPoint {
                 content: format!("Forgetful fact number {i}."),
-                log: Some(PointLog { carried: None, reviews }),
+                log: Some(PointLog { carried: None, reviews, due_at: None }),
                 ..NewPoint::default()
             }
         })

@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 use leptos_meta::Title;
 
-use crate::api::{ImportPreview, get_import_preview};
+use crate::api::{ImportPreview, PreviewSet, get_import_preview};
 use crate::components::fields::{FileField, FormMessage};
 use crate::components::format::plural;
 use crate::components::widgets::{loaded, route_id};
@@ -50,57 +50,121 @@ pub fn ImportPreviewPage() -> impl IntoView {
 
 #[component]
 fn PreviewView(preview: ImportPreview) -> impl IntoView {
-    let ImportPreview {
-        draft_id,
-        file_name,
-        format,
+    let ImportPreview { draft_id, file_name, format, sets, error } = preview;
+    let several = sets.len() > 1;
+    let suspended: usize = sets.iter().map(|s| s.suspended.len()).sum();
+    let title = match sets.as_slice() {
+        [one] => format!("Import “{}”?", one.name),
+        _ => format!("Import {} sets?", sets.len()),
+    };
+    let importable = sets.iter().any(|s| s.point_count > 0);
+    let confirm = if several { "Import the ticked decks" } else { "Import this set" };
+    view! {
+        <Title text="Import preview" />
+        <section class="page import-preview">
+            <p class="crumbs"><a href="/import">"Import"</a></p>
+            <h1>{title}</h1>
+            <p class="meta">{format!("{file_name} · {format}")}</p>
+            {error.map(|e| view! { <p class="form-error" role="alert" data-testid="import-error">{e}</p> })}
+            {several.then(|| view! {
+                <p class="lede">"Each deck becomes a set of its own. Untick a deck to leave it out."</p>
+            })}
+            <form method="post" action=format!("/import/{draft_id}") id="confirm-import">
+                {several.then(|| view! { <input type="hidden" name="choose" value="decks" /> })}
+                {sets.into_iter().enumerate().map(|(i, set)| view! { <PreviewSetView i set several /> }).collect_view()}
+                {(suspended > 0).then(|| view! {
+                    <label class="check" data-testid="include-suspended">
+                        <input type="checkbox" name="suspended" />
+                        {format!(" Also import the points of {}", plural(suspended as i64, "suspended card"))}
+                    </label>
+                })}
+            </form>
+            <div class="actions">
+                {importable.then(|| view! {
+                    <button type="submit" form="confirm-import" class="button primary" data-testid="confirm-import">{confirm}</button>
+                })}
+                <form method="post" action=format!("/import/{draft_id}/cancel")>
+                    <button type="submit" class="button">"Cancel"</button>
+                </form>
+            </div>
+        </section>
+    }
+}
+
+/// One set of the preview: its name, what it adds and brings, and what it leaves out; a box
+/// to tick when the file holds several.
+#[component]
+fn PreviewSetView(i: usize, set: PreviewSet, several: bool) -> impl IntoView {
+    let PreviewSet {
         name,
         renamed_from,
         description,
         points,
         point_count,
         resource_count,
+        review_count,
+        suspended,
         rejected,
-        error,
-    } = preview;
+    } = set;
     let shown = points.len() as u32;
+    let heading = if several {
+        view! {
+            <h2>
+                <label class="check">
+                    <input type="checkbox" name=format!("deck-{i}") checked={point_count > 0} disabled={point_count == 0} data-testid="deck-choice" />
+                    " "{name.clone()}
+                </label>
+            </h2>
+        }
+        .into_any()
+    } else {
+        ().into_any()
+    };
+    let mut summary = format!(
+        "{} and {} will be added.",
+        plural(i64::from(point_count), "point"),
+        plural(i64::from(resource_count), "resource")
+    );
+    if review_count > 0 {
+        summary.push_str(&format!(" They bring {} with them.", plural(i64::from(review_count), "review")));
+    }
+    if !suspended.is_empty() {
+        summary.push_str(&format!(
+            " {} more {} suspended in Anki: left out unless ticked in below.",
+            suspended.len(),
+            if suspended.len() == 1 { "is" } else { "are" }
+        ));
+    }
+    if !rejected.is_empty() {
+        summary.push_str(&format!(" {} left out (below).", plural(rejected.len() as i64, "row")));
+    }
     view! {
-        <Title text="Import preview" />
-        <section class="page import-preview">
-            <p class="crumbs"><a href="/import">"Import"</a></p>
-            <h1>"Import “"{name.clone()}"”?"</h1>
-            <p class="meta">{format!("{file_name} · {format}")}</p>
-            {error.map(|e| view! { <p class="form-error" role="alert" data-testid="import-error">{e}</p> })}
+        <section class="preview-set" data-testid="preview-set">
+            {heading}
             {renamed_from.map(|from| view! {
                 <p class="notice">"You already have a set called “"{from}"”, so this one will be called “"{name.clone()}"”."</p>
             })}
             {(!description.is_empty()).then(|| view! { <p class="lede">{description}</p> })}
-            <p data-testid="import-summary">
-                {format!("{} and {} will be added.", plural(i64::from(point_count), "point"), plural(i64::from(resource_count), "resource"))}
-                {(!rejected.is_empty()).then(|| format!(" {} left out (below).", plural(rejected.len() as i64, "row")))}
-            </p>
+            <p data-testid="import-summary">{summary}</p>
             <ol class="preview-points" data-testid="import-points">
-                {points.into_iter().map(|(content, cue)| view! {
-                    <li>{content}{(!cue.is_empty()).then(|| view! { <span class="cue">" · cue: "{cue}</span> })}</li>
+                {points.into_iter().map(|(content, cue)| {
+                    let held = suspended.contains(&content);
+                    view! {
+                        <li class:suspended=held>
+                            {content}
+                            {(!cue.is_empty()).then(|| view! { <span class="cue">" · cue: "{cue}</span> })}
+                            {held.then(|| view! { <span class="pill">" suspended"</span> })}
+                        </li>
+                    }
                 }).collect_view()}
             </ol>
             {(point_count > shown).then(|| view! { <p class="meta">{format!("…and {} more.", point_count - shown)}</p> })}
             {(!rejected.is_empty()).then(|| view! {
-                <h2>"Left out"</h2>
+                <h3>"Left out"</h3>
                 <ul class="rejected" data-testid="import-rejected">
                     {rejected.into_iter().map(|(place, reason)| view! { <li><strong>{place}</strong>": "{reason}</li> }).collect_view()}
                 </ul>
             })}
-            <div class="actions">
-                {(point_count > 0).then(|| view! {
-                    <form method="post" action=format!("/import/{draft_id}")>
-                        <button type="submit" class="button primary" data-testid="confirm-import">"Import this set"</button>
-                    </form>
-                })}
-                <form method="post" action=format!("/import/{draft_id}/cancel")>
-                    <button type="submit" class="button">"Cancel"</button>
-                </form>
-            </div>
         </section>
     }
 }

@@ -29,11 +29,12 @@ pub fn Sets() -> impl IntoView {
 fn SetsView(data: Dashboard) -> impl IntoView {
     let now = data.now;
     let (archived, active): (Vec<_>, Vec<_>) = data.sets.into_iter().partition(|s| s.archived);
-    // An account archive just imported (see `/import`) says what came back.
+    // An account archive or an Anki package's decks just imported (see `/import`) say what
+    // came in.
     let query = leptos_router::hooks::use_query_map();
     let imported = query.with_untracked(|q| {
         let count = |key: &str| q.get(key).and_then(|v| v.parse::<i64>().ok());
-        count("imported").map(|sets| (sets, count("sessions").unwrap_or(0)))
+        count("imported").map(|sets| (sets, count("sessions")))
     });
     view! {
         <section class="page">
@@ -41,11 +42,14 @@ fn SetsView(data: Dashboard) -> impl IntoView {
             <p class="lede">"The facts you keep, grouped by subject."</p>
             {imported.map(|(sets, sessions)| view! {
                 <p class="form-notice" role="status" data-testid="imported-notice">
-                    {format!(
-                        "Imported {} and {} from your archive.",
-                        crate::components::format::plural(sets, "set"),
-                        crate::components::format::plural(sessions, "session"),
-                    )}
+                    {match sessions {
+                        Some(sessions) => format!(
+                            "Imported {} and {} from your archive.",
+                            crate::components::format::plural(sets, "set"),
+                            crate::components::format::plural(sessions, "session"),
+                        ),
+                        None => format!("Imported {}, one for each deck.", crate::components::format::plural(sets, "set")),
+                    }}
                 </p>
             })}
             <p class="actions">

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Writes Anki packages with Anki's own library (the `anki` wheel), for Warren's import tests.
+
+Usage: anki-packages.py OUT_DIR
+
+Writes, into OUT_DIR:
+  modern.apkg   deck "Biology" (and its subdeck "Biology::Cells"), as current Anki exports it
+                (collection.anki21b, zstd, protobuf media map), with scheduling and media;
+  legacy.apkg   the same deck with "Support older Anki versions" (collection.anki21);
+  whole.colpkg  the whole collection: "Biology", "Biology::Cells" and "Chemistry";
+  expected.json what each package holds, for the tests to compare with: per note, its fields,
+  its cards' due dates (ms), suspended flags and review history.
+"""
+
+import json
+import os
+import sys
+import tempfile
+import time
+
+from anki.collection import Collection, DeckIdLimit, ExportAnkiPackageOptions
+
+DAY_MS = 86_400_000
+# A tiny PNG (1x1, red).
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010802000000907753de0000000c49444154"
+    "08d763f8cfc000000301010018dd8db00000000049454e44ae426082"
+)
+
+
+def main(out_dir: str) -> None:
+    os.makedirs(out_dir, exist_ok=True)
+    work = tempfile.mkdtemp()
+    col = Collection(os.path.join(work, "collection.anki2"))
+    now_ms = int(time.time() * 1000)
+
+    biology = col.decks.id("Biology")
+    cells = col.decks.id("Biology::Cells")
+    chemistry = col.decks.id("Chemistry")
+    basic = col.models.by_name("Basic")
+    reversed_ = col.models.by_name("Basic (and reversed card)")
+    cloze = col.models.by_name("Cloze")
+    image = col.media.write_data("mitochondrion.png", PNG)
+
+    expected = {"notes": []}
+
+    def add(model, deck, fields, tags=()):
+        note = col.new_note(model)
+        for i, value in enumerate(fields):
+            note.fields[i] = value
+        note.tags = list(tags)
+        col.add_note(note, deck)
+        expected["notes"].append(
+            {"id": note.id, "deck": col.decks.name(deck), "model": model["name"], "fields": fields, "cards": []}
+        )
+        return note
+
+    add(basic, biology, ["What is the powerhouse of the cell?", f'The mitochondrion<br><img src="{image}">'])
+    add(reversed_, biology, ["Ribosome", "The organelle that translates mRNA into protein"])
+    add(cloze, cells, ["The {{c1::nucleus}} stores DNA; the {{c2::Golgi apparatus}} packages proteins."])
+    add(basic, cells, ["Water's formula", "H<sub>2</sub>O, about 3×10<sup>8</sup> molecules in a tiny drop"])
+    add(basic, cells, ["Area of a circle", r"\(A = \pi r^2\)"])
+    add(basic, cells, ["Mass–energy", r"\[E = mc^2\]"])
+    add(basic, biology, ["Heartbeat sound", "[sound:heartbeat.mp3] a lub-dub"])
+    add(basic, biology, ["Steps of mitosis", "<ol><li>prophase</li><li>metaphase</li></ol>"])
+    suspended = add(basic, biology, ["A suspended fact", "Suspended cards stay behind"])
+    add(basic, chemistry, ["Symbol of gold", "Au"])
+
+    # Review history written as Anki writes it: revlog rows (id = when, in ms), and the card
+    # left in review, due in 40 days, with the interval and ease the last review gave.
+    def review(card, history, due_in_days, interval):
+        for i, (days_ago, ease, ivl) in enumerate(history):
+            at = now_ms - days_ago * DAY_MS + i
+            col.db.execute(
+                "insert into revlog (id, cid, usn, ease, ivl, lastIvl, factor, time, type) values (?,?,?,?,?,?,?,?,?)",
+                at, card.id, -1, ease, ivl, 0, 2500, 6000, 1 if i else 0,
+            )
+        card.type = 2
+        card.queue = 2
+        card.ivl = interval
+        card.due = col.sched.today + due_in_days
+        card.factor = 2500
+        card.reps = len(history)
+        card.lapses = sum(1 for _, ease, _ in history if ease == 1)
+        col.update_card(card)
+
+    powerhouse = col.get_note(expected["notes"][0]["id"]).cards()[0]
+    review(powerhouse, [(60, 3, 1), (59, 3, 3), (56, 1, 1), (55, 3, 4), (50, 4, 30)], 40, 80)
+    gold = col.get_note(expected["notes"][-1]["id"]).cards()[0]
+    review(gold, [(20, 3, 1), (19, 3, 10)], 9, 10)
+    sus_card = suspended.cards()[0]
+    review(sus_card, [(10, 2, 1)], 3, 4)
+    col.sched.suspend_cards([sus_card.id])
+
+    for note in expected["notes"]:
+        for card in col.get_note(note["id"]).cards():
+            history = col.db.all("select id, ease from revlog where cid = ? order by id", card.id)
+            if card.queue == -1 or card.type == 2:
+                due_ms = (col.crt + card.due * 86400) * 1000 if card.type == 2 else None
+            else:
+                due_ms = None
+            note["cards"].append(
+                {
+                    "ord": card.ord,
+                    "suspended": card.queue == -1,
+                    "new": card.type == 0,
+                    "due_ms": due_ms,
+                    "reviews": [{"at": at, "ease": ease} for at, ease in history],
+                }
+            )
+
+    options = lambda legacy: ExportAnkiPackageOptions(
+        with_scheduling=True, with_deck_configs=True, with_media=True, legacy=legacy
+    )
+    col.export_anki_package(out_path=os.path.join(out_dir, "modern.apkg"), options=options(False), limit=DeckIdLimit(biology))
+    col.export_anki_package(out_path=os.path.join(out_dir, "legacy.apkg"), options=options(True), limit=DeckIdLimit(biology))
+    col.export_collection_package(os.path.join(out_dir, "whole.colpkg"), include_media=True, legacy=False)
+    col.close()
+    with open(os.path.join(out_dir, "expected.json"), "w") as f:
+        json.dump(expected, f, indent=1)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

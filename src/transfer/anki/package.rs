@@ -1,0 +1,225 @@
+//! An Anki package opened: its collection and media, whichever format wrote them. Current
+//! Anki (23.10+) writes `collection.anki21b`, the media map as a protobuf list and every media
+//! file compressed with zstd, and says so in a `meta` entry; older packages hold
+//! `collection.anki21` (or `collection.anki2`) and a JSON media map. `.apkg` (a deck) and
+//! `.colpkg` (a whole collection) are laid out alike. Every unpacked size is capped, so a
+//! small file cannot unpack into a large one.
+
+use std::collections::HashMap;
+use std::io::{Cursor, Read};
+
+use warren_app::forms::limits;
+
+use super::super::ImportError;
+
+/// The newest package format read (`meta`'s version: 1 `anki2`, 2 `anki21`, 3 `anki21b`).
+pub const NEWEST_PACKAGE: u64 = 3;
+/// The most a collection may unpack to.
+pub const MAX_COLLECTION_BYTES: u64 = 512 * 1024 * 1024;
+/// The most a media map may unpack to.
+const MAX_MAP_BYTES: u64 = 16 * 1024 * 1024;
+
+type Archive<'a> = zip::ZipArchive<Cursor<&'a [u8]>>;
+
+/// A package whose collection has been taken out; its media files are read on demand.
+pub struct Package<'a> {
+    archive: Archive<'a>,
+    /// Media files are compressed with zstd (current format).
+    zstd: bool,
+    /// Each media file's name, to the zip entry holding it.
+    media: HashMap<String, String>,
+}
+
+/// Opens a package: its collection's SQLite bytes, and the package for its media.
+pub fn open(bytes: &[u8]) -> Result<(Vec<u8>, Package<'_>), ImportError> {
+    let mut archive = zip::ZipArchive::new(Cursor::new(bytes)).map_err(|_| ImportError::NotZip)?;
+    let names: Vec<String> = archive.file_names().map(str::to_string).collect();
+    let has = |name: &str| names.iter().any(|n| n == name);
+    let version = match entry(&mut archive, "meta", 1024)? {
+        Some(meta) => package_version(&meta)?,
+        None => 0,
+    };
+    if version > NEWEST_PACKAGE {
+        return Err(ImportError::NewerPackage(version));
+    }
+    // A current package also holds a `collection.anki2` that only says "update Anki".
+    let (name, zstd) = if has("collection.anki21b") {
+        ("collection.anki21b", true)
+    } else if has("collection.anki21") {
+        ("collection.anki21", false)
+    } else if has("collection.anki2") {
+        ("collection.anki2", false)
+    } else {
+        return Err(ImportError::NoCollection);
+    };
+    let stored = entry(&mut archive, name, MAX_COLLECTION_BYTES)?.ok_or(ImportError::NoCollection)?;
+    let collection = if zstd { unzstd(&stored, MAX_COLLECTION_BYTES, "collection")? } else { stored };
+    let media = match entry(&mut archive, "media", MAX_MAP_BYTES)? {
+        None => HashMap::new(),
+        Some(map) if zstd => media_entries(&unzstd(&map, MAX_MAP_BYTES, "media list")?)?,
+        // Older packages: {"0": "cell.png", …}. A map that cannot be read leaves images out,
+        // each with its reason, rather than the whole deck.
+        Some(map) => serde_json::from_slice::<HashMap<String, String>>(&map)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(key, name)| (name, key))
+            .collect(),
+    };
+    Ok((collection, Package { archive, zstd, media }))
+}
+
+impl Package<'_> {
+    /// A media file's bytes: `None` when the package does not hold it, `Some(None)` when it is
+    /// larger than an image may be.
+    pub fn media(&mut self, name: &str) -> Option<Option<Vec<u8>>> {
+        let key = self.media.get(name)?.clone();
+        let cap = limits::IMAGE_BYTES as u64;
+        let stored = entry(&mut self.archive, &key, cap * 2).ok().flatten()?;
+        if !self.zstd {
+            return Some((stored.len() as u64 <= cap).then_some(stored));
+        }
+        Some(unzstd(&stored, cap, "image").ok())
+    }
+}
+
+/// A zip entry's bytes, if the package has it; refused when it unpacks to more than `cap`.
+fn entry(archive: &mut Archive<'_>, name: &str, cap: u64) -> Result<Option<Vec<u8>>, ImportError> {
+    let Ok(file) = archive.by_name(name) else { return Ok(None) };
+    let mut bytes = Vec::with_capacity(usize::try_from(file.size().min(cap)).unwrap_or(0).min(1 << 26));
+    file.take(cap + 1).read_to_end(&mut bytes).map_err(|e| ImportError::Damaged(format!("{name}: {e}")))?;
+    if bytes.len() as u64 > cap {
+        return Err(ImportError::Unpacks(name.to_string(), cap / (1024 * 1024)));
+    }
+    Ok(Some(bytes))
+}
+
+/// Undoes zstd, refusing more than `cap` bytes out.
+fn unzstd(bytes: &[u8], cap: u64, what: &str) -> Result<Vec<u8>, ImportError> {
+    let decoder = ruzstd::decoding::StreamingDecoder::new(bytes)
+        .map_err(|e| ImportError::Damaged(format!("its {what} is not zstd ({e})")))?;
+    let mut out = Vec::new();
+    decoder
+        .take(cap + 1)
+        .read_to_end(&mut out)
+        .map_err(|e| ImportError::Damaged(format!("its {what} is cut short ({e})")))?;
+    if out.len() as u64 > cap {
+        return Err(ImportError::Unpacks(what.to_string(), cap / (1024 * 1024)));
+    }
+    Ok(out)
+}
+
+/// `meta`: a protobuf whose field 1 is the package's format version.
+fn package_version(meta: &[u8]) -> Result<u64, ImportError> {
+    for field in Fields(meta) {
+        if let (1, Value::Varint(version)) = field? {
+            return Ok(version);
+        }
+    }
+    Ok(0)
+}
+
+/// The current media list: protobuf `MediaEntries { repeated MediaEntry entries = 1; }`, each
+/// `{ string name = 1; uint32 size = 2; bytes sha1 = 3; optional uint32 legacy_zip_filename = 4; }`.
+/// The n-th entry's file is the zip entry named n (or its legacy name, when given).
+fn media_entries(list: &[u8]) -> Result<HashMap<String, String>, ImportError> {
+    let mut media = HashMap::new();
+    for (index, field) in Fields(list).enumerate() {
+        let (1, Value::Bytes(entry)) = field? else { continue };
+        let mut name = None;
+        let mut zip_name = index.to_string();
+        for part in Fields(entry) {
+            match part? {
+                (1, Value::Bytes(bytes)) => name = Some(String::from_utf8_lossy(bytes).into_owned()),
+                (4, Value::Varint(legacy)) => zip_name = legacy.to_string(),
+                _ => {}
+            }
+        }
+        if let Some(name) = name {
+            media.insert(name, zip_name);
+        }
+    }
+    Ok(media)
+}
+
+/// A protobuf field's value, as far as Anki's small messages need.
+#[derive(Debug, PartialEq)]
+pub enum Value<'a> {
+    Varint(u64),
+    Bytes(&'a [u8]),
+    /// A fixed 32- or 64-bit value, not read.
+    Fixed,
+}
+
+/// The fields of a protobuf message, in order: (number, value). A few lines rather than a
+/// code generator: the three messages read here have a handful of fields each.
+pub struct Fields<'a>(pub &'a [u8]);
+
+impl<'a> Iterator for Fields<'a> {
+    type Item = Result<(u64, Value<'a>), ImportError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.0.is_empty() {
+            return None;
+        }
+        let field = (|| {
+            let key = varint(&mut self.0)?;
+            let value = match key & 7 {
+                0 => Value::Varint(varint(&mut self.0)?),
+                1 => Value::Fixed.skip(&mut self.0, 8)?,
+                2 => {
+                    let len = usize::try_from(varint(&mut self.0)?).ok()?;
+                    let bytes = self.0.get(..len)?;
+                    self.0 = &self.0[len..];
+                    Value::Bytes(bytes)
+                }
+                5 => Value::Fixed.skip(&mut self.0, 4)?,
+                _ => return None,
+            };
+            Some((key >> 3, value))
+        })();
+        match field {
+            Some(field) => Some(Ok(field)),
+            None => {
+                self.0 = &[];
+                Some(Err(ImportError::Damaged("a protobuf message in it is cut short".into())))
+            }
+        }
+    }
+}
+
+impl<'a> Value<'a> {
+    fn skip(self, bytes: &mut &'a [u8], n: usize) -> Option<Self> {
+        *bytes = bytes.get(n..)?;
+        Some(self)
+    }
+}
+
+fn varint(bytes: &mut &[u8]) -> Option<u64> {
+    let mut value = 0_u64;
+    for shift in (0..64).step_by(7) {
+        let (&byte, rest) = bytes.split_first()?;
+        *bytes = rest;
+        value |= u64::from(byte & 0x7f) << shift;
+        if byte & 0x80 == 0 {
+            return Some(value);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn protobuf_fields_read_as_anki_writes_them() {
+        // MediaEntries with one entry: name "a.png", size 69, sha1 of two bytes.
+        let list = [0x0a, 0x0d, 0x0a, 0x05, b'a', b'.', b'p', b'n', b'g', 0x10, 0x45, 0x1a, 0x02, 0xab, 0x43];
+        assert_eq!(media_entries(&list).ok(), Some(HashMap::from([("a.png".into(), "0".into())])));
+        assert_eq!(package_version(&[0x08, 0x03]).ok(), Some(3));
+        assert!(package_version(&[0x08]).is_err(), "cut short");
+        assert!(media_entries(&[0x0a, 0x20, 0x0a]).is_err(), "a length past the end");
+        let mut big = &[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01][..];
+        assert_eq!(varint(&mut big), None, "longer than 64 bits");
+    }
+}

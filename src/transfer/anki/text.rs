@@ -1,0 +1,349 @@
+//! A note's HTML as the text a reader sees: line breaks, paragraphs and list items kept as
+//! lines, `sup`/`sub` as Unicode where it has the characters (10⁸, H₂O) and `^(…)`/`_(…)`
+//! where it does not, entities decoded, MathJax's `\(…\)` and `\[…\]` as KaTeX's `$…$` and
+//! `$$…$$`, and `[sound:…]` taken out (and named, for the preview). Cloze deletions are read
+//! one at a time: the cue with that deletion blanked, the content the sentence it completes.
+
+/// Where a tag puts the text around it.
+enum Script {
+    Normal,
+    Super,
+    Sub,
+}
+
+/// A field's HTML as text, and the sound files it named (which Warren does not play).
+pub fn text_of(html: &str) -> (String, Vec<String>) {
+    let mut out = String::with_capacity(html.len());
+    let mut script = Script::Normal;
+    let mut raised = String::new();
+    // Each open list: its next number, or `None` for bullets.
+    let mut lists: Vec<Option<u32>> = Vec::new();
+    let mut rest = html;
+    while let Some(open) = rest.find('<') {
+        push(&mut out, &mut raised, &script, &rest[..open]);
+        let Some(close) = rest[open..].find('>') else {
+            push(&mut out, &mut raised, &script, &rest[open..]);
+            rest = "";
+            break;
+        };
+        let tag = &rest[open + 1..open + close];
+        rest = &rest[open + close + 1..];
+        let closing = tag.starts_with('/');
+        let name = tag.trim_start_matches('/').split(|c: char| c.is_whitespace() || c == '/').next();
+        match (name.unwrap_or_default().to_lowercase().as_str(), closing) {
+            ("br", _) | ("div" | "p" | "tr" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6", _) => out.push('\n'),
+            ("td" | "th", false) => out.push(' '),
+            ("ol", false) => lists.push(Some(1)),
+            ("ul", false) => lists.push(None),
+            ("ol" | "ul", true) => {
+                lists.pop();
+                out.push('\n');
+            }
+            ("li", false) => {
+                out.push('\n');
+                match lists.last_mut() {
+                    Some(Some(n)) => {
+                        out.push_str(&format!("{n}. "));
+                        *n += 1;
+                    }
+                    Some(None) | None => out.push_str("- "),
+                }
+            }
+            ("sup", false) => script = Script::Super,
+            ("sub", false) => script = Script::Sub,
+            ("sup" | "sub", true) => {
+                raise(&mut out, &raised, &script);
+                raised.clear();
+                script = Script::Normal;
+            }
+            _ => {}
+        }
+    }
+    push(&mut out, &mut raised, &script, rest);
+    raise(&mut out, &raised, &script);
+    let decoded = html_escape::decode_html_entities(&out).replace('\u{a0}', " ");
+    let (text, sounds) = without_sounds(&decoded);
+    (tidy(&mathjax(&text)), sounds)
+}
+
+fn push(out: &mut String, raised: &mut String, script: &Script, text: &str) {
+    match script {
+        Script::Normal => out.push_str(text),
+        Script::Super | Script::Sub => raised.push_str(text),
+    }
+}
+
+/// Writes raised or lowered text: in Unicode's super- or subscript characters when each has
+/// one, otherwise as `^(…)` or `_(…)` (`^x` for one character).
+fn raise(out: &mut String, text: &str, script: &Script) {
+    let text = html_escape::decode_html_entities(text);
+    let text = text.trim();
+    if text.is_empty() {
+        return;
+    }
+    let (map, mark): (fn(char) -> Option<char>, char) = match script {
+        Script::Normal => {
+            out.push_str(text);
+            return;
+        }
+        Script::Super => (superscript, '^'),
+        Script::Sub => (subscript, '_'),
+    };
+    match text.chars().map(map).collect::<Option<String>>() {
+        Some(unicode) => out.push_str(&unicode),
+        None if text.chars().count() == 1 => {
+            out.push(mark);
+            out.push_str(text);
+        }
+        None => {
+            out.push(mark);
+            out.push('(');
+            out.push_str(text);
+            out.push(')');
+        }
+    }
+}
+
+fn superscript(c: char) -> Option<char> {
+    Some(match c {
+        '0' => '⁰',
+        '1' => '¹',
+        '2' => '²',
+        '3' => '³',
+        '4' => '⁴',
+        '5' => '⁵',
+        '6' => '⁶',
+        '7' => '⁷',
+        '8' => '⁸',
+        '9' => '⁹',
+        '+' => '⁺',
+        '-' | '−' => '⁻',
+        '=' => '⁼',
+        '(' => '⁽',
+        ')' => '⁾',
+        'n' => 'ⁿ',
+        'i' => 'ⁱ',
+        _ => return None,
+    })
+}
+
+fn subscript(c: char) -> Option<char> {
+    Some(match c {
+        '0' => '₀',
+        '1' => '₁',
+        '2' => '₂',
+        '3' => '₃',
+        '4' => '₄',
+        '5' => '₅',
+        '6' => '₆',
+        '7' => '₇',
+        '8' => '₈',
+        '9' => '₉',
+        '+' => '₊',
+        '-' | '−' => '₋',
+        '=' => '₌',
+        '(' => '₍',
+        ')' => '₎',
+        'a' => 'ₐ',
+        'e' => 'ₑ',
+        'o' => 'ₒ',
+        'x' => 'ₓ',
+        'h' => 'ₕ',
+        'k' => 'ₖ',
+        'l' => 'ₗ',
+        'm' => 'ₘ',
+        'n' => 'ₙ',
+        'p' => 'ₚ',
+        's' => 'ₛ',
+        't' => 'ₜ',
+        _ => return None,
+    })
+}
+
+/// The text without its `[sound:…]` tags, and the files they named.
+fn without_sounds(text: &str) -> (String, Vec<String>) {
+    let mut out = String::with_capacity(text.len());
+    let mut sounds = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("[sound:") {
+        let Some(end) = rest[start..].find(']') else { break };
+        out.push_str(&rest[..start]);
+        sounds.push(rest[start + 7..start + end].to_string());
+        rest = &rest[start + end + 1..];
+    }
+    out.push_str(rest);
+    (out, sounds)
+}
+
+/// MathJax's delimiters as KaTeX's: `\(…\)` → `$…$`, `\[…\]` → `$$…$$`.
+fn mathjax(text: &str) -> String {
+    text.replace("\\(", "$").replace("\\)", "$").replace("\\[", "$$").replace("\\]", "$$")
+}
+
+/// Spaces folded within each line, blank lines dropped, the ends trimmed.
+fn tidy(text: &str) -> String {
+    text.lines()
+        .map(|line| line.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|line| !line.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// One cloze deletion: the numbers a note's text deletes, in order.
+pub fn cloze_numbers(text: &str) -> Vec<u32> {
+    let mut numbers = Vec::new();
+    for (number, _, _) in deletions(text) {
+        if !numbers.contains(&number) {
+            numbers.push(number);
+        }
+    }
+    numbers
+}
+
+/// Each `{{cN::answer::hint}}` of a text: (N, the answer, the hint), with where it is.
+fn deletions(text: &str) -> Vec<(u32, String, Option<String>)> {
+    let mut found = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("{{c") {
+        let inner = &rest[start + 3..];
+        let Some(end) = inner.find("}}") else { break };
+        let mut parts = inner[..end].splitn(3, "::");
+        let number = parts.next().and_then(|n| n.parse().ok());
+        if let (Some(number), Some(answer)) = (number, parts.next()) {
+            found.push((number, answer.to_string(), parts.next().map(str::to_string)));
+        }
+        rest = &inner[end + 2..];
+    }
+    found
+}
+
+/// Markers around the deletion being read, private-use characters no note holds.
+const OPEN: char = '\u{e000}';
+const CLOSE: char = '\u{e001}';
+
+/// The text with deletion `number` blanked (`[…]`, or `[hint]`) and every other answered,
+/// or marked (between [`OPEN`] and [`CLOSE`]) and every other answered.
+fn cloze_html(text: &str, number: u32, blank: bool) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("{{c") {
+        out.push_str(&rest[..start]);
+        let inner = &rest[start + 3..];
+        let Some(end) = inner.find("}}") else {
+            out.push_str(&rest[start..]);
+            return out;
+        };
+        let mut parts = inner[..end].splitn(3, "::");
+        let this = parts.next().and_then(|n| n.parse::<u32>().ok()) == Some(number);
+        let answer = parts.next().unwrap_or_default();
+        let hint = parts.next();
+        match (this, blank) {
+            (true, true) => out.push_str(&format!("[{}]", hint.unwrap_or("…"))),
+            (true, false) => {
+                out.push(OPEN);
+                out.push_str(answer);
+                out.push(CLOSE);
+            }
+            (false, _) => out.push_str(answer),
+        }
+        rest = &inner[end + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Deletion `number` of a cloze text: the cue (the text with it blanked) and the content (each
+/// sentence of the text it completes).
+pub fn cloze(text: &str, number: u32) -> (String, String) {
+    let (cue, _) = text_of(&cloze_html(text, number, true));
+    let (marked, _) = text_of(&cloze_html(text, number, false));
+    let mut content = Vec::new();
+    for sentence in sentences(&marked) {
+        if sentence.contains(OPEN) || sentence.contains(CLOSE) {
+            content.push(sentence.replace([OPEN, CLOSE], "").trim().to_string());
+        }
+    }
+    (cue, content.join(" "))
+}
+
+/// A text cut after each `.`, `;`, `!`, `?` or line break.
+fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, c) in text.char_indices() {
+        if matches!(c, '.' | ';' | '!' | '?' | '\n') {
+            let end = i + c.len_utf8();
+            // A full stop inside a number (3.14) ends nothing.
+            let next = text[end..].chars().next();
+            if c == '.' && next.is_some_and(|n| !n.is_whitespace()) {
+                continue;
+            }
+            out.push(&text[start..end]);
+            start = end;
+        }
+    }
+    if start < text.len() {
+        out.push(&text[start..]);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(html: &str) -> String {
+        text_of(html).0
+    }
+
+    #[test]
+    fn fields_read_as_a_reader_sees_them() {
+        assert_eq!(text("Mito<b>chondria</b>&nbsp;make <i>ATP</i>"), "Mitochondria make ATP");
+        assert_eq!(text("<div>a</div><div>b &amp; c</div>"), "a\nb & c");
+        assert_eq!(text("1 &lt; 2<br>3 &gt; 2"), "1 < 2\n3 > 2");
+        assert_eq!(
+            text("<ol><li>prophase</li><li>metaphase</li></ol>after"),
+            "1. prophase\n2. metaphase\nafter"
+        );
+        assert_eq!(text("<ul><li>a</li><li>b</li></ul>"), "- a\n- b");
+    }
+
+    #[test]
+    fn raised_and_lowered_text_is_unicode_where_it_can_be() {
+        assert_eq!(text("3×10<sup>8</sup> m/s"), "3×10⁸ m/s");
+        assert_eq!(text("H<sub>2</sub>O and x<sup>-1</sup>"), "H₂O and x⁻¹");
+        assert_eq!(
+            text("e<sup>iπ</sup> and a<sub>y</sub> and 2<sup>word</sup>"),
+            "e^(iπ) and a_y and 2^(word)"
+        );
+    }
+
+    #[test]
+    fn mathjax_becomes_katex_and_sounds_are_named() {
+        assert_eq!(text(r"\(A = \pi r^2\) and \[E = mc^2\]"), r"$A = \pi r^2$ and $$E = mc^2$$");
+        assert_eq!(text_of("[sound:beat.mp3] a lub-dub"), ("a lub-dub".into(), vec!["beat.mp3".to_string()]));
+    }
+
+    #[test]
+    fn each_deletion_is_a_cue_with_a_gap_and_the_sentence_it_completes() {
+        let note =
+            "The {{c1::nucleus}} stores DNA; the {{c2::Golgi apparatus::an organelle}} packages proteins.";
+        assert_eq!(cloze_numbers(note), vec![1, 2]);
+        assert_eq!(
+            cloze(note, 1),
+            (
+                "The […] stores DNA; the Golgi apparatus packages proteins.".to_string(),
+                "The nucleus stores DNA;".to_string()
+            )
+        );
+        assert_eq!(
+            cloze(note, 2),
+            (
+                "The nucleus stores DNA; the [an organelle] packages proteins.".to_string(),
+                "the Golgi apparatus packages proteins.".to_string()
+            )
+        );
+        assert_eq!(cloze_numbers("{{c2::a}} {{c1::b}} {{c2::c}}"), vec![2, 1]);
+        assert_eq!(cloze("Pi is {{c1::3.14}} or so.", 1).1, "Pi is 3.14 or so.");
+    }
+}
