@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Writes Anki packages with Anki's own library (the `anki` wheel), for Warren's import tests.
 
-Usage: anki-packages.py OUT_DIR
+Usage: anki-packages.py OUT_DIR           the packages below
+       anki-packages.py --large OUT_DIR   large.apkg: 10,000 notes with 100,000 reviews, for
+                                          `cargo bench --bench import`
 
 Writes, into OUT_DIR:
   modern.apkg   deck "Biology" (and its subdeck "Biology::Cells"), as current Anki exports it
@@ -120,5 +122,39 @@ def main(out_dir: str) -> None:
         json.dump(expected, f, indent=1)
 
 
+def large(out_dir: str) -> None:
+    """One deck of 10,000 Basic notes, each card reviewed ten times over the last 300 days."""
+    os.makedirs(out_dir, exist_ok=True)
+    work = tempfile.mkdtemp()
+    col = Collection(os.path.join(work, "collection.anki2"))
+    now_ms = int(time.time() * 1000)
+    deck = col.decks.id("Large deck")
+    basic = col.models.by_name("Basic")
+    for i in range(10_000):
+        note = col.new_note(basic)
+        note.fields[0] = f"Question number {i}: which group holds item {i}?"
+        note.fields[1] = f"Item {i} belongs to group {i % 97}, <b>not</b> group {(i + 1) % 97}."
+        col.add_note(note, deck)
+    rows = []
+    cards = col.db.list("select id from cards")
+    for n, cid in enumerate(cards):
+        for k in range(10):
+            at = now_ms - (300 - k * 28) * DAY_MS + n
+            ease = 1 if (n + k) % 7 == 0 else 3
+            rows.append((at, cid, -1, ease, 1 + k * 3, 0, 2500, 5000, 1 if k else 0))
+    col.db.executemany(
+        "insert into revlog (id, cid, usn, ease, ivl, lastIvl, factor, time, type) values (?,?,?,?,?,?,?,?,?)", rows
+    )
+    col.db.execute(
+        "update cards set type = 2, queue = 2, ivl = 30, due = ?, reps = 10, factor = 2500", col.sched.today + 20
+    )
+    options = ExportAnkiPackageOptions(with_scheduling=True, with_deck_configs=True, with_media=True, legacy=False)
+    col.export_anki_package(out_path=os.path.join(out_dir, "large.apkg"), options=options, limit=DeckIdLimit(deck))
+    col.close()
+
+
 if __name__ == "__main__":
-    main(sys.argv[1])
+    if sys.argv[1] == "--large":
+        large(sys.argv[2])
+    else:
+        main(sys.argv[1])

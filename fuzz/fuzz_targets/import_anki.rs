@@ -1,13 +1,15 @@
 //! Anki packages. Raw bytes reach the zip reader; a structured package (a real SQLite
-//! collection, built from the input, in a real zip) reaches the note parsing: cloze markup,
-//! HTML, images and the media map, in any mixture. Either gives a preview or a reason, never
-//! a panic.
+//! collection in either schema, built from the input, in a real zip of any of the three
+//! formats, the current one compressed with zstd and its media list in protobuf) reaches the
+//! note parsing: cloze markup, HTML, images, the media map, cards and review history, in any
+//! mixture. Either gives a preview or a reason, never a panic.
 #![no_main]
 
 use std::io::{Cursor, Write};
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
+use ruzstd::encoding::{CompressionLevel, compress_to_vec};
 use sqlx::{Connection, SqliteConnection};
 
 #[derive(Arbitrary, Debug)]
@@ -18,11 +20,17 @@ enum Input {
 
 #[derive(Arbitrary, Debug)]
 struct Package {
-    older: bool,
+    /// 0: collection.anki2, 1: collection.anki21, otherwise collection.anki21b (zstd).
+    format: u8,
+    /// A `meta` entry's version, if any.
+    meta: Option<u8>,
     decks: Json,
     models: Json,
     notes: Vec<(bool, Vec<Piece>)>,
-    decks_of_cards: Vec<i64>,
+    /// Each card: (note, deck, ord, type, queue, due).
+    cards: Vec<(u8, i64, i8, i8, i8, i64)>,
+    /// Each review: (card, ease, type, when).
+    reviews: Vec<(u8, i8, i8, i64)>,
     media_map: Json,
     media: Vec<Vec<u8>>,
 }
@@ -67,15 +75,22 @@ fn field_text(pieces: &[Piece]) -> String {
 }
 
 async fn package(p: &Package) -> Option<Vec<u8>> {
+    let current = p.format > 1;
     let dir = tempfile::tempdir().ok()?;
     let path = dir.path().join("collection");
     let mut db = SqliteConnection::connect(&format!("sqlite://{}?mode=rwc", path.display())).await.ok()?;
-    for ddl in [
-        "CREATE TABLE col (id integer primary key, models text not null, decks text not null)",
+    let mut ddl = vec![
+        "CREATE TABLE col (id integer primary key, ver integer not null, crt integer not null, models text not null, decks text not null)",
         "CREATE TABLE notes (id integer primary key, mid integer not null, flds text not null)",
-        "CREATE TABLE cards (id integer primary key, nid integer not null, did integer not null)",
-    ] {
-        sqlx::query(ddl).execute(&mut db).await.ok()?;
+        "CREATE TABLE cards (id integer primary key, nid integer not null, did integer not null, ord integer not null, type integer not null, queue integer not null, due integer not null)",
+        "CREATE TABLE revlog (id integer primary key, cid integer not null, ease integer not null, type integer not null)",
+    ];
+    if current {
+        ddl.push("CREATE TABLE decks (id integer primary key, name text not null)");
+        ddl.push("CREATE TABLE notetypes (id integer primary key, name text not null, config blob not null)");
+    }
+    for statement in ddl {
+        sqlx::query(statement).execute(&mut db).await.ok()?;
     }
     let models = match &p.models {
         Json::Usual => r#"{"1":{"type":0,"name":"Basic"},"2":{"type":1,"name":"Cloze"}}"#.to_string(),
@@ -85,7 +100,27 @@ async fn package(p: &Package) -> Option<Vec<u8>> {
         Json::Usual => r#"{"1":{"name":"Default"},"7":{"name":"Biology::Cells"}}"#.to_string(),
         Json::Text(t) => t.clone(),
     };
-    sqlx::query("INSERT INTO col VALUES (1, $1, $2)").bind(models).bind(decks).execute(&mut db).await.ok()?;
+    let (models, decks) = if current { (String::new(), String::new()) } else { (models, decks) };
+    sqlx::query("INSERT INTO col VALUES (1, $1, 1700000000, $2, $3)")
+        .bind(if current { 18 } else { 11 })
+        .bind(models)
+        .bind(decks)
+        .execute(&mut db)
+        .await
+        .ok()?;
+    if current {
+        for (id, name) in [(1, "Default".to_string()), (7, "Biology\u{1f}Cells".to_string())] {
+            sqlx::query("INSERT INTO decks VALUES ($1, $2)").bind(id).bind(name).execute(&mut db).await.ok()?;
+        }
+        for (id, config) in [(1, vec![0x1a, 0x00]), (2, vec![0x08, 0x01])] {
+            sqlx::query("INSERT INTO notetypes VALUES ($1, 'type', $2)")
+                .bind(id)
+                .bind(config)
+                .execute(&mut db)
+                .await
+                .ok()?;
+        }
+    }
     for (i, (cloze, pieces)) in p.notes.iter().enumerate() {
         let mid = if *cloze { 2 } else { 1 };
         sqlx::query("INSERT INTO notes VALUES ($1, $2, $3)")
@@ -96,10 +131,25 @@ async fn package(p: &Package) -> Option<Vec<u8>> {
             .await
             .ok()?;
     }
-    for (i, deck) in p.decks_of_cards.iter().enumerate() {
-        sqlx::query("INSERT INTO cards VALUES ($1, 0, $2)")
+    for (i, &(note, deck, ord, kind, queue, due)) in p.cards.iter().enumerate() {
+        sqlx::query("INSERT INTO cards VALUES ($1, $2, $3, $4, $5, $6, $7)")
             .bind(i as i64)
+            .bind(i64::from(note))
             .bind(deck)
+            .bind(i64::from(ord))
+            .bind(i64::from(kind))
+            .bind(i64::from(queue))
+            .bind(due)
+            .execute(&mut db)
+            .await
+            .ok()?;
+    }
+    for (i, &(card, ease, kind, at)) in p.reviews.iter().enumerate() {
+        sqlx::query("INSERT INTO revlog VALUES ($1, $2, $3, $4)")
+            .bind(at.wrapping_add(i as i64))
+            .bind(i64::from(card))
+            .bind(i64::from(ease))
+            .bind(i64::from(kind))
             .execute(&mut db)
             .await
             .ok()?;
@@ -107,22 +157,43 @@ async fn package(p: &Package) -> Option<Vec<u8>> {
     db.close().await.ok()?;
     let collection = std::fs::read(&path).ok()?;
     let media_map = match &p.media_map {
+        Json::Usual if current => {
+            // MediaEntries { repeated MediaEntry { string name = 1; } entries = 1; }
+            let mut list = Vec::new();
+            for i in 0..p.media.len() {
+                let name = format!("{i}.png");
+                list.extend([0x0a, (name.len() + 2) as u8, 0x0a, name.len() as u8]);
+                list.extend(name.as_bytes());
+            }
+            list
+        }
         Json::Usual => {
             let names: Vec<String> = (0..p.media.len()).map(|i| format!("\"{i}\":\"{i}.png\"")).collect();
-            format!("{{{}}}", names.join(","))
+            format!("{{{}}}", names.join(",")).into_bytes()
         }
-        Json::Text(t) => t.clone(),
+        Json::Text(t) => t.clone().into_bytes(),
+    };
+    let packed = |bytes: &[u8]| {
+        if current { compress_to_vec(bytes, CompressionLevel::Fastest) } else { bytes.to_vec() }
     };
     let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
     let options = zip::write::SimpleFileOptions::default();
-    let name = if p.older { "collection.anki2" } else { "collection.anki21" };
+    if let Some(version) = p.meta {
+        zip.start_file("meta", options).ok()?;
+        zip.write_all(&[0x08, version]).ok()?;
+    }
+    let name = match p.format {
+        0 => "collection.anki2",
+        1 => "collection.anki21",
+        _ => "collection.anki21b",
+    };
     zip.start_file(name, options).ok()?;
-    zip.write_all(&collection).ok()?;
+    zip.write_all(&packed(&collection)).ok()?;
     zip.start_file("media", options).ok()?;
-    zip.write_all(media_map.as_bytes()).ok()?;
+    zip.write_all(&packed(&media_map)).ok()?;
     for (i, bytes) in p.media.iter().enumerate() {
         zip.start_file(i.to_string(), options).ok()?;
-        zip.write_all(bytes).ok()?;
+        zip.write_all(&packed(bytes)).ok()?;
     }
     Some(zip.finish().ok()?.into_inner())
 }
@@ -137,8 +208,15 @@ fuzz_target!(|input: Input| {
                 None => return,
             },
         };
-        if let Ok((_, preview)) = warren::transfer::read("deck.apkg", &bytes).await {
-            assert!(!preview.set.points.is_empty(), "an accepted package has points");
+        if let Ok((_, previews)) = warren::transfer::read("deck.apkg", &bytes).await {
+            assert!(previews.iter().any(|p| !p.set.points.is_empty()), "an accepted package has points");
+            for preview in previews {
+                let kept = preview.clone().without_suspended();
+                assert!(kept.set.points.len() <= preview.set.points.len());
+                for resource in &kept.set.resources {
+                    assert!(resource.points.iter().all(|(p, _)| *p < kept.set.points.len()), "links stay in range");
+                }
+            }
         }
     });
 });

@@ -10,7 +10,8 @@ fuzz_target!(|data: &[u8]| {
     let Some((pick, bytes)) = data.split_first() else { return };
     let name = NAMES[usize::from(*pick) % NAMES.len()];
     let Ok(runtime) = tokio::runtime::Builder::new_current_thread().build() else { return };
-    if let Ok((_, preview)) = runtime.block_on(warren::transfer::read(name, bytes)) {
-        assert!(!preview.set.points.is_empty(), "an accepted file has points");
+    if let Ok((_, previews)) = runtime.block_on(warren::transfer::read(name, bytes)) {
+        assert_eq!(previews.len(), 1, "one set from a text file");
+        assert!(!previews[0].set.points.is_empty(), "an accepted file has points");
     }
 });

@@ -7,7 +7,7 @@ use warren_app::learner::LearnerId;
 use warren_app::schedule::Rating;
 
 use super::{Backend, Reads, Store, StoreError, new_id, now_ms};
-use crate::schedule::FsrsCard;
+use crate::schedule::{Carried, FsrsCard};
 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct Point {
@@ -74,6 +74,10 @@ pub(super) struct PointRow<'a> {
     pub content: &'a str,
     pub context: &'a str,
     pub card: FsrsCard,
+    /// Where its log starts (a schedule carried in without its reviews).
+    pub carried: Option<Carried>,
+    /// When it is due where its history came from, until its first review here.
+    pub imported_due_at: Option<i64>,
 }
 
 /// Inserts many points at positions `0..`, a few hundred rows a statement (a set of ten
@@ -86,27 +90,39 @@ pub(super) async fn insert_points(
     set_id: &str,
     points: &[PointRow<'_>],
 ) -> Result<Vec<String>, sqlx::Error> {
-    /// Rows a statement: 16 parameters each stays far below both engines' limits.
+    /// Rows a statement: 20 parameters each stays far below both engines' limits.
     const ROWS: usize = 500;
     let now = now_ms();
     let ids: Vec<String> = points.iter().map(|_| new_id()).collect();
-    const COLUMNS: usize = 16;
     for (chunk, start) in points.chunks(ROWS).zip((0..).step_by(ROWS)) {
         // PostgreSQL numbers its placeholders; SQLite takes plain `?` in order (numbered ones
-        // make a statement with thousands of them twenty times slower to bind).
-        let placeholder = |n: usize| match backend {
-            Backend::Sqlite => "?".to_string(),
-            Backend::Postgres => format!("${n}"),
+        // make a statement with thousands of them twenty times slower to bind). An absent
+        // carried schedule is written as NULL in the statement: `Any` sends a bound empty
+        // float in a form PostgreSQL refuses.
+        let mut n = 0;
+        let mut placeholder = || {
+            n += 1;
+            match backend {
+                Backend::Sqlite => "?".to_string(),
+                Backend::Postgres => format!("${n}"),
+            }
         };
-        let rows: Vec<String> = (0..chunk.len())
-            .map(|row| {
-                let cells: Vec<String> = (1..=COLUMNS).map(|c| placeholder(row * COLUMNS + c)).collect();
+        let rows: Vec<String> = chunk
+            .iter()
+            .map(|point| {
+                let mut cells: Vec<String> = (0..16).map(|_| placeholder()).collect();
+                match point.carried {
+                    Some(_) => cells.extend((0..3).map(|_| placeholder())),
+                    None => cells.extend(["NULL".to_string(), "NULL".to_string(), "NULL".to_string()]),
+                }
+                cells.push(placeholder());
                 format!("({})", cells.join(", "))
             })
             .collect();
         let sql = format!(
             "INSERT INTO recall_points (id, set_id, owner_id, position, content, context, fsrs_state, due_at, \
-             stability, difficulty, elapsed_days, scheduled_days, reps, lapses, last_review_at, created_at) VALUES {}",
+             stability, difficulty, elapsed_days, scheduled_days, reps, lapses, last_review_at, created_at, \
+             carried_stability, carried_difficulty, carried_at, imported_due_at) VALUES {}",
             rows.join(", ")
         );
         let mut insert = sqlx::query(sqlx::AssertSqlSafe(sql));
@@ -120,6 +136,10 @@ pub(super) async fn insert_points(
                 .bind(point.content.to_string())
                 .bind(point.context.to_string());
             insert = bind_card(insert, &point.card).bind(now);
+            if let Some(carried) = point.carried {
+                insert = insert.bind(carried.memory.stability).bind(carried.memory.difficulty).bind(carried.at);
+            }
+            insert = insert.bind(point.imported_due_at);
         }
         insert.execute(&mut *conn).await?;
     }

@@ -12,9 +12,9 @@ use warren_app::learner::LearnerId;
 use warren_app::schedule::Rating;
 
 use super::points::write_card;
-use super::{Reads, Store, StoreError, new_id, now_ms};
+use super::{Backend, Reads, Store, StoreError, new_id, now_ms};
 use crate::schedule::{
-    Carried, DEFAULT_LEECH_LAPSES, FsrsCard, LEECH_RANGE, Logged, Memory, RETENTION_RANGE, Scheduler,
+    Carried, DEFAULT_LEECH_LAPSES, FsrsCard, LEECH_RANGE, Logged, Memory, RETENTION_RANGE, Scheduler, Step,
 };
 
 warren_app::named_enum! {
@@ -159,53 +159,75 @@ async fn insert_review(
     Ok(())
 }
 
-/// Writes an imported point's log (its carried start and its reviews) and replays it.
-pub(super) async fn insert_log(
+/// Writes imported points' logs, already replayed (each review's step from
+/// [`Scheduler::replay`]), a few hundred rows a statement: a deck of ten thousand cards with
+/// their histories is written in seconds, not a statement a review.
+pub(super) async fn insert_replayed(
     conn: &mut AnyConnection,
+    backend: Backend,
     learner: &LearnerId,
-    point_id: &str,
-    log: &PointLog,
-) -> Result<(), StoreError> {
-    // Written as NULL in the statement when absent: see `replay_point`.
-    let carried = match log.carried {
-        Some(c) => sqlx::query(
-            "UPDATE recall_points SET carried_stability = $1, carried_difficulty = $2, carried_at = $3
-              WHERE id = $4 AND owner_id = $5",
-        )
-        .bind(c.memory.stability)
-        .bind(c.memory.difficulty)
-        .bind(c.at),
-        None => sqlx::query(
-            "UPDATE recall_points SET carried_stability = NULL, carried_difficulty = NULL, carried_at = NULL
-              WHERE id = $1 AND owner_id = $2",
-        ),
-    };
-    carried.bind(point_id).bind(learner).execute(&mut *conn).await?;
-    if let Some(due_at) = log.due_at {
-        sqlx::query("UPDATE recall_points SET imported_due_at = $1 WHERE id = $2 AND owner_id = $3")
-            .bind(due_at)
-            .bind(point_id)
-            .bind(learner)
-            .execute(&mut *conn)
-            .await?;
+    logs: &[(&str, &[Logged], &[Step])],
+) -> Result<(), sqlx::Error> {
+    const ROWS: usize = 400;
+    let rows: Vec<(&str, &Logged, &Step)> = logs
+        .iter()
+        .flat_map(|(point, reviews, steps)| reviews.iter().zip(steps.iter()).map(move |(r, s)| (*point, r, s)))
+        .collect();
+    for chunk in rows.chunks(ROWS) {
+        let mut n = 0;
+        let mut placeholder = || {
+            n += 1;
+            match backend {
+                Backend::Sqlite => "?".to_string(),
+                Backend::Postgres => format!("${n}"),
+            }
+        };
+        // A point's first review has no memory before it: NULL in the statement (see
+        // `replay_point`).
+        let values: Vec<String> = chunk
+            .iter()
+            .map(|(_, _, step)| {
+                // id, owner, point, (session), rating, (kind), time, elapsed days.
+                let mut cells: Vec<String> = (0..6).map(|_| placeholder()).collect();
+                cells.insert(3, "NULL".into());
+                cells.insert(5, format!("'{}'", ReviewKind::Imported.as_str()));
+                match step.before {
+                    Some(_) => cells.extend((0..2).map(|_| placeholder())),
+                    None => cells.extend(["NULL".to_string(), "NULL".to_string()]),
+                }
+                cells.extend((0..2).map(|_| placeholder()));
+                format!("({})", cells.join(", "))
+            })
+            .collect();
+        let sql = format!(
+            "INSERT INTO reviews (id, owner_id, point_id, session_id, rating, kind, reviewed_at, elapsed_days,
+                 stability_before, difficulty_before, stability_after, difficulty_after) VALUES {}",
+            values.join(", ")
+        );
+        let mut insert = sqlx::query(sqlx::AssertSqlSafe(sql));
+        for (point, review, step) in chunk {
+            insert = insert
+                .bind(new_id())
+                .bind(learner.clone())
+                .bind(point.to_string())
+                .bind(review.rating.as_str())
+                .bind(review.at)
+                .bind(step.elapsed_days);
+            if let Some(before) = step.before {
+                insert = insert.bind(before.stability).bind(before.difficulty);
+            }
+            insert = insert.bind(step.after.stability).bind(step.after.difficulty);
+        }
+        insert.execute(&mut *conn).await?;
     }
-    for review in &log.reviews {
-        sqlx::query(
-            "INSERT INTO reviews (id, owner_id, point_id, session_id, rating, kind, reviewed_at)
-             VALUES ($1, $2, $3, NULL, $4, $5, $6)",
-        )
-        .bind(new_id())
-        .bind(learner)
-        .bind(point_id)
-        .bind(review.rating.as_str())
-        .bind(ReviewKind::Imported.as_str())
-        .bind(review.at)
-        .execute(&mut *conn)
-        .await?;
-    }
-    let scheduler = scheduler_in(conn, learner).await?;
-    replay_point(conn, learner, point_id, &scheduler).await?;
     Ok(())
+}
+
+/// A point whose history came from elsewhere stays due when it was due there, until it is
+/// first reviewed here.
+pub(super) fn keep_imported_due(card: &mut FsrsCard, due_at: i64) {
+    card.due_at = due_at;
+    card.scheduled_days = card.last_review_at.map_or(0, |last| ((due_at - last) / DAY_MS).max(0));
 }
 
 /// What a point's replay starts from.
@@ -266,9 +288,7 @@ pub(super) async fn replay_point(
     let only_imported =
         !rows.is_empty() && rows.iter().all(|(_, _, _, kind)| kind == ReviewKind::Imported.as_str());
     if let (Some(due_at), true) = (point.imported_due_at, only_imported) {
-        let card = &mut replayed.card;
-        card.due_at = due_at;
-        card.scheduled_days = card.last_review_at.map_or(0, |last| ((due_at - last) / DAY_MS).max(0));
+        keep_imported_due(&mut replayed.card, due_at);
     }
     for ((id, _, _, _), step) in rows.iter().zip(&replayed.steps) {
         // A point's first review has no memory before it. Written as NULL in the statement:

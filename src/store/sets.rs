@@ -3,7 +3,8 @@
 
 use super::points::{PointRow, insert_points};
 use super::resources::{NewResource, insert_resource};
-use super::reviews::{PointLog, insert_log};
+use super::reviews::{PointLog, insert_replayed, keep_imported_due, scheduler_in};
+use crate::schedule::{Carried, Logged, Memory, Replayed, Step};
 use super::{FsrsCard, Reads, Store, StoreError, new_id, now_ms};
 use warren_app::learner::LearnerId;
 
@@ -85,31 +86,53 @@ impl Store {
         .execute(&mut *tx)
         .await
         .map_err(name_taken(&set.name))?;
+        // A point that comes with its review log gets the replay of it (and its steps are
+        // written with its reviews); one that comes with only a schedule starts its log from it.
+        let scheduler = scheduler_in(&mut tx, learner).await?;
+        let replays: Vec<Option<Replayed>> = set
+            .points
+            .iter()
+            .map(|p| {
+                p.log.as_ref().filter(|log| !log.reviews.is_empty() || log.carried.is_some()).map(|log| {
+                    let mut replayed = scheduler.replay(log.carried, &log.reviews, now);
+                    if let (Some(due_at), false) = (log.due_at, log.reviews.is_empty()) {
+                        keep_imported_due(&mut replayed.card, due_at);
+                    }
+                    replayed
+                })
+            })
+            .collect();
         let rows: Vec<PointRow<'_>> = set
             .points
             .iter()
-            .map(|p| PointRow {
-                content: &p.content,
-                context: &p.context,
-                card: p.card.clone().unwrap_or_else(|| FsrsCard::new(now)),
+            .zip(&replays)
+            .map(|(p, replayed)| {
+                let card = match (replayed, &p.card) {
+                    (Some(replayed), _) => replayed.card.clone(),
+                    (None, Some(card)) => card.clone(),
+                    (None, None) => FsrsCard::new(now),
+                };
+                let carried = match (&p.log, &card) {
+                    (Some(log), _) => log.carried,
+                    (None, card) => card
+                        .last_review_at
+                        .filter(|_| card.reps > 0 && card.stability > 0.0)
+                        .map(|at| Carried { memory: Memory { stability: card.stability, difficulty: card.difficulty }, at }),
+                };
+                let imported_due_at = p.log.as_ref().and_then(|log| log.due_at);
+                PointRow { content: &p.content, context: &p.context, card, carried, imported_due_at }
             })
             .collect();
         let point_ids = insert_points(&mut tx, self.backend(), learner, &set_id, &rows).await?;
-        // A schedule imported without its reviews is where each point's log will start.
-        sqlx::query(
-            "UPDATE recall_points
-                SET carried_stability = stability, carried_difficulty = difficulty, carried_at = last_review_at
-              WHERE set_id = $1 AND owner_id = $2 AND reps > 0 AND stability > 0 AND last_review_at IS NOT NULL",
-        )
-        .bind(&set_id)
-        .bind(learner)
-        .execute(&mut *tx)
-        .await?;
-        for (point, id) in set.points.iter().zip(&point_ids) {
-            if let Some(log) = &point.log {
-                insert_log(&mut tx, learner, id, log).await?;
-            }
-        }
+        let logs: Vec<(&str, &[Logged], &[Step])> = point_ids
+            .iter()
+            .zip(set.points.iter().zip(&replays))
+            .filter_map(|(id, (p, replayed))| {
+                let (log, replayed) = (p.log.as_ref()?, replayed.as_ref()?);
+                Some((id.as_str(), log.reviews.as_slice(), replayed.steps.as_slice()))
+            })
+            .collect();
+        insert_replayed(&mut tx, self.backend(), learner, &logs).await?;
         for resource in &set.resources {
             let links: Vec<(String, f64)> = resource
                 .points

@@ -1,0 +1,48 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { expect, test } from './fixtures';
+import { screenshotPath, signUp } from './helpers';
+
+/** Packages written by Anki's own library (scripts/anki-packages.py, run by scripts/test). */
+function ankiPackage(name: string): string {
+  const dir = process.env.WARREN_ANKI_PACKAGES ?? path.join(__dirname, '..', '..', 'data', 'anki-packages');
+  const file = path.join(dir, name);
+  if (!fs.existsSync(file)) {
+    throw new Error(`${file} is missing: run scripts/test, or "source scripts/lib.sh; ensure_anki_packages"`);
+  }
+  return file;
+}
+
+test('a learner moves in from Anki: decks, notes and reviews in the preview, the schedule on the set page', async ({
+  page,
+}) => {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await signUp(page);
+  await page.goto('/import');
+  await page.getByLabel('File').setInputFiles(ankiPackage('modern.apkg'));
+  await page.getByRole('button', { name: 'Preview' }).click();
+
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Import 2 sets?');
+  const decks = page.getByTestId('preview-set');
+  await expect(decks).toHaveCount(2);
+  const biology = decks.filter({ has: page.getByRole('heading', { name: 'Biology', exact: true }) });
+  await expect(biology.getByTestId('import-summary')).toContainText('They bring 5 reviews with them.');
+  await expect(biology.getByTestId('import-summary')).toContainText('1 more is suspended in Anki');
+  await expect(biology.getByTestId('import-points')).toContainText('What is the powerhouse of the cell?');
+  await expect(biology.getByTestId('import-rejected')).toContainText('its sound “heartbeat.mp3” is left out');
+  const cells = decks.filter({ has: page.getByRole('heading', { name: 'Biology · Cells' }) });
+  await expect(cells.getByTestId('import-points')).toContainText('H₂O, about 3×10⁸ molecules');
+  await expect(cells.getByTestId('import-points')).toContainText('The […] stores DNA');
+  await expect(page.getByTestId('deck-choice')).toHaveCount(2);
+  await page.screenshot({ path: screenshotPath('anki-preview'), fullPage: true });
+
+  await page.getByTestId('confirm-import').click();
+  await expect(page.getByTestId('imported-notice')).toHaveText('Imported 2 sets, one for each deck.');
+  await page.getByRole('link', { name: 'Biology', exact: true }).click();
+  const point = page.getByTestId('point').filter({ hasText: 'The mitochondrion' });
+  await expect(point.getByTestId('schedule')).toContainText('reviewed 5×');
+  await expect(point.getByTestId('schedule')).toContainText(/in (39|40) days/);
+  await expect(page.getByTestId('point').filter({ hasText: 'Suspended cards stay behind' })).toHaveCount(0);
+  expect(errors).toEqual([]);
+});
