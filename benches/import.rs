@@ -83,7 +83,10 @@ fn large_package() -> Vec<u8> {
     let file = dir.join("large.apkg");
     if !file.exists() {
         let python = root.join("data/anki-venv/bin/python");
-        assert!(python.exists(), "Anki's library is not installed: run `source scripts/lib.sh; ensure_anki_packages`");
+        assert!(
+            python.exists(),
+            "Anki's library is not installed: run `source scripts/lib.sh; ensure_anki_packages`"
+        );
         let status = std::process::Command::new(python)
             .arg(root.join("scripts/anki-packages.py"))
             .arg("--large")

@@ -137,7 +137,8 @@ pub(super) async fn insert_points(
                 .bind(point.context.to_string());
             insert = bind_card(insert, &point.card).bind(now);
             if let Some(carried) = point.carried {
-                insert = insert.bind(carried.memory.stability).bind(carried.memory.difficulty).bind(carried.at);
+                insert =
+                    insert.bind(carried.memory.stability).bind(carried.memory.difficulty).bind(carried.at);
             }
             insert = insert.bind(point.imported_due_at);
         }

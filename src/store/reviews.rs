@@ -171,7 +171,9 @@ pub(super) async fn insert_replayed(
     const ROWS: usize = 400;
     let rows: Vec<(&str, &Logged, &Step)> = logs
         .iter()
-        .flat_map(|(point, reviews, steps)| reviews.iter().zip(steps.iter()).map(move |(r, s)| (*point, r, s)))
+        .flat_map(|(point, reviews, steps)| {
+            reviews.iter().zip(steps.iter()).map(move |(r, s)| (*point, r, s))
+        })
         .collect();
     for chunk in rows.chunks(ROWS) {
         let mut n = 0;

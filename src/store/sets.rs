@@ -4,8 +4,8 @@
 use super::points::{PointRow, insert_points};
 use super::resources::{NewResource, insert_resource};
 use super::reviews::{PointLog, insert_replayed, keep_imported_due, scheduler_in};
-use crate::schedule::{Carried, Logged, Memory, Replayed, Step};
 use super::{FsrsCard, Reads, Store, StoreError, new_id, now_ms};
+use crate::schedule::{Carried, Logged, Memory, Replayed, Step};
 use warren_app::learner::LearnerId;
 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
@@ -117,7 +117,10 @@ impl Store {
                     (None, card) => card
                         .last_review_at
                         .filter(|_| card.reps > 0 && card.stability > 0.0)
-                        .map(|at| Carried { memory: Memory { stability: card.stability, difficulty: card.difficulty }, at }),
+                        .map(|at| Carried {
+                            memory: Memory { stability: card.stability, difficulty: card.difficulty },
+                            at,
+                        }),
                 };
                 let imported_due_at = p.log.as_ref().and_then(|log| log.due_at);
                 PointRow { content: &p.content, context: &p.context, card, carried, imported_due_at }
