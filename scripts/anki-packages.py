@@ -9,9 +9,13 @@ Writes, into OUT_DIR:
   modern.apkg   deck "Biology" (and its subdeck "Biology::Cells"), as current Anki exports it
                 (collection.anki21b, zstd, protobuf media map), with scheduling and media;
   legacy.apkg   the same deck with "Support older Anki versions" (collection.anki21);
-  whole.colpkg  the whole collection: "Biology", "Biology::Cells" and "Chemistry";
+  whole.colpkg  the whole collection: "Biology", "Biology::Cells" and "Chemistry", with
+                Chemistry's card pulled into the filtered deck "Cram";
+  genanki.apkg  a deck as genanki (and Anki 2.0) writes it: collection.anki2, schema 11;
+  newer-schema.apkg  legacy.apkg with its schema raised past what Warren reads;
   expected.json what each package holds, for the tests to compare with: per note, its fields,
-  its cards' due dates (ms), suspended flags and review history.
+  its cards' due dates (ms, and in days from today as Anki's scheduler counts them),
+  suspended flags and review history.
 """
 
 import json
@@ -44,7 +48,9 @@ def main(out_dir: str) -> None:
     cloze = col.models.by_name("Cloze")
     image = col.media.write_data("mitochondrion.png", PNG)
 
-    expected = {"notes": []}
+    # When they were written: Anki counts days from its day's start (4 am by default), so a
+    # card "due in 40 days" is due 39 to 40 days after this.
+    expected = {"generated_ms": now_ms, "notes": []}
 
     def add(model, deck, fields, tags=()):
         note = col.new_note(model)
@@ -60,6 +66,7 @@ def main(out_dir: str) -> None:
     add(basic, biology, ["What is the powerhouse of the cell?", f'The mitochondrion<br><img src="{image}">'])
     add(reversed_, biology, ["Ribosome", "The organelle that translates mRNA into protein"])
     add(cloze, cells, ["The {{c1::nucleus}} stores DNA; the {{c2::Golgi apparatus}} packages proteins."])
+    add(cloze, cells, ["{{c1::Paris}} is the capital of {{c2::France}}."])
     add(basic, cells, ["Water's formula", "H<sub>2</sub>O, about 3×10<sup>8</sup> molecules in a tiny drop"])
     add(basic, cells, ["Area of a circle", r"\(A = \pi r^2\)"])
     add(basic, cells, ["Mass–energy", r"\[E = mc^2\]"])
@@ -93,20 +100,34 @@ def main(out_dir: str) -> None:
     sus_card = suspended.cards()[0]
     review(sus_card, [(10, 2, 1)], 3, 4)
     col.sched.suspend_cards([sus_card.id])
+    # The reversed note's first card answered through Anki's own scheduler, twice Good: Anki
+    # writes the review log and the due date itself.
+    for _ in range(2):
+        card = col.get_note(expected["notes"][1]["id"]).cards()[0]
+        card.start_timer()
+        col.sched.answerCard(card, 3)
+    # A filtered deck that pulls Chemistry's card away from its own deck for now.
+    cram = col.decks.new_filtered("Cram")
+    filtered = col.decks.get(cram)
+    filtered["terms"] = [["deck:Chemistry", 100, 0]]
+    col.decks.save(filtered)
+    col.sched.rebuild_filtered_deck(cram)
 
     for note in expected["notes"]:
         for card in col.get_note(note["id"]).cards():
             history = col.db.all("select id, ease from revlog where cid = ? order by id", card.id)
-            if card.queue == -1 or card.type == 2:
-                due_ms = (col.crt + card.due * 86400) * 1000 if card.type == 2 else None
-            else:
-                due_ms = None
+            # A card in a filtered deck keeps its own due day in odue.
+            due = card.odue if card.odid else card.due
+            due_ms = (col.crt + due * 86400) * 1000 if card.type == 2 else None
+            due_in_days = due - col.sched.today if card.type == 2 else None
             note["cards"].append(
                 {
                     "ord": card.ord,
                     "suspended": card.queue == -1,
                     "new": card.type == 0,
+                    "filtered": bool(card.odid),
                     "due_ms": due_ms,
+                    "due_in_days": due_in_days,
                     "reviews": [{"at": at, "ease": ease} for at, ease in history],
                 }
             )
@@ -120,6 +141,43 @@ def main(out_dir: str) -> None:
     col.close()
     with open(os.path.join(out_dir, "expected.json"), "w") as f:
         json.dump(expected, f, indent=1)
+    older(out_dir)
+    newer_schema(out_dir)
+
+
+def newer_schema(out_dir: str) -> None:
+    """newer-schema.apkg: legacy.apkg with its collection's schema raised to 19, which no Anki
+    has written yet: Warren must refuse it by name."""
+    import sqlite3
+    import zipfile
+
+    work = tempfile.mkdtemp()
+    with zipfile.ZipFile(os.path.join(out_dir, "legacy.apkg")) as z:
+        z.extractall(work)
+        names = z.namelist()
+    db = sqlite3.connect(os.path.join(work, "collection.anki21"))
+    db.execute("update col set ver = 19")
+    db.commit()
+    db.close()
+    with zipfile.ZipFile(os.path.join(out_dir, "newer-schema.apkg"), "w", zipfile.ZIP_DEFLATED) as z:
+        for name in names:
+            z.write(os.path.join(work, name), name)
+
+
+def older(out_dir: str) -> None:
+    """genanki.apkg: a deck in the oldest layout Warren reads (collection.anki2, schema 11)."""
+    import genanki
+
+    model = genanki.Model(
+        1607392319,
+        "Simple",
+        fields=[{"name": "Question"}, {"name": "Answer"}],
+        templates=[{"name": "Card 1", "qfmt": "{{Question}}", "afmt": "{{FrontSide}}<hr id=answer>{{Answer}}"}],
+    )
+    deck = genanki.Deck(2059400110, "Capitals::Europe")
+    for question, answer in [("Capital of Italy", "Rome"), ("Capital of Spain", "Madrid")]:
+        deck.add_note(genanki.Note(model=model, fields=[question, answer]))
+    genanki.Package(deck).write_to_file(os.path.join(out_dir, "genanki.apkg"))
 
 
 def large(out_dir: str) -> None:

@@ -75,7 +75,13 @@ async fn fit_claimed(store: &Store, learner: &LearnerId) -> Result<usize, FitErr
                     Ok(p) => (p.current(), p.total()),
                     Err(_) => (0, 0),
                 };
-                store.fit_progress(learner, count, done, total).await?;
+                if let Err(err) = store.fit_progress(learner, count, done, total).await {
+                    // The run cannot be kept: the optimiser stops too rather than work unseen.
+                    if let Ok(mut p) = progress.lock() {
+                        p.want_abort = true;
+                    }
+                    return Err(err.into());
+                }
             }
         }
     };

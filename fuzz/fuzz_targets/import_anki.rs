@@ -82,7 +82,7 @@ async fn package(p: &Package) -> Option<Vec<u8>> {
     let mut ddl = vec![
         "CREATE TABLE col (id integer primary key, ver integer not null, crt integer not null, models text not null, decks text not null)",
         "CREATE TABLE notes (id integer primary key, mid integer not null, flds text not null)",
-        "CREATE TABLE cards (id integer primary key, nid integer not null, did integer not null, ord integer not null, type integer not null, queue integer not null, due integer not null)",
+        "CREATE TABLE cards (id integer primary key, nid integer not null, did integer not null, ord integer not null, type integer not null, queue integer not null, due integer not null, odid integer not null, odue integer not null)",
         "CREATE TABLE revlog (id integer primary key, cid integer not null, ease integer not null, type integer not null)",
     ];
     if current {
@@ -132,7 +132,8 @@ async fn package(p: &Package) -> Option<Vec<u8>> {
             .ok()?;
     }
     for (i, &(note, deck, ord, kind, queue, due)) in p.cards.iter().enumerate() {
-        sqlx::query("INSERT INTO cards VALUES ($1, $2, $3, $4, $5, $6, $7)")
+        // Every fourth card is in a filtered deck, away from its own.
+        sqlx::query("INSERT INTO cards VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)")
             .bind(i as i64)
             .bind(i64::from(note))
             .bind(deck)
@@ -140,6 +141,8 @@ async fn package(p: &Package) -> Option<Vec<u8>> {
             .bind(i64::from(kind))
             .bind(i64::from(queue))
             .bind(due)
+            .bind(if i % 4 == 3 { 1 } else { 0 })
+            .bind(if i % 4 == 3 { due / 2 } else { 0 })
             .execute(&mut db)
             .await
             .ok()?;

@@ -1,5 +1,5 @@
-//! The command line: `warren [serve|migrate|import|export|summaries|eval]`, each command's
-//! flags, and the one error type every command ends with (printed as one sentence by
+//! The command line: `warren [serve|migrate|import|export|summaries|disputes|eval]`, each
+//! command's flags, and the one error type every command ends with (printed as one sentence by
 //! `main`).
 
 mod eval;

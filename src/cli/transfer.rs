@@ -63,27 +63,38 @@ pub async fn import(
         }
         Upload::Sets(format, previews) => (format, previews),
     };
+    // Every set is kept in one transaction, so what is printed after is what was kept.
+    let mut kept = Vec::new();
     for preview in previews {
         let suspended = preview.suspended.len();
-        let mut preview = if with_suspended { preview } else { preview.without_suspended() };
+        let preview = if with_suspended { preview } else { preview.without_suspended() };
         if preview.set.points.is_empty() {
-            println!(
-                "Left out “{}”: every card of it is suspended (import with --suspended).",
-                preview.set.name
-            );
+            match suspended {
+                0 => println!("Left out “{}”: none of its notes could be imported.", preview.set.name),
+                _ => println!(
+                    "Left out “{}”: every card of it is suspended (import with --suspended).",
+                    preview.set.name
+                ),
+            }
+            for rejected in &preview.rejected {
+                println!("Left out {}: {}.", rejected.place, rejected.reason);
+            }
             continue;
         }
-        preview.set.name = store.free_name(&learner, &preview.set.name).await?;
-        store.create_set(&learner, &preview.set).await?;
+        kept.push((preview, suspended));
+    }
+    let mut sets: Vec<_> = kept.iter().map(|(preview, _)| preview.set.clone()).collect();
+    store.import_sets(&learner, &mut sets, None).await?;
+    for ((preview, suspended), set) in kept.iter().zip(&sets) {
         println!(
             "Imported “{}” ({}): {} points, {} resources, {} reviews.",
-            preview.set.name,
+            set.name,
             format.label(),
-            preview.set.points.len(),
-            preview.set.resources.len(),
+            set.points.len(),
+            set.resources.len(),
             preview.reviews()
         );
-        if suspended > 0 && !with_suspended {
+        if *suspended > 0 && !with_suspended {
             println!("Left out {suspended} suspended cards' points (import with --suspended to keep them).");
         }
         for rejected in &preview.rejected {

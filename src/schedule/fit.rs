@@ -72,13 +72,13 @@ impl Fitted {
 }
 
 /// Fits parameters to `items` and measures them against `current` on the same reviews.
-/// `None` when there are too few items to fit anything ([`ANY_FIT`]).
+/// `None` when too few items would be left to fit anything ([`ANY_FIT`], [`usable`]).
 pub fn fit_against(
     current: &[f32],
     items: Vec<FSRSItem>,
     progress: Option<Arc<Mutex<CombinedProgressState>>>,
 ) -> Result<Option<Fitted>, FSRSError> {
-    if items.len() < ANY_FIT {
+    if usable(&items) < ANY_FIT {
         return Ok(None);
     }
     let Some(before) = accuracy(current, &items) else { return Ok(None) };
@@ -88,7 +88,9 @@ pub fn fit_against(
 }
 
 /// The training items of a log: one for each review that follows an earlier one of the same
-/// point, holding the point's history up to and including it.
+/// point, holding the point's history up to and including it. An item whose reviews all fall
+/// on its first day is left out, as Anki leaves it out: it says nothing of memory over days,
+/// and the crate's optimiser cannot take it (it stops on such an item).
 pub fn items(histories: &[History]) -> Vec<FSRSItem> {
     let mut items = Vec::new();
     for history in histories {
@@ -101,10 +103,22 @@ pub fn items(histories: &[History]) -> Vec<FSRSItem> {
             })
             .collect();
         for end in 2..=reviews.len() {
-            items.push(FSRSItem { reviews: reviews[..end].to_vec() });
+            let item = FSRSItem { reviews: reviews[..end].to_vec() };
+            if item.long_term_review_cnt() > 0 {
+                items.push(item);
+            }
         }
     }
     items
+}
+
+/// How many of `items` the optimiser learns from: those its outlier filter keeps (a first
+/// rating followed by an interval few other points share is set aside, as in Anki). The
+/// thresholds [`ANY_FIT`] and [`FULL_FIT`] apply to this count.
+pub fn usable(items: &[FSRSItem]) -> usize {
+    let first_intervals: Vec<FSRSItem> =
+        items.iter().filter(|item| item.long_term_review_cnt() == 1).cloned().collect();
+    fsrs::filter_outlier(first_intervals, items.to_vec()).1.len()
 }
 
 /// How well `parameters` (empty: the defaults) predict `items`; `None` when there is nothing
@@ -133,9 +147,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn reviews_on_one_day_teach_nothing_and_do_not_stop_a_fit() {
+        // Failed in the morning and recalled in the evening, many times over: no item.
+        let same_day: Vec<History> = (0..20).map(|_| vec![(Rating::Again, 0), (Rating::Good, 0)]).collect();
+        assert!(items(&same_day).is_empty());
+        // Mixed with reviews days apart, the fit runs (the crate would stop on a same-day item).
+        let mut histories = same_day;
+        histories
+            .extend((0..30).map(|i| vec![(Rating::Good, 0), (Rating::Good, 0), (Rating::Good, 3 + i % 2)]));
+        let items = items(&histories);
+        assert_eq!(items.len(), 30, "only the reviews days after another");
+        assert!(usable(&items) >= ANY_FIT);
+        assert!(fit_against(&[], items, None).is_ok());
+    }
+
+    #[test]
     fn each_review_after_the_first_is_an_item_holding_the_history_before_it() {
         let histories =
             vec![vec![(Rating::Good, 0), (Rating::Again, 3), (Rating::Good, 1)], vec![(Rating::Easy, 5)]];
+        // (A second review on the first day would be no item; see above.)
         let items = items(&histories);
         assert_eq!(items.len(), 2, "the lone review teaches nothing yet");
         assert_eq!(items[0].reviews.len(), 2);

@@ -80,6 +80,9 @@ impl Memory {
 pub struct Carried {
     pub memory: Memory,
     pub at: i64,
+    /// The reviews and failures that made it, counted on from by the replay.
+    pub reps: i64,
+    pub lapses: i64,
 }
 
 /// One review in a point's log, as replayed.
@@ -172,8 +175,8 @@ impl Scheduler {
                     difficulty: c.memory.difficulty,
                     elapsed_days: 0,
                     scheduled_days: interval_ms / DAY_MS,
-                    reps: 0,
-                    lapses: 0,
+                    reps: c.reps,
+                    lapses: c.lapses,
                     last_review_at: Some(c.at),
                 }
             }

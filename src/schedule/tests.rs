@@ -68,7 +68,7 @@ fn asking_for_more_retention_shortens_intervals() {
 #[test]
 fn a_carried_schedule_is_where_the_replay_starts() {
     let s = Scheduler::default();
-    let carried = Carried { memory: Memory { stability: 40.0, difficulty: 5.0 }, at: T0 };
+    let carried = Carried { memory: Memory { stability: 40.0, difficulty: 5.0 }, at: T0, reps: 3, lapses: 1 };
     let reviews = log(&[(Good, 40)]);
     let from_carried = s.replay(Some(carried), &reviews, T0);
     let from_nothing = s.replay(None, &reviews, T0);

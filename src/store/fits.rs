@@ -38,6 +38,8 @@ pub struct FitRow {
     pub reason: FitReason,
     pub started_at: i64,
     pub finished_at: Option<i64>,
+    /// Written as a running fit goes: one older than [`FIT_LAPSE_MS`] died with its instance.
+    pub heartbeat_at: i64,
     pub progress_done: i64,
     pub progress_total: i64,
     pub items: i64,
@@ -69,7 +71,7 @@ impl Store {
     /// The learner's latest fitting run, if any.
     pub async fn fit_run(&self, learner: &LearnerId) -> Result<Option<FitRow>, StoreError> {
         Ok(sqlx::query_as(
-            "SELECT status, reason, started_at, finished_at, progress_done, progress_total, items,
+            "SELECT status, reason, started_at, finished_at, heartbeat_at, progress_done, progress_total, items,
                     log_loss_before, rmse_before, log_loss_after, rmse_after, adopted, moved, error
                FROM schedule_fits WHERE owner_id = $1",
         )
@@ -79,13 +81,9 @@ impl Store {
     }
 
     /// How many of the learner's reviews a fit would learn from: each that follows an earlier
-    /// review of the same point (see [`fit::items`]).
+    /// review of the same point, as the optimiser keeps them ([`fit::items`], [`fit::usable`]).
     pub async fn fit_items(&self, learner: &LearnerId) -> Result<usize, StoreError> {
-        let n: i64 = sqlx::query_scalar(fitted_reviews!("COUNT(*) - COUNT(DISTINCT r.point_id)", ""))
-            .bind(learner)
-            .one(self.read())
-            .await?;
-        Ok(usize::try_from(n).unwrap_or(0))
+        Ok(fit::usable(&fit::items(&self.review_histories(learner).await?)))
     }
 
     /// Each of the learner's points' history, as a fit reads it.

@@ -90,7 +90,7 @@ pub(super) async fn insert_points(
     set_id: &str,
     points: &[PointRow<'_>],
 ) -> Result<Vec<String>, sqlx::Error> {
-    /// Rows a statement: 20 parameters each stays far below both engines' limits.
+    /// Rows a statement: 22 parameters each stays far below both engines' limits.
     const ROWS: usize = 500;
     let now = now_ms();
     let ids: Vec<String> = points.iter().map(|_| new_id()).collect();
@@ -112,8 +112,8 @@ pub(super) async fn insert_points(
             .map(|point| {
                 let mut cells: Vec<String> = (0..16).map(|_| placeholder()).collect();
                 match point.carried {
-                    Some(_) => cells.extend((0..3).map(|_| placeholder())),
-                    None => cells.extend(["NULL".to_string(), "NULL".to_string(), "NULL".to_string()]),
+                    Some(_) => cells.extend((0..5).map(|_| placeholder())),
+                    None => cells.extend(["NULL", "NULL", "NULL", "0", "0"].map(String::from)),
                 }
                 cells.push(placeholder());
                 format!("({})", cells.join(", "))
@@ -122,7 +122,8 @@ pub(super) async fn insert_points(
         let sql = format!(
             "INSERT INTO recall_points (id, set_id, owner_id, position, content, context, fsrs_state, due_at, \
              stability, difficulty, elapsed_days, scheduled_days, reps, lapses, last_review_at, created_at, \
-             carried_stability, carried_difficulty, carried_at, imported_due_at) VALUES {}",
+             carried_stability, carried_difficulty, carried_at, carried_reps, carried_lapses, imported_due_at) \
+             VALUES {}",
             rows.join(", ")
         );
         let mut insert = sqlx::query(sqlx::AssertSqlSafe(sql));
@@ -139,6 +140,7 @@ pub(super) async fn insert_points(
             if let Some(carried) = point.carried {
                 insert =
                     insert.bind(carried.memory.stability).bind(carried.memory.difficulty).bind(carried.at);
+                insert = insert.bind(carried.reps).bind(carried.lapses);
             }
             insert = insert.bind(point.imported_due_at);
         }
@@ -253,7 +255,7 @@ impl Store {
             let now = now_ms();
             sqlx::query(
                 "UPDATE recall_points SET schedule_reset_at = $1, imported_due_at = NULL, carried_stability = NULL,
-                     carried_difficulty = NULL, carried_at = NULL
+                     carried_difficulty = NULL, carried_at = NULL, carried_reps = 0, carried_lapses = 0
                  WHERE id = $2 AND owner_id = $3",
             )
             .bind(now)

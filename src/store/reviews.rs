@@ -239,6 +239,8 @@ struct PointSchedule {
     carried_stability: Option<f64>,
     carried_difficulty: Option<f64>,
     carried_at: Option<i64>,
+    carried_reps: i64,
+    carried_lapses: i64,
     schedule_reset_at: Option<i64>,
     created_at: i64,
 }
@@ -252,7 +254,8 @@ pub(super) async fn replay_point(
     scheduler: &Scheduler,
 ) -> Result<Option<FsrsCard>, StoreError> {
     let point: Option<PointSchedule> = sqlx::query_as(
-        "SELECT imported_due_at, carried_stability, carried_difficulty, carried_at, schedule_reset_at, created_at
+        "SELECT imported_due_at, carried_stability, carried_difficulty, carried_at, carried_reps, carried_lapses,
+                schedule_reset_at, created_at
            FROM recall_points WHERE id = $1 AND owner_id = $2",
     )
     .bind(point_id)
@@ -261,9 +264,12 @@ pub(super) async fn replay_point(
     .await?;
     let Some(point) = point else { return Ok(None) };
     let carried = match (point.carried_stability, point.carried_difficulty, point.carried_at) {
-        (Some(stability), Some(difficulty), Some(at)) => {
-            Some(Carried { memory: Memory { stability, difficulty }, at })
-        }
+        (Some(stability), Some(difficulty), Some(at)) => Some(Carried {
+            memory: Memory { stability, difficulty },
+            at,
+            reps: point.carried_reps,
+            lapses: point.carried_lapses,
+        }),
         (None, _, _) | (_, None, _) | (_, _, None) => None,
     };
     let (reset_at, created_at) = (point.schedule_reset_at, point.created_at);
@@ -419,8 +425,9 @@ impl Store {
         learner: &LearnerId,
         set_id: &str,
     ) -> Result<HashMap<String, PointLog>, StoreError> {
-        let starts: Vec<(String, f64, f64, i64)> = sqlx::query_as(
-            "SELECT id, carried_stability, carried_difficulty, carried_at FROM recall_points
+        let starts: Vec<(String, f64, f64, i64, i64, i64)> = sqlx::query_as(
+            "SELECT id, carried_stability, carried_difficulty, carried_at, carried_reps, carried_lapses
+               FROM recall_points
               WHERE set_id = $1 AND owner_id = $2 AND carried_stability IS NOT NULL
                 AND carried_difficulty IS NOT NULL AND carried_at IS NOT NULL",
         )
@@ -440,9 +447,9 @@ impl Store {
         .all(self.read())
         .await?;
         let mut logs: HashMap<String, PointLog> = HashMap::new();
-        for (point_id, stability, difficulty, at) in starts {
+        for (point_id, stability, difficulty, at, reps, lapses) in starts {
             logs.entry(point_id).or_default().carried =
-                Some(Carried { memory: Memory { stability, difficulty }, at });
+                Some(Carried { memory: Memory { stability, difficulty }, at, reps, lapses });
         }
         for (id, point_id, rating, at) in reviews {
             let rating = rating

@@ -4,6 +4,7 @@
 use super::points::{PointRow, insert_points};
 use super::resources::{NewResource, insert_resource};
 use super::reviews::{PointLog, insert_replayed, keep_imported_due, scheduler_in};
+use super::writer::WriteTx;
 use super::{FsrsCard, Reads, Store, StoreError, new_id, now_ms};
 use crate::schedule::{Carried, Logged, Memory, Replayed, Step};
 use warren_app::learner::LearnerId;
@@ -70,9 +71,58 @@ impl Store {
     /// Creates a set with its points and resources in one transaction: all of it or nothing.
     /// Returns its id.
     pub async fn create_set(&self, learner: &LearnerId, set: &NewSet) -> Result<String, StoreError> {
+        let mut tx = self.write_transaction().await?;
+        let set_id = self.insert_set(&mut tx, learner, set).await?;
+        tx.commit().await?;
+        Ok(set_id)
+    }
+
+    /// Creates several imported sets (an Anki package's decks) in one transaction, each under
+    /// a name no set of the learner's has yet ("Biology (2)"), and deletes the import draft
+    /// they came from in it too: all of them are kept, or none. Their ids, in order.
+    pub async fn import_sets(
+        &self,
+        learner: &LearnerId,
+        sets: &mut [NewSet],
+        draft: Option<&str>,
+    ) -> Result<Vec<String>, StoreError> {
+        let mut names: Vec<String> = Vec::with_capacity(sets.len());
+        for set in sets.iter_mut() {
+            let mut name = self.free_name(learner, &set.name).await?;
+            // Two decks of one package that would both become "Biology (2)".
+            let mut n = 2;
+            while names.iter().any(|taken| taken.eq_ignore_ascii_case(&name)) {
+                name = self.free_name(learner, &format!("{} ({n})", set.name)).await?;
+                n += 1;
+            }
+            names.push(name.clone());
+            set.name = name;
+        }
+        let mut tx = self.write_transaction().await?;
+        let mut ids = Vec::with_capacity(sets.len());
+        for set in sets.iter() {
+            ids.push(self.insert_set(&mut tx, learner, set).await?);
+        }
+        if let Some(draft) = draft {
+            sqlx::query("DELETE FROM import_drafts WHERE id = $1 AND owner_id = $2")
+                .bind(draft)
+                .bind(learner)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(ids)
+    }
+
+    /// Writes a set, its points with their logs replayed, its resources and links, in `tx`.
+    async fn insert_set(
+        &self,
+        tx: &mut WriteTx,
+        learner: &LearnerId,
+        set: &NewSet,
+    ) -> Result<String, StoreError> {
         let now = now_ms();
         let set_id = new_id();
-        let mut tx = self.write_transaction().await?;
         sqlx::query(
             "INSERT INTO recall_sets (id, owner_id, name, description, guidelines, created_at, updated_at)
              VALUES ($1, $2, $3, $4, $5, $6, $6)",
@@ -83,12 +133,12 @@ impl Store {
         .bind(&set.description)
         .bind(&set.guidelines)
         .bind(now)
-        .execute(&mut *tx)
+        .execute(&mut **tx)
         .await
         .map_err(name_taken(&set.name))?;
         // A point that comes with its review log gets the replay of it (and its steps are
         // written with its reviews); one that comes with only a schedule starts its log from it.
-        let scheduler = scheduler_in(&mut tx, learner).await?;
+        let scheduler = scheduler_in(&mut *tx, learner).await?;
         let replays: Vec<Option<Replayed>> = set
             .points
             .iter()
@@ -120,13 +170,15 @@ impl Store {
                         .map(|at| Carried {
                             memory: Memory { stability: card.stability, difficulty: card.difficulty },
                             at,
+                            reps: card.reps,
+                            lapses: card.lapses,
                         }),
                 };
                 let imported_due_at = p.log.as_ref().and_then(|log| log.due_at);
                 PointRow { content: &p.content, context: &p.context, card, carried, imported_due_at }
             })
             .collect();
-        let point_ids = insert_points(&mut tx, self.backend(), learner, &set_id, &rows).await?;
+        let point_ids = insert_points(&mut *tx, self.backend(), learner, &set_id, &rows).await?;
         let logs: Vec<(&str, &[Logged], &[Step])> = point_ids
             .iter()
             .zip(set.points.iter().zip(&replays))
@@ -135,16 +187,15 @@ impl Store {
                 Some((id.as_str(), log.reviews.as_slice(), replayed.steps.as_slice()))
             })
             .collect();
-        insert_replayed(&mut tx, self.backend(), learner, &logs).await?;
+        insert_replayed(&mut *tx, self.backend(), learner, &logs).await?;
         for resource in &set.resources {
             let links: Vec<(String, f64)> = resource
                 .points
                 .iter()
                 .filter_map(|(index, relevance)| point_ids.get(*index).map(|id| (id.clone(), *relevance)))
                 .collect();
-            insert_resource(&mut tx, learner, &set_id, resource, &links).await?;
+            insert_resource(&mut *tx, learner, &set_id, resource, &links).await?;
         }
-        tx.commit().await?;
         Ok(set_id)
     }
 

@@ -74,6 +74,8 @@ pub async fn export(
                                 stability: c.memory.stability,
                                 difficulty: c.memory.difficulty,
                                 at: c.at,
+                                reps: c.reps,
+                                lapses: c.lapses,
                             }),
                             reviews: log
                                 .reviews

@@ -55,6 +55,11 @@ pub struct CarriedFile {
     pub stability: f64,
     pub difficulty: f64,
     pub at: i64,
+    /// The reviews and failures it stood for (files before these fields: none known).
+    #[serde(default)]
+    pub reps: i64,
+    #[serde(default)]
+    pub lapses: i64,
 }
 
 /// One review: `again`, `hard`, `good` or `easy`, at a time in milliseconds since 1970.
@@ -81,6 +86,9 @@ impl PointFile {
                 Some(Carried {
                     memory: Memory { stability: c.stability, difficulty: c.difficulty },
                     at: c.at,
+                    // A memory was carried in, so at least one review made it.
+                    reps: c.reps.clamp(1, MAX_REVIEWS as i64),
+                    lapses: c.lapses.clamp(0, MAX_REVIEWS as i64),
                 })
             }
             Some(_) => return Err("its carried memory is not one Warren wrote".into()),

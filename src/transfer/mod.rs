@@ -115,8 +115,12 @@ pub enum ImportError {
     TooLarge(u64),
     #[error("The file is not UTF-8 text; save it as UTF-8 and try again.")]
     NotUtf8,
-    #[error("The file is not a zip archive, so it cannot be an Anki package (.apkg).")]
+    #[error("The file is not a zip archive, so it cannot be an Anki package (.apkg or .colpkg).")]
     NotZip,
+    #[error(
+        "The package is cut short (its zip archive has no table of contents): download or export it again."
+    )]
+    CutShort,
     #[error("This zip holds no Anki collection (collection.anki21b, collection.anki21 or collection.anki2).")]
     NoCollection,
     #[error(
@@ -129,7 +133,7 @@ pub enum ImportError {
     Unpacks(String, u64),
     #[error("The package is damaged: {0}.")]
     Damaged(String),
-    #[error("The Anki collection cannot be read: {0}")]
+    #[error("The package's collection cannot be read as an Anki database ({0}); export it from Anki again.")]
     BadCollection(String),
     #[error("The file is not Warren JSON: {0}")]
     BadJson(String),
@@ -233,7 +237,8 @@ fn text(bytes: &[u8]) -> Result<&str, ImportError> {
 /// Collects points and what is left out, checking limits and repeats on the way.
 struct Builder {
     preview: Preview,
-    /// Each point's content, normalised, and where it was first seen.
+    /// Each point's content (a cloze deletion's with its cue), normalised, and where it was
+    /// first seen.
     seen: HashMap<String, String>,
 }
 
@@ -249,13 +254,30 @@ impl Builder {
     }
 
     /// Adds a point found at `place`; its index, or `None` when it is left out (and why is
-    /// recorded).
+    /// recorded). A point with the content of one before it is a repeat.
     fn point(
         &mut self,
         place: &str,
         content: &str,
         cue: &str,
         card: Option<crate::store::FsrsCard>,
+    ) -> Option<usize> {
+        self.add(place, content, cue, card, false)
+    }
+
+    /// Adds one deletion of a cloze note: two deletions of one sentence have the same content
+    /// and ask for different words, so only the same content with the same cue is a repeat.
+    fn deletion(&mut self, place: &str, content: &str, cue: &str) -> Option<usize> {
+        self.add(place, content, cue, None, true)
+    }
+
+    fn add(
+        &mut self,
+        place: &str,
+        content: &str,
+        cue: &str,
+        card: Option<crate::store::FsrsCard>,
+        by_cue: bool,
     ) -> Option<usize> {
         let content = content.trim();
         let cue = cue.trim();
@@ -276,7 +298,8 @@ impl Builder {
             self.reject(place, format!("a set holds at most {} points", limits::POINTS_PER_SET));
             return None;
         }
-        let key = content.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+        let normal = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+        let key = if by_cue { format!("{}\u{1f}{}", normal(content), normal(cue)) } else { normal(content) };
         if let Some(first) = self.seen.get(&key) {
             let reason = format!("the same point as {first}");
             self.reject(place, reason);
@@ -339,6 +362,13 @@ mod tests {
         assert_eq!(b.point("line 2", "the nile is long", "", None), None);
         assert_eq!(b.point("line 3", "   ", "cue", None), None);
         assert_eq!(b.point("line 4", &"x".repeat(limits::POINT + 1), "", None), None);
+        assert_eq!(b.deletion("note 1", "Paris is in France", "[…] is in France"), Some(1));
+        assert_eq!(
+            b.deletion("note 1", "Paris is in France", "Paris is in […]"),
+            Some(2),
+            "another word asked"
+        );
+        assert_eq!(b.deletion("note 2", "Paris is in France", "Paris is in […]"), None);
         let p = b.finish();
         assert_eq!(p.set.points[0].content, "The  Nile is long");
         let reasons: Vec<_> = p.rejected.iter().map(|r| format!("{}: {}", r.place, r.reason)).collect();

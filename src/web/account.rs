@@ -20,7 +20,7 @@ use super::viewer::CurrentViewer;
 use super::{AppState, download};
 use crate::fitting;
 use crate::schedule::{LEECH_RANGE, RETENTION_RANGE, fit};
-use crate::store::{FitReason, FitStatus};
+use crate::store::{FIT_LAPSE_MS, FitReason, FitStatus, now_ms};
 use crate::transfer::archive;
 
 pub fn routes() -> Router<AppState> {
@@ -160,6 +160,10 @@ async fn fit_status(State(state): State<AppState>, CurrentViewer(viewer): Curren
     let Some(viewer) = viewer else { return StatusCode::NOT_FOUND.into_response() };
     let (status, body) = match state.store.fit_run(&viewer.learner).await {
         Ok(Some(run)) => match run.status {
+            // Its instance stopped mid-way: it has ended, as the page will say.
+            FitStatus::Running if run.heartbeat_at < now_ms() - FIT_LAPSE_MS => {
+                (StatusCode::OK, FitStatus::Failed.to_string())
+            }
             FitStatus::Running => {
                 (StatusCode::ACCEPTED, format!("{}/{}", run.progress_done, run.progress_total))
             }

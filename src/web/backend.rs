@@ -21,7 +21,8 @@ use crate::engine::{Engine, EngineError};
 use crate::llm::health::ProviderHealth;
 use crate::schedule::fit;
 use crate::store::{
-    Entry, FitReason, FitStatus, HistoryQuery, SessionRow, SetSummary, Store, StoreError, now_ms,
+    Entry, FIT_LAPSE_MS, FitReason, FitStatus, HistoryQuery, SessionRow, SetSummary, Store, StoreError,
+    now_ms,
 };
 use crate::transfer;
 
@@ -192,7 +193,12 @@ impl ServerBackend {
     async fn schedule_fit(&self, learner: &LearnerId) -> Result<ScheduleFit, ApiError> {
         let count = |n: i64| u32::try_from(n.max(0)).unwrap_or(u32::MAX);
         let items = self.store.fit_items(learner).await.map_err(internal)?;
+        let lapsed = now_ms() - FIT_LAPSE_MS;
         let run = self.store.fit_run(learner).await.map_err(internal)?.map(|row| match row.status {
+            // A run whose instance stopped mid-way: the learner may start another.
+            FitStatus::Running if row.heartbeat_at < lapsed => {
+                FitRun::Failed { finished_at: row.heartbeat_at }
+            }
             FitStatus::Running => {
                 FitRun::Running { done: count(row.progress_done), total: count(row.progress_total) }
             }

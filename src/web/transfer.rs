@@ -14,7 +14,6 @@ use warren_app::forms::FieldErrors;
 
 use super::forms::{echo, not_found, render, see_other, storage_failed};
 use super::{AppState, download};
-use crate::store::StoreError;
 use crate::transfer::session as session_file;
 use crate::transfer::{self, Format, Upload, archive, export};
 
@@ -104,9 +103,8 @@ async fn upload(State(state): State<AppState>, request: Request) -> Response {
     }
 }
 
-/// Creates the previewed sets: every one, or (an Anki package's decks) the ticked ones, each
-/// in its own transaction; suspended cards' points only when ticked in. The draft goes once
-/// they are all kept.
+/// Creates the previewed sets: every one, or (an Anki package's decks) the ticked ones, in
+/// one transaction with the draft's deletion; suspended cards' points only when ticked in.
 async fn confirm(State(state): State<AppState>, Path(id): Path<String>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
     let Some(viewer) = parts.extensions.get::<Viewer>().cloned() else { return see_other("/signin") };
@@ -143,16 +141,8 @@ async fn confirm(State(state): State<AppState>, Path(id): Path<String>, request:
         // Nothing ticked: the preview again, nothing written.
         return see_other(&format!("/import/{id}"));
     }
-    let created = async {
-        let mut ids = Vec::with_capacity(chosen.len());
-        for mut preview in chosen {
-            preview.set.name = state.store.free_name(learner, &preview.set.name).await?;
-            ids.push(state.store.create_set(learner, &preview.set).await?);
-        }
-        state.store.delete_draft(learner, &id).await?;
-        Ok::<_, StoreError>(ids)
-    };
-    match created.await {
+    let mut sets: Vec<_> = chosen.into_iter().map(|preview| preview.set).collect();
+    match state.store.import_sets(learner, &mut sets, Some(&id)).await {
         Ok(ids) if ids.len() == 1 => see_other(&format!("/sets/{}", ids[0])),
         Ok(ids) => see_other(&format!("/sets?imported={}", ids.len())),
         Err(err) => storage_failed(err),

@@ -81,6 +81,10 @@ async fn learner_b_gets_404_for_every_one_of_learner_as_ids_and_changes_nothing(
     let res = app.upload_import_as(&a, "mine.csv", b"content,cue\nA fact,A cue\n".to_vec()).await;
     let draft = res.headers()["location"].to_str().unwrap().trim_start_matches("/import/").to_string();
     let point = points[0].id.clone();
+    // A's schedule is being fitted: 3 of 10 steps done.
+    assert!(app.store().claim_fit(&a.id, warren::store::FitReason::Asked).await.unwrap());
+    app.store().fit_progress(&a.id, 200, 3, 10).await.unwrap();
+    let a_fit = app.store().fit_run(&a.id).await.unwrap();
     let before = snapshot(&app, &a.id).await;
 
     // Pages and downloads: 404 for B, exactly as for an id that does not exist, and 200 for A.
@@ -215,13 +219,17 @@ async fn learner_b_gets_404_for_every_one_of_learner_as_ids_and_changes_nothing(
     assert_eq!(app.store().scheduler(&b.id).await.unwrap().retention(), 0.7);
     assert_eq!(app.store().scheduler(&a.id).await.unwrap().retention(), 0.9);
     assert_eq!(app.store().leech_lapses(&a.id).await.unwrap(), 4);
-    // Fitting is B's own: B has no reviews to fit, and A's schedule is not fitted.
-    let res = app.post_form_as(&b, "/account/schedule/fit", &[]).await;
-    assert_eq!(location(&res), "/account?error=fit_few#fit");
+    // Fitting is B's own: B sees none of A's running fit, has no reviews to fit, and A's run
+    // is as it was.
     let res =
         app.http.get(app.url("/account/schedule/fit")).header("cookie", &b.cookie).send().await.unwrap();
     assert_eq!((res.status().as_u16(), res.text().await.unwrap()), (200, "none".to_string()));
-    assert_eq!(app.store().fit_run(&a.id).await.unwrap(), None);
+    let (_, b_account) = app.page_as(&b, "/account").await;
+    assert!(!b_account.contains("fit-running") && !b_account.contains("3 of 10"), "{b_account}");
+    let res = app.post_form_as(&b, "/account/schedule/fit", &[]).await;
+    assert_eq!(location(&res), "/account?error=fit_few#fit");
+    assert_eq!(app.store().fit_run(&a.id).await.unwrap(), a_fit);
+    assert_eq!(app.store().fit_run(&b.id).await.unwrap(), None);
     // A's points are A's: B's dispute of A's recall (by A's point, in a B session id that
     // does not exist) is not found either.
     let res = app

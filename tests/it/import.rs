@@ -92,7 +92,7 @@ async fn bad_files_get_one_sentence_and_nothing_is_written() {
         ("latin1.csv", b"caf\xe9,cue\n".to_vec(), "not UTF-8 text"),
         ("wide.csv", b"a,b,c\nd,e,f\n".to_vec(), "The file has 3 columns"),
         ("huge.csv", huge, "files up to 20 MB can be imported"),
-        ("deck.apkg", truncated, "not a zip archive"),
+        ("deck.apkg", truncated, "The package is cut short"),
         ("deck.apkg", zip_of(&[("readme.txt", b"hello".to_vec())]), "holds no Anki collection"),
         ("broken.apkg", zip_of(&[("collection.anki21b", b"zstd".to_vec())]), "The package is damaged"),
         (

@@ -210,10 +210,9 @@ fn FitSection(fit: ScheduleFit, now: i64) -> impl IntoView {
     let reviews = |n: u32| plural(i64::from(n), "review");
     let readiness = if !enough {
         format!(
-            "Fitting needs {} that follow an earlier review of the same point; you have {}. {} more and it can begin; until then your schedule uses FSRS's defaults, which suit most learners.",
+            "Fitting needs {} it can learn from: each a day or more after an earlier review of the same point, at an interval common in your log (FSRS sets rare ones aside, as Anki does). You have {}. Until then your schedule uses FSRS's defaults, which suit most learners.",
             reviews(any_fit),
-            items,
-            any_fit - items
+            items
         )
     } else if items < full_fit {
         format!(
@@ -222,7 +221,10 @@ fn FitSection(fit: ScheduleFit, now: i64) -> impl IntoView {
             full_fit - items
         )
     } else {
-        format!("A fit learns from {} that follow an earlier review of the same point.", reviews(items))
+        format!(
+            "A fit learns from {}, each a day or more after an earlier review of the same point.",
+            reviews(items)
+        )
     };
     let figure = |x: f64| if x.is_finite() { format!("{x:.3}") } else { "–".to_string() };
     let latest = run.map(|run| match run {
@@ -334,8 +336,11 @@ async fn fit_progress() -> Option<Option<(u32, u32)>> {
     let response =
         wasm_bindgen_futures::JsFuture::from(window.fetch_with_str("/account/schedule/fit")).await.ok()?;
     let response = response.dyn_into::<web_sys::Response>().ok()?;
-    if response.status() != 202 {
-        return Some(None);
+    match response.status() {
+        202 => {}
+        200 => return Some(None),
+        // A server that cannot say (a 500, a proxy's 502): ask again.
+        _ => return None,
     }
     let text = wasm_bindgen_futures::JsFuture::from(response.text().ok()?).await.ok()?.as_string()?;
     let (done, total) = text.split_once('/')?;

@@ -23,7 +23,7 @@ pub fn ImportPage() -> impl IntoView {
                 <li><strong>"Warren JSON"</strong>": a set exported from Warren, with its schedule and resources."</li>
                 <li><strong>"CSV"</strong>": one point a row, then its cue; a first row may name the columns (content, cue)."</li>
                 <li><strong>"Markdown"</strong>": a heading names the set; each list item is a point; an indented line under it is its cue."</li>
-                <li><strong>"Anki package (.apkg)"</strong>": each note's front becomes the cue, its back the point; its images come along."</li>
+                <li><strong>"Anki package (.apkg, .colpkg)"</strong>": each deck becomes a set; each note's front becomes the cue, its back the point (a cloze note gives a point per deletion); its images and its review history come along."</li>
                 <li><strong>"A session (.jsonl)"</strong>": a session exported from a history page goes straight into your history, under your set of the same name."</li>
                 <li><strong>"Your account's archive (.zip)"</strong>": everything downloaded from your account page comes back at once: every set with its schedule, every session and summary."</li>
             </ul>
@@ -33,7 +33,7 @@ pub fn ImportPage() -> impl IntoView {
                     echo=echo
                     form="import"
                     label="File"
-                    accept=".json,.csv,.tsv,.txt,.md,.markdown,.apkg,.jsonl,.zip"
+                    accept=".json,.csv,.tsv,.txt,.md,.markdown,.apkg,.colpkg,.jsonl,.zip"
                     hint="Up to 20 MB; an account's archive up to 100 MB."
                 />
                 <button type="submit" class="button primary">"Preview"</button>
@@ -57,7 +57,8 @@ fn PreviewView(preview: ImportPreview) -> impl IntoView {
         [one] => format!("Import “{}”?", one.name),
         _ => format!("Import {} sets?", sets.len()),
     };
-    let importable = sets.iter().any(|s| s.point_count > 0);
+    // A deck whose every card is suspended can still be taken, with its suspended points.
+    let importable = sets.iter().any(|s| s.point_count > 0 || !s.suspended.is_empty());
     let confirm = if several { "Import the ticked decks" } else { "Import this set" };
     view! {
         <Title text="Import preview" />
@@ -107,11 +108,13 @@ fn PreviewSetView(i: usize, set: PreviewSet, several: bool) -> impl IntoView {
         rejected,
     } = set;
     let shown = points.len() as u32;
+    // The list shows suspended points too; the count leaves them out.
+    let listed = point_count + suspended.len() as u32;
     let heading = if several {
         view! {
             <h2>
                 <label class="check">
-                    <input type="checkbox" name=format!("deck-{i}") checked={point_count > 0} disabled={point_count == 0} data-testid="deck-choice" />
+                    <input type="checkbox" name=format!("deck-{i}") checked={point_count > 0} disabled={point_count == 0 && suspended.is_empty()} data-testid="deck-choice" />
                     " "{name.clone()}
                 </label>
             </h2>
@@ -158,7 +161,7 @@ fn PreviewSetView(i: usize, set: PreviewSet, several: bool) -> impl IntoView {
                     }
                 }).collect_view()}
             </ol>
-            {(point_count > shown).then(|| view! { <p class="meta">{format!("…and {} more.", point_count - shown)}</p> })}
+            {(listed > shown).then(|| view! { <p class="meta">{format!("…and {} more.", listed - shown)}</p> })}
             {(!rejected.is_empty()).then(|| view! {
                 <h3>"Left out"</h3>
                 <ul class="rejected" data-testid="import-rejected">

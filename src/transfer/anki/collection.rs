@@ -41,6 +41,21 @@ pub struct Card {
     pub reviews: Vec<(i64, i64)>,
 }
 
+/// A row of `cards`, as far as a point needs it.
+#[derive(sqlx::FromRow)]
+struct CardRow {
+    id: i64,
+    nid: i64,
+    did: i64,
+    ord: i64,
+    #[sqlx(rename = "type")]
+    kind: i64,
+    queue: i64,
+    due: i64,
+    odid: i64,
+    odue: i64,
+}
+
 pub async fn read(sqlite: &[u8]) -> Result<Collection, ImportError> {
     let file = tempfile::NamedTempFile::new().map_err(|e| ImportError::BadCollection(e.to_string()))?;
     std::fs::write(file.path(), sqlite).map_err(|e| ImportError::BadCollection(e.to_string()))?;
@@ -92,11 +107,12 @@ async fn read_from(db: &mut SqliteConnection) -> Result<Collection, ImportError>
         .fetch_all(&mut *db)
         .await
         .map_err(bad)?;
-    let rows: Vec<(i64, i64, i64, i64, i64, i64, i64)> =
-        sqlx::query_as("SELECT id, nid, did, ord, type, queue, due FROM cards ORDER BY nid, ord, id")
-            .fetch_all(&mut *db)
-            .await
-            .map_err(bad)?;
+    let rows: Vec<CardRow> = sqlx::query_as(
+        "SELECT id, nid, did, ord, type, queue, due, odid, odue FROM cards ORDER BY nid, ord, id",
+    )
+    .fetch_all(&mut *db)
+    .await
+    .map_err(bad)?;
     // Reviews that rated a card: learning, review, relearning and cramming with an ease of
     // 1 to 4 (manual reschedules and resets have none).
     let log: Vec<(i64, i64, i64)> = sqlx::query_as(
@@ -110,7 +126,14 @@ async fn read_from(db: &mut SqliteConnection) -> Result<Collection, ImportError>
         reviews.entry(card).or_default().push((at, ease));
     }
     let mut cards: HashMap<i64, Vec<Card>> = HashMap::new();
-    for (id, note, deck, ord, kind, queue, due) in rows {
+    for CardRow { id, nid: note, did, ord, kind, queue, due, odid, odue } in rows {
+        // A card in a filtered deck is there for now: its own deck and due day are `odid` and
+        // `odue`.
+        let (deck, due) = match (odid, odue) {
+            (0, _) => (did, due),
+            (home, 0) => (home, due),
+            (home, home_due) => (home, home_due),
+        };
         let new = kind == 0;
         // Review cards (and learning ones counted in days) are due on a day numbered from the
         // collection's creation; learning cards within a day, at a time in seconds (a number

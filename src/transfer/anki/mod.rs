@@ -17,10 +17,13 @@ use std::collections::HashMap;
 use warren_app::api::ResourceKind;
 use warren_app::schedule::Rating;
 
+use warren_app::forms::limits;
+
 use super::{Builder, ImportError, Preview};
 use crate::schedule::Logged;
 use crate::store::{NewResource, PointLog, image_type};
 use collection::Card;
+use package::{MAX_MEDIA_BYTES, Media};
 
 /// The field separator inside a note.
 const FIELD_SEPARATOR: char = '\u{1f}';
@@ -52,6 +55,9 @@ pub async fn read(stem: &str, bytes: &[u8]) -> Result<Vec<Preview>, ImportError>
                 if points.is_empty() {
                     problems.push("its cloze text deletes nothing".into());
                 }
+                for sound in text::text_of(text).1 {
+                    problems.push(format!("its sound “{sound}” is left out: Warren does not play sound"));
+                }
             }
         } else if fields.len() < 2 {
             problems
@@ -61,6 +67,14 @@ pub async fn read(stem: &str, bytes: &[u8]) -> Result<Vec<Preview>, ImportError>
             let (content, sounds) = text::text_of(fields[1]);
             for sound in sounds.iter().chain(&text::text_of(fields[0]).1) {
                 problems.push(format!("its sound “{sound}” is left out: Warren does not play sound"));
+            }
+            // A note type of more fields than a front and a back ("Extra", "Source"): only
+            // the first two become the point, and the preview says what else it had.
+            let extra = fields.iter().skip(2).filter(|f| !text::text_of(f).0.trim().is_empty()).count();
+            if extra > 0 {
+                problems.push(
+                    "what it has beyond its front and back is left out: a point is a front and a back".into(),
+                );
             }
             // One point per note: the card with the most reviews speaks for it.
             let card = cards.iter().max_by_key(|c| (c.reviews.len(), -c.ord));
@@ -83,8 +97,13 @@ pub async fn read(stem: &str, bytes: &[u8]) -> Result<Vec<Preview>, ImportError>
         for problem in problems {
             deck.builder.reject(&place, problem);
         }
+        let cloze = collection.cloze_types.contains(note_type);
         for (content, cue, card) in points {
-            let Some(point) = deck.builder.point(&place, &content, &cue, None) else { continue };
+            let added = match cloze {
+                true => deck.builder.deletion(&place, &content, &cue),
+                false => deck.builder.point(&place, &content, &cue, None),
+            };
+            let Some(point) = added else { continue };
             if let Some(card) = card {
                 deck.builder.preview.set.points[point].log = log_of(card);
                 if card.suspended {
@@ -115,13 +134,18 @@ impl Deck {
             self.builder.preview.set.resources[resource].points.push((point, 1.0));
             return;
         }
-        match package.media(source) {
-            None => self.builder.reject(place, format!("its image “{source}” is not in the package")),
-            Some(None) => self.builder.reject(place, format!("its image “{source}” is over 5 MB")),
-            Some(Some(bytes)) => match image_type(&bytes) {
-                None => self
-                    .builder
-                    .reject(place, format!("its image “{source}” is not a PNG, JPEG, WebP or GIF")),
+        let why = match package.media(source) {
+            Media::Missing => "is not in the package".to_string(),
+            Media::TooLarge => format!("is over {} MB", limits::IMAGE_BYTES / (1024 * 1024)),
+            Media::Damaged => "cannot be unpacked".to_string(),
+            Media::OverBudget => {
+                format!(
+                    "is past the {} MB the package's images may take in all",
+                    MAX_MEDIA_BYTES / (1024 * 1024)
+                )
+            }
+            Media::Found(bytes) => match image_type(&bytes) {
+                None => "is not a PNG, JPEG, WebP or GIF".to_string(),
                 Some(mime) => {
                     self.images.insert(source.to_string(), self.builder.preview.set.resources.len());
                     self.builder.resource(NewResource {
@@ -132,9 +156,11 @@ impl Deck {
                         points: vec![(point, 1.0)],
                         ..NewResource::default()
                     });
+                    return;
                 }
             },
-        }
+        };
+        self.builder.reject(place, format!("its image “{source}” {why}"));
     }
 }
 
@@ -164,9 +190,10 @@ fn log_of(card: &Card) -> Option<PointLog> {
     Some(PointLog { carried: None, reviews, due_at: card.due_at })
 }
 
-/// The `src` of each `<img>` in a field.
+/// The `src` of each `<img>` in a field. Only ASCII is lowered, so a place in the lowered
+/// text is the same place in the field (`to_lowercase` changes some characters' lengths: Ω, K).
 fn image_sources(html: &str) -> Vec<String> {
-    let lower = html.to_lowercase();
+    let lower = html.to_ascii_lowercase();
     let mut sources = Vec::new();
     let mut from = 0;
     while let Some(at) = lower[from..].find("<img") {
@@ -199,6 +226,8 @@ mod tests {
         let field =
             r#"See <img src="cell.png"> and <IMG class=x src='a&amp;b.jpg'/> and <img src=plain.gif>"#;
         assert_eq!(image_sources(field), ["cell.png", "a&b.jpg", "plain.gif"]);
+        // Characters whose lowercase is shorter or longer than they are move nothing.
+        assert_eq!(image_sources("\u{2126}\u{212a}İ<IMG SRC=a.png>Ω"), ["a.png"]);
     }
 
     #[test]

@@ -18,6 +18,9 @@ pub const NEWEST_PACKAGE: u64 = 3;
 pub const MAX_COLLECTION_BYTES: u64 = 512 * 1024 * 1024;
 /// The most a media map may unpack to.
 const MAX_MAP_BYTES: u64 = 16 * 1024 * 1024;
+/// The most a package's images may unpack to, all together (each is also capped at
+/// `limits::IMAGE_BYTES`): a media list may name one small zip entry many times.
+pub const MAX_MEDIA_BYTES: u64 = 100 * 1024 * 1024;
 
 type Archive<'a> = zip::ZipArchive<Cursor<&'a [u8]>>;
 
@@ -28,11 +31,31 @@ pub struct Package<'a> {
     zstd: bool,
     /// Each media file's name, to the zip entry holding it.
     media: HashMap<String, String>,
+    /// What the media read so far unpacked to.
+    unpacked: u64,
+}
+
+/// A media file, as the package holds it.
+#[derive(Debug, PartialEq)]
+pub enum Media {
+    Found(Vec<u8>),
+    /// The package does not hold it.
+    Missing,
+    /// It unpacks to more than an image may be.
+    TooLarge,
+    /// It cannot be unpacked.
+    Damaged,
+    /// The package's images together unpack to more than [`MAX_MEDIA_BYTES`].
+    OverBudget,
 }
 
 /// Opens a package: its collection's SQLite bytes, and the package for its media.
 pub fn open(bytes: &[u8]) -> Result<(Vec<u8>, Package<'_>), ImportError> {
-    let mut archive = zip::ZipArchive::new(Cursor::new(bytes)).map_err(|_| ImportError::NotZip)?;
+    let mut archive = zip::ZipArchive::new(Cursor::new(bytes)).map_err(|_| {
+        // A zip's table of contents is at its end: one that starts as a zip and has none was
+        // cut off (a download or copy that did not finish).
+        if bytes.starts_with(b"PK") { ImportError::CutShort } else { ImportError::NotZip }
+    })?;
     let names: Vec<String> = archive.file_names().map(str::to_string).collect();
     let has = |name: &str| names.iter().any(|n| n == name);
     let version = match entry(&mut archive, "meta", 1024)? {
@@ -65,20 +88,40 @@ pub fn open(bytes: &[u8]) -> Result<(Vec<u8>, Package<'_>), ImportError> {
             .map(|(key, name)| (name, key))
             .collect(),
     };
-    Ok((collection, Package { archive, zstd, media }))
+    Ok((collection, Package { archive, zstd, media, unpacked: 0 }))
 }
 
 impl Package<'_> {
-    /// A media file's bytes: `None` when the package does not hold it, `Some(None)` when it is
-    /// larger than an image may be.
-    pub fn media(&mut self, name: &str) -> Option<Option<Vec<u8>>> {
-        let key = self.media.get(name)?.clone();
-        let cap = limits::IMAGE_BYTES as u64;
-        let stored = entry(&mut self.archive, &key, cap * 2).ok().flatten()?;
-        if !self.zstd {
-            return Some((stored.len() as u64 <= cap).then_some(stored));
-        }
-        Some(unzstd(&stored, cap, "image").ok())
+    /// A media file's bytes, or why there are none.
+    pub fn media(&mut self, name: &str) -> Media {
+        let Some(key) = self.media.get(name).cloned() else { return Media::Missing };
+        let cap = (limits::IMAGE_BYTES as u64).min(MAX_MEDIA_BYTES.saturating_sub(self.unpacked));
+        let over = |unpacked: u64| {
+            if unpacked + (limits::IMAGE_BYTES as u64) > MAX_MEDIA_BYTES {
+                Media::OverBudget
+            } else {
+                Media::TooLarge
+            }
+        };
+        // Stored uncompressed, a file is as large as it unpacks to; compressed, it is smaller.
+        let stored =
+            match entry(&mut self.archive, &key, if self.zstd { limits::IMAGE_BYTES as u64 } else { cap }) {
+                Ok(Some(stored)) => stored,
+                Ok(None) => return Media::Missing,
+                Err(ImportError::Unpacks(..)) => return over(self.unpacked),
+                Err(_) => return Media::Damaged,
+            };
+        let bytes = if self.zstd {
+            match unzstd(&stored, cap, "image") {
+                Ok(bytes) => bytes,
+                Err(ImportError::Unpacks(..)) => return over(self.unpacked),
+                Err(_) => return Media::Damaged,
+            }
+        } else {
+            stored
+        };
+        self.unpacked += bytes.len() as u64;
+        Media::Found(bytes)
     }
 }
 

@@ -257,11 +257,20 @@ fn cloze_html(text: &str, number: u32, blank: bool) -> String {
 pub fn cloze(text: &str, number: u32) -> (String, String) {
     let (cue, _) = text_of(&cloze_html(text, number, true));
     let (marked, _) = text_of(&cloze_html(text, number, false));
+    // Every sentence from the one the deletion opens in to the one it closes in.
     let mut content = Vec::new();
+    let mut inside = false;
     for sentence in sentences(&marked) {
-        if sentence.contains(OPEN) || sentence.contains(CLOSE) {
+        let opens = sentence.contains(OPEN);
+        if inside || opens || sentence.contains(CLOSE) {
             content.push(sentence.replace([OPEN, CLOSE], "").trim().to_string());
         }
+        inside = match (sentence.rfind(OPEN), sentence.rfind(CLOSE)) {
+            (Some(open), Some(close)) => open > close,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (None, None) => inside,
+        };
     }
     (cue, content.join(" "))
 }
@@ -272,7 +281,11 @@ fn sentences(text: &str) -> Vec<&str> {
     let mut start = 0;
     for (i, c) in text.char_indices() {
         if matches!(c, '.' | ';' | '!' | '?' | '\n') {
-            let end = i + c.len_utf8();
+            let mut end = i + c.len_utf8();
+            // A deletion's closing mark right after ("…three.}}") stays with its sentence.
+            while text[end..].starts_with(CLOSE) {
+                end += CLOSE.len_utf8();
+            }
             // A full stop inside a number (3.14) ends nothing.
             let next = text[end..].chars().next();
             if c == '.' && next.is_some_and(|n| !n.is_whitespace()) {
@@ -345,5 +358,17 @@ mod tests {
         );
         assert_eq!(cloze_numbers("{{c2::a}} {{c1::b}} {{c2::c}}"), vec![2, 1]);
         assert_eq!(cloze("Pi is {{c1::3.14}} or so.", 1).1, "Pi is 3.14 or so.");
+        // A deletion over three sentences keeps the middle one.
+        assert_eq!(cloze("Before. {{c1::One. Two. Three.}} After.", 1).1, "One. Two. Three.");
+        // Two deletions of one sentence: the same content, each its own cue.
+        let capital = "{{c1::Paris}} is the capital of {{c2::France}}.";
+        assert_eq!(
+            cloze(capital, 1),
+            ("[…] is the capital of France.".into(), "Paris is the capital of France.".into())
+        );
+        assert_eq!(
+            cloze(capital, 2),
+            ("Paris is the capital of […].".into(), "Paris is the capital of France.".into())
+        );
     }
 }
