@@ -180,4 +180,8 @@ fn main() {
         items.len(),
         started.elapsed().as_secs_f64() * 1000.0
     );
+    // A fit that helps no one is a regression: say so in the exit code too.
+    if !improved {
+        std::process::exit(1);
+    }
 }
