@@ -1,5 +1,6 @@
 //! The server's answers to the app's server functions (`warren_app::api::Backend`): every
-//! query scoped by the learner, every missing-or-foreign id a `NotFound`.
+//! query scoped by the learner, every missing-or-foreign id a `NotFound`. Long by design: one
+//! short method per page's data, in the trait's order, so the trait and its answers read alike.
 
 use std::collections::HashMap;
 use std::sync::Arc;
