@@ -104,7 +104,9 @@ impl Provider for SlowModel {
                     script.opening.clone()
                 }
                 Purpose::Tutor(_) => "What comes to mind first?".into(),
-                Purpose::Explorer(_) | Purpose::Summariser(_) | Purpose::Probe => "ok".into(),
+                Purpose::Explorer(_) | Purpose::Summariser(_) | Purpose::Cleanup(_) | Purpose::Probe => {
+                    "ok".into()
+                }
             }
         };
         Ok(Box::pin(futures_util::stream::iter(vec![Ok(Output::Text(text))])))
@@ -232,7 +234,9 @@ async fn run(cases: &[Case], way: Way, judgement: &Judgement) -> Run {
         let (kept_before, _) = engine.metrics().speculation();
         let sent = Instant::now();
         let content = case.message.clone();
-        a.send(ClientMessage::UserMessage { content, client_message_id: None }).await.expect("send");
+        a.send(ClientMessage::UserMessage { content, client_message_id: None, via: None })
+            .await
+            .expect("send");
         let first = until_complete(&mut a).await.map(|t| t - sent);
         let (kept_after, _) = engine.metrics().speculation();
         // A turn that recalls the last point is answered by the overlay, not the tutor.

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 pub use crate::llm::settings::{DEFAULT_MODEL_DIR, LlmConfig, ProviderChoice, Switch};
+pub use crate::voice::VoiceConfig;
 
 #[derive(Args, Debug, Clone)]
 pub struct Config {
@@ -64,6 +65,9 @@ pub struct Config {
     #[command(flatten)]
     pub llm: LlmConfig,
 
+    #[command(flatten)]
+    pub voice: VoiceConfig,
+
     /// Learner messages after a declined rabbit hole before another may be offered.
     #[arg(long, env = "WARREN_RABBITHOLE_COOLDOWN", default_value_t = 3, global = true)]
     pub rabbithole_cooldown: u32,
@@ -101,6 +105,7 @@ impl Config {
             db_statement_timeout_ms: 10_000,
             instance_id: None,
             llm: LlmConfig::offline(),
+            voice: VoiceConfig::off(),
             rabbithole_cooldown: 3,
             context_tokens: 6000,
             summary_attempts: 3,

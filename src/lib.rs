@@ -17,4 +17,5 @@ pub mod store;
 pub mod telemetry;
 pub mod text;
 pub mod transfer;
+pub mod voice;
 pub mod web;

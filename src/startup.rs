@@ -18,6 +18,7 @@ use crate::llm::health::ProviderHealth;
 use crate::llm::offline::Offline;
 use crate::llm::select::{self, ProviderConfigError};
 use crate::store::{Store, StoreError};
+use crate::voice::Voice;
 use crate::web::{self, AppState, ServerBackend, Throttle};
 
 /// How long start-up waits for the language model to answer its check.
@@ -131,10 +132,16 @@ impl Application {
             .site_addr(addr)
             .build();
         let secure_cookies = config.public_url.as_deref().is_some_and(|u| u.starts_with("https://"));
+        let voice = Arc::new(Voice::new(&config.voice));
+        match voice.describe() {
+            Some(through) => tracing::info!("answers by voice are transcribed by {through}"),
+            None => tracing::info!("answering by voice is off (set WARREN_TRANSCRIBE_URL to turn it on)"),
+        }
         let backend = Arc::new(ServerBackend {
             store: store.clone(),
             engine: engine.clone(),
             provider_health: health.clone(),
+            voice: voice.describe(),
         });
         let state = AppState {
             leptos_options,
@@ -145,6 +152,7 @@ impl Application {
             secure_cookies,
             trusted_proxies: config.trusted_proxies.clone().into(),
             backend,
+            voice,
         };
         Ok(Self { listener, state })
     }

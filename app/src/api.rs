@@ -35,6 +35,9 @@ pub struct ProviderNotice {
     pub by_meaning: bool,
     /// How the offline judges compare text, and without the model how to install it.
     pub judge: String,
+    /// Through what spoken answers are transcribed ("whisper-1 at https://…"); `None` when
+    /// answering by voice is off.
+    pub voice: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -256,6 +256,11 @@ impl Engine {
         self.shared.provider.info()
     }
 
+    /// The language model the sessions use (the transcript clean-up uses it too).
+    pub fn provider(&self) -> SharedProvider {
+        self.shared.provider.clone()
+    }
+
     pub fn store(&self) -> &Store {
         &self.shared.store
     }

@@ -14,6 +14,8 @@ pub enum Purpose {
     Detector(DetectorBrief),
     Explorer(ExplorerBrief),
     Summariser(SummaryBrief),
+    /// Putting a spoken answer's misheard terms right.
+    Cleanup(CleanupBrief),
     /// A configuration check at start-up.
     Probe,
 }
@@ -182,6 +184,15 @@ pub struct ExplorerBrief {
     /// The conversation so far inside this rabbit hole: the opt-in, then every message, ending
     /// with the one to answer.
     pub history: Vec<Message>,
+}
+
+/// A transcript of a spoken answer, and the set's terms it may have misheard.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CleanupBrief {
+    pub set_name: String,
+    /// The set's own terms, most used first (`text::vocabulary::vocabulary`).
+    pub terms: Vec<String>,
+    pub transcript: String,
 }
 
 #[derive(Clone, Debug)]

@@ -8,7 +8,7 @@
 pub mod anthropic;
 pub mod brief;
 pub mod health;
-mod http;
+pub(crate) mod http;
 pub mod offline;
 pub mod openai;
 pub mod select;

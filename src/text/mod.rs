@@ -4,6 +4,7 @@
 
 mod lexicon;
 pub mod numbers;
+pub mod vocabulary;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
@@ -14,7 +15,7 @@ use rust_stemmers::{Algorithm, Stemmer};
 
 static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
 
-fn is_stopword(word: &str) -> bool {
+pub fn is_stopword(word: &str) -> bool {
     STOPWORDS.contains(&word)
 }
 

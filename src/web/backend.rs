@@ -37,6 +37,8 @@ pub struct ServerBackend {
     pub store: Store,
     pub engine: Engine,
     pub provider_health: Arc<ProviderHealth>,
+    /// Through what spoken answers are transcribed, when voice is on.
+    pub voice: Option<String>,
 }
 
 fn internal(err: StoreError) -> ApiError {
@@ -88,6 +90,7 @@ impl ServerBackend {
             detail: status.detail,
             by_meaning: status.by_meaning,
             judge: status.judge,
+            voice: self.voice.clone(),
         }
     }
 

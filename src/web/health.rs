@@ -12,6 +12,7 @@ use std::sync::Arc;
 use crate::engine::Engine;
 use crate::llm::health::ProviderHealth;
 use crate::store::{Check, Store};
+use crate::voice::Voice;
 
 pub async fn healthz() -> &'static str {
     "ok"
@@ -28,18 +29,26 @@ pub struct Readiness {
     checks: Vec<Check>,
 }
 
-/// Ready when the database is; the language model's check is listed but not required (a
-/// learner can still read history, and the offline tutor always works).
+/// Ready when the database is; the language model's, the judges' and voice's checks are
+/// listed but not required (a learner can still read history, and the offline tutor always
+/// works).
 pub async fn readyz(
     State(store): State<Store>,
     State(engine): State<Engine>,
     State(health): State<Arc<ProviderHealth>>,
+    State(voice): State<Arc<Voice>>,
 ) -> (StatusCode, Json<Readiness>) {
     let provider = health.status();
     let mut checks = store.readiness().await;
     let ready = checks.iter().all(|c| c.ok);
     checks.push(Check { name: "llm", ok: provider.ok, detail: provider.detail.clone() });
     checks.push(Check { name: "judge", ok: provider.by_meaning, detail: provider.judge.clone() });
+    // Voice is optional: off is not a fault, and not required.
+    let (ok, detail) = match voice.describe() {
+        Some(through) => (true, format!("answers by voice are transcribed by {through}")),
+        None => (false, "answering by voice is off (WARREN_TRANSCRIBE_URL is not set)".to_string()),
+    };
+    checks.push(Check { name: "voice", ok, detail });
     let status = if ready { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
     let instance = engine.instance();
     let readiness = Readiness {

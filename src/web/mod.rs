@@ -20,6 +20,7 @@ mod stats;
 mod transcript;
 mod transfer;
 pub mod viewer;
+mod voice;
 
 use std::sync::Arc;
 
@@ -39,11 +40,13 @@ use tower_sessions::cookie::SameSite;
 use tower_sessions::{Expiry, SessionManagerLayer};
 use warren_app::api::Backend;
 use warren_app::forms::limits;
+use warren_app::voice::TRANSCRIBE_PATH;
 use warren_app::{App, shell};
 
 use crate::engine::Engine;
 use crate::llm::health::ProviderHealth;
 use crate::store::Store;
+use crate::voice::Voice;
 pub use auth::Throttle;
 pub use backend::ServerBackend;
 
@@ -67,6 +70,8 @@ pub struct AppState {
     pub trusted_proxies: Arc<[ipnet::IpNet]>,
     /// The pages' access to the store and engine (also used to render pages for form posts).
     pub backend: Arc<dyn Backend>,
+    /// Answering by voice (off without a transcription URL).
+    pub voice: Arc<Voice>,
 }
 
 /// Percent-encodes a query-string value, leaving `/` readable (for `next=/sets`).
@@ -99,6 +104,7 @@ pub fn router(state: AppState) -> Router {
         .route("/auth/signup", post(auth::sign_up))
         .route("/auth/signin", post(auth::sign_in))
         .route("/auth/signout", post(auth::sign_out))
+        .route(TRANSCRIBE_PATH, post(voice::transcribe))
         .merge(account::routes())
         .merge(authoring::routes())
         .merge(transfer::routes())
@@ -137,6 +143,9 @@ fn body_limit(method: &Method, path: &str) -> usize {
         if path.starts_with("/sets/") && path.ends_with("/resources") {
             return limits::IMAGE_BYTES + MAX_BODY;
         }
+        if path == TRANSCRIBE_PATH {
+            return warren_app::voice::MAX_BYTES + MAX_BODY;
+        }
     }
     MAX_BODY
 }
@@ -151,6 +160,10 @@ async fn limit_body(request: Request, next: Next) -> Response {
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<usize>().ok());
     if declared.is_some_and(|n| n > limit) {
+        // The live page reads a coded refusal.
+        if request.uri().path() == TRANSCRIBE_PATH {
+            return voice::refusal(warren_app::voice::TranscribeError::TooLarge);
+        }
         return (StatusCode::PAYLOAD_TOO_LARGE, "That is more than this address accepts.").into_response();
     }
     let (parts, body) = request.into_parts();

@@ -8,6 +8,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 
 use warren_app::api::{EntryFilter, TranscriptQuery};
+use warren_app::protocol::InputVia;
 use warren_app::tree::{EntryKind, Speaker};
 use warren_app::url::{push_query_value, query_value};
 use warren_app::{escape, write_html};
@@ -309,6 +310,11 @@ impl<'a> Writer<'a> {
         });
         if let Some(who) = who {
             let _ = write!(out, "<span class=\"speaker\">{who}</span>");
+        }
+        let spoken = entry.data.as_ref().and_then(|d| d.get("via")).and_then(|v| v.as_str())
+            == Some(InputVia::Voice.as_str());
+        if spoken {
+            out.push_str("<span class=\"pill spoken\" data-testid=\"spoken\">by voice</span>");
         }
         if let Some(label) = label {
             out.push_str("<span class=\"pill label\" data-testid=\"entry-label\">");

@@ -55,6 +55,7 @@ impl Provider for Scripted {
                 let n = self.calls().iter().filter(|c| **c == "summariser").count() + 1;
                 ("summariser", format!("Summary number {n} of what was said."))
             }
+            Purpose::Cleanup(_) => ("cleanup", r#"{"text":"","corrections":[]}"#.into()),
             Purpose::Probe => ("probe", "ok".into()),
         };
         self.calls.lock().unwrap().push(name);
@@ -121,7 +122,9 @@ fn turn_end(m: &ServerMessage) -> bool {
 }
 
 async fn say(a: &mut Attachment, text: &str) -> Vec<ServerMessage> {
-    a.send(ClientMessage::UserMessage { content: text.into(), client_message_id: None }).await.unwrap();
+    a.send(ClientMessage::UserMessage { content: text.into(), client_message_id: None, via: None })
+        .await
+        .unwrap();
     until(a, turn_end).await
 }
 

@@ -188,7 +188,7 @@ async fn no_reply_in_thirty_messages_repeats_the_one_before() {
             // Every seventh message recalls the next point; the rest are misses and questions.
             let message =
                 if i % 7 == 0 { points[i / 7 - 1].content.clone() } else { script[i % script.len()].into() };
-            let sent = ClientMessage::UserMessage { content: message, client_message_id: None };
+            let sent = ClientMessage::UserMessage { content: message, client_message_id: None, via: None };
             live.send(sent).await.unwrap();
         }
         let reply = loop {

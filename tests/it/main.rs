@@ -29,3 +29,4 @@ mod startup;
 mod study;
 mod synthesis;
 mod tree;
+mod voice;

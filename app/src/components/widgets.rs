@@ -113,7 +113,23 @@ pub fn StatusPill(status: SessionStatus) -> impl IntoView {
 
 /// Says which tutor answers; a failed start-up check is shown, never only logged.
 #[component]
-pub fn ProviderBanner(notice: ProviderNotice) -> impl IntoView {
+pub fn ProviderBanner(
+    notice: ProviderNotice,
+    /// Say so when answering by voice is off (the dashboard does; the live page need not).
+    #[prop(optional)]
+    voice_off_too: bool,
+) -> impl IntoView {
+    let voice = match notice.voice.clone() {
+        Some(through) => Some(format!(
+            "You can answer by voice: the microphone beside Send records, and {through} transcribes."
+        )),
+        None => voice_off_too.then(|| "Answering by voice is off on this server.".to_string()),
+    };
+    let voice = voice.map(|text| view! { <p class="notice quiet" data-testid="voice-notice">{text}</p> });
+    (provider_notice(notice), voice)
+}
+
+fn provider_notice(notice: ProviderNotice) -> impl IntoView {
     if !notice.ok {
         view! {
             <p class="notice warning" role="status" data-testid="provider-notice">

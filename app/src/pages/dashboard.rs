@@ -34,7 +34,7 @@ fn DashboardView(data: Data) -> impl IntoView {
     view! {
         <section class="page dashboard">
             <h1>"Dashboard"</h1>
-            <ProviderBanner notice=data.provider />
+            <ProviderBanner notice=data.provider voice_off_too=true />
             <p class="lede">
                 {if due_total == 0 {
                     "Nothing is due right now. You can still practise any set.".to_string()

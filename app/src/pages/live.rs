@@ -15,12 +15,13 @@ pub fn LivePage() -> impl IntoView {
 
 #[component]
 fn LiveView(header: SessionHeader) -> impl IntoView {
+    let voice = header.provider.voice.is_some();
     view! {
         <Title text=header.card.set_name.clone() />
         <section class="page session">
             <h1 class="session-title">{header.card.set_name.clone()}</h1>
             <ProviderBanner notice=header.provider />
-            <LiveSession card=header.card />
+            <LiveSession card=header.card voice />
         </section>
     }
 }

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{ErrorCode, MAX_FIELD_CHARS, MAX_FRAME_BYTES, MAX_MESSAGE_CHARS};
+use super::{ErrorCode, InputVia, MAX_FIELD_CHARS, MAX_FRAME_BYTES, MAX_MESSAGE_CHARS};
 
 /// Declares [`ClientMessage`] and [`ClientMessageType`] from one list, so each message's wire
 /// name is written once.
@@ -42,6 +42,10 @@ client_messages! {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         /// Chosen by the client, unique per message.
         client_message_id: Option<String>,
+        /// How the words came: `voice` when (some of) they were spoken and transcribed;
+        /// absent when typed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        via: Option<InputVia>,
     } = "user_message",
     /// Leave the session: paused if points remain, completed if not. No confirmation.
     LeaveSession = "leave_session",
@@ -122,9 +126,10 @@ pub fn parse_client_message(frame: &str) -> Result<ClientMessage, ProtocolError>
 /// [`crate::clean`]): a NUL cannot be stored, and no one types one.
 fn cleaned(message: ClientMessage) -> ClientMessage {
     match message {
-        ClientMessage::UserMessage { content, client_message_id } => ClientMessage::UserMessage {
+        ClientMessage::UserMessage { content, client_message_id, via } => ClientMessage::UserMessage {
             content: crate::clean::text(&content).into_owned(),
             client_message_id,
+            via,
         },
         ClientMessage::EnterRabbithole { rabbithole_event_id, topic } => ClientMessage::EnterRabbithole {
             rabbithole_event_id,
@@ -141,7 +146,7 @@ fn cleaned(message: ClientMessage) -> ClientMessage {
 fn validate(message: &ClientMessage) -> Result<(), ProtocolError> {
     let invalid = |text: String| Err(ProtocolError::new(ErrorCode::InvalidPayload, text));
     match message {
-        ClientMessage::UserMessage { content, client_message_id } => {
+        ClientMessage::UserMessage { content, client_message_id, via: _ } => {
             if content.trim().is_empty() {
                 return invalid("the message is empty".into());
             }

@@ -47,6 +47,14 @@ pub const MAX_MESSAGE_CHARS: usize = 8_000;
 pub const MAX_FIELD_CHARS: usize = 500;
 
 crate::named_enum! {
+    /// How a learner's message came to be written, when not typed.
+    pub enum InputVia {
+        /// Spoken, transcribed, and checked by the learner before sending.
+        Voice = "voice",
+    }
+}
+
+crate::named_enum! {
     /// Where a session stands.
     pub enum SessionStatus {
         /// Open: a learner is or can be studying.

@@ -2,7 +2,7 @@ use super::*;
 
 fn one_of_each_client_message() -> Vec<ClientMessage> {
     vec![
-        ClientMessage::UserMessage { content: "x".into(), client_message_id: None },
+        ClientMessage::UserMessage { content: "x".into(), client_message_id: None, via: None },
         ClientMessage::LeaveSession,
         ClientMessage::EnterRabbithole { rabbithole_event_id: "r".into(), topic: "t".into() },
         ClientMessage::ExitRabbithole,

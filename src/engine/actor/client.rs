@@ -1,8 +1,8 @@
 //! One handler per client message, each refusing what does not fit the session's state.
 
 use warren_app::protocol::{
-    ClientMessage, ErrorCode, Pong, ServerMessage, SessionCompletionSummary, SessionEvent, SessionMode,
-    SessionPaused, SessionStatus,
+    ClientMessage, ErrorCode, InputVia, Pong, ServerMessage, SessionCompletionSummary, SessionEvent,
+    SessionMode, SessionPaused, SessionStatus,
 };
 
 use super::{Actor, Audience, Handled, refuse};
@@ -13,8 +13,8 @@ impl Actor {
     pub(super) async fn handle(&mut self, from: u64, message: ClientMessage) {
         let refused = message.client_message_id().map(str::to_string);
         let result = match message {
-            ClientMessage::UserMessage { content, client_message_id } => {
-                self.user_message(content, client_message_id).await
+            ClientMessage::UserMessage { content, client_message_id, via } => {
+                self.user_message(content, client_message_id, via).await
             }
             ClientMessage::LeaveSession => self.leave(from).await,
             // The topic is the one stored at detection; the client's echo is not trusted.
@@ -46,7 +46,12 @@ impl Actor {
         }
     }
 
-    async fn user_message(&mut self, content: String, client_message_id: Option<String>) -> Handled {
+    async fn user_message(
+        &mut self,
+        content: String,
+        client_message_id: Option<String>,
+        via: Option<InputVia>,
+    ) -> Handled {
         self.require_in_progress()?;
         if !self.learner_rate.try_take() {
             return refuse(
@@ -61,7 +66,10 @@ impl Actor {
         {
             self.decline_detection(&pending).await?;
         }
-        let new = NewEntry { client_message_id, ..NewEntry::message(Speaker::Learner, content.clone()) };
+        // A spoken message says so in its entry: the history page marks it.
+        let data = via.map(|via| serde_json::json!({ "via": via.as_str() }));
+        let new =
+            NewEntry { client_message_id, data, ..NewEntry::message(Speaker::Learner, content.clone()) };
         let Appended { entry, created } = self.session.append(&self.store, new).await?;
         if !created {
             // The same message sent again after a reconnect: it is stored and being answered.

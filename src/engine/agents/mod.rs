@@ -1,6 +1,7 @@
 //! The agents. Each builds its own request (system prompt and messages) and reads its own
 //! answers; none shares a prompt or a history with another.
 
+pub mod cleanup;
 pub mod detector;
 pub mod evaluator;
 pub mod explorer;

@@ -151,11 +151,13 @@ impl Provider for Offline {
                 | Purpose::Detector(_)
                 | Purpose::Explorer(_)
                 | Purpose::Summariser(_)
+                | Purpose::Cleanup(_)
                 | Purpose::Probe,
             )
-            | (Some(_), Purpose::Detector(_) | Purpose::Summariser(_) | Purpose::Probe) => {
-                (answer(request), None)
-            }
+            | (
+                Some(_),
+                Purpose::Detector(_) | Purpose::Summariser(_) | Purpose::Cleanup(_) | Purpose::Probe,
+            ) => (answer(request), None),
         };
         let delay = self.chunk_delay;
         // A resource to show goes first, so it is there as the words arrive.
@@ -202,8 +204,16 @@ fn answer(request: &Request) -> String {
         Purpose::Detector(brief) => detector(brief).to_string(),
         Purpose::Explorer(brief) => explorer(brief, None),
         Purpose::Summariser(brief) => summary(brief),
+        Purpose::Cleanup(brief) => cleanup(brief),
         Purpose::Probe => "ok".into(),
     }
+}
+
+/// A transcript's misheard terms put right by sound and spelling (`text::vocabulary::correct`),
+/// in the clean-up agent's JSON.
+fn cleanup(brief: &crate::llm::brief::CleanupBrief) -> String {
+    let (text, corrections) = crate::text::vocabulary::correct(&brief.transcript, &brief.terms);
+    serde_json::json!({ "text": text, "corrections": corrections }).to_string()
 }
 
 #[cfg(test)]

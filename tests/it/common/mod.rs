@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod fake_llm;
+pub mod fake_transcribe;
 pub mod process;
 
 use std::net::SocketAddr;

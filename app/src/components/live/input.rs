@@ -1,31 +1,39 @@
 //! The learner's answer. Enter sends, Shift+Enter starts a new line. Typing stays possible
-//! while disconnected: messages wait in the outbox and go when the socket is back.
+//! while disconnected: messages wait in the outbox and go when the socket is back. Beside
+//! Send, the recorder when the learner may answer by voice (its words come into the box).
 
 use leptos::prelude::*;
 
 use super::Link;
-use crate::protocol::ErrorPayload;
+use crate::protocol::{ErrorPayload, InputVia};
 
 #[component]
 pub fn InputBar(
     link: Link,
     /// The text in the box; a refused message comes back into it.
     draft: RwSignal<String>,
+    /// The box holds spoken words: the message says it came by voice.
+    voiced: RwSignal<bool>,
     /// What went wrong with the last message, shown above the box.
     #[prop(into)]
     error: Signal<Option<ErrorPayload>>,
     /// Nothing more can be sent (the session ended or cannot be opened).
     #[prop(into)]
     closed: Signal<bool>,
+    /// The recorder, when there is one.
+    #[prop(optional)]
+    children: Option<Children>,
 ) -> impl IntoView {
     // The last message sent, animating away (a counter restarts the animation).
     let sent = RwSignal::new(None::<(u32, String)>);
     let submit = move || {
         let text = draft.get_untracked();
-        if text.trim().is_empty() || closed.get_untracked() || !link.say(text.clone()) {
+        let via = voiced.get_untracked().then_some(InputVia::Voice);
+        if text.trim().is_empty() || closed.get_untracked() || !link.say(text.clone(), via) {
             return;
         }
         draft.set(String::new());
+        voiced.set(false);
         sent.update(|s| *s = Some((s.as_ref().map_or(0, |(n, _)| n + 1), text)));
     };
     view! {
@@ -44,7 +52,14 @@ pub fn InputBar(
                 placeholder="Answer in your own words…"
                 prop:value=move || draft.get()
                 disabled=move || closed.get()
-                on:input=move |ev| draft.set(event_target_value(&ev))
+                on:input=move |ev| {
+                    let text = event_target_value(&ev);
+                    // All of it rubbed out: what comes next is typed.
+                    if text.trim().is_empty() {
+                        voiced.set(false);
+                    }
+                    draft.set(text);
+                }
                 on:keydown=move |ev| {
                     if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() {
                         ev.prevent_default();
@@ -52,6 +67,7 @@ pub fn InputBar(
                     }
                 }
             ></textarea>
+            {children.map(|c| c())}
             <button type="submit" class="button primary" data-testid="send" disabled=move || closed.get()>"Send"</button>
         </form>
     }

@@ -14,13 +14,14 @@ mod rabbithole;
 mod socket;
 mod sound;
 pub mod state;
+mod voice;
 
 use std::time::Duration;
 
 use leptos::prelude::*;
 
 use crate::api::SessionCard;
-use crate::protocol::{ClientMessage, SessionStatus};
+use crate::protocol::{ClientMessage, InputVia, SessionStatus};
 use controls::{ConnectionBadge, MuteToggle, Timer};
 use exchange::Exchange;
 use input::InputBar;
@@ -49,9 +50,9 @@ impl Link {
         accepted
     }
 
-    /// A learner message, with an id that makes resending it safe.
-    pub fn say(&self, content: String) -> bool {
-        self.send(ClientMessage::UserMessage { content, client_message_id: Some(socket::client_id()) })
+    /// A learner message, with an id that makes resending it safe, and how it came (spoken).
+    pub fn say(&self, content: String, via: Option<InputVia>) -> bool {
+        self.send(ClientMessage::UserMessage { content, client_message_id: Some(socket::client_id()), via })
     }
 
     /// Straight to the socket (resends: the reducer has them already).
@@ -71,6 +72,8 @@ struct Page {
     link: Link,
     /// The input box's text (a refused message comes back into it).
     draft: RwSignal<String>,
+    /// The box holds spoken words.
+    voiced: RwSignal<bool>,
     muted: RwSignal<bool>,
 }
 
@@ -119,10 +122,20 @@ impl Page {
 
 /// The live view: an island, the one large interactive part of the site.
 #[island]
-pub fn LiveSession(card: SessionCard) -> impl IntoView {
+pub fn LiveSession(
+    card: SessionCard,
+    /// The server transcribes spoken answers: the recorder may be shown.
+    voice: bool,
+) -> impl IntoView {
     let state = RwSignal::new(LiveState::from_card(&card));
     let link = Link { state, outbox: StoredValue::new(None) };
-    let page = Page { state, link, draft: RwSignal::new(String::new()), muted: RwSignal::new(false) };
+    let page = Page {
+        state,
+        link,
+        draft: RwSignal::new(String::new()),
+        voiced: RwSignal::new(false),
+        muted: RwSignal::new(false),
+    };
 
     // Browser only (effects do not run on the server): connect once hydrated. Leaving the
     // page drops the outbox, which closes the socket.
@@ -208,7 +221,11 @@ pub fn LiveSession(card: SessionCard) -> impl IntoView {
             <Exchange text streaming waiting near_miss images resources>
                 {move || offer.get().map(|offer| view! { <RabbitholePrompt offer link /> })}
             </Exchange>
-            <InputBar link draft=page.draft error closed />
+            <InputBar link draft=page.draft voiced=page.voiced error closed>
+                {voice.then(|| view! {
+                    <voice::Recorder session_id=card.id.clone() draft=page.draft voiced=page.voiced closed />
+                })}
+            </InputBar>
             {move || overlay.get().map(|overlay| view! { <SessionCompleteOverlay overlay link /> })}
         </div>
     }

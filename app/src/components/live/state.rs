@@ -10,7 +10,7 @@
 #![cfg_attr(not(feature = "hydrate"), allow(dead_code))]
 
 use crate::protocol::{
-    ClientMessage, ErrorCode, ErrorPayload, MAX_FRAME_BYTES, MAX_MESSAGE_CHARS, ProviderInfo,
+    ClientMessage, ErrorCode, ErrorPayload, InputVia, MAX_FRAME_BYTES, MAX_MESSAGE_CHARS, ProviderInfo,
     RabbitholeDetected, RabbitholeEntered, ServerMessage, SessionCompleteOverlay, SessionMode, SessionStatus,
     ShowImage, ShowResource,
 };
@@ -46,6 +46,8 @@ pub enum Action {
 pub struct Outgoing {
     pub client_message_id: String,
     pub content: String,
+    /// Spoken, when it was: a resend says so too.
+    pub via: Option<InputVia>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -108,7 +110,7 @@ impl LiveState {
     /// that is too long (the reason is shown and the text stays in the box).
     pub fn outgoing(&mut self, message: &ClientMessage) -> bool {
         match message {
-            ClientMessage::UserMessage { content, client_message_id } => {
+            ClientMessage::UserMessage { content, client_message_id, via } => {
                 if let Some(problem) = too_long(content) {
                     self.error = Some(ErrorPayload::new(ErrorCode::MessageTooLong, problem, true));
                     return false;
@@ -121,6 +123,7 @@ impl LiveState {
                 self.outbox.push(Outgoing {
                     client_message_id: client_message_id.clone().unwrap_or_default(),
                     content: content.clone(),
+                    via: *via,
                 });
             }
             ClientMessage::DeclineRabbithole => self.prompt = None,
@@ -327,6 +330,7 @@ impl LiveState {
                     .map(|o| ClientMessage::UserMessage {
                         content: o.content.clone(),
                         client_message_id: Some(o.client_message_id.clone()),
+                        via: o.via,
                     })
                     .collect(),
             ));
@@ -365,6 +369,7 @@ fn too_long(content: &str) -> Option<String> {
     let frame = serde_json::to_string(&ClientMessage::UserMessage {
         content: content.to_string(),
         client_message_id: Some("0".repeat(20)),
+        via: Some(InputVia::Voice),
     })
     .map_or(usize::MAX, |f| f.len());
     (frame > MAX_FRAME_BYTES).then(|| "That message is too large to send; split it in two.".to_string())
@@ -379,6 +384,7 @@ mod tests {
         s.outgoing(&ClientMessage::UserMessage {
             content: content.into(),
             client_message_id: Some(id.into()),
+            via: None,
         })
     }
 
