@@ -195,6 +195,8 @@ ensure_e2e_deps() {
   command -v npm >/dev/null || apt_install nodejs npm
   # The account test reads the database the way an operator would.
   command -v sqlite3 >/dev/null || apt_install sqlite3
+  # The voice test's microphone is a sentence espeak-ng speaks into a WAV file.
+  command -v espeak-ng >/dev/null || apt_install espeak-ng
   if [ ! -d "$ROOT/end2end/node_modules/@playwright/test" ] || [ ! -d "$ROOT/end2end/node_modules/@axe-core/playwright" ] \
     || [ "$ROOT/end2end/package-lock.json" -nt "$ROOT/end2end/node_modules/.package-lock.json" ]; then
     say "installing Playwright's test runner and axe-core (npm; no browser download)"

@@ -25,7 +25,7 @@ pub use app::{App, shell};
 pub use components::format;
 /// Markdown written straight to HTML, for server pages and exports that hold thousands of messages.
 #[cfg(feature = "ssr")]
-pub use components::markdown::{escape, write_html};
+pub use components::markdown::{escape, markdown_html, write_html};
 
 /// Entry point of the WebAssembly client: hydrates the islands of the server-rendered page.
 #[cfg(feature = "hydrate")]

@@ -250,7 +250,11 @@ mod tests {
         let metrics = Metrics::default();
         metrics.observe(&SessionEvent::UserMessage { content: "x".into() });
         metrics.observe(&SessionEvent::AssistantStreamingStart);
-        metrics.observe(&SessionEvent::AssistantStreamingEnd { full_content: "y".into(), total_chunks: 1 });
+        metrics.observe(&SessionEvent::AssistantStreamingEnd {
+            full_content: "y".into(),
+            total_chunks: 1,
+            html: String::new(),
+        });
         metrics.observe(&SessionEvent::AssistantMessage {
             content: "y".into(),
             token_count: Some(7),

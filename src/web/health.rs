@@ -43,12 +43,12 @@ pub async fn readyz(
     let ready = checks.iter().all(|c| c.ok);
     checks.push(Check { name: "llm", ok: provider.ok, detail: provider.detail.clone() });
     checks.push(Check { name: "judge", ok: provider.by_meaning, detail: provider.judge.clone() });
-    // Voice is optional: off is not a fault, and not required.
-    let (ok, detail) = match voice.describe() {
-        Some(through) => (true, format!("answers by voice are transcribed by {through}")),
-        None => (false, "answering by voice is off (WARREN_TRANSCRIBE_URL is not set)".to_string()),
+    // Voice is optional: off is a choice, not a fault.
+    let detail = match voice.describe() {
+        Some(through) => format!("on: answers by voice are transcribed by {through}"),
+        None => "off: answering by voice is not set up (WARREN_TRANSCRIBE_URL)".to_string(),
     };
-    checks.push(Check { name: "voice", ok, detail });
+    checks.push(Check { name: "voice", ok: true, detail });
     let status = if ready { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
     let instance = engine.instance();
     let readiness = Readiness {

@@ -4,7 +4,7 @@
 //!   this very response, which carry a nonce made for it (`CspNonce`, read by the app's
 //!   shell); no `unsafe-inline` for scripts, no framing, no plugins, no foreign `<base>`;
 //! - `X-Content-Type-Options: nosniff`, `Referrer-Policy: same-origin`, a `Permissions-Policy`
-//!   denying what the app does not use, `Cross-Origin-Opener-Policy: same-origin`, and
+//!   denying what the app does not use (the microphone is this site's own), `Cross-Origin-Opener-Policy: same-origin`, and
 //!   `Strict-Transport-Security` when served over HTTPS (`WARREN_PUBLIC_URL`).
 
 use axum::extract::{Request, State};
@@ -13,9 +13,10 @@ use axum::middleware::Next;
 use axum::response::Response;
 use warren_app::csp::CspNonce;
 
-/// Features the app never uses, denied to it and to anything it might embed.
+/// Features the app never uses, denied to it and to anything it might embed; the microphone
+/// to this site alone (answering by voice).
 const PERMISSIONS: &str = "accelerometer=(), autoplay=(), camera=(), display-capture=(), geolocation=(), \
-     gyroscope=(), hid=(), magnetometer=(), microphone=(), midi=(), payment=(), serial=(), usb=(), \
+     gyroscope=(), hid=(), magnetometer=(), microphone=(self), midi=(), payment=(), serial=(), usb=(), \
      xr-spatial-tracking=()";
 
 /// Whether responses ask browsers to use HTTPS only (the site is served over it).

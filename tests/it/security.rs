@@ -31,7 +31,9 @@ fn hardened(what: &str, res: &Response) -> Result<(), String> {
     if header("referrer-policy") != "same-origin" {
         missing.push("referrer-policy".into());
     }
-    if !header("permissions-policy").contains("camera=()") {
+    if !header("permissions-policy").contains("camera=()")
+        || !header("permissions-policy").contains("microphone=(self)")
+    {
         missing.push("permissions-policy".into());
     }
     if header("cross-origin-opener-policy") != "same-origin" {

@@ -1,12 +1,16 @@
-//! Agent text as safe Markdown: pulldown-cmark's events become Leptos views, never HTML
-//! strings. Raw HTML in the text is shown as text; links are kept only for http, https and
-//! mailto; images become links. Math (`$…$`, `$$…$$`) is typeset by KaTeX in the browser,
-//! loaded the first time a page has math, with the TeX source shown until then.
+//! Agent text as safe Markdown, written by the server: pulldown-cmark's events become a small
+//! tree that one writer turns into HTML in which every piece of text is escaped. Raw HTML in
+//! the text is shown as text; links are kept only for http, https and mailto; images become
+//! links. Math (`$…$`, `$$…$$`) is typeset by KaTeX in the browser, loaded the first time a
+//! page has math, with the TeX source shown until then. The same writer serves the history
+//! pages, the exports and the live view (whose frames carry its HTML): the client renders no
+//! Markdown, which keeps pulldown-cmark (about 70 KiB gzip) out of it.
 
-use leptos::html::custom;
 use leptos::prelude::*;
+#[cfg(feature = "ssr")]
 use pulldown_cmark::{Event, Options, Parser, Tag};
 
+#[cfg(feature = "ssr")]
 enum Node {
     /// A non-void element: `p`, `em`, `li`, …
     Element(&'static str, Vec<Node>),
@@ -22,6 +26,7 @@ enum Node {
     Rule,
 }
 
+#[cfg(feature = "ssr")]
 fn element(tag: &Tag) -> &'static str {
     match tag {
         Tag::Paragraph => "p",
@@ -53,15 +58,18 @@ fn element(tag: &Tag) -> &'static str {
     }
 }
 
+#[cfg(feature = "ssr")]
 fn safe_href(url: &str) -> Option<String> {
     let lower = url.trim().to_ascii_lowercase();
     (lower.starts_with("https://") || lower.starts_with("http://") || lower.starts_with("mailto:"))
         .then(|| url.trim().to_string())
 }
 
+#[cfg(feature = "ssr")]
 /// An element being built: its kind (`None` for a code block), a link target, its children.
 type Open = (Option<&'static str>, Option<String>, Vec<Node>);
 
+#[cfg(feature = "ssr")]
 /// The node an element becomes once closed (or cut off by the end of a streaming text).
 fn close((kind, href, children): Open) -> Node {
     match kind {
@@ -88,6 +96,7 @@ fn close((kind, href, children): Open) -> Node {
     }
 }
 
+#[cfg(feature = "ssr")]
 fn parse(text: &str) -> Vec<Node> {
     let options = Options::ENABLE_MATH | Options::ENABLE_STRIKETHROUGH;
     let mut stack: Vec<Open> = vec![(Some("root"), None, vec![])];
@@ -134,34 +143,28 @@ fn parse(text: &str) -> Vec<Node> {
     stack.pop().map(|(_, _, children)| children).unwrap_or_default()
 }
 
-fn render(node: Node) -> AnyView {
-    match node {
-        // One element type for every tag keeps the client small: each distinct view type
-        // costs code in the WebAssembly bundle.
-        Node::Element(tag, children) => custom(tag).child(render_all(children)).into_any(),
-        Node::Link(href, children) => view! {
-            <a href=href rel="noopener noreferrer nofollow" target="_blank">{render_all(children)}</a>
-        }
-        .into_any(),
-        Node::Text(text) => text.into_any(),
-        Node::Code(code) => view! { <code>{code}</code> }.into_any(),
-        Node::CodeBlock(code) => view! { <pre><code>{code}</code></pre> }.into_any(),
-        Node::Math { tex, display } => view! { <Math tex display /> }.into_any(),
-        Node::Break => view! { <br /> }.into_any(),
-        Node::Rule => view! { <hr /> }.into_any(),
-    }
-}
-
-fn render_all(nodes: Vec<Node>) -> Vec<AnyView> {
-    nodes.into_iter().map(render).collect()
-}
-
-/// Writes `text` as Markdown into an HTML string, escaped, with the same elements as
-/// [`Markdown`]; math is left as TeX in `span.math` for [`TypesetMath`] to typeset. For pages
-/// with thousands of messages, where building views would cost far more than the text.
+/// Writes `text` as Markdown into an HTML string, every text escaped; math is left as TeX in
+/// `span.math` for KaTeX to typeset. For server pages and exports that hold thousands of
+/// messages.
 #[cfg(feature = "ssr")]
 pub fn write_html(text: &str, out: &mut String) {
     out.push_str("<div class=\"md\">");
+    write_inner(text, out);
+    out.push_str("</div>");
+}
+
+/// The HTML of `text` as Markdown, without the wrapper: what the live page is sent to show
+/// (`assistant_complete`'s `html`).
+#[cfg(feature = "ssr")]
+pub fn markdown_html(text: &str) -> String {
+    let mut out = String::new();
+    write_inner(text, &mut out);
+    out
+}
+
+#[cfg(feature = "ssr")]
+/// The HTML of `text` as Markdown, without the wrapper.
+fn write_inner(text: &str, out: &mut String) {
     if is_plain(text) {
         // What the parser would make of it: one paragraph of text.
         out.push_str("<p>");
@@ -172,12 +175,11 @@ pub fn write_html(text: &str, out: &mut String) {
             write_node(node, out);
         }
     }
-    out.push_str("</div>");
 }
 
+#[cfg(feature = "ssr")]
 /// One line of prose with nothing Markdown reads as markup: most messages, which need no
 /// parser.
-#[cfg(feature = "ssr")]
 fn is_plain(text: &str) -> bool {
     // Four spaces in front make a code block.
     let indent = text.len() - text.trim_start().len();
@@ -232,7 +234,6 @@ fn write_node(node: Node, out: &mut String) {
 }
 
 /// Text and attribute values, escaped for HTML.
-#[cfg(feature = "ssr")]
 pub fn escape(text: &str, out: &mut String) {
     for c in text.chars() {
         match c {
@@ -246,49 +247,65 @@ pub fn escape(text: &str, out: &mut String) {
     }
 }
 
+/// HTML the server wrote with [`markdown_html`] (every piece of text escaped), shown as it is,
+/// its math typeset once in the page. The live view's only way to show agent text: the page
+/// renders no Markdown of its own, which keeps a Markdown parser out of the client.
+#[component]
+pub fn Rendered(#[prop(into)] html: Signal<String>) -> impl IntoView {
+    let node = NodeRef::<leptos::html::Div>::new();
+    #[cfg(feature = "hydrate")]
+    Effect::new(move |_| {
+        html.track();
+        if let Some(element) = node.get() {
+            typeset_within(&element);
+        }
+    });
+    view! { <div class="md" node_ref=node inner_html=move || html.get()></div> }
+}
+
+/// Plain text as HTML for [`Rendered`]: escaped, its lines kept (a reply still streaming,
+/// before the server's rendering of it arrives).
+pub fn plain_html(text: &str) -> String {
+    let mut out = String::from("<p>");
+    for (i, line) in text.trim().lines().enumerate() {
+        if i > 0 {
+            out.push_str("<br>");
+        }
+        escape(line, &mut out);
+    }
+    out.push_str("</p>");
+    out
+}
+
+/// Typesets every `span.math` inside `element`.
+#[cfg(feature = "hydrate")]
+fn typeset_within(element: &web_sys::Element) {
+    use wasm_bindgen::JsCast;
+    let Ok(spans) = element.query_selector_all("span.math") else { return };
+    for i in 0..spans.length() {
+        let Some(span) = spans.item(i).and_then(|n| n.dyn_into::<web_sys::HtmlSpanElement>().ok()) else {
+            continue;
+        };
+        let display = span.class_list().contains("display");
+        let tex = span.text_content().unwrap_or_default();
+        katex::typeset(span, tex, display);
+    }
+}
+
 /// Typesets every `span.math` inside the element with id `within`, once the page is live:
 /// one island for a page of server-written Markdown.
 #[island]
 pub fn TypesetMath(within: String) -> impl IntoView {
     #[cfg(feature = "hydrate")]
     Effect::new(move |_| {
-        use wasm_bindgen::JsCast;
-        let Some(document) = web_sys::window().and_then(|w| w.document()) else { return };
-        let Ok(spans) = document.query_selector_all(&format!("#{within} span.math")) else { return };
-        for i in 0..spans.length() {
-            let Some(span) = spans.item(i).and_then(|n| n.dyn_into::<web_sys::HtmlSpanElement>().ok()) else {
-                continue;
-            };
-            let display = span.class_list().contains("display");
-            let tex = span.text_content().unwrap_or_default();
-            katex::typeset(span, tex, display);
+        if let Some(element) =
+            web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id(&within))
+        {
+            typeset_within(&element);
         }
     });
     #[cfg(not(feature = "hydrate"))]
     let _ = within;
-}
-
-/// Renders `text` (which may still be streaming) as Markdown.
-#[component]
-pub fn Markdown(#[prop(into)] text: Signal<String>) -> impl IntoView {
-    view! { <div class="md">{move || render_all(parse(&text.get()))}</div> }
-}
-
-#[island]
-fn Math(tex: String, display: bool) -> impl IntoView {
-    let node = NodeRef::<leptos::html::Span>::new();
-    #[cfg(feature = "hydrate")]
-    {
-        let tex = tex.clone();
-        Effect::new(move |_| {
-            if let Some(element) = node.get() {
-                katex::typeset(element, tex.clone(), display);
-            }
-        });
-    }
-    view! {
-        <span node_ref=node class=if display { "math display" } else { "math" }>{tex}</span>
-    }
 }
 
 #[cfg(feature = "hydrate")]
@@ -350,7 +367,7 @@ mod katex {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "ssr"))]
 mod tests {
     use super::*;
 
@@ -394,7 +411,6 @@ mod tests {
         assert_eq!(shape(&parse("![cat](https://e.org/c.png)")), "<p><a https://e.org/c.png>cat</a></p>");
     }
 
-    #[cfg(feature = "ssr")]
     #[test]
     fn html_strings_escape_everything_they_were_not_written_to_hold() {
         let mut out = String::new();
@@ -406,7 +422,6 @@ mod tests {
         );
     }
 
-    #[cfg(feature = "ssr")]
     #[test]
     fn plain_prose_skips_the_parser_and_comes_out_the_same() {
         let slow = |text: &str| {

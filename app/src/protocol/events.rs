@@ -69,6 +69,8 @@ pub enum SessionEvent {
         full_content: String,
         /// How many pieces carried it.
         total_chunks: u32,
+        /// The reply as the page shows it (escaped HTML).
+        html: String,
     },
 }
 
@@ -98,8 +100,8 @@ impl SessionEvent {
             SessionEvent::AssistantMessage { .. } => None,
             // The first `assistant_chunk` signals the start.
             SessionEvent::AssistantStreamingStart => None,
-            SessionEvent::AssistantStreamingEnd { full_content, total_chunks } => {
-                Some(ServerMessage::AssistantComplete(AssistantComplete { full_content, total_chunks }))
+            SessionEvent::AssistantStreamingEnd { full_content, total_chunks, html } => {
+                Some(ServerMessage::AssistantComplete(AssistantComplete { full_content, total_chunks, html }))
             }
         }
     }

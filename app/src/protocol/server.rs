@@ -119,6 +119,9 @@ pub struct SessionStarted {
     /// The agent's current text: a fresh opening, a recap on resume, or the last reply on
     /// reconnect. Empty when the opening is about to stream as `assistant_chunk`s.
     pub opening_message: String,
+    /// `opening_message` as the page shows it (escaped HTML, as `assistant_complete`'s).
+    #[serde(default)]
+    pub opening_html: String,
     /// Points in this session.
     pub total_points: u32,
     /// Points recalled so far.
@@ -174,6 +177,10 @@ pub struct AssistantComplete {
     pub full_content: String,
     /// How many `assistant_chunk`s carried it.
     pub total_chunks: u32,
+    /// The reply as the page shows it: its Markdown written by the server as HTML in which
+    /// every piece of text is escaped (the page renders no Markdown itself).
+    #[serde(default)]
+    pub html: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -291,6 +298,9 @@ pub struct ShowResource {
     pub title: String,
     /// A short excerpt (about 200 characters).
     pub snippet: String,
+    /// The excerpt as the page shows it (escaped HTML, as `assistant_complete`'s).
+    #[serde(default)]
+    pub snippet_html: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

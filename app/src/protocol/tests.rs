@@ -86,6 +86,7 @@ fn one_of_each_server_message() -> Vec<ServerMessage> {
             session_id: "s".into(),
             recall_set_name: "Set".into(),
             opening_message: "Hello".into(),
+            opening_html: "<p>Hello</p>".into(),
             total_points: 3,
             recalled_count: 1,
             status: SessionStatus::InProgress,
@@ -112,7 +113,11 @@ fn one_of_each_server_message() -> Vec<ServerMessage> {
             resources: vec![],
         })),
         ServerMessage::AssistantChunk(AssistantChunk { content: "Wh".into() }),
-        ServerMessage::AssistantComplete(AssistantComplete { full_content: "What?".into(), total_chunks: 2 }),
+        ServerMessage::AssistantComplete(AssistantComplete {
+            full_content: "What?".into(),
+            total_chunks: 2,
+            html: "<p>What?</p>".into(),
+        }),
         ServerMessage::RecallPointRecalled(RecallPointRecalled {
             point_id: "p".into(),
             point_index: 0,
@@ -156,6 +161,7 @@ fn one_of_each_server_message() -> Vec<ServerMessage> {
             resource_id: "t".into(),
             title: "T".into(),
             snippet: "x".into(),
+            snippet_html: "<p>x</p>".into(),
         }),
         ServerMessage::SessionComplete(SessionComplete {
             summary: SessionCompletionSummary {
@@ -240,7 +246,11 @@ fn every_event_maps_to_the_expected_frame() {
         |e: SessionEvent| e.into_server_message().map(|m| serde_json::to_value(m).unwrap()["type"].clone());
     assert_eq!(frame(SessionEvent::AssistantStreamingStart), None);
     assert_eq!(
-        frame(SessionEvent::AssistantStreamingEnd { full_content: "a".into(), total_chunks: 1 }),
+        frame(SessionEvent::AssistantStreamingEnd {
+            full_content: "a".into(),
+            total_chunks: 1,
+            html: "<p>a</p>".into()
+        }),
         Some("assistant_complete".into())
     );
     assert_eq!(

@@ -147,7 +147,11 @@ impl Actor {
                     return;
                 }
                 self.emit(
-                    SessionEvent::AssistantStreamingEnd { full_content: text.clone(), total_chunks: chunks },
+                    SessionEvent::AssistantStreamingEnd {
+                        full_content: text.clone(),
+                        total_chunks: chunks,
+                        html: warren_app::markdown_html(&text),
+                    },
                     Audience::All,
                 );
                 if let Some(arrived) = self.answering.take() {

@@ -59,6 +59,7 @@ impl LiveSession {
         SessionStarted {
             session_id: self.id().to_string(),
             recall_set_name: self.set.name.clone(),
+            opening_html: warren_app::markdown_html(&opening_message),
             opening_message,
             total_points: self.total(),
             recalled_count: self.recalled_count(),
@@ -97,6 +98,7 @@ impl LiveSession {
                 resource_id: resource.id.clone(),
                 title: resource.title.clone(),
                 snippet: snippet(&resource.body),
+                snippet_html: warren_app::markdown_html(&snippet(&resource.body)),
             }),
         }
     }

@@ -3,14 +3,14 @@
 
 use leptos::prelude::*;
 
-use crate::components::markdown::Markdown;
+use crate::components::markdown::{Rendered, plain_html};
 use crate::protocol::{ShowImage, ShowResource};
 
 #[component]
 pub fn Exchange(
-    /// The agent's text (Markdown), possibly still streaming.
+    /// The agent's text as HTML (the server's, or while it streams the plain text's).
     #[prop(into)]
-    text: Signal<String>,
+    html: Signal<String>,
     #[prop(into)] streaming: Signal<bool>,
     /// A learner message is on its way and nothing has come back yet.
     #[prop(into)]
@@ -23,7 +23,7 @@ pub fn Exchange(
     view! {
         <section class="exchange" aria-live="polite" aria-busy=move || streaming.get().to_string()>
             <div class="agent-text" data-testid="agent-text">
-                <Markdown text />
+                <Rendered html />
                 {move || streaming.get().then(|| view! { <span class="cursor" aria-hidden="true"></span> })}
             </div>
             {move || waiting.get().then(|| view! {
@@ -41,7 +41,7 @@ pub fn Exchange(
             {move || resources.get().into_iter().map(|r| view! {
                 <aside class="resource-card" data-testid="resource-card">
                     <h3>{r.title}</h3>
-                    <Markdown text=r.snippet />
+                    <Rendered html=if r.snippet_html.is_empty() { plain_html(&r.snippet) } else { r.snippet_html } />
                 </aside>
             }).collect_view()}
             {children()}

@@ -14,15 +14,14 @@ pub fn InputBar(
     draft: RwSignal<String>,
     /// The box holds spoken words: the message says it came by voice.
     voiced: RwSignal<bool>,
+    /// The learner may answer by voice: the recorder's button goes beside Send.
+    voice: bool,
     /// What went wrong with the last message, shown above the box.
     #[prop(into)]
     error: Signal<Option<ErrorPayload>>,
     /// Nothing more can be sent (the session ended or cannot be opened).
     #[prop(into)]
     closed: Signal<bool>,
-    /// The recorder, when there is one.
-    #[prop(optional)]
-    children: Option<Children>,
 ) -> impl IntoView {
     // The last message sent, animating away (a counter restarts the animation).
     let sent = RwSignal::new(None::<(u32, String)>);
@@ -67,7 +66,7 @@ pub fn InputBar(
                     }
                 }
             ></textarea>
-            {children.map(|c| c())}
+            {voice.then(super::voice::markup)}
             <button type="submit" class="button primary" data-testid="send" disabled=move || closed.get()>"Send"</button>
         </form>
     }

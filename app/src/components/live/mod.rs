@@ -21,6 +21,7 @@ use std::time::Duration;
 use leptos::prelude::*;
 
 use crate::api::SessionCard;
+use crate::components::markdown::plain_html;
 use crate::protocol::{ClientMessage, InputVia, SessionStatus};
 use controls::{ConnectionBadge, MuteToggle, Timer};
 use exchange::Exchange;
@@ -152,6 +153,10 @@ pub fn LiveSession(
             move |connection| state.update(|s| s.connection = Some(connection)),
         );
         link.outbox.set_value(Some(outbox));
+        #[cfg(feature = "hydrate")]
+        if voice {
+            voice::attach(session_id.clone(), page.draft, page.voiced);
+        }
     });
 
     let ended = matches!(card.status, SessionStatus::Completed | SessionStatus::Abandoned);
@@ -167,8 +172,11 @@ pub fn LiveSession(
     let just_filled = Memo::new(move |_| state.with(|s| s.just_filled));
     let labels = Memo::new(move |_| state.with(|s| s.labels.clone()));
     let overlay = Memo::new(move |_| state.with(|s| s.overlay.clone()));
-    // Markdown is parsed again only when the text changes, not on every frame.
-    let text = Memo::new(move |_| state.with(|s| s.agent_text.clone()));
+    // What the agent's words show as: the server's HTML once a reply is whole, the plain text
+    // while it streams. Written again only when it changes, not on every frame.
+    let html = Memo::new(move |_| {
+        state.with(|s| if s.agent_html.is_empty() { plain_html(&s.agent_text) } else { s.agent_html.clone() })
+    });
     let streaming = Memo::new(move |_| state.with(|s| s.streaming));
     let waiting = Memo::new(move |_| state.with(|s| s.waiting && !s.streaming));
     let near_miss = Memo::new(move |_| state.with(|s| s.near_miss.clone()));
@@ -218,14 +226,10 @@ pub fn LiveSession(
             })}
             <SessionProgress total recalled=shown just_filled labels hidden=in_rabbithole />
             {move || hole.get().map(|hole| view! { <RabbitholeIndicator hole link /> })}
-            <Exchange text streaming waiting near_miss images resources>
+            <Exchange html streaming waiting near_miss images resources>
                 {move || offer.get().map(|offer| view! { <RabbitholePrompt offer link /> })}
             </Exchange>
-            <InputBar link draft=page.draft voiced=page.voiced error closed>
-                {voice.then(|| view! {
-                    <voice::Recorder session_id=card.id.clone() draft=page.draft voiced=page.voiced closed />
-                })}
-            </InputBar>
+            <InputBar link draft=page.draft voiced=page.voiced voice error closed />
             {move || overlay.get().map(|overlay| view! { <SessionCompleteOverlay overlay link /> })}
         </div>
     }

@@ -59,6 +59,9 @@ pub struct LiveState {
     pub provider: Option<ProviderInfo>,
     /// The agent's current words, shown large.
     pub agent_text: String,
+    /// Those words as the server wrote them in HTML; empty while they are still streaming
+    /// (the page shows the plain text until then).
+    pub agent_html: String,
     pub streaming: bool,
     /// A learner message is on its way and nothing has come back yet.
     pub waiting: bool,
@@ -73,8 +76,8 @@ pub struct LiveState {
     pub rabbithole: Option<RabbitholeEntered>,
     pub prompt: Option<RabbitholeDetected>,
     pub labels: Vec<String>,
-    /// The tutor's words from before the rabbit hole, shown again on return.
-    tutor_text: String,
+    /// The tutor's words from before the rabbit hole (text and HTML), shown again on return.
+    tutor_text: (String, String),
     pub overlay: Option<SessionCompleteOverlay>,
     deferred_overlay: Option<SessionCompleteOverlay>,
     pub images: Vec<ShowImage>,
@@ -164,6 +167,7 @@ impl LiveState {
                 match started.streaming_reply {
                     Some(partial) => {
                         self.agent_text = partial;
+                        self.agent_html.clear();
                         self.streaming = true;
                     }
                     None => {
@@ -171,6 +175,7 @@ impl LiveState {
                         self.streaming = false;
                         self.waiting = started.opening_message.is_empty();
                         self.agent_text = started.opening_message;
+                        self.agent_html = started.opening_html;
                     }
                 }
                 self.resend_unstored(started.last_client_message_id.as_deref(), &mut actions);
@@ -184,6 +189,7 @@ impl LiveState {
             ServerMessage::AssistantChunk(chunk) => {
                 if !self.streaming {
                     self.agent_text.clear();
+                    self.agent_html.clear();
                     self.streaming = true;
                 }
                 self.waiting = false;
@@ -191,6 +197,7 @@ impl LiveState {
             }
             ServerMessage::AssistantComplete(done) => {
                 self.agent_text = done.full_content;
+                self.agent_html = done.html;
                 self.streaming = false;
                 self.waiting = false;
                 self.answered();
@@ -213,7 +220,8 @@ impl LiveState {
             }
             ServerMessage::RabbitholeEntered(entered) => {
                 if !self.in_rabbithole() {
-                    self.tutor_text = std::mem::take(&mut self.agent_text);
+                    self.tutor_text =
+                        (std::mem::take(&mut self.agent_text), std::mem::take(&mut self.agent_html));
                 }
                 self.mode = Some(SessionMode::Rabbithole);
                 self.rabbithole = Some(entered);
@@ -227,7 +235,7 @@ impl LiveState {
                 self.rabbithole = None;
                 self.labels.push(exited.label);
                 if was_inside {
-                    self.agent_text = std::mem::take(&mut self.tutor_text);
+                    (self.agent_text, self.agent_html) = std::mem::take(&mut self.tutor_text);
                 }
                 self.streaming = false;
                 self.waiting = false;
@@ -393,6 +401,7 @@ mod tests {
             session_id: "s".into(),
             recall_set_name: "Set".into(),
             opening_message: "Hello".into(),
+            opening_html: "<p>Hello</p>".into(),
             total_points: 3,
             recalled_count: recalled,
             status: SessionStatus::InProgress,
@@ -461,6 +470,7 @@ mod tests {
         s.apply(ServerMessage::AssistantComplete(AssistantComplete {
             full_content: "What?".into(),
             total_chunks: 2,
+            html: "<p>What?</p>".into(),
         }));
         assert!(!s.streaming && s.outbox.is_empty());
     }
@@ -491,6 +501,7 @@ mod tests {
         s.apply(ServerMessage::AssistantComplete(AssistantComplete {
             full_content: "x".into(),
             total_chunks: 0,
+            html: "<p>x</p>".into(),
         }));
         assert_eq!(s.mode, Some(SessionMode::Recall));
         s.apply(started(1));
@@ -607,6 +618,7 @@ mod tests {
         s.apply(ServerMessage::AssistantComplete(AssistantComplete {
             full_content: "Yes.".into(),
             total_chunks: 1,
+            html: "<p>Yes.</p>".into(),
         }));
         let actions = s.apply(ServerMessage::Resumed(Resumed {
             replayed: 2,

@@ -6,426 +6,427 @@
 //! sentence. A recording the transcription service failed on is kept for one retry.
 //!
 //! The browser's recorder is `MediaRecorder` over `getUserMedia`, through web-sys: gloo has
-//! neither.
+//! neither. Written for a small client: the server renders the button and the status line
+//! hidden and static; in the browser they are driven directly (the recorder's state is the
+//! browser's objects, kept in a thread-local: a page has one recorder), so the recorder adds
+//! no reactive views of its own to the bundle. Untrusted text (a transcript's terms, a
+//! server's message) only ever becomes text nodes.
 
 use leptos::prelude::*;
 
-use crate::voice::{Correction, MAX_SECONDS};
+/// The button's and the status line's ids (one recorder a page).
+const BUTTON: &str = "mic";
+const STATUS: &str = "voice-status";
 
-/// Where the recorder stands (only the browser's recorder moves it on).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
-enum Phase {
-    Idle,
-    /// Waiting for the browser's permission.
-    Asking,
-    Recording,
-    /// The recording is being transcribed.
-    Sending,
-}
-
-#[component]
-pub fn Recorder(
-    session_id: String,
-    /// The input box's text: a transcript is added to it.
-    draft: RwSignal<String>,
-    /// Whether the box holds spoken words (the message then says it came by voice).
-    voiced: RwSignal<bool>,
-    /// Nothing more can be sent.
-    #[prop(into)]
-    closed: Signal<bool>,
-) -> impl IntoView {
-    let phase = RwSignal::new(Phase::Idle);
-    let level = RwSignal::new(0.0_f64);
-    let seconds = RwSignal::new(0_u32);
-    let problem = RwSignal::new(None::<String>);
-    let retry = RwSignal::new(false);
-    let fixes = RwSignal::new(Vec::<Correction>::new());
-    // Known only in the browser: the button appears once it is known the browser can record.
-    let can_record = RwSignal::new(false);
-    let controls =
-        browser::Controls::new(session_id, draft, voiced, phase, level, seconds, problem, retry, fixes);
-    Effect::new(move |_| can_record.set(browser::can_record()));
-    let label = move || match phase.get() {
-        Phase::Idle | Phase::Asking => "Answer by voice",
-        Phase::Recording => "Stop recording",
-        Phase::Sending => "Transcribing…",
-    };
+/// The recorder's markup, hidden until the browser says it can record (see [`attach`]).
+pub fn markup() -> impl IntoView {
     view! {
-        <Show when=move || can_record.get()>
-            <button
-                type="button"
-                class="button mic"
-                class:recording=move || phase.get() == Phase::Recording
-                data-testid="mic"
-                aria-label=label
-                title=label
-                aria-pressed=move || (phase.get() == Phase::Recording).to_string()
-                disabled=move || closed.get() || matches!(phase.get(), Phase::Asking | Phase::Sending)
-                on:click=move |_| controls.toggle()
-            >
-                <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true">
-                    <path d="M12 14a3 3 0 0 0 3-3V5a3 3 0 0 0-6 0v6a3 3 0 0 0 3 3zm5-3a5 5 0 0 1-10 0H5a7 7 0 0 0 6 6.9V21h2v-3.1A7 7 0 0 0 19 11h-2z" fill="currentColor"/>
-                </svg>
-            </button>
-        </Show>
-        <Show when=move || phase.get() == Phase::Recording>
-            <div class="voice-status recording" role="status" data-testid="recording">
-                <meter min="0" max="1" value=move || level.get().to_string() aria-label="Loudness" data-testid="level"></meter>
-                <span class="timer" data-testid="recording-time">
-                    {move || { let s = seconds.get(); format!("{}:{:02} / {}:{:02}", s / 60, s % 60, MAX_SECONDS / 60, MAX_SECONDS % 60) }}
-                </span>
-                <span class="hint">"Tap the microphone to stop; Escape cancels."</span>
-            </div>
-        </Show>
-        <Show when=move || phase.get() == Phase::Sending>
-            <p class="voice-status" role="status" data-testid="transcribing">"Turning your words into text…"</p>
-        </Show>
-        {move || problem.get().map(|p| view! {
-            <p class="voice-status form-error" role="alert" data-testid="voice-problem">
-                {p}
-                {retry.get().then(|| view! {
-                    " "
-                    <button type="button" class="link-button" data-testid="voice-retry" on:click=move |_| controls.retry()>
-                        "Try again"
-                    </button>
-                })}
-            </p>
-        })}
-        {move || {
-            let list = fixes.get();
-            (!list.is_empty()).then(|| view! {
-                <p class="voice-status meta" data-testid="corrections">
-                    "Heard as your set's terms: "
-                    {list.into_iter().map(|c| format!("“{}” → “{}”", c.heard, c.meant)).collect::<Vec<_>>().join(", ")}
-                    "."
-                </p>
-            })
-        }}
-    }
-}
-
-#[cfg(not(feature = "hydrate"))]
-mod browser {
-    //! On the server the recorder is never shown: nothing to control.
-    use super::*;
-
-    #[derive(Clone, Copy)]
-    pub struct Controls;
-
-    impl Controls {
-        #[allow(clippy::too_many_arguments)] // the same signature as the browser's
-        pub fn new(
-            _session: String,
-            _draft: RwSignal<String>,
-            _voiced: RwSignal<bool>,
-            _phase: RwSignal<Phase>,
-            _level: RwSignal<f64>,
-            _seconds: RwSignal<u32>,
-            _problem: RwSignal<Option<String>>,
-            _retry: RwSignal<bool>,
-            _fixes: RwSignal<Vec<Correction>>,
-        ) -> Self {
-            Controls
-        }
-
-        pub fn toggle(&self) {}
-
-        pub fn retry(&self) {}
-    }
-
-    pub fn can_record() -> bool {
-        false
+        <button
+            type="button"
+            id=BUTTON
+            class="button mic"
+            data-testid="mic"
+            aria-label="Answer by voice"
+            title="Answer by voice"
+            aria-pressed="false"
+            hidden
+        >
+            <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true">
+                <path d="M12 14a3 3 0 0 0 3-3V5a3 3 0 0 0-6 0v6a3 3 0 0 0 3 3zm5-3a5 5 0 0 1-10 0H5a7 7 0 0 0 6 6.9V21h2v-3.1A7 7 0 0 0 19 11h-2z" fill="currentColor"/>
+            </svg>
+        </button>
+        <div id=STATUS class="voice-status" role="status" hidden></div>
     }
 }
 
 #[cfg(feature = "hydrate")]
+pub use browser::attach;
+
+#[cfg(feature = "hydrate")]
 mod browser {
-    //! The browser's side: the microphone, the recorder, the level meter and the upload.
-    use std::cell::{Cell, RefCell};
-    use std::rc::Rc;
+    //! The browser's side: the microphone, the recorder, the level meter, the upload, and the
+    //! button and status line they drive.
+    use std::cell::RefCell;
 
     use leptos::prelude::*;
     use wasm_bindgen::JsCast;
     use wasm_bindgen::prelude::*;
     use wasm_bindgen_futures::JsFuture;
     use web_sys::{
-        AnalyserNode, AudioContext, Blob, BlobEvent, BlobPropertyBag, DomException, FormData, MediaRecorder,
-        MediaRecorderOptions, MediaStream, MediaStreamConstraints, MediaStreamTrack, RequestInit,
+        AnalyserNode, AudioContext, Blob, BlobEvent, BlobPropertyBag, DomException, Element, FormData,
+        HtmlElement, KeyboardEvent, MediaRecorder, MediaRecorderOptions, MediaStream, MediaStreamConstraints,
+        MediaStreamTrack, RequestInit,
     };
 
-    use super::Phase;
-    use crate::voice::{
-        Correction, MAX_BYTES, MAX_SECONDS, TRANSCRIBE_PATH, TranscribeError, TranscribeFailure, Transcript,
-    };
+    use super::{BUTTON, STATUS};
+    use crate::voice::{MAX_BYTES, MAX_SECONDS, TRANSCRIBE_PATH, TranscribeError};
 
     /// Types the recorder tries, best first: Opus in WebM is what transcription services take
     /// most widely.
     const TYPES: [&str; 4] = ["audio/webm;codecs=opus", "audio/webm", "audio/ogg;codecs=opus", "audio/mp4"];
 
-    /// Whether this browser can record: a microphone API and `MediaRecorder`.
-    pub fn can_record() -> bool {
-        let window = window();
-        let has = |object: &JsValue, name: &str| {
-            js_sys::Reflect::has(object, &JsValue::from_str(name)).unwrap_or(false)
-        };
-        has(&window, "MediaRecorder") && has(&window.navigator(), "mediaDevices")
+    /// Where the recorder stands.
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    enum Phase {
+        Idle,
+        /// Waiting for the browser's permission.
+        Asking,
+        Recording,
+        /// The recording is being transcribed.
+        Sending,
     }
 
-    /// A recording under way: what must be stopped or let go when it ends.
+    /// The browser's objects of a recording under way, and what it has recorded so far.
     struct Recording {
         recorder: MediaRecorder,
         stream: MediaStream,
         audio: Option<AudioContext>,
         meter: Option<gloo_timers::callback::Interval>,
-        escape: Option<WindowListenerHandle>,
-        /// Set before stopping when the recording is to be thrown away.
-        cancelled: Rc<Cell<bool>>,
+        chunks: Vec<Blob>,
+        /// Thrown away when it stops (Escape).
+        cancelled: bool,
         _on_data: Closure<dyn FnMut(BlobEvent)>,
         _on_stop: Closure<dyn FnMut()>,
+        _on_key: Closure<dyn FnMut(KeyboardEvent)>,
     }
 
-    /// The recorder's controls, copied into the page's event handlers.
-    #[derive(Clone, Copy)]
-    pub struct Controls {
-        session: StoredValue<String>,
+    /// The page's recorder.
+    struct Recorder {
+        session: String,
         draft: RwSignal<String>,
         voiced: RwSignal<bool>,
-        phase: RwSignal<Phase>,
-        level: RwSignal<f64>,
-        seconds: RwSignal<u32>,
-        problem: RwSignal<Option<String>>,
-        retry: RwSignal<bool>,
-        fixes: RwSignal<Vec<Correction>>,
-        recording: StoredValue<Option<Recording>, LocalStorage>,
-        /// The last recording the service failed on, kept for one retry.
-        kept: StoredValue<Option<Blob>, LocalStorage>,
+        phase: Phase,
+        recording: Option<Recording>,
+        /// The last recording the service failed on, kept for one more try.
+        kept: Option<Blob>,
     }
 
-    impl Controls {
-        #[allow(clippy::too_many_arguments)] // each signal is the page's own
-        pub fn new(
-            session: String,
-            draft: RwSignal<String>,
-            voiced: RwSignal<bool>,
-            phase: RwSignal<Phase>,
-            level: RwSignal<f64>,
-            seconds: RwSignal<u32>,
-            problem: RwSignal<Option<String>>,
-            retry: RwSignal<bool>,
-            fixes: RwSignal<Vec<Correction>>,
-        ) -> Self {
-            Self {
-                session: StoredValue::new(session),
-                draft,
-                voiced,
-                phase,
-                level,
-                seconds,
-                problem,
-                retry,
-                fixes,
-                recording: StoredValue::new_local(None),
-                kept: StoredValue::new_local(None),
+    thread_local! {
+        static RECORDER: RefCell<Option<Recorder>> = const { RefCell::new(None) };
+    }
+
+    fn with<T>(f: impl FnOnce(&mut Recorder) -> T) -> Option<T> {
+        RECORDER.with(|r| r.borrow_mut().as_mut().map(f))
+    }
+
+    fn element(id: &str) -> Option<HtmlElement> {
+        document().get_element_by_id(id)?.dyn_into::<HtmlElement>().ok()
+    }
+
+    /// Shows the recorder's button if this browser can record, and listens to it.
+    pub fn attach(session: String, draft: RwSignal<String>, voiced: RwSignal<bool>) {
+        let window = window();
+        let has = |object: &JsValue, name: &str| {
+            js_sys::Reflect::has(object, &JsValue::from_str(name)).unwrap_or(false)
+        };
+        let Some(button) = element(BUTTON) else { return };
+        if !has(&window, "MediaRecorder") || !has(&window.navigator(), "mediaDevices") {
+            return;
+        }
+        RECORDER.with(|r| {
+            *r.borrow_mut() =
+                Some(Recorder { session, draft, voiced, phase: Phase::Idle, recording: None, kept: None })
+        });
+        let click = Closure::<dyn FnMut()>::new(toggle);
+        button.set_onclick(Some(click.as_ref().unchecked_ref()));
+        // The page's button for the page's lifetime.
+        click.forget();
+        button.set_hidden(false);
+    }
+
+    /// The button as the recorder stands: pressed while recording, off while busy (and, by
+    /// the stylesheet, while the answer box is: the session has ended).
+    fn paint_button() {
+        let Some(phase) = with(|r| r.phase) else { return };
+        let Some(button) = element(BUTTON) else { return };
+        let label = match phase {
+            Phase::Idle | Phase::Asking => "Answer by voice",
+            Phase::Recording => "Stop recording",
+            Phase::Sending => "Transcribing…",
+        };
+        let _ = button.set_attribute("aria-label", label);
+        button.set_title(label);
+        let recording = phase == Phase::Recording;
+        let _ = button.set_attribute("aria-pressed", if recording { "true" } else { "false" });
+        let _ = button.class_list().toggle_with_force("recording", recording);
+        let busy = matches!(phase, Phase::Asking | Phase::Sending);
+        let _ = if busy { button.set_attribute("disabled", "") } else { button.remove_attribute("disabled") };
+    }
+
+    fn set_phase(phase: Phase) {
+        with(|r| r.phase = phase);
+        paint_button();
+    }
+
+    /// A child element with a class and a test id.
+    fn child(parent: &Element, tag: &str, class: &str, test_id: &str) -> Option<Element> {
+        let node = document().create_element(tag).ok()?;
+        if !class.is_empty() {
+            node.set_class_name(class);
+        }
+        if !test_id.is_empty() {
+            let _ = node.set_attribute("data-testid", test_id);
+        }
+        parent.append_child(&node).ok()?;
+        Some(node)
+    }
+
+    /// What the status line says: its test id, its class, and its text (none: hidden).
+    fn status(test_id: &str, class: &str, text: Option<&str>) -> Option<HtmlElement> {
+        let line = element(STATUS)?;
+        line.set_text_content(None);
+        line.set_class_name(&format!("voice-status {class}"));
+        let _ = line.set_attribute("data-testid", test_id);
+        let _ = line.set_attribute("role", if class.contains("form-error") { "alert" } else { "status" });
+        line.set_hidden(text.is_none());
+        if let Some(text) = text {
+            let words = document().create_text_node(text);
+            line.append_child(&words).ok()?;
+        }
+        Some(line)
+    }
+
+    /// While recording: the meter, the clock and how to stop.
+    fn show_recording() {
+        let Some(line) = status("recording", "recording", Some("")) else { return };
+        if let Some(meter) = child(&line, "meter", "", "level") {
+            for (name, value) in [("min", "0"), ("max", "1"), ("value", "0"), ("aria-label", "Loudness")] {
+                let _ = meter.set_attribute(name, value);
             }
         }
-
-        /// Starts recording, or stops and sends what was recorded.
-        pub fn toggle(self) {
-            match self.phase.get_untracked() {
-                Phase::Idle => {
-                    self.phase.set(Phase::Asking);
-                    self.problem.set(None);
-                    leptos::task::spawn_local(async move { self.start().await });
-                }
-                Phase::Recording => self.stop(false),
-                Phase::Asking | Phase::Sending => {}
-            }
+        if let Some(clock) = child(&line, "span", "timer", "recording-time") {
+            clock.set_text_content(Some(&clock_text(0)));
         }
-
-        /// Sends the kept recording once more.
-        pub fn retry(self) {
-            let Some(blob) = self.kept.try_update_value(Option::take).flatten() else { return };
-            self.retry.set(false);
-            self.problem.set(None);
-            self.phase.set(Phase::Sending);
-            leptos::task::spawn_local(async move { self.send(blob, false).await });
+        if let Some(hint) = child(&line, "span", "hint", "") {
+            hint.set_text_content(Some("Tap the microphone to stop; Escape cancels."));
         }
+    }
 
-        async fn start(self) {
-            let stream = match microphone().await {
-                Ok(stream) => stream,
-                Err(why) => {
-                    self.phase.set(Phase::Idle);
-                    self.problem.set(Some(why));
-                    return;
-                }
-            };
-            let options = MediaRecorderOptions::new();
-            if let Some(kind) = TYPES.iter().find(|t| MediaRecorder::is_type_supported(t)) {
-                options.set_mime_type(kind);
+    fn clock_text(seconds: u32) -> String {
+        format!("{}:{:02} / {}:{:02}", seconds / 60, seconds % 60, MAX_SECONDS / 60, MAX_SECONDS % 60)
+    }
+
+    /// A problem, with "Try again" when a recording is kept for it.
+    fn show_problem(problem: &str, retry: bool) {
+        let Some(line) = status("voice-problem", "form-error", Some(problem)) else { return };
+        if retry && let Some(button) = child(&line, "button", "link-button", "voice-retry") {
+            let _ = button.set_attribute("type", "button");
+            button.set_text_content(Some("Try again"));
+            let again = Closure::<dyn FnMut()>::new(send_kept);
+            if let Ok(button) = button.dyn_into::<HtmlElement>() {
+                button.set_onclick(Some(again.as_ref().unchecked_ref()));
             }
-            let Ok(recorder) =
-                MediaRecorder::new_with_media_stream_and_media_recorder_options(&stream, &options)
-            else {
-                stop_tracks(&stream);
-                self.phase.set(Phase::Idle);
-                self.problem.set(Some("This browser cannot record here; type your answer instead.".into()));
-                return;
-            };
-            let chunks: Rc<RefCell<Vec<Blob>>> = Rc::new(RefCell::new(Vec::new()));
-            let cancelled = Rc::new(Cell::new(false));
-            let on_data = {
-                let chunks = chunks.clone();
-                Closure::<dyn FnMut(BlobEvent)>::new(move |event: BlobEvent| {
-                    if let Some(data) = event.data().filter(|d| d.size() > 0.0) {
-                        chunks.borrow_mut().push(data);
-                    }
-                })
-            };
-            let on_stop = {
-                let (chunks, cancelled, recorder) = (chunks.clone(), cancelled.clone(), recorder.clone());
-                Closure::<dyn FnMut()>::new(move || {
-                    let parts = js_sys::Array::new();
-                    for chunk in chunks.borrow_mut().drain(..) {
-                        parts.push(&chunk);
-                    }
-                    if cancelled.get() {
-                        self.phase.set(Phase::Idle);
-                        return;
-                    }
-                    let bag = BlobPropertyBag::new();
-                    bag.set_type(&recorder.mime_type());
-                    match Blob::new_with_blob_sequence_and_options(&parts, &bag) {
-                        Ok(blob) if blob.size() > 0.0 => {
-                            self.phase.set(Phase::Sending);
-                            leptos::task::spawn_local(async move { self.send(blob, true).await });
-                        }
-                        Ok(_) | Err(_) => {
-                            self.phase.set(Phase::Idle);
-                            self.problem.set(Some("Nothing was recorded; try again.".into()));
-                        }
-                    }
-                })
-            };
-            recorder.set_ondataavailable(Some(on_data.as_ref().unchecked_ref()));
-            recorder.set_onstop(Some(on_stop.as_ref().unchecked_ref()));
-            if recorder.start_with_time_slice(250).is_err() {
-                stop_tracks(&stream);
-                self.phase.set(Phase::Idle);
-                self.problem.set(Some("The recording could not start; try again.".into()));
-                return;
+            // Gone with the button, which the next status replaces.
+            again.forget();
+            let _ = line.insert_before(&document().create_text_node(" "), line.last_child().as_ref());
+        }
+    }
+
+    /// Starts recording, or stops and sends what was recorded; nothing once the session has
+    /// ended (the answer box is off then).
+    fn toggle() {
+        let ended = document()
+            .get_element_by_id("answer")
+            .and_then(|a| a.dyn_into::<web_sys::HtmlTextAreaElement>().ok())
+            .is_some_and(|a| a.disabled());
+        if ended {
+            return;
+        }
+        match with(|r| r.phase) {
+            Some(Phase::Idle) => {
+                set_phase(Phase::Asking);
+                status("", "", None);
+                leptos::task::spawn_local(start());
             }
-            let (audio, meter) = match level_meter(&stream) {
-                Some((audio, analyser)) => {
-                    let started = js_sys::Date::now();
-                    let meter = gloo_timers::callback::Interval::new(100, move || {
-                        let mut samples = [0_u8; 256];
-                        analyser.get_byte_time_domain_data(&mut samples);
-                        self.level.set(loudness(&samples));
-                        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // seconds
-                        let elapsed = ((js_sys::Date::now() - started) / 1000.0) as u32;
-                        self.seconds.set(elapsed);
-                        if elapsed >= MAX_SECONDS {
-                            self.stop(false);
-                        }
-                    });
-                    (Some(audio), Some(meter))
-                }
-                None => (None, None),
-            };
-            let escape = window_event_listener(leptos::ev::keydown, move |event| {
-                if event.key() == "Escape" {
-                    self.stop(true);
-                }
-            });
-            self.seconds.set(0);
-            self.fixes.set(Vec::new());
-            self.recording.set_value(Some(Recording {
+            Some(Phase::Recording) => stop(false),
+            Some(Phase::Asking | Phase::Sending) | None => {}
+        }
+    }
+
+    fn fail(problem: &str) {
+        set_phase(Phase::Idle);
+        show_problem(problem, false);
+    }
+
+    async fn start() {
+        let stream = match microphone().await {
+            Ok(stream) => stream,
+            Err(why) => return fail(why),
+        };
+        let options = MediaRecorderOptions::new();
+        if let Some(kind) = TYPES.iter().find(|t| MediaRecorder::is_type_supported(t)) {
+            options.set_mime_type(kind);
+        }
+        let Ok(recorder) = MediaRecorder::new_with_media_stream_and_media_recorder_options(&stream, &options)
+        else {
+            stop_tracks(&stream);
+            return fail("This browser cannot record here; type your answer instead.");
+        };
+        let on_data = Closure::<dyn FnMut(BlobEvent)>::new(|event: BlobEvent| {
+            if let Some(data) = event.data().filter(|d| d.size() > 0.0) {
+                with(|r| r.recording.as_mut().map(|r| r.chunks.push(data)));
+            }
+        });
+        let on_stop = Closure::<dyn FnMut()>::new(stopped);
+        let on_key = Closure::<dyn FnMut(KeyboardEvent)>::new(|event: KeyboardEvent| {
+            if event.key() == "Escape" {
+                stop(true);
+            }
+        });
+        recorder.set_ondataavailable(Some(on_data.as_ref().unchecked_ref()));
+        recorder.set_onstop(Some(on_stop.as_ref().unchecked_ref()));
+        let _ = window().add_event_listener_with_callback("keydown", on_key.as_ref().unchecked_ref());
+        if recorder.start_with_time_slice(250).is_err() {
+            stop_tracks(&stream);
+            return fail("The recording could not start; try again.");
+        }
+        let audio = level_meter(&stream);
+        let meter = audio.as_ref().map(|(_, analyser)| {
+            let (analyser, started) = (analyser.clone(), js_sys::Date::now());
+            gloo_timers::callback::Interval::new(100, move || tick(&analyser, started))
+        });
+        with(|r| {
+            r.recording = Some(Recording {
                 recorder,
                 stream,
-                audio,
+                audio: audio.map(|(audio, _)| audio),
                 meter,
-                escape: Some(escape),
-                cancelled,
+                chunks: Vec::new(),
+                cancelled: false,
                 _on_data: on_data,
                 _on_stop: on_stop,
-            }));
-            self.phase.set(Phase::Recording);
-        }
+                _on_key: on_key,
+            })
+        });
+        set_phase(Phase::Recording);
+        show_recording();
+    }
 
-        /// Ends the recording: sent (by the recorder's `stop` event) unless `cancel`.
-        fn stop(self, cancel: bool) {
-            let Some(mut recording) = self.recording.try_update_value(Option::take).flatten() else { return };
-            recording.cancelled.set(cancel);
+    /// The meter and the clock, ten times a second; the recording stops at the limit.
+    fn tick(analyser: &AnalyserNode, started: f64) {
+        let mut samples = [0_u8; 256];
+        analyser.get_byte_time_domain_data(&mut samples);
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // seconds
+        let seconds = ((js_sys::Date::now() - started) / 1000.0) as u32;
+        let find = |selector: &str| document().query_selector(selector).ok().flatten();
+        if let Some(meter) = find("#voice-status meter") {
+            let _ = meter.set_attribute("value", &format!("{:.3}", loudness(&samples)));
+        }
+        if let Some(clock) = find("#voice-status .timer") {
+            clock.set_text_content(Some(&clock_text(seconds)));
+        }
+        if seconds >= MAX_SECONDS {
+            stop(false);
+        }
+    }
+
+    /// Ends the recording: its `stop` event then sends it, unless `cancel`.
+    fn stop(cancel: bool) {
+        with(|r| {
+            let Some(recording) = r.recording.as_mut() else { return };
+            recording.cancelled = cancel;
             recording.meter.take();
-            if let Some(escape) = recording.escape.take() {
-                escape.remove();
-            }
+            let _ = window()
+                .remove_event_listener_with_callback("keydown", recording._on_key.as_ref().unchecked_ref());
             let _ = recording.recorder.stop();
             stop_tracks(&recording.stream);
             if let Some(audio) = recording.audio.take() {
                 let _ = audio.close();
             }
-            self.level.set(0.0);
-            // The closures must outlive the recorder's last events: dropped a moment later.
-            set_timeout(move || drop(recording), std::time::Duration::from_secs(2));
+        });
+        status("", "", None);
+        if cancel {
+            set_phase(Phase::Idle);
         }
+    }
 
-        /// Sends a recording; its transcript joins the box. `keep`: on a failure worth
-        /// retrying, keep it for one more try.
-        async fn send(self, blob: Blob, keep: bool) {
-            let outcome = transcribe(&self.session.get_value(), &blob).await;
-            self.phase.set(Phase::Idle);
-            match outcome {
-                Ok(transcript) => {
-                    self.draft.update(|draft| {
-                        let joined = draft.trim_end();
-                        *draft = if joined.is_empty() {
-                            transcript.text.clone()
-                        } else {
-                            format!("{joined} {}", transcript.text)
-                        };
-                    });
-                    self.voiced.set(true);
-                    self.fixes.set(transcript.corrections);
-                    focus_answer();
+    /// The recorder's last event: its pieces become one recording, sent unless cancelled.
+    fn stopped() {
+        let Some(Some(recording)) = with(|r| r.recording.take()) else { return };
+        let parts = js_sys::Array::new();
+        for chunk in &recording.chunks {
+            parts.push(chunk);
+        }
+        let kind = recording.recorder.mime_type();
+        let cancelled = recording.cancelled;
+        // Let go of it after this event: its closures are running it.
+        set_timeout(move || drop(recording), std::time::Duration::ZERO);
+        if cancelled {
+            return;
+        }
+        let bag = BlobPropertyBag::new();
+        bag.set_type(&kind);
+        match Blob::new_with_blob_sequence_and_options(&parts, &bag) {
+            Ok(blob) if blob.size() > 0.0 => leptos::task::spawn_local(send(blob, true)),
+            Ok(_) | Err(_) => fail("Nothing was recorded; try again."),
+        }
+    }
+
+    /// Sends the kept recording once more.
+    fn send_kept() {
+        if let Some(Some(blob)) = with(|r| r.kept.take()) {
+            leptos::task::spawn_local(send(blob, false));
+        }
+    }
+
+    /// Sends a recording; its transcript joins the box. `keep`: on a failure worth retrying,
+    /// keep it for one more try.
+    async fn send(blob: Blob, keep: bool) {
+        set_phase(Phase::Sending);
+        status("transcribing", "", Some("Turning your words into text…"));
+        let Some((session, draft, voiced)) = with(|r| (r.session.clone(), r.draft, r.voiced)) else { return };
+        let outcome = transcribe(&session, &blob).await;
+        set_phase(Phase::Idle);
+        match outcome {
+            Ok((text, fixes)) => {
+                draft.update(|draft| {
+                    let before = draft.trim_end();
+                    *draft = if before.is_empty() { text } else { format!("{before} {text}") };
+                });
+                voiced.set(true);
+                let heard = (!fixes.is_empty()).then(|| format!("Heard as your set's terms: {fixes}."));
+                status("corrections", "meta", heard.as_deref());
+                if let Some(answer) = element("answer") {
+                    let _ = answer.focus();
                 }
-                Err(failure) => {
-                    let again = keep && failure.code.worth_retrying();
-                    if again {
-                        self.kept.set_value(Some(blob));
-                    }
-                    self.retry.set(again);
-                    self.problem.set(Some(failure.message));
+            }
+            Err((code, message)) => {
+                let again = keep && code.is_some_and(TranscribeError::worth_retrying);
+                if again {
+                    with(|r| r.kept = Some(blob));
                 }
+                show_problem(&message, again);
             }
         }
     }
 
     /// The microphone's stream, or the sentence that says why not.
-    async fn microphone() -> Result<MediaStream, String> {
-        let devices = window().navigator().media_devices().map_err(|_| {
-            "This browser gives no access to a microphone here; type your answer instead.".to_string()
-        })?;
+    async fn microphone() -> Result<MediaStream, &'static str> {
+        let devices = window()
+            .navigator()
+            .media_devices()
+            .map_err(|_| "This browser gives no access to a microphone here; type your answer instead.")?;
         let constraints = MediaStreamConstraints::new();
         constraints.set_audio(&JsValue::TRUE);
         let asked = devices
             .get_user_media_with_constraints(&constraints)
-            .map_err(|_| "The microphone could not be asked for; type your answer instead.".to_string())?;
+            .map_err(|_| "The microphone could not be asked for; type your answer instead.")?;
         match JsFuture::from(asked).await {
-            Ok(stream) => {
-                stream.dyn_into::<MediaStream>().map_err(|_| "The microphone gave no sound.".to_string())
-            }
+            Ok(stream) => stream.dyn_into::<MediaStream>().map_err(|_| "The microphone gave no sound."),
             Err(error) => {
                 let name = error.dyn_into::<DomException>().map(|e| e.name()).unwrap_or_default();
                 Err(match name.as_str() {
-                    "NotAllowedError" | "SecurityError" => "Warren may not use your microphone: allow it for this site in your browser's settings, or type your answer.",
-                    "NotFoundError" | "OverconstrainedError" => "No microphone was found; connect one, or type your answer.",
-                    "NotReadableError" | "AbortError" => "The microphone is busy in another program; close it there, or type your answer.",
+                    "NotAllowedError" | "SecurityError" => {
+                        "Warren may not use your microphone: allow it for this site in your browser's settings, or type your answer."
+                    }
+                    "NotFoundError" | "OverconstrainedError" => {
+                        "No microphone was found; connect one, or type your answer."
+                    }
+                    "NotReadableError" | "AbortError" => {
+                        "The microphone is busy in another program; close it there, or type your answer."
+                    }
                     _ => "The microphone could not be started; type your answer instead.",
-                }
-                .to_string())
+                })
             }
         }
     }
@@ -457,20 +458,36 @@ mod browser {
         (rms * 4.0).min(1.0)
     }
 
-    /// Posts a recording; its transcript, or the refusal.
-    async fn transcribe(session: &str, blob: &Blob) -> Result<Transcript, TranscribeFailure> {
+    /// A string field of a JSON object the browser parsed.
+    fn field(object: &JsValue, name: &str) -> String {
+        js_sys::Reflect::get(object, &JsValue::from_str(name))
+            .ok()
+            .and_then(|v| v.as_string())
+            .unwrap_or_default()
+    }
+
+    /// Posts a recording: the transcript and its corrections written out ("“a” → “b”"), or
+    /// the refusal's code (if it gave one) and sentence.
+    async fn transcribe(
+        session: &str,
+        blob: &Blob,
+    ) -> Result<(String, String), (Option<TranscribeError>, String)> {
+        let refused = |code: TranscribeError| (Some(code), code.message().to_string());
         #[allow(clippy::cast_precision_loss)] // 10 MB
         if blob.size() > MAX_BYTES as f64 {
-            return Err(TranscribeError::TooLarge.into());
+            return Err(refused(TranscribeError::TooLarge));
         }
-        let unreachable = || TranscribeFailure {
-            code: TranscribeError::Unavailable,
-            message: "Warren could not be reached to transcribe; check the connection and try again.".into(),
+        let unreachable = || {
+            (
+                Some(TranscribeError::Unavailable),
+                "Warren could not be reached to transcribe; check the connection and try again.".to_string(),
+            )
         };
         let form = FormData::new().map_err(|_| unreachable())?;
-        let extension = if blob.type_().contains("ogg") {
+        let kind = blob.type_();
+        let extension = if kind.contains("ogg") {
             "ogg"
-        } else if blob.type_().contains("mp4") {
+        } else if kind.contains("mp4") {
             "m4a"
         } else {
             "webm"
@@ -486,23 +503,30 @@ mod browser {
             .map_err(|_| unreachable())?
             .dyn_into::<web_sys::Response>()
             .map_err(|_| unreachable())?;
-        let status = response.status();
-        let text = match response.text() {
-            Ok(promise) => JsFuture::from(promise).await.ok().and_then(|t| t.as_string()).unwrap_or_default(),
-            Err(_) => String::new(),
+        let ok = response.ok();
+        let json = match response.json() {
+            Ok(promise) => JsFuture::from(promise).await.map_err(|_| unreachable())?,
+            Err(_) => return Err(unreachable()),
         };
-        if status == 200 {
-            return serde_json::from_str(&text).map_err(|_| unreachable());
+        if !ok {
+            let code = field(&json, "code").parse::<TranscribeError>().ok();
+            let message = field(&json, "message");
+            return Err(match (code, message.is_empty()) {
+                (Some(code), true) => refused(code),
+                (code, false) => (code, message),
+                (None, true) => unreachable(),
+            });
         }
-        Err(serde_json::from_str::<TranscribeFailure>(&text).unwrap_or_else(|_| unreachable()))
-    }
-
-    /// Back to the answer box, to read and send.
-    fn focus_answer() {
-        if let Some(element) = document().get_element_by_id("answer")
-            && let Ok(element) = element.dyn_into::<web_sys::HtmlElement>()
-        {
-            let _ = element.focus();
-        }
+        let fixes = js_sys::Reflect::get(&json, &JsValue::from_str("corrections"))
+            .ok()
+            .map(|list| js_sys::Array::from(&list))
+            .map(|list| {
+                list.iter()
+                    .map(|c| format!("“{}” → “{}”", field(&c, "heard"), field(&c, "meant")))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+            .unwrap_or_default();
+        Ok((field(&json, "text"), fixes))
     }
 }

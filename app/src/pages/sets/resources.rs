@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use crate::api::{ResourceKind, ResourceView};
 use crate::components::fields::{Field, FileField, FormMessage};
-use crate::components::markdown::Markdown;
+use crate::components::markdown::{Rendered, TypesetMath};
 use crate::forms::{FormEcho, limits};
 
 #[component]
@@ -23,7 +23,7 @@ pub fn Resources(
     view! {
         <h2 id="resources">"Resources"</h2>
         <p class="meta">"Excerpts and images from your own material. The tutor can show them; the explorer reads the excerpts."</p>
-        <ul class="resources" data-testid="resources">
+        <ul class="resources" id="resource-list" data-testid="resources">
             {resources.into_iter().map(|r| {
                 let linked = r.point_ids.iter().map(&name_of).filter(|n| !n.is_empty()).collect::<Vec<_>>().join(", ");
                 let delete = format!("/sets/{set_id}/resources/{}/delete", r.id);
@@ -38,7 +38,7 @@ pub fn Resources(
                             }.into_any(),
                             (ResourceKind::Image, None) | (ResourceKind::Text, _) => view! {
                                 <h3>{r.title.clone()}</h3>
-                                <Markdown text=r.body.clone() />
+                                <Rendered html=excerpt_html(&r.body) />
                             }.into_any(),
                         }}
                         <p class="meta">
@@ -49,9 +49,18 @@ pub fn Resources(
                 }
             }).collect_view()}
         </ul>
+        <TypesetMath within="resource-list".to_string() />
         <AddText set_id=set_id.clone() points=points.clone() />
         <AddImage set_id points />
     }
+}
+
+/// An excerpt's Markdown as the server writes it (this page is rendered by the server only).
+fn excerpt_html(text: &str) -> String {
+    #[cfg(feature = "ssr")]
+    return crate::components::markdown::markdown_html(text);
+    #[cfg(not(feature = "ssr"))]
+    crate::components::markdown::plain_html(text)
 }
 
 /// Tick boxes for the points a resource supports.
