@@ -104,9 +104,11 @@ impl Provider for SlowModel {
                     script.opening.clone()
                 }
                 Purpose::Tutor(_) => "What comes to mind first?".into(),
-                Purpose::Explorer(_) | Purpose::Summariser(_) | Purpose::Cleanup(_) | Purpose::Probe => {
-                    "ok".into()
-                }
+                Purpose::Explorer(_)
+                | Purpose::Summariser(_)
+                | Purpose::Cleanup(_)
+                | Purpose::Drafter(_)
+                | Purpose::Probe => "ok".into(),
             }
         };
         Ok(Box::pin(futures_util::stream::iter(vec![Ok(Output::Text(text))])))

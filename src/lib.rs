@@ -6,6 +6,7 @@
 
 pub mod cli;
 pub mod config;
+pub mod drafting;
 pub mod embed;
 pub mod engine;
 pub mod eval;

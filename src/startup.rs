@@ -142,7 +142,13 @@ impl Application {
             engine: engine.clone(),
             provider_health: health.clone(),
             voice: voice.describe(),
+            embedder: judgement.embedder().cloned(),
         });
+        let drafting = crate::drafting::Drafting {
+            store: store.clone(),
+            provider: engine.provider(),
+            embedder: judgement.embedder().cloned(),
+        };
         let state = AppState {
             leptos_options,
             throttle: Arc::new(Throttle::new(store.clone())),
@@ -153,6 +159,7 @@ impl Application {
             trusted_proxies: config.trusted_proxies.clone().into(),
             backend,
             voice,
+            drafting,
         };
         Ok(Self { listener, state })
     }
@@ -222,7 +229,7 @@ pub async fn open_and_migrate(config: &Config) -> Result<Store, StartupError> {
     Ok(store)
 }
 
-/// Every hour: sweeps expired sign-ins and import drafts nobody confirmed (neither is ever
+/// Every hour: sweeps expired sign-ins, and import drafts and drafted sources nobody kept (none is ever
 /// read again; this only keeps the tables small), and fits the schedule of each learner whose
 /// weekly fit is due.
 async fn sweep_hourly(store: Store) {
@@ -234,6 +241,9 @@ async fn sweep_hourly(store: Store) {
         }
         if let Err(err) = store.sweep_drafts().await {
             tracing::warn!("cannot sweep import drafts: {err}");
+        }
+        if let Err(err) = store.sweep_sources().await {
+            tracing::warn!("cannot sweep drafted sources: {err}");
         }
         if let Err(err) = crate::fitting::weekly(&store).await {
             tracing::warn!("cannot run the weekly schedule fits: {err}");

@@ -217,6 +217,80 @@ pub struct ResourcePage {
     pub resource: ResourceView,
 }
 
+crate::named_enum! {
+    /// What a drafted point's review page flags for the learner to look at.
+    pub enum DraftCheck {
+        /// Longer than a point is easy to recall.
+        TooLong = "too_long",
+        /// Two facts in one point.
+        TwoFacts = "two_facts",
+        /// The cue says the answer.
+        GivesAway = "gives_away",
+        /// The set already has this point.
+        Duplicate = "duplicate",
+        /// The words it rests on are not in the source.
+        QuoteMissing = "quote_missing",
+    }
+}
+
+impl DraftCheck {
+    /// What the review page says of it.
+    pub fn message(self) -> &'static str {
+        match self {
+            DraftCheck::TooLong => "Long: a point is easier to recall when it says one thing briefly.",
+            DraftCheck::TwoFacts => "Two facts joined: consider keeping only one, or splitting it.",
+            DraftCheck::GivesAway => "The cue gives the answer away: ask without saying it.",
+            DraftCheck::Duplicate => "Your set already has this point.",
+            DraftCheck::QuoteMissing => "Its quote is not in your source: check it against the passage.",
+        }
+    }
+}
+
+/// A drafted point as the review page shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DraftView {
+    pub content: String,
+    pub cue: String,
+    /// The source's words it rests on.
+    pub quote: String,
+    /// Which passage it came from (from 1).
+    pub passage: u32,
+    pub checks: Vec<DraftCheck>,
+}
+
+/// A source being drafted, or its drafts waiting for review.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SourceView {
+    pub id: String,
+    pub title: String,
+    /// The set the points go to (its id, `None` for a new one) and its name.
+    pub set_id: Option<String>,
+    pub set_name: String,
+    pub stage: SourceStage,
+    pub passages: u32,
+    pub passages_done: u32,
+    pub drafts: Vec<DraftView>,
+    /// Passages whose drafts could not be made (from 1).
+    pub not_drafted: Vec<u32>,
+}
+
+/// Where a source's drafting stands.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum SourceStage {
+    Drafting,
+    /// Its instance stopped before it finished: it can be drafted again.
+    Stopped,
+    Ready,
+    Failed(String),
+}
+
+/// What the "from a source" form needs: the set points go to, if an existing one.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SourceForm {
+    pub set_id: Option<String>,
+    pub set_name: Option<String>,
+}
+
 /// What an uploaded file would import, shown before anything is written.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ImportPreview {
@@ -514,6 +588,18 @@ pub async fn get_import_preview(id: String) -> Result<ImportPreview, ApiError> {
     backend::answer(backend::get()?.import_preview(&viewer, &id).await)
 }
 
+#[server(endpoint = "get_source_form")]
+pub async fn get_source_form(set_id: Option<String>) -> Result<SourceForm, ApiError> {
+    let viewer = backend::require_viewer()?;
+    backend::answer(backend::get()?.source_form(&viewer, set_id.as_deref()).await)
+}
+
+#[server(endpoint = "get_source")]
+pub async fn get_source(id: String) -> Result<SourceView, ApiError> {
+    let viewer = backend::require_viewer()?;
+    backend::answer(backend::get()?.source(&viewer, &id).await)
+}
+
 #[server(endpoint = "get_set_deletion")]
 pub async fn get_set_deletion(id: String) -> Result<SetDeletion, ApiError> {
     let viewer = backend::require_viewer()?;
@@ -579,6 +665,10 @@ pub trait Backend: Send + Sync + 'static {
     ) -> Result<ResourcePage, ApiError>;
     async fn set_deletion(&self, viewer: &Viewer, id: &str) -> Result<SetDeletion, ApiError>;
     async fn import_preview(&self, viewer: &Viewer, draft_id: &str) -> Result<ImportPreview, ApiError>;
+    /// The "from a source" form: for a new set, or the learner's set `set_id`.
+    async fn source_form(&self, viewer: &Viewer, set_id: Option<&str>) -> Result<SourceForm, ApiError>;
+    /// A source being drafted, or its drafts with their checks.
+    async fn source(&self, viewer: &Viewer, id: &str) -> Result<SourceView, ApiError>;
     async fn start_session(&self, viewer: &Viewer, set_id: &str, all: bool) -> Result<String, ApiError>;
     async fn session_header(&self, viewer: &Viewer, id: &str) -> Result<SessionHeader, ApiError>;
     async fn history(&self, viewer: &Viewer, filter: HistoryFilter) -> Result<HistoryList, ApiError>;

@@ -21,6 +21,7 @@ use crate::pages::{
         DeletePointPage, DeleteResourcePage, DeleteSetPage, EditPointPage, EditSetPage, NewSetPage, SetPage,
         Sets,
     },
+    sources::{NewSourcePage, SetSourcePage, SourcePage},
 };
 
 /// The HTML document around the app; rendered on the server only.
@@ -81,6 +82,9 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/account") view=AccountPage ssr=SsrMode::Async />
                     <Route path=path!("/sets") view=Sets ssr=SsrMode::Async />
                     <Route path=path!("/sets/new") view=NewSetPage />
+                    <Route path=path!("/sets/new/source") view=NewSourcePage ssr=SsrMode::Async />
+                    <Route path=path!("/sets/:id/source") view=SetSourcePage ssr=SsrMode::Async />
+                    <Route path=path!("/sources/:id") view=SourcePage ssr=SsrMode::Async />
                     <Route path=path!("/sets/:id") view=SetPage ssr=SsrMode::Async />
                     <Route path=path!("/sets/:id/edit") view=EditSetPage ssr=SsrMode::Async />
                     <Route path=path!("/sets/:id/delete") view=DeleteSetPage ssr=SsrMode::Async />

@@ -25,6 +25,10 @@ pub mod limits {
     pub const ARCHIVE_BYTES: usize = 100 * 1024 * 1024;
     /// Points in one set.
     pub const POINTS_PER_SET: usize = 20_000;
+    /// Text to draft points from (pasted, or read from a file).
+    pub const SOURCE_CHARS: usize = 200_000;
+    /// A file to draft points from.
+    pub const SOURCE_BYTES: usize = 20 * 1024 * 1024;
     /// A password's length: at least `PASSWORD_MIN`, at most `PASSWORD`.
     pub const PASSWORD_MIN: usize = 10;
     pub const PASSWORD: usize = 200;

@@ -16,6 +16,8 @@ pub enum Purpose {
     Summariser(SummaryBrief),
     /// Putting a spoken answer's misheard terms right.
     Cleanup(CleanupBrief),
+    /// Drafting recall points from a passage of the learner's material.
+    Drafter(DraftBrief),
     /// A configuration check at start-up.
     Probe,
 }
@@ -184,6 +186,16 @@ pub struct ExplorerBrief {
     /// The conversation so far inside this rabbit hole: the opt-in, then every message, ending
     /// with the one to answer.
     pub history: Vec<Message>,
+}
+
+/// A passage of the learner's material to draft points from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DraftBrief {
+    /// The set the points are for.
+    pub set_name: String,
+    /// What the learner called the source.
+    pub title: String,
+    pub passage: String,
 }
 
 /// A transcript of a spoken answer, and the set's terms it may have misheard.

@@ -160,7 +160,7 @@ impl Store {
             .fetch_all(&mut *tx)
             .await?;
         // Children before parents, so no statement leans on a cascade.
-        const OWNED: [&str; 17] = [
+        const OWNED: [&str; 19] = [
             "DELETE FROM session_leases WHERE session_id IN (SELECT id FROM sessions WHERE owner_id = $1)",
             "DELETE FROM review_disputes WHERE owner_id = $1",
             "DELETE FROM schedule_fits WHERE owner_id = $1",
@@ -175,6 +175,8 @@ impl Store {
             "DELETE FROM point_resources WHERE owner_id = $1",
             "DELETE FROM resource_images WHERE owner_id = $1",
             "DELETE FROM resources WHERE owner_id = $1",
+            "DELETE FROM source_drafts WHERE owner_id = $1",
+            "DELETE FROM sources WHERE owner_id = $1",
             "DELETE FROM recall_points WHERE owner_id = $1",
             "DELETE FROM recall_sets WHERE owner_id = $1",
             "DELETE FROM import_drafts WHERE owner_id = $1",

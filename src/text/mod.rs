@@ -2,6 +2,7 @@
 //! check: content terms with light stemming, so "mitochondria produce ATP" matches "the
 //! mitochondrion produces atp".
 
+pub mod html;
 mod lexicon;
 pub mod numbers;
 pub mod vocabulary;

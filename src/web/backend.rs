@@ -8,7 +8,8 @@ use warren_app::learner::LearnerId;
 
 use async_trait::async_trait;
 use warren_app::api::{
-    AccountPage, FitFigures, FitRun, LeftOff, PreviewSet, ScheduleFit, SignInRow, SummaryView,
+    AccountPage, DraftView, FitFigures, FitRun, LeftOff, PreviewSet, ScheduleFit, SignInRow, SourceForm,
+    SourceStage, SourceView, SummaryView,
 };
 use warren_app::api::{
     ApiError, Backend, Dashboard, HistoryFilter, HistoryItem, HistoryList, ImportPreview, PointPage,
@@ -18,12 +19,13 @@ use warren_app::api::{
 use warren_app::protocol::SessionStatus;
 use warren_app::summary::{SessionSummary, SummaryStatus};
 
+use crate::drafting;
 use crate::engine::{Engine, EngineError};
 use crate::llm::health::ProviderHealth;
 use crate::schedule::fit;
 use crate::store::{
-    Entry, FIT_LAPSE_MS, FitReason, FitStatus, HistoryQuery, SessionRow, SetSummary, Store, StoreError,
-    now_ms,
+    Entry, FIT_LAPSE_MS, FitReason, FitStatus, HistoryQuery, SOURCE_LAPSE_MS, SessionRow, SetSummary,
+    SourceStatus, Store, StoreError, now_ms,
 };
 use crate::transfer;
 
@@ -39,6 +41,8 @@ pub struct ServerBackend {
     pub provider_health: Arc<ProviderHealth>,
     /// Through what spoken answers are transcribed, when voice is on.
     pub voice: Option<String>,
+    /// The sentence model, when installed: a draft the set already has is found by meaning.
+    pub embedder: Option<Arc<crate::embed::Embedder>>,
 }
 
 fn internal(err: StoreError) -> ApiError {
@@ -334,6 +338,92 @@ impl Backend for ServerBackend {
         let resource = self.resource_views(learner, set_id).await?.into_iter().find(|r| r.id == resource_id);
         let resource = resource.ok_or(ApiError::NotFound)?;
         Ok(ResourcePage { set_id: set.id, set_name: set.name, resource })
+    }
+
+    async fn source_form(&self, viewer: &Viewer, set_id: Option<&str>) -> Result<SourceForm, ApiError> {
+        let Some(set_id) = set_id else { return Ok(SourceForm { set_id: None, set_name: None }) };
+        let set =
+            self.store.set(&viewer.learner, set_id).await.map_err(internal)?.ok_or(ApiError::NotFound)?;
+        Ok(SourceForm { set_id: Some(set.id), set_name: Some(set.name) })
+    }
+
+    async fn source(&self, viewer: &Viewer, id: &str) -> Result<SourceView, ApiError> {
+        let learner = &viewer.learner;
+        let source = self.store.source(learner, id).await.map_err(internal)?.ok_or(ApiError::NotFound)?;
+        let stage = match source.status {
+            SourceStatus::Drafting if source.heartbeat_at < now_ms() - SOURCE_LAPSE_MS => {
+                SourceStage::Stopped
+            }
+            SourceStatus::Drafting => SourceStage::Drafting,
+            SourceStatus::Ready => SourceStage::Ready,
+            SourceStatus::Failed => SourceStage::Failed(source.error.clone().unwrap_or_default()),
+        };
+        let drafts = match stage {
+            SourceStage::Ready => self.store.source_drafts(learner, id).await.map_err(internal)?,
+            SourceStage::Drafting | SourceStage::Stopped | SourceStage::Failed(_) => Vec::new(),
+        };
+        let existing: Vec<String> = match &source.set_id {
+            Some(set_id) => self
+                .store
+                .points(learner, set_id)
+                .await
+                .map_err(internal)?
+                .into_iter()
+                .map(|p| p.content)
+                .collect(),
+            None => Vec::new(),
+        };
+        // The drafts and the set's points read by the sentence model at once, when it is here.
+        let vectors: Option<Vec<crate::embed::Vector>> = match (&self.embedder, drafts.is_empty()) {
+            (Some(embedder), false) => {
+                let embedder = embedder.clone();
+                let texts: Vec<String> =
+                    drafts.iter().map(|d| d.content.clone()).chain(existing.clone()).collect();
+                tokio::task::spawn_blocking(move || {
+                    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+                    embedder.embed(&texts).ok()
+                })
+                .await
+                .ok()
+                .flatten()
+            }
+            (Some(_), true) | (None, _) => None,
+        };
+        let existing: Vec<(String, Option<crate::embed::Vector>)> = existing
+            .into_iter()
+            .enumerate()
+            .map(|(i, point)| (point, vectors.as_ref().and_then(|v| v.get(drafts.len() + i).cloned())))
+            .collect();
+        let text = source.passages.join("\n\n");
+        let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        Ok(SourceView {
+            id: source.id.clone(),
+            title: source.title.clone(),
+            set_id: source.set_id.clone(),
+            set_name: source.set_name.clone(),
+            stage,
+            passages: count(source.passages.len()),
+            passages_done: count(source.passages_done),
+            drafts: drafts
+                .iter()
+                .enumerate()
+                .map(|(i, d)| DraftView {
+                    checks: drafting::checks(
+                        &d.content,
+                        &d.cue,
+                        &d.quote,
+                        &text,
+                        &existing,
+                        vectors.as_ref().and_then(|v| v.get(i)),
+                    ),
+                    content: d.content.clone(),
+                    cue: d.cue.clone(),
+                    quote: d.quote.clone(),
+                    passage: count(usize::try_from(d.passage).unwrap_or(0) + 1),
+                })
+                .collect(),
+            not_drafted: source.not_drafted.iter().map(|&p| count(p + 1)).collect(),
+        })
     }
 
     async fn set_deletion(&self, viewer: &Viewer, id: &str) -> Result<SetDeletion, ApiError> {

@@ -8,6 +8,7 @@ mod backend;
 mod cache;
 mod client_ip;
 mod download;
+mod drafting;
 mod export_page;
 mod forms;
 mod health;
@@ -72,6 +73,8 @@ pub struct AppState {
     pub backend: Arc<dyn Backend>,
     /// Answering by voice (off without a transcription URL).
     pub voice: Arc<Voice>,
+    /// Drafting points from a learner's material, in the background.
+    pub drafting: crate::drafting::Drafting,
 }
 
 /// Percent-encodes a query-string value, leaving `/` readable (for `next=/sets`).
@@ -109,6 +112,7 @@ pub fn router(state: AppState) -> Router {
         .merge(authoring::routes())
         .merge(transfer::routes())
         .merge(history::routes())
+        .merge(drafting::routes())
         .leptos_routes_with_context(
             &state,
             routes,
@@ -145,6 +149,10 @@ fn body_limit(method: &Method, path: &str) -> usize {
         }
         if path == TRANSCRIBE_PATH {
             return warren_app::voice::MAX_BYTES + MAX_BODY;
+        }
+        // A source: 20 MB of file, and as much pasted text again at most.
+        if path.starts_with("/sets/") && path.ends_with("/source") {
+            return limits::SOURCE_BYTES + 4 * limits::SOURCE_CHARS + MAX_BODY;
         }
     }
     MAX_BODY

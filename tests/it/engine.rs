@@ -56,6 +56,7 @@ impl Provider for Scripted {
                 ("summariser", format!("Summary number {n} of what was said."))
             }
             Purpose::Cleanup(_) => ("cleanup", r#"{"text":"","corrections":[]}"#.into()),
+            Purpose::Drafter(_) => ("drafter", r#"{"points":[]}"#.into()),
             Purpose::Probe => ("probe", "ok".into()),
         };
         self.calls.lock().unwrap().push(name);

@@ -83,6 +83,9 @@ pub fn FileField(
     label: &'static str,
     accept: &'static str,
     hint: &'static str,
+    /// The form can be sent without a file.
+    #[prop(optional)]
+    optional: bool,
 ) -> impl IntoView {
     let error = FormEcho::error(&echo, "file");
     let invalid = error.is_some();
@@ -90,7 +93,7 @@ pub fn FileField(
     view! {
         <div class="field" class:invalid=invalid>
             <label for=id.clone()>{label}</label>
-            <input id=id type="file" name="file" required accept=accept aria-invalid=invalid.then_some("true") />
+            <input id=id type="file" name="file" required=!optional accept=accept aria-invalid=invalid.then_some("true") />
             <small class="hint">{hint}</small>
             {error.map(|e| view! { <p class="field-error" role="alert" data-testid="error-file">{e}</p> })}
         </div>

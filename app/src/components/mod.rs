@@ -1,3 +1,4 @@
+pub mod await_progress;
 pub mod fields;
 pub mod format;
 pub mod live;

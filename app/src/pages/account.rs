@@ -7,6 +7,7 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
 use crate::api::{AccountPage, FitRun, ScheduleFit, SignInRow, get_account};
+use crate::components::await_progress::AwaitProgress;
 use crate::components::format::{ago, plural};
 use crate::components::widgets::loaded;
 use crate::forms::{PasswordProblem, limits};
@@ -231,7 +232,15 @@ fn FitSection(fit: ScheduleFit, now: i64) -> impl IntoView {
         FitRun::Running { done, total } => view! {
             <div class="fit-running" data-testid="fit-running">
                 <p role="status">"Fitting your schedule to your reviews…"</p>
-                <AwaitFit done total />
+                <AwaitProgress
+                    url="/account/schedule/fit".to_string()
+                    done
+                    total
+                    unit="steps".to_string()
+                    then="/account#fit".to_string()
+                    finished="The fit has finished: see its figures.".to_string()
+                    test_id="fit-progress".to_string()
+                />
             </div>
         }
         .into_any(),
@@ -277,84 +286,6 @@ fn FitSection(fit: ScheduleFit, now: i64) -> impl IntoView {
             <button type="submit" class="button" disabled=!enough || running>"Fit my schedule"</button>
         </form>
     }
-}
-
-/// While a fit runs: shows the optimiser's progress, asking the server every half second (for
-/// two minutes at most), and loads the page's figures when it ends, unless the learner is
-/// typing into a form (then a link does it).
-#[island]
-fn AwaitFit(done: u32, total: u32) -> impl IntoView {
-    let progress = RwSignal::new((done, total));
-    let ended = RwSignal::new(false);
-    #[cfg(feature = "hydrate")]
-    Effect::new(move |_| {
-        leptos::task::spawn_local(async move {
-            for _ in 0..240 {
-                gloo_timers::future::TimeoutFuture::new(500).await;
-                match fit_progress().await {
-                    Some(Some(steps)) => progress.set(steps),
-                    Some(None) => {
-                        ended.set(true);
-                        if !typing()
-                            && let Some(window) = web_sys::window()
-                        {
-                            let _ = window.location().set_href("/account#fit");
-                        }
-                        return;
-                    }
-                    None => {}
-                }
-            }
-        });
-    });
-    view! {
-        <p>
-            <progress
-                max=move || progress.get().1.max(1).to_string()
-                value=move || progress.get().0.to_string()
-                data-testid="fit-progress"
-            ></progress>
-            " "
-            {move || {
-                let (done, total) = progress.get();
-                if total == 0 { "Starting…".to_string() } else { format!("{done} of {total} steps") }
-            }}
-        </p>
-        <Show when=move || ended.get()>
-            <p><a href="/account#fit">"The fit has finished: see its figures."</a></p>
-        </Show>
-    }
-}
-
-/// The running fit's steps (`Some(Some)`), its end (`Some(None)`), or nothing known (a request
-/// that failed asks again later). A plain `fetch` keeps the server-function client out of the
-/// bundle.
-#[cfg(feature = "hydrate")]
-async fn fit_progress() -> Option<Option<(u32, u32)>> {
-    use wasm_bindgen::JsCast;
-    let window = web_sys::window()?;
-    let response =
-        wasm_bindgen_futures::JsFuture::from(window.fetch_with_str("/account/schedule/fit")).await.ok()?;
-    let response = response.dyn_into::<web_sys::Response>().ok()?;
-    match response.status() {
-        202 => {}
-        200 => return Some(None),
-        // A server that cannot say (a 500, a proxy's 502): ask again.
-        _ => return None,
-    }
-    let text = wasm_bindgen_futures::JsFuture::from(response.text().ok()?).await.ok()?.as_string()?;
-    let (done, total) = text.split_once('/')?;
-    Some(Some((done.parse().ok()?, total.parse().ok()?)))
-}
-
-/// Whether the learner is typing into a field of the page, which a reload would lose.
-#[cfg(feature = "hydrate")]
-fn typing() -> bool {
-    use wasm_bindgen::JsCast;
-    web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.active_element())
-        .is_some_and(|e| e.dyn_into::<web_sys::HtmlInputElement>().is_ok())
 }
 
 #[component]

@@ -6,3 +6,4 @@ pub mod import;
 pub mod live;
 pub mod not_found;
 pub mod sets;
+pub mod sources;

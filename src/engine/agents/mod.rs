@@ -3,6 +3,7 @@
 
 pub mod cleanup;
 pub mod detector;
+pub mod drafter;
 pub mod evaluator;
 pub mod explorer;
 pub mod summariser;

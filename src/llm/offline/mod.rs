@@ -5,6 +5,7 @@
 //! what the tests drive.
 
 mod detector;
+pub mod drafter;
 mod evaluator;
 mod explorer;
 mod judge;
@@ -152,13 +153,23 @@ impl Provider for Offline {
                 | Purpose::Explorer(_)
                 | Purpose::Summariser(_)
                 | Purpose::Cleanup(_)
+                | Purpose::Drafter(_)
                 | Purpose::Probe,
             )
             | (
                 Some(_),
-                Purpose::Detector(_) | Purpose::Summariser(_) | Purpose::Cleanup(_) | Purpose::Probe,
+                Purpose::Detector(_)
+                | Purpose::Summariser(_)
+                | Purpose::Cleanup(_)
+                | Purpose::Drafter(_)
+                | Purpose::Probe,
             ) => (answer(request), None),
         };
+        // Work that is not conversation (a transcript's clean-up, a passage's drafts) comes
+        // whole: nobody watches it stream.
+        if matches!(request.purpose, Purpose::Cleanup(_) | Purpose::Drafter(_)) {
+            return Ok(Box::pin(futures_util::stream::iter([Ok(Output::Text(text))])));
+        }
         let delay = self.chunk_delay;
         // A resource to show goes first, so it is there as the words arrive.
         let pieces = shown.into_iter().chain(chunks(&text).into_iter().map(Output::Text));
@@ -205,6 +216,7 @@ fn answer(request: &Request) -> String {
         Purpose::Explorer(brief) => explorer(brief, None),
         Purpose::Summariser(brief) => summary(brief),
         Purpose::Cleanup(brief) => cleanup(brief),
+        Purpose::Drafter(brief) => drafter::draft(brief),
         Purpose::Probe => "ok".into(),
     }
 }

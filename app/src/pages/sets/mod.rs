@@ -54,6 +54,7 @@ fn SetsView(data: Dashboard) -> impl IntoView {
             })}
             <p class="actions">
                 <a class="button primary" href="/sets/new" data-testid="new-set">"New set"</a>
+                <a class="button" href="/sets/new/source" data-testid="new-set-from-source">"New set from a source"</a>
                 <a class="button" href="/import">"Import a file"</a>
             </p>
             {if active.is_empty() {
@@ -264,6 +265,11 @@ fn AddPoint(set_id: String) -> impl IntoView {
                 hint="A question that asks for the point without giving it away. The tutor and the evaluator see it; you see it here."
             />
             <button type="submit" class="button primary">"Add point"</button>
+            <p class="meta">
+                "Or let Warren draft them: "
+                <a href=format!("/sets/{set_id}/source") data-testid="add-from-source">"Add points from a source"</a>
+                " (your notes, a chapter, a web page or a PDF)."
+            </p>
         </form>
     }
 }

@@ -1,0 +1,192 @@
+//! Points from the learner's own material. A source (pasted text or Markdown, or an uploaded
+//! `.txt`, `.md`, `.html` or `.pdf`, read by `read.rs`) is cut into passages; each passage
+//! is drafted by the drafting agent (`engine::agents::drafter`; offline, the extractive
+//! drafter), a few at a time, in the background; near repeats across passages are dropped
+//! by meaning; the drafts wait for the learner's review, each with the checks that flag what
+//! to look at (`checks.rs`). Nothing is kept before the learner confirms.
+
+mod checks;
+mod read;
+
+use std::sync::Arc;
+
+use futures_util::StreamExt;
+
+use crate::embed::{Embedder, similarity};
+use crate::engine::agents::drafter::{self, Drafted, NotDrafted};
+use crate::llm::SharedProvider;
+use crate::llm::brief::DraftBrief;
+use crate::llm::offline::drafter::repeats;
+use crate::store::{NewDraft, Store, StoreError};
+use warren_app::learner::LearnerId;
+
+pub use checks::checks;
+pub use read::{SourceError, read};
+
+/// A passage is cut at paragraphs once it holds about this many characters, and never holds
+/// much more: a model drafts a page of text well, and the learner reviews it as one.
+const PASSAGE_CHARS: usize = 1_800;
+/// Passages drafted at once: enough to keep a network model busy, few enough to stay within
+/// its rate limits.
+const AT_ONCE: usize = 3;
+/// Two drafts this near in meaning say the same; the later goes.
+const SAME_MEANING: f32 = 0.9;
+
+/// Everything a drafting needs: where drafts are kept, who drafts them, and the sentence
+/// model (when installed) that finds repeats by meaning.
+#[derive(Clone)]
+pub struct Drafting {
+    pub store: Store,
+    pub provider: SharedProvider,
+    pub embedder: Option<Arc<Embedder>>,
+}
+
+/// The text cut into passages: paragraphs (blank-line separated, or lines for a page's
+/// blocks) gathered up to [`PASSAGE_CHARS`]; a paragraph longer than that is cut at its
+/// sentences.
+pub fn passages(text: &str) -> Vec<String> {
+    let paragraphs: Vec<&str> = text.split("\n\n").map(str::trim).filter(|p| !p.is_empty()).collect();
+    let mut pieces: Vec<String> = Vec::new();
+    for paragraph in paragraphs {
+        if paragraph.chars().count() <= PASSAGE_CHARS {
+            pieces.push(paragraph.to_string());
+            continue;
+        }
+        // Cut a long paragraph at its lines, then at its sentences.
+        let mut current = String::new();
+        for sentence in paragraph.split_inclusive(['\n', '.', '?', '!']) {
+            if current.chars().count() + sentence.chars().count() > PASSAGE_CHARS
+                && !current.trim().is_empty()
+            {
+                pieces.push(current.trim().to_string());
+                current.clear();
+            }
+            current.push_str(sentence);
+        }
+        if !current.trim().is_empty() {
+            pieces.push(current.trim().to_string());
+        }
+    }
+    let mut passages: Vec<String> = Vec::new();
+    for piece in pieces {
+        match passages.last_mut() {
+            Some(last) if last.chars().count() + piece.chars().count() + 2 <= PASSAGE_CHARS => {
+                last.push_str("\n\n");
+                last.push_str(&piece);
+            }
+            Some(_) | None => passages.push(piece),
+        }
+    }
+    passages
+}
+
+impl Drafting {
+    /// Drafts a source's passages, a few at a time, recording progress as each finishes, and
+    /// keeps the drafts for review. A passage the agent could not draft is named, not fatal.
+    pub async fn run(&self, learner: &LearnerId, source_id: &str) -> Result<(), StoreError> {
+        let Some(source) = self.store.source(learner, source_id).await? else { return Ok(()) };
+        let set_name = source.set_name.clone();
+        let title = source.title.clone();
+        let mut results = futures_util::stream::iter(source.passages.iter().cloned().enumerate())
+            .map(|(index, passage)| {
+                let brief = DraftBrief { set_name: set_name.clone(), title: title.clone(), passage };
+                let provider = self.provider.clone();
+                async move { (index, drafter::draft(provider.as_ref(), brief).await) }
+            })
+            .buffer_unordered(AT_ONCE);
+        let mut drafted: Vec<(usize, Vec<Drafted>)> = Vec::new();
+        let mut not_drafted: Vec<usize> = Vec::new();
+        let mut done = 0;
+        while let Some((index, result)) = results.next().await {
+            match result {
+                Ok(points) => drafted.push((index, points)),
+                Err(err @ (NotDrafted::Malformed | NotDrafted::Model(_))) => {
+                    tracing::warn!(source = source_id, passage = index, "a passage was not drafted: {err}");
+                    not_drafted.push(index);
+                }
+            }
+            done += 1;
+            self.store.source_progress(learner, source_id, done).await?;
+        }
+        drafted.sort_by_key(|(index, _)| *index);
+        not_drafted.sort_unstable();
+        let drafts = self.without_repeats(drafted).await;
+        self.store.finish_source(learner, source_id, &drafts, &not_drafted).await
+    }
+
+    /// The drafts in order, each that says what an earlier one said left out: by meaning with
+    /// the sentence model, by words without it.
+    async fn without_repeats(&self, drafted: Vec<(usize, Vec<Drafted>)>) -> Vec<NewDraft> {
+        let all: Vec<NewDraft> = drafted
+            .into_iter()
+            .flat_map(|(passage, points)| {
+                points.into_iter().map(move |d| NewDraft {
+                    passage,
+                    content: d.content,
+                    cue: d.cue,
+                    quote: d.quote,
+                })
+            })
+            .collect();
+        let vectors = match &self.embedder {
+            Some(embedder) => {
+                let embedder = embedder.clone();
+                let texts: Vec<String> = all.iter().map(|d| d.content.clone()).collect();
+                tokio::task::spawn_blocking(move || {
+                    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+                    embedder.embed(&texts).ok()
+                })
+                .await
+                .ok()
+                .flatten()
+            }
+            None => None,
+        };
+        let mut kept: Vec<usize> = Vec::new();
+        for i in 0..all.len() {
+            let same = kept.iter().any(|&k| match &vectors {
+                Some(v) => similarity(&v[i], &v[k]) >= SAME_MEANING,
+                None => repeats(&all[i].content, &all[k].content),
+            });
+            if !same {
+                kept.push(i);
+            }
+        }
+        all.into_iter().enumerate().filter(|(i, _)| kept.contains(i)).map(|(_, d)| d).collect()
+    }
+
+    /// Starts drafting a source in the background.
+    pub fn spawn(&self, learner: LearnerId, source_id: String) {
+        let drafting = self.clone();
+        tokio::spawn(async move {
+            if let Err(err) = drafting.run(&learner, &source_id).await {
+                tracing::error!(source = source_id, "drafting failed: {err}");
+                let _ = drafting
+                    .store
+                    .fail_source(&learner, &source_id, "Warren could not keep the drafts.")
+                    .await;
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passages_gather_paragraphs_and_cut_long_ones_at_sentences() {
+        let short = "One.\n\nTwo.\n\n\nThree.";
+        assert_eq!(passages(short), ["One.\n\nTwo.\n\nThree."]);
+        let long = "A sentence of some length here. ".repeat(120);
+        let cut = passages(&format!("Intro.\n\n{long}"));
+        assert!(cut.len() >= 2, "{}", cut.len());
+        assert!(
+            cut.iter().all(|p| p.chars().count() <= PASSAGE_CHARS + 40),
+            "{:?}",
+            cut.iter().map(|p| p.len()).collect::<Vec<_>>()
+        );
+        let joined: String = cut.iter().map(|p| p.split_whitespace().collect::<String>()).collect();
+        assert_eq!(joined, format!("Intro.{long}").split_whitespace().collect::<String>(), "nothing lost");
+    }
+}

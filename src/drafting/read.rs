@@ -1,0 +1,122 @@
+//! A source's text: pasted as it is, or read from an uploaded `.txt` or `.md` (UTF-8), `.html`
+//! (the text a reader sees: `text::html`) or `.pdf` (its text layer, by `pdf-extract`; a
+//! scanned PDF has none, and is told so). Paragraphs end with a blank line.
+
+use warren_app::forms::limits::{SOURCE_BYTES as MAX_FILE_BYTES, SOURCE_CHARS as MAX_CHARS};
+
+use crate::text::html::html_text;
+
+/// Why a source cannot be drafted from, in one sentence.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SourceError {
+    #[error("There is no text to draft from: paste some, or choose a file.")]
+    Empty,
+    #[error(
+        "The text has {0} characters; up to 200,000 can be drafted from at once: split it, and add the rest to the same set."
+    )]
+    TooLong(usize),
+    #[error("The file is {0} MB; files up to 20 MB can be read.")]
+    TooLarge(u64),
+    #[error("Warren reads .txt, .md, .html and .pdf files; “{0}” is none of these.")]
+    Unknown(String),
+    #[error("The file is not UTF-8 text; save it as UTF-8 and try again.")]
+    NotUtf8,
+    #[error("This PDF cannot be read ({0}).")]
+    BadPdf(String),
+    #[error(
+        "This PDF has no text to read: its pages are pictures (a scan). Paste its text instead, or use a PDF with a text layer."
+    )]
+    NoPdfText,
+}
+
+/// The text of a pasted source (`file_name` `None`) or an uploaded file, checked against the
+/// caps. A PDF is read on a blocking thread: a malformed one cannot stop the server.
+pub async fn read(file_name: Option<&str>, bytes: Vec<u8>) -> Result<String, SourceError> {
+    if bytes.len() > MAX_FILE_BYTES {
+        return Err(SourceError::TooLarge((bytes.len() as u64).div_ceil(1_048_576)));
+    }
+    let kind = file_name.map(|n| n.rsplit('.').next().unwrap_or_default().to_ascii_lowercase());
+    let text = match kind.as_deref() {
+        None | Some("txt" | "md" | "markdown" | "text") => utf8(&bytes)?.replace("\r\n", "\n"),
+        Some("html" | "htm") => paragraphs(&html_text(&utf8(&bytes)?)),
+        Some("pdf") => {
+            let read = tokio::task::spawn_blocking(move || pdf_extract::extract_text_from_mem(&bytes)).await;
+            match read {
+                Ok(Ok(text)) => pdf_paragraphs(&text),
+                Ok(Err(err)) => return Err(SourceError::BadPdf(err.to_string())),
+                Err(_) => return Err(SourceError::BadPdf("it is damaged".into())),
+            }
+        }
+        Some(_) => return Err(SourceError::Unknown(file_name.unwrap_or_default().to_string())),
+    };
+    let text = text.trim().to_string();
+    if text.is_empty() {
+        return Err(if kind.as_deref() == Some("pdf") { SourceError::NoPdfText } else { SourceError::Empty });
+    }
+    let chars = text.chars().count();
+    if chars > MAX_CHARS {
+        return Err(SourceError::TooLong(chars));
+    }
+    Ok(text)
+}
+
+fn utf8(bytes: &[u8]) -> Result<String, SourceError> {
+    let text = std::str::from_utf8(bytes).map_err(|_| SourceError::NotUtf8)?;
+    Ok(text.strip_prefix('\u{feff}').unwrap_or(text).to_string())
+}
+
+/// A page's lines (one a block) as paragraphs.
+fn paragraphs(text: &str) -> String {
+    text.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("\n\n")
+}
+
+/// A PDF's text lines joined into its paragraphs: a line broken by the page's width goes on
+/// (a word hyphenated at the end of a line is joined), a blank line ends a paragraph.
+fn pdf_paragraphs(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for paragraph in text.split("\n\n") {
+        let mut joined = String::new();
+        for line in paragraph.lines().map(str::trim).filter(|l| !l.is_empty()) {
+            if let Some(stem) = joined.strip_suffix('-') {
+                joined = stem.to_string();
+            } else if !joined.is_empty() {
+                joined.push(' ');
+            }
+            joined.push_str(line);
+        }
+        if !joined.is_empty() {
+            if !out.is_empty() {
+                out.push_str("\n\n");
+            }
+            out.push_str(&joined);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn sources_are_read_by_their_kind_and_held_to_the_caps() {
+        assert_eq!(read(None, b"  Pasted.\r\nText.  ".to_vec()).await, Ok("Pasted.\nText.".into()));
+        let page = b"<html><head><title>x</title></head><body><p>One para.</p><p>Two.</p></body></html>";
+        assert_eq!(read(Some("a.HTML"), page.to_vec()).await, Ok("One para.\n\nTwo.".into()));
+        assert_eq!(read(Some("a.doc"), b"x".to_vec()).await, Err(SourceError::Unknown("a.doc".into())));
+        assert_eq!(read(Some("a.txt"), vec![0xff, 0xfe]).await, Err(SourceError::NotUtf8));
+        assert_eq!(read(None, b"   ".to_vec()).await, Err(SourceError::Empty));
+        assert_eq!(
+            read(None, "x".repeat(MAX_CHARS + 1).into_bytes()).await,
+            Err(SourceError::TooLong(MAX_CHARS + 1))
+        );
+        assert!(matches!(
+            read(Some("a.pdf"), b"%PDF-1.4 nothing".to_vec()).await,
+            Err(SourceError::BadPdf(_))
+        ));
+        assert_eq!(
+            pdf_paragraphs("A line that goes\non, and a hyphen-\nated word.\n\nNext."),
+            "A line that goes on, and a hyphenated word.\n\nNext."
+        );
+    }
+}

@@ -1,0 +1,489 @@
+//! The offline drafter: recall points from a passage of the learner's own material, with no
+//! model. It ranks the passage's sentences (and list items and table rows) by how much they
+//! state: definitions ("X is Y"), causes, numbers and dates, named terms; keeps the best few
+//! in the passage's order; makes each a cue (a definition's subject asked for, or its key
+//! term blanked); and quotes each exactly as the source has it. Deterministic: the same
+//! passage always gives the same drafts. Near repeats are dropped here by their words, and
+//! across passages by meaning (`drafting`).
+
+use serde_json::json;
+
+use crate::llm::brief::DraftBrief;
+use crate::text::{is_stopword, tokens};
+
+/// Fewer points than this a passage's words / `WORDS_PER_POINT`, at least one, at most
+/// `MAX_POINTS`.
+const WORDS_PER_POINT: usize = 45;
+const MAX_POINTS: usize = 12;
+/// A unit scoring below this states too little to be a point.
+const MIN_SCORE: i32 = 2;
+/// Words shared (of the smaller) over which two drafts say the same.
+const REPEAT: f64 = 0.7;
+
+/// Words that open a sentence without saying anything of its own.
+const CONNECTIVES: &[&str] = &[
+    "however, ",
+    "moreover, ",
+    "in addition, ",
+    "additionally, ",
+    "also, ",
+    "furthermore, ",
+    "therefore, ",
+    "thus, ",
+    "as a result, ",
+    "in fact, ",
+    "for example, ",
+    "for instance, ",
+    "in short, ",
+    "overall, ",
+];
+
+/// A piece of the passage that may become a point: its place in the passage and what it says.
+#[derive(Clone, Debug, PartialEq)]
+struct Unit {
+    /// Byte range of its exact words in the passage (the quote).
+    span: std::ops::Range<usize>,
+    /// The point it would make (the quote, a list item with its lead-in, a table row read out).
+    content: String,
+    /// A table row's cue, made from its header.
+    cue: Option<String>,
+}
+
+/// The passage's drafts as the drafting agent's JSON: `{"points": [{content, cue, quote}]}`.
+pub(super) fn draft(brief: &DraftBrief) -> String {
+    let points: Vec<serde_json::Value> = drafts(&brief.passage)
+        .into_iter()
+        .map(|(content, cue, quote)| json!({ "content": content, "cue": cue, "quote": quote }))
+        .collect();
+    json!({ "points": points }).to_string()
+}
+
+/// The passage's drafts: (content, cue, quote), in the passage's order.
+pub fn drafts(passage: &str) -> Vec<(String, String, String)> {
+    let units = units(passage);
+    let words = passage.split_whitespace().count();
+    let wanted = (words / WORDS_PER_POINT).clamp(1, MAX_POINTS);
+    let mut scored: Vec<(i32, usize)> = units
+        .iter()
+        .enumerate()
+        .map(|(i, u)| (score(&u.content), i))
+        .filter(|(s, _)| *s >= MIN_SCORE)
+        .collect();
+    // Best first, earlier first among equals; then back into the passage's order.
+    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut chosen: Vec<usize> = Vec::new();
+    for (_, i) in scored {
+        if chosen.len() >= wanted {
+            break;
+        }
+        if chosen.iter().any(|&c| repeats(&units[c].content, &units[i].content)) {
+            continue;
+        }
+        chosen.push(i);
+    }
+    chosen.sort_unstable();
+    chosen
+        .into_iter()
+        .map(|i| {
+            let unit = &units[i];
+            let cue = unit.cue.clone().unwrap_or_else(|| cue(&unit.content));
+            (unit.content.clone(), cue, passage[unit.span.clone()].to_string())
+        })
+        .collect()
+}
+
+/// Whether two drafts say much the same (most of the shorter's words are in the other).
+pub fn repeats(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<String>, Vec<String>) = (stems(a), stems(b));
+    let (short, long) = if a.len() <= b.len() { (&a, &b) } else { (&b, &a) };
+    if short.is_empty() {
+        return false;
+    }
+    let shared = short.iter().filter(|w| long.contains(w)).count();
+    shared as f64 / short.len() as f64 >= REPEAT
+}
+
+fn stems(text: &str) -> Vec<String> {
+    tokens(text).into_iter().map(|t| t.term).collect()
+}
+
+/// The passage cut into what may become points: sentences of prose, list items (with the line
+/// that leads into the list, when the item alone says little), and table rows.
+fn units(passage: &str) -> Vec<Unit> {
+    let mut units = Vec::new();
+    let mut lead_in: Option<String> = None;
+    let mut header: Option<Vec<String>> = None;
+    let mut offset = 0;
+    for line in passage.split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        let trimmed = line.trim();
+        if trimmed.is_empty() {
+            header = None;
+            continue;
+        }
+        let lead = start + (line.len() - line.trim_start().len());
+        if trimmed.starts_with('#') {
+            lead_in = Some(trimmed.trim_start_matches('#').trim().to_string());
+            continue;
+        }
+        if trimmed.starts_with('|') {
+            let cells: Vec<String> =
+                trimmed.trim_matches('|').split('|').map(|c| c.trim().to_string()).collect();
+            if cells.iter().all(|c| c.chars().all(|ch| matches!(ch, '-' | ':' | ' '))) {
+                continue;
+            }
+            match &header {
+                None => header = Some(cells),
+                Some(names) => {
+                    if let Some(unit) = table_row(names, &cells, lead..lead + trimmed.len()) {
+                        units.push(unit);
+                    }
+                }
+            }
+            continue;
+        }
+        header = None;
+        if let Some(item) = list_item(trimmed) {
+            let at = lead + (trimmed.len() - item.len());
+            let says_little = item.split_whitespace().count() < 6 || !item.ends_with(['.', '!']);
+            let content = match (&lead_in, says_little) {
+                (Some(lead_in), true) => {
+                    format!("{}: {}", lead_in.trim_end_matches(':'), item.trim_end_matches('.'))
+                }
+                (None, _) | (Some(_), false) => item.to_string(),
+            };
+            units.push(Unit { span: at..at + item.len(), content, cue: None });
+            continue;
+        }
+        for span in sentence_spans(&passage[lead..lead + trimmed.len()]) {
+            let span = lead + span.start..lead + span.end;
+            let sentence = &passage[span.clone()];
+            units.push(Unit { span, content: self_contained(sentence), cue: None });
+            if sentence.ends_with(':') {
+                lead_in = Some(sentence.to_string());
+            }
+        }
+    }
+    units
+}
+
+/// A list item's words, without its marker ("- ", "* ", "3. ").
+fn list_item(line: &str) -> Option<&str> {
+    if let Some(rest) =
+        line.strip_prefix("- ").or_else(|| line.strip_prefix("* ")).or_else(|| line.strip_prefix("+ "))
+    {
+        return Some(rest.trim());
+    }
+    let digits = line.chars().take_while(char::is_ascii_digit).count();
+    let rest = line.get(digits..)?;
+    (digits > 0 && (rest.starts_with(". ") || rest.starts_with(") "))).then(|| rest[2..].trim())
+}
+
+/// A table row read out against its header: "Mercury: orbital period 88 days, distance 0.39 AU."
+fn table_row(header: &[String], cells: &[String], span: std::ops::Range<usize>) -> Option<Unit> {
+    let (first, rest) = cells.split_first()?;
+    if first.is_empty() || rest.is_empty() {
+        return None;
+    }
+    let named: Vec<String> = header
+        .iter()
+        .skip(1)
+        .zip(rest)
+        .filter(|(_, value)| !value.is_empty())
+        .map(|(name, value)| format!("{} {}", name.to_lowercase(), value))
+        .collect();
+    if named.is_empty() {
+        return None;
+    }
+    let asked: Vec<String> = header.iter().skip(1).map(|h| format!("{}?", h.to_lowercase())).collect();
+    Some(Unit {
+        span,
+        content: format!("{first}: {}.", named.join(", ")),
+        cue: Some(format!("{first}: {}", asked.join(" "))),
+    })
+}
+
+/// Byte ranges of the sentences of one line: cut after `.`, `!` or `?` followed by a space
+/// and a capital, a digit or a quote; not after an abbreviation or an initial ("e.g.", "J.").
+fn sentence_spans(line: &str) -> Vec<std::ops::Range<usize>> {
+    const ABBREVIATIONS: &[&str] =
+        &["e.g.", "i.e.", "etc.", "vs.", "mr.", "mrs.", "dr.", "st.", "no.", "approx.", "ca.", "c."];
+    let mut spans = Vec::new();
+    let mut start = 0;
+    let chars: Vec<(usize, char)> = line.char_indices().collect();
+    for (k, &(i, c)) in chars.iter().enumerate() {
+        if !matches!(c, '.' | '!' | '?' | ':') {
+            continue;
+        }
+        let end = i + c.len_utf8();
+        let next = chars.get(k + 1).map(|&(_, n)| n);
+        let after = chars.get(k + 2).map(|&(_, n)| n);
+        let ends = match next {
+            None => true,
+            Some(' ') => {
+                after.is_some_and(|a| a.is_uppercase() || a.is_ascii_digit() || matches!(a, '"' | '“' | '('))
+            }
+            Some(_) => false,
+        };
+        if !ends {
+            continue;
+        }
+        let word = line[start..end].rsplit(' ').next().unwrap_or_default().to_lowercase();
+        let initial = word.chars().count() == 2 && word.starts_with(char::is_alphabetic);
+        if c == '.' && (ABBREVIATIONS.contains(&word.as_str()) || initial) {
+            continue;
+        }
+        let text = &line[start..end];
+        let lead = text.len() - text.trim_start().len();
+        if !text.trim().is_empty() {
+            spans.push(start + lead..end);
+        }
+        start = end;
+    }
+    let text = &line[start..];
+    if !text.trim().is_empty() {
+        let lead = text.len() - text.trim_start().len();
+        spans.push(start + lead..start + lead + text.trim().len());
+    }
+    spans
+}
+
+/// A sentence without the connective that ties it to the one before ("However, …").
+fn self_contained(sentence: &str) -> String {
+    let lower = sentence.to_lowercase();
+    let mut text = sentence;
+    if let Some(connective) = CONNECTIVES.iter().find(|c| lower.starts_with(*c)) {
+        text = &sentence[connective.len()..];
+    }
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// How much a sentence states.
+fn score(sentence: &str) -> i32 {
+    let lower = format!(" {} ", sentence.to_lowercase());
+    let words = sentence.split_whitespace().count();
+    let mut score = 0;
+    const DEFINES: &[&str] = &[
+        " is a ",
+        " is an ",
+        " is the ",
+        " are the ",
+        " are a ",
+        " refers to ",
+        " is called ",
+        " are called ",
+        " known as ",
+        " means ",
+        " defined as ",
+        " consists of ",
+        " is made of ",
+    ];
+    const CAUSES: &[&str] = &[
+        " because ",
+        " causes ",
+        " caused by ",
+        " leads to ",
+        " results in ",
+        " due to ",
+        " produces ",
+        " allows ",
+        " prevents ",
+        " so that ",
+    ];
+    if DEFINES.iter().any(|d| lower.contains(d)) {
+        score += 3;
+    }
+    if CAUSES.iter().any(|c| lower.contains(c)) {
+        score += 2;
+    }
+    if tokens(sentence).iter().any(|t| t.quantity.is_some()) || sentence.chars().any(|c| c.is_ascii_digit()) {
+        score += 2;
+    }
+    let names = sentence
+        .split_whitespace()
+        .skip(1)
+        .filter(|w| w.chars().next().is_some_and(char::is_uppercase) && w.chars().any(char::is_lowercase))
+        .count();
+    score += i32::try_from(names.min(3)).unwrap_or(3);
+    if lower.contains(" is ")
+        || lower.contains(" are ")
+        || lower.contains(" was ")
+        || lower.contains(" were ")
+    {
+        score += 1;
+    }
+    // Too short to say anything, or too long to recall as one thing.
+    match words {
+        0..=4 => score -= 4,
+        5..=7 => score -= 1,
+        8..=35 => {}
+        36..=50 => score -= 1,
+        _ => score -= 3,
+    }
+    let first = lower.split_whitespace().next().unwrap_or_default();
+    if matches!(first, "it" | "this" | "these" | "they" | "he" | "she" | "its" | "their" | "such" | "that") {
+        score -= 2;
+    }
+    if sentence.ends_with('?') || lower.contains(" i ") || lower.contains(" we ") || lower.contains(" you ") {
+        score -= 4;
+    }
+    score
+}
+
+/// A cue that asks for the point without giving it: a definition's subject asked about
+/// ("What is the mitochondrion?"), or the sentence with its key term blanked.
+pub fn cue(content: &str) -> String {
+    if let Some(question) = definition_question(content) {
+        return question;
+    }
+    match key_term(content) {
+        Some((start, end)) => {
+            let blanked = format!("{}…{}", &content[..start], &content[end..]);
+            format!("Fill the gap: {blanked}")
+        }
+        None => format!("What do you remember about this: {}?", first_words(content, 4)),
+    }
+}
+
+/// "X is/are (a|an|the) …" with a short subject: "What is X?".
+fn definition_question(content: &str) -> Option<String> {
+    for verb in [" is ", " are ", " was ", " were ", " refers to ", " means "] {
+        let Some(at) = content.find(verb) else { continue };
+        let subject = content[..at].trim();
+        let words = subject.split_whitespace().count();
+        let rest = content[at + verb.len()..].trim_start().to_lowercase();
+        let defines = verb.trim() == "refers to"
+            || verb.trim() == "means"
+            || ["a ", "an ", "the ", "one of "].iter().any(|a| rest.starts_with(a));
+        if !(1..=6).contains(&words) || !defines || subject.contains(',') {
+            continue;
+        }
+        let mut subject_words = subject.split_whitespace();
+        let first = subject_words.next().unwrap_or_default();
+        // "The cell" → "the cell"; a name keeps its capital.
+        let first =
+            if matches!(first, "The" | "A" | "An") { first.to_lowercase() } else { first.to_string() };
+        let subject =
+            std::iter::once(first).chain(subject_words.map(str::to_string)).collect::<Vec<_>>().join(" ");
+        return Some(match verb.trim() {
+            "refers to" => format!("What does {subject} refer to?"),
+            "means" => format!("What does {subject} mean?"),
+            verb => format!("What {verb} {subject}?"),
+        });
+    }
+    None
+}
+
+/// The byte range of a sentence's key term: a year or number with what follows it, else a
+/// name (capitalised words not opening the sentence), else its longest uncommon word.
+fn key_term(content: &str) -> Option<(usize, usize)> {
+    let words: Vec<(usize, &str)> =
+        content.split_whitespace().map(|w| (w.as_ptr() as usize - content.as_ptr() as usize, w)).collect();
+    fn clean(w: &str) -> &str {
+        w.trim_matches(|c: char| !c.is_alphanumeric())
+    }
+    let range = |i: usize, j: usize| {
+        let (start, first) = words[i];
+        let (last_at, last) = words[j];
+        let start = start + (first.len() - first.trim_start_matches(|c: char| !c.is_alphanumeric()).len());
+        let end = last_at + last.trim_end_matches(|c: char| !c.is_alphanumeric()).len();
+        (start, end)
+    };
+    if let Some(i) = words.iter().position(|(_, w)| clean(w).chars().any(|c| c.is_ascii_digit())) {
+        return Some(range(i, i));
+    }
+    let capital =
+        |w: &str| w.chars().next().is_some_and(char::is_uppercase) && w.chars().any(char::is_lowercase);
+    if let Some(i) = (1..words.len()).find(|&i| capital(clean(words[i].1))) {
+        let mut j = i;
+        while j + 1 < words.len() && capital(clean(words[j + 1].1)) && !words[j].1.ends_with([',', '.', ';'])
+        {
+            j += 1;
+        }
+        return Some(range(i, j));
+    }
+    let best = (1..words.len())
+        .filter(|&i| {
+            let w = clean(words[i].1).to_lowercase();
+            w.chars().count() >= 5 && !is_stopword(&w)
+        })
+        .max_by_key(|&i| (clean(words[i].1).chars().count(), std::cmp::Reverse(i)))?;
+    Some(range(best, best))
+}
+
+fn first_words(text: &str, n: usize) -> String {
+    text.split_whitespace().take(n).collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PROSE: &str = "The mitochondrion is the organelle that makes most of a cell's ATP. \
+        It has two membranes. However, ribosomes build proteins by reading messenger RNA. \
+        In 1665, Robert Hooke named the cell after the small rooms of a monastery. \
+        We will look at this again later.";
+
+    #[test]
+    fn prose_gives_its_informative_sentences_quoted_exactly_with_cues() {
+        let got = drafts(PROSE);
+        assert!(!got.is_empty() && got.len() <= 2, "{got:#?}");
+        for (_, _, quote) in &got {
+            assert!(PROSE.contains(quote.as_str()), "{quote}");
+        }
+        assert_eq!(got[0].0, "The mitochondrion is the organelle that makes most of a cell's ATP.");
+        assert_eq!(got[0].1, "What is the mitochondrion?");
+        let everything = drafts(&format!("{PROSE} {PROSE}").replace("We will", "You will"));
+        assert!(everything.iter().all(|(c, _, _)| !c.contains("look at this again")), "{everything:#?}");
+    }
+
+    #[test]
+    fn cues_blank_the_key_term_and_connectives_go() {
+        let hooke = "In 1665, Robert Hooke named the cell after the small rooms of a monastery.";
+        assert_eq!(
+            cue(hooke),
+            "Fill the gap: In …, Robert Hooke named the cell after the small rooms of a monastery."
+        );
+        assert_eq!(
+            cue("Ribosomes build proteins by reading messenger RNA."),
+            "Fill the gap: Ribosomes build proteins by reading … RNA."
+        );
+        assert_eq!(self_contained("However, ribosomes build proteins."), "Ribosomes build proteins.");
+        assert_eq!(cue("Photosynthesis is the process plants use to make sugar."), "What is Photosynthesis?");
+    }
+
+    #[test]
+    fn lists_and_tables_become_points_that_quote_their_lines() {
+        let md = "# Planets\n\nThe inner planets are rocky:\n\n- Mercury\n- Venus is the hottest planet in the solar system.\n\n\
+                  | Planet | Orbital period | Moons |\n|---|---|---|\n| Mercury | 88 days | 0 |\n| Mars | 687 days | 2 |\n";
+        let all = units(md);
+        let contents: Vec<&str> = all.iter().map(|u| u.content.as_str()).collect();
+        assert!(contents.contains(&"The inner planets are rocky: Mercury"), "{contents:?}");
+        assert!(contents.contains(&"Venus is the hottest planet in the solar system."), "{contents:?}");
+        assert!(contents.contains(&"Mars: orbital period 687 days, moons 2."), "{contents:?}");
+        for unit in &all {
+            let quote = &md[unit.span.clone()];
+            assert!(!quote.starts_with("- ") && !quote.trim().is_empty(), "{quote:?}");
+        }
+        let mars = all.iter().find(|u| u.content.starts_with("Mars")).unwrap();
+        assert_eq!(&md[mars.span.clone()], "| Mars | 687 days | 2 |");
+        assert_eq!(mars.cue.as_deref(), Some("Mars: orbital period? moons?"));
+    }
+
+    #[test]
+    fn sentences_are_not_cut_at_abbreviations_or_initials() {
+        let line = "J. S. Bach wrote fugues, e.g. the Art of Fugue. It has 3.5 hours of music. Done.";
+        let spans: Vec<&str> = sentence_spans(line).into_iter().map(|s| &line[s]).collect();
+        assert_eq!(
+            spans,
+            ["J. S. Bach wrote fugues, e.g. the Art of Fugue.", "It has 3.5 hours of music.", "Done."]
+        );
+        assert!(repeats("Ribosomes make proteins.", "The ribosomes make all the proteins of a cell."));
+        assert!(!repeats("Ribosomes make proteins.", "Lysosomes digest waste."));
+    }
+}
