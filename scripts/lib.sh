@@ -167,24 +167,31 @@ PY
 
 # Anki's own library (the `anki` wheel from PyPI, pinned) in a virtual environment, and the
 # packages it writes for the import tests (scripts/anki-packages.py): written again on every
-# run, so they are always what that Anki writes.
+# run, so they are always what that Anki writes. The same environment writes the PDFs the
+# drafting tests read (scripts/sample-pdfs.py, with fpdf2).
 ANKI_WHEEL="anki==26.9.3"
 # genanki writes the oldest layout (collection.anki2, schema 11), as Anki 2.0 did.
 GENANKI_WHEEL="genanki==0.13.1"
+# fpdf2 writes the PDFs the drafting tests read (scripts/sample-pdfs.py).
+FPDF_WHEEL="fpdf2==2.8.9"
 ANKI_VENV="$ROOT/data/anki-venv"
 ANKI_PACKAGES="$ROOT/data/anki-packages"
+SAMPLE_PDFS="$ROOT/data/sample-pdfs"
 ensure_anki_packages() {
-  if ! "$ANKI_VENV/bin/python" -c 'import anki, genanki' 2>/dev/null; then
+  if ! "$ANKI_VENV/bin/python" -c 'import anki, genanki, fpdf' 2>/dev/null; then
     say "installing Anki's library ($ANKI_WHEEL) from PyPI into data/anki-venv, for the import tests"
     command -v python3 >/dev/null || apt_install python3
     rm -rf "$ANKI_VENV"
     python3 -m venv "$ANKI_VENV" 2>/dev/null || { apt_install python3-venv; rm -rf "$ANKI_VENV"; python3 -m venv "$ANKI_VENV"; }
-    "$ANKI_VENV/bin/python" -m pip install --quiet "$ANKI_WHEEL" "$GENANKI_WHEEL" \
-      || die "could not install $ANKI_WHEEL and $GENANKI_WHEEL from PyPI"
+    "$ANKI_VENV/bin/python" -m pip install --quiet "$ANKI_WHEEL" "$GENANKI_WHEEL" "$FPDF_WHEEL" \
+      || die "could not install $ANKI_WHEEL, $GENANKI_WHEEL and $FPDF_WHEEL from PyPI"
   fi
   rm -rf "$ANKI_PACKAGES"
   "$ANKI_VENV/bin/python" "$ROOT/scripts/anki-packages.py" "$ANKI_PACKAGES" || die "Anki could not write the test packages"
   export WARREN_ANKI_PACKAGES="$ANKI_PACKAGES"
+  rm -rf "$SAMPLE_PDFS"
+  "$ANKI_VENV/bin/python" "$ROOT/scripts/sample-pdfs.py" "$SAMPLE_PDFS" || die "fpdf2 could not write the test PDFs"
+  export WARREN_SAMPLE_PDFS="$SAMPLE_PDFS"
 }
 
 ensure_chromium() {

@@ -1,7 +1,8 @@
-//! The command line: `warren [serve|migrate|import|export|summaries|disputes|eval]`, each
+//! The command line: `warren [serve|migrate|import|export|summaries|disputes|draft|eval]`, each
 //! command's flags, and the one error type every command ends with (printed as one sentence by
 //! `main`).
 
+mod draft;
 mod eval;
 mod transfer;
 
@@ -73,16 +74,38 @@ pub enum Command {
         #[arg(long)]
         user: String,
     },
+    /// Draft recall points from a file (.txt, .md, .html or .pdf) for a learner's set (made if
+    /// it does not exist), print them with their quotes and checks, and with --yes keep them.
+    Draft {
+        /// The learner's username.
+        #[arg(long)]
+        user: String,
+        /// The set's name.
+        #[arg(long)]
+        set: String,
+        /// The source.
+        file: PathBuf,
+        /// Keep the drafts (all but those the set already has) instead of leaving them for
+        /// review on the web.
+        #[arg(long)]
+        yes: bool,
+    },
     /// Measure a judge of the configured provider on labelled cases (JSON Lines; see evals/).
     Eval {
-        /// Which judge: evaluator or detector.
+        /// What to measure: the evaluator, the detector, or the drafter.
         #[arg(value_enum)]
-        judge: crate::eval::Judge,
+        what: eval::Measured,
         /// The cases, one JSON object a line.
         cases: PathBuf,
-        /// Exit with an error when F1 is below this.
+        /// Exit with an error when F1 (the evaluator's, the detector's) is below this.
         #[arg(long)]
         min_f1: Option<f64>,
+        /// Exit with an error when the drafter's coverage is below this.
+        #[arg(long)]
+        min_coverage: Option<f64>,
+        /// Exit with an error when the drafter's faithfulness is below this.
+        #[arg(long)]
+        min_faithfulness: Option<f64>,
     },
 }
 
@@ -108,6 +131,8 @@ pub enum CliError {
     Eval(#[from] crate::eval::EvalError),
     #[error(transparent)]
     Provider(#[from] crate::llm::select::ProviderConfigError),
+    #[error(transparent)]
+    Source(#[from] crate::drafting::SourceError),
 }
 
 /// Runs the command the line names (serving when it names none).
@@ -124,6 +149,15 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
             transfer::summaries(&config, &user, set.as_deref(), limit).await
         }
         Command::Disputes { user } => transfer::disputes(&config, &user).await,
-        Command::Eval { judge, cases, min_f1 } => eval::command(&config, judge, &cases, min_f1).await,
+        Command::Draft { user, set, file, yes } => draft::command(&config, &user, &set, &file, yes).await,
+        Command::Eval { what, cases, min_f1, min_coverage, min_faithfulness } => {
+            eval::command(
+                &config,
+                what,
+                &cases,
+                eval::Minimums { f1: min_f1, coverage: min_coverage, faithfulness: min_faithfulness },
+            )
+            .await
+        }
     }
 }

@@ -29,7 +29,7 @@ pub enum TransferError {
     NoSetNamed,
 }
 
-async fn learner(store: &Store, username: &str) -> Result<LearnerId, CliError> {
+pub(super) async fn learner(store: &Store, username: &str) -> Result<LearnerId, CliError> {
     let name = username.trim().to_lowercase();
     match store.credentials(&name).await? {
         Some(credentials) => Ok(credentials.learner),

@@ -12,12 +12,13 @@ use std::sync::Arc;
 
 use futures_util::StreamExt;
 
-use crate::embed::{Embedder, similarity};
+use crate::embed::{Embedder, Vector, similarity};
 use crate::engine::agents::drafter::{self, Drafted, NotDrafted};
-use crate::llm::SharedProvider;
 use crate::llm::brief::DraftBrief;
-use crate::llm::offline::drafter::repeats;
-use crate::store::{NewDraft, Store, StoreError};
+use crate::llm::offline::drafter::{repeat_of, stems};
+use crate::llm::{Provider, SharedProvider};
+use crate::store::{NewDraft, Source, SourceDraft, Store, StoreError};
+use warren_app::api::DraftCheck;
 use warren_app::learner::LearnerId;
 
 pub use checks::checks;
@@ -80,79 +81,176 @@ pub fn passages(text: &str) -> Vec<String> {
     passages
 }
 
+/// A source's drafts, in order, and the passages that could not be drafted.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Drafts {
+    pub drafts: Vec<NewDraft>,
+    pub not_drafted: Vec<usize>,
+}
+
+/// Drafts `passages` with `provider`, a few at a time, telling `on_passage` how many are done
+/// as each finishes; then drops each draft that says what an earlier one said, by meaning with
+/// the sentence model, by words without it.
+pub async fn draft_passages<F, Fut>(
+    provider: &dyn Provider,
+    embedder: Option<&Arc<Embedder>>,
+    set_name: &str,
+    title: &str,
+    passages: &[String],
+    mut on_passage: F,
+) -> Drafts
+where
+    F: FnMut(usize) -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    let mut results = futures_util::stream::iter(passages.iter().cloned().enumerate())
+        .map(|(index, passage)| {
+            let brief = DraftBrief { set_name: set_name.to_string(), title: title.to_string(), passage };
+            async move { (index, drafter::draft(provider, brief).await) }
+        })
+        .buffer_unordered(AT_ONCE);
+    let mut drafted: Vec<(usize, Vec<Drafted>)> = Vec::new();
+    let mut not_drafted: Vec<usize> = Vec::new();
+    let mut done = 0;
+    while let Some((index, result)) = results.next().await {
+        match result {
+            Ok(points) => drafted.push((index, points)),
+            Err(err @ (NotDrafted::Malformed | NotDrafted::Model(_))) => {
+                tracing::warn!(passage = index, "a passage was not drafted: {err}");
+                not_drafted.push(index);
+            }
+        }
+        done += 1;
+        on_passage(done).await;
+    }
+    drafted.sort_by_key(|(index, _)| *index);
+    not_drafted.sort_unstable();
+    Drafts { drafts: without_repeats(embedder, drafted).await, not_drafted }
+}
+
+/// The drafts in order, each that says what an earlier one said left out: by meaning with the
+/// sentence model, by words without it.
+async fn without_repeats(
+    embedder: Option<&Arc<Embedder>>,
+    drafted: Vec<(usize, Vec<Drafted>)>,
+) -> Vec<NewDraft> {
+    let all: Vec<NewDraft> = drafted
+        .into_iter()
+        .flat_map(|(passage, points)| {
+            points.into_iter().map(move |d| NewDraft {
+                passage,
+                content: d.content,
+                cue: d.cue,
+                quote: d.quote,
+            })
+        })
+        .collect();
+    let vectors = match embedder {
+        Some(embedder) => {
+            let embedder = embedder.clone();
+            let texts: Vec<String> = all.iter().map(|d| d.content.clone()).collect();
+            tokio::task::spawn_blocking(move || {
+                let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+                embedder.embed(&texts).ok()
+            })
+            .await
+            .ok()
+            .flatten()
+        }
+        None => None,
+    };
+    let words: Vec<Vec<String>> = match &vectors {
+        Some(_) => Vec::new(),
+        None => all.iter().map(|d| stems(&d.content)).collect(),
+    };
+    let mut kept: Vec<usize> = Vec::new();
+    for i in 0..all.len() {
+        let same = kept.iter().any(|&k| match &vectors {
+            Some(v) => similarity(&v[i], &v[k]) >= SAME_MEANING,
+            None => repeat_of(&words[i], &words[k]),
+        });
+        if !same {
+            kept.push(i);
+        }
+    }
+    all.into_iter().enumerate().filter(|(i, _)| kept.contains(i)).map(|(_, d)| d).collect()
+}
+
+/// A source's drafts, each with the checks it fails against the source and the set's points.
+pub async fn reviewed(
+    store: &Store,
+    embedder: Option<&Arc<Embedder>>,
+    learner: &LearnerId,
+    source: &Source,
+) -> Result<Vec<(SourceDraft, Vec<DraftCheck>)>, StoreError> {
+    let drafts = store.source_drafts(learner, &source.id).await?;
+    let existing: Vec<String> = match &source.set_id {
+        Some(set_id) => store.points(learner, set_id).await?.into_iter().map(|p| p.content).collect(),
+        None => Vec::new(),
+    };
+    // The drafts and the set's points read by the sentence model at once, when it is here.
+    let vectors: Option<Vec<Vector>> = match (embedder, drafts.is_empty()) {
+        (Some(embedder), false) => {
+            let embedder = embedder.clone();
+            let texts: Vec<String> =
+                drafts.iter().map(|d| d.content.clone()).chain(existing.clone()).collect();
+            tokio::task::spawn_blocking(move || {
+                let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+                embedder.embed(&texts).ok()
+            })
+            .await
+            .ok()
+            .flatten()
+        }
+        (Some(_), true) | (None, _) => None,
+    };
+    let existing: Vec<(String, Option<Vector>)> = existing
+        .into_iter()
+        .enumerate()
+        .map(|(i, point)| (point, vectors.as_ref().and_then(|v| v.get(drafts.len() + i).cloned())))
+        .collect();
+    let text = source.passages.join("\n\n");
+    Ok(drafts
+        .into_iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let found = checks(
+                &d.content,
+                &d.cue,
+                &d.quote,
+                &text,
+                &existing,
+                vectors.as_ref().and_then(|v| v.get(i)),
+            );
+            (d, found)
+        })
+        .collect())
+}
+
 impl Drafting {
-    /// Drafts a source's passages, a few at a time, recording progress as each finishes, and
-    /// keeps the drafts for review. A passage the agent could not draft is named, not fatal.
+    /// Drafts a source's passages, recording progress as each finishes, and keeps the drafts
+    /// for review. A passage the agent could not draft is named, not fatal.
     pub async fn run(&self, learner: &LearnerId, source_id: &str) -> Result<(), StoreError> {
         let Some(source) = self.store.source(learner, source_id).await? else { return Ok(()) };
-        let set_name = source.set_name.clone();
-        let title = source.title.clone();
-        let mut results = futures_util::stream::iter(source.passages.iter().cloned().enumerate())
-            .map(|(index, passage)| {
-                let brief = DraftBrief { set_name: set_name.clone(), title: title.clone(), passage };
-                let provider = self.provider.clone();
-                async move { (index, drafter::draft(provider.as_ref(), brief).await) }
-            })
-            .buffer_unordered(AT_ONCE);
-        let mut drafted: Vec<(usize, Vec<Drafted>)> = Vec::new();
-        let mut not_drafted: Vec<usize> = Vec::new();
-        let mut done = 0;
-        while let Some((index, result)) = results.next().await {
-            match result {
-                Ok(points) => drafted.push((index, points)),
-                Err(err @ (NotDrafted::Malformed | NotDrafted::Model(_))) => {
-                    tracing::warn!(source = source_id, passage = index, "a passage was not drafted: {err}");
-                    not_drafted.push(index);
+        let progress = |done: usize| {
+            let store = self.store.clone();
+            let (learner, id) = (learner.clone(), source_id.to_string());
+            async move {
+                if let Err(err) = store.source_progress(&learner, &id, done).await {
+                    tracing::warn!(source = id, "cannot record a drafting's progress: {err}");
                 }
             }
-            done += 1;
-            self.store.source_progress(learner, source_id, done).await?;
-        }
-        drafted.sort_by_key(|(index, _)| *index);
-        not_drafted.sort_unstable();
-        let drafts = self.without_repeats(drafted).await;
-        self.store.finish_source(learner, source_id, &drafts, &not_drafted).await
-    }
-
-    /// The drafts in order, each that says what an earlier one said left out: by meaning with
-    /// the sentence model, by words without it.
-    async fn without_repeats(&self, drafted: Vec<(usize, Vec<Drafted>)>) -> Vec<NewDraft> {
-        let all: Vec<NewDraft> = drafted
-            .into_iter()
-            .flat_map(|(passage, points)| {
-                points.into_iter().map(move |d| NewDraft {
-                    passage,
-                    content: d.content,
-                    cue: d.cue,
-                    quote: d.quote,
-                })
-            })
-            .collect();
-        let vectors = match &self.embedder {
-            Some(embedder) => {
-                let embedder = embedder.clone();
-                let texts: Vec<String> = all.iter().map(|d| d.content.clone()).collect();
-                tokio::task::spawn_blocking(move || {
-                    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-                    embedder.embed(&texts).ok()
-                })
-                .await
-                .ok()
-                .flatten()
-            }
-            None => None,
         };
-        let mut kept: Vec<usize> = Vec::new();
-        for i in 0..all.len() {
-            let same = kept.iter().any(|&k| match &vectors {
-                Some(v) => similarity(&v[i], &v[k]) >= SAME_MEANING,
-                None => repeats(&all[i].content, &all[k].content),
-            });
-            if !same {
-                kept.push(i);
-            }
-        }
-        all.into_iter().enumerate().filter(|(i, _)| kept.contains(i)).map(|(_, d)| d).collect()
+        let drafts = draft_passages(
+            self.provider.as_ref(),
+            self.embedder.as_ref(),
+            &source.set_name,
+            &source.title,
+            &source.passages,
+            progress,
+        )
+        .await;
+        self.store.finish_source(learner, source_id, &drafts.drafts, &drafts.not_drafted).await
     }
 
     /// Starts drafting a source in the background.

@@ -359,42 +359,11 @@ impl Backend for ServerBackend {
             SourceStatus::Failed => SourceStage::Failed(source.error.clone().unwrap_or_default()),
         };
         let drafts = match stage {
-            SourceStage::Ready => self.store.source_drafts(learner, id).await.map_err(internal)?,
+            SourceStage::Ready => drafting::reviewed(&self.store, self.embedder.as_ref(), learner, &source)
+                .await
+                .map_err(internal)?,
             SourceStage::Drafting | SourceStage::Stopped | SourceStage::Failed(_) => Vec::new(),
         };
-        let existing: Vec<String> = match &source.set_id {
-            Some(set_id) => self
-                .store
-                .points(learner, set_id)
-                .await
-                .map_err(internal)?
-                .into_iter()
-                .map(|p| p.content)
-                .collect(),
-            None => Vec::new(),
-        };
-        // The drafts and the set's points read by the sentence model at once, when it is here.
-        let vectors: Option<Vec<crate::embed::Vector>> = match (&self.embedder, drafts.is_empty()) {
-            (Some(embedder), false) => {
-                let embedder = embedder.clone();
-                let texts: Vec<String> =
-                    drafts.iter().map(|d| d.content.clone()).chain(existing.clone()).collect();
-                tokio::task::spawn_blocking(move || {
-                    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-                    embedder.embed(&texts).ok()
-                })
-                .await
-                .ok()
-                .flatten()
-            }
-            (Some(_), true) | (None, _) => None,
-        };
-        let existing: Vec<(String, Option<crate::embed::Vector>)> = existing
-            .into_iter()
-            .enumerate()
-            .map(|(i, point)| (point, vectors.as_ref().and_then(|v| v.get(drafts.len() + i).cloned())))
-            .collect();
-        let text = source.passages.join("\n\n");
         let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
         Ok(SourceView {
             id: source.id.clone(),
@@ -405,21 +374,13 @@ impl Backend for ServerBackend {
             passages: count(source.passages.len()),
             passages_done: count(source.passages_done),
             drafts: drafts
-                .iter()
-                .enumerate()
-                .map(|(i, d)| DraftView {
-                    checks: drafting::checks(
-                        &d.content,
-                        &d.cue,
-                        &d.quote,
-                        &text,
-                        &existing,
-                        vectors.as_ref().and_then(|v| v.get(i)),
-                    ),
-                    content: d.content.clone(),
-                    cue: d.cue.clone(),
-                    quote: d.quote.clone(),
+                .into_iter()
+                .map(|(d, checks)| DraftView {
+                    checks,
                     passage: count(usize::try_from(d.passage).unwrap_or(0) + 1),
+                    content: d.content,
+                    cue: d.cue,
+                    quote: d.quote,
                 })
                 .collect(),
             not_drafted: source.not_drafted.iter().map(|&p| count(p + 1)).collect(),

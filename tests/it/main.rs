@@ -11,6 +11,7 @@ mod accounts;
 mod anki;
 mod authoring;
 mod contracts;
+mod drafting;
 mod engine;
 mod eval;
 mod explorer;

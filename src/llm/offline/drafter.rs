@@ -11,12 +11,14 @@ use serde_json::json;
 use crate::llm::brief::DraftBrief;
 use crate::text::{is_stopword, tokens};
 
-/// Fewer points than this a passage's words / `WORDS_PER_POINT`, at least one, at most
-/// `MAX_POINTS`.
-const WORDS_PER_POINT: usize = 45;
+/// A point for every `WORDS_PER_POINT` words of a passage, at least `MIN_POINTS`, at most
+/// `MAX_POINTS` (and never more than it has units worth a point).
+const WORDS_PER_POINT: usize = 24;
+const MIN_POINTS: usize = 2;
 const MAX_POINTS: usize = 12;
-/// A unit scoring below this states too little to be a point.
-const MIN_SCORE: i32 = 2;
+/// A unit scoring below this states too little to be a point (a plain statement of a fair
+/// length scores 1).
+const MIN_SCORE: i32 = 1;
 /// Words shared (of the smaller) over which two drafts say the same.
 const REPEAT: f64 = 0.7;
 
@@ -47,6 +49,8 @@ struct Unit {
     content: String,
     /// A table row's cue, made from its header.
     cue: Option<String>,
+    /// A list item or a table row: one fact a line, whatever its words.
+    listed: bool,
 }
 
 /// The passage's drafts as the drafting agent's JSON: `{"points": [{content, cue, quote}]}`.
@@ -61,8 +65,11 @@ pub(super) fn draft(brief: &DraftBrief) -> String {
 /// The passage's drafts: (content, cue, quote), in the passage's order.
 pub fn drafts(passage: &str) -> Vec<(String, String, String)> {
     let units = units(passage);
+    // Prose by its words; lists and tables by their lines (half of them: not every line is
+    // worth a point).
     let words = passage.split_whitespace().count();
-    let wanted = (words / WORDS_PER_POINT).clamp(1, MAX_POINTS);
+    let lines = units.iter().filter(|u| u.listed).count();
+    let wanted = (words / WORDS_PER_POINT + lines / 2).clamp(MIN_POINTS, MAX_POINTS);
     let mut scored: Vec<(i32, usize)> = units
         .iter()
         .enumerate()
@@ -94,8 +101,12 @@ pub fn drafts(passage: &str) -> Vec<(String, String, String)> {
 
 /// Whether two drafts say much the same (most of the shorter's words are in the other).
 pub fn repeats(a: &str, b: &str) -> bool {
-    let (a, b): (Vec<String>, Vec<String>) = (stems(a), stems(b));
-    let (short, long) = if a.len() <= b.len() { (&a, &b) } else { (&b, &a) };
+    repeat_of(&stems(a), &stems(b))
+}
+
+/// [`repeats`], on texts' [`stems`] (read once when many texts are compared).
+pub fn repeat_of(a: &[String], b: &[String]) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     if short.is_empty() {
         return false;
     }
@@ -103,7 +114,8 @@ pub fn repeats(a: &str, b: &str) -> bool {
     shared as f64 / short.len() as f64 >= REPEAT
 }
 
-fn stems(text: &str) -> Vec<String> {
+/// A text's words as the judges compare them.
+pub fn stems(text: &str) -> Vec<String> {
     tokens(text).into_iter().map(|t| t.term).collect()
 }
 
@@ -153,13 +165,13 @@ fn units(passage: &str) -> Vec<Unit> {
                 }
                 (None, _) | (Some(_), false) => item.to_string(),
             };
-            units.push(Unit { span: at..at + item.len(), content, cue: None });
+            units.push(Unit { span: at..at + item.len(), content, cue: None, listed: true });
             continue;
         }
         for span in sentence_spans(&passage[lead..lead + trimmed.len()]) {
             let span = lead + span.start..lead + span.end;
             let sentence = &passage[span.clone()];
-            units.push(Unit { span, content: self_contained(sentence), cue: None });
+            units.push(Unit { span, content: self_contained(sentence), cue: None, listed: false });
             if sentence.ends_with(':') {
                 lead_in = Some(sentence.to_string());
             }
@@ -201,6 +213,7 @@ fn table_row(header: &[String], cells: &[String], span: std::ops::Range<usize>) 
         span,
         content: format!("{first}: {}.", named.join(", ")),
         cue: Some(format!("{first}: {}", asked.join(" "))),
+        listed: true,
     })
 }
 
@@ -304,10 +317,16 @@ fn score(sentence: &str) -> i32 {
     if tokens(sentence).iter().any(|t| t.quantity.is_some()) || sentence.chars().any(|c| c.is_ascii_digit()) {
         score += 2;
     }
+    // Names ("Robert Hooke") and abbreviations ("ATP", "mRNA") name what a point is about.
     let names = sentence
         .split_whitespace()
         .skip(1)
-        .filter(|w| w.chars().next().is_some_and(char::is_uppercase) && w.chars().any(char::is_lowercase))
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|w| {
+            let named = w.chars().next().is_some_and(char::is_uppercase) && w.chars().any(char::is_lowercase);
+            let abbreviation = w.chars().filter(|c| c.is_uppercase()).count() >= 2;
+            named || abbreviation
+        })
         .count();
     score += i32::try_from(names.min(3)).unwrap_or(3);
     if lower.contains(" is ")
@@ -317,17 +336,19 @@ fn score(sentence: &str) -> i32 {
     {
         score += 1;
     }
-    // Too short to say anything, or too long to recall as one thing.
+    // Too short to say anything, or too long to recall as one thing; a statement of a fair
+    // length says something.
     match words {
         0..=4 => score -= 4,
-        5..=7 => score -= 1,
-        8..=35 => {}
+        5..=7 => {}
+        8..=35 => score += 1,
         36..=50 => score -= 1,
         _ => score -= 3,
     }
     let first = lower.split_whitespace().next().unwrap_or_default();
+    // Not self-contained: it leans on the sentence before.
     if matches!(first, "it" | "this" | "these" | "they" | "he" | "she" | "its" | "their" | "such" | "that") {
-        score -= 2;
+        score -= 3;
     }
     if sentence.ends_with('?') || lower.contains(" i ") || lower.contains(" we ") || lower.contains(" you ") {
         score -= 4;

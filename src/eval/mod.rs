@@ -3,6 +3,8 @@
 //! labelled cases (JSON Lines), and prints each case's result, precision, recall and F1 (and,
 //! for the evaluator, near-miss accuracy) and latency percentiles.
 
+pub mod drafter;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
@@ -32,6 +34,8 @@ pub enum EvalError {
     Empty,
     #[error("F1 {f1:.3} is below the minimum {min:.3}")]
     BelowMinimum { f1: f64, min: f64 },
+    #[error("{what} {got:.3} is below the minimum {min:.3}")]
+    Below { what: &'static str, got: f64, min: f64 },
 }
 
 /// An evaluator case: the unchecked points, the conversation before, the learner's message,

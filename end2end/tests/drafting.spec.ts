@@ -1,0 +1,74 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { expect, test } from './fixtures';
+import { screenshotPath, signUp } from './helpers';
+
+/** About a thousand words of study material: the evaluation set's first passages. */
+function material(): string {
+  const lines = fs.readFileSync(path.join(__dirname, '..', '..', 'evals', 'drafter.jsonl'), 'utf8').split('\n');
+  const sources = lines.filter((l) => l.trim()).map((l) => JSON.parse(l).source as string);
+  let text = '';
+  for (const source of sources) {
+    if (text.split(/\s+/).length >= 1000) break;
+    text += `${source}\n\n`;
+  }
+  return text.trim();
+}
+
+test('a learner pastes a chapter, watches it drafted, reviews the drafts and studies the new set', async ({ page }) => {
+  await signUp(page);
+  await page.goto('/sets');
+  await page.getByTestId('new-set-from-source').click();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('New set from a source');
+  const text = material();
+  expect(text.split(/\s+/).length).toBeGreaterThanOrEqual(1000);
+  await page.getByLabel("The new set's name").fill('From my notes');
+  await page.getByLabel('Text or Markdown').fill(text);
+  await page.getByRole('button', { name: 'Draft points' }).click();
+
+  // The progress bar fills, then the page shows the drafts.
+  await expect(page).toHaveURL(/\/sources\//);
+  const drafts = page.getByTestId('draft');
+  await expect(drafts.first()).toBeVisible({ timeout: 30_000 });
+  const count = await drafts.count();
+  expect(count).toBeGreaterThan(5);
+  await expect(drafts.first().getByTestId('draft-quote')).not.toBeEmpty();
+  await page.screenshot({ path: screenshotPath('drafts-review'), fullPage: true });
+
+  // Untick the first, edit the second, keep the rest.
+  await drafts.nth(0).getByTestId('keep').uncheck();
+  await drafts.nth(1).getByTestId('draft-content').fill('Edited: a point in my own words.');
+  await page.getByTestId('keep-drafts').click();
+
+  await expect(page.getByRole('heading', { level: 1, name: 'From my notes' })).toBeVisible();
+  await expect(page.getByTestId('point')).toHaveCount(count - 1);
+  await expect(page.getByTestId('point').first()).toContainText('Edited: a point in my own words.');
+  // Each point is linked to the passage it came from, kept as a resource of the set.
+  const resources = page.getByTestId('resource');
+  await expect(resources.first()).toContainText('Pasted text');
+  await expect(resources.first()).toContainText(/Linked to point 1/);
+
+  // The new set can be studied.
+  await page.goto('/');
+  const card = page.getByTestId('set-card').filter({ hasText: 'From my notes' });
+  await expect(async () => {
+    await card.getByRole('button', { name: /Start/ }).click();
+    await expect(page).toHaveURL(/\/sessions\//, { timeout: 2000 });
+  }).toPass();
+  await expect(page.getByTestId('agent-text')).not.toBeEmpty({ timeout: 15_000 });
+});
+
+test.describe('without JavaScript', () => {
+  test.use({ javaScriptEnabled: false });
+
+  test('the source form posts, and the progress page refreshes itself until the drafts are there', async ({ page }) => {
+    await signUp(page);
+    await page.goto('/sets/new/source');
+    await page.getByLabel("The new set's name").fill('Plain forms');
+    await page.getByLabel('Text or Markdown').fill(material());
+    await page.getByRole('button', { name: 'Draft points' }).click();
+    await expect(page).toHaveURL(/\/sources\//);
+    await expect(page.getByTestId('draft').first()).toBeVisible({ timeout: 30_000 });
+    await expect(page.getByTestId('keep-drafts')).toBeVisible();
+  });
+});
