@@ -209,13 +209,7 @@ impl Store {
         context: &str,
     ) -> Result<Option<String>, StoreError> {
         let mut tx = self.write_transaction().await?;
-        let owned: Option<i64> =
-            sqlx::query_scalar("SELECT COUNT(*) FROM recall_sets WHERE id = $1 AND owner_id = $2")
-                .bind(set_id)
-                .bind(learner)
-                .fetch_optional(&mut *tx)
-                .await?;
-        if owned.unwrap_or(0) == 0 {
+        if !owns_set(&mut tx, learner, set_id).await? {
             return Ok(None);
         }
         let next: i64 =
@@ -330,6 +324,20 @@ impl Store {
         .all(self.read())
         .await?)
     }
+}
+
+/// Whether the set is the learner's, read inside the caller's transaction.
+pub(super) async fn owns_set(
+    conn: &mut AnyConnection,
+    learner: &LearnerId,
+    set_id: &str,
+) -> Result<bool, sqlx::Error> {
+    let owned: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM recall_sets WHERE id = $1 AND owner_id = $2")
+        .bind(set_id)
+        .bind(learner)
+        .fetch_one(conn)
+        .await?;
+    Ok(owned > 0)
 }
 
 /// Marks a set as changed now.

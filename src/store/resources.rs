@@ -5,7 +5,7 @@ use sqlx::AnyConnection;
 use warren_app::api::ResourceKind;
 use warren_app::learner::LearnerId;
 
-use super::points::touch_set;
+use super::points::{owns_set, touch_set};
 use super::{Reads, Store, StoreError, new_id, now_ms};
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -145,13 +145,7 @@ impl Store {
         point_ids: &[String],
     ) -> Result<Option<String>, StoreError> {
         let mut tx = self.write_transaction().await?;
-        let owned: i64 =
-            sqlx::query_scalar("SELECT COUNT(*) FROM recall_sets WHERE id = $1 AND owner_id = $2")
-                .bind(set_id)
-                .bind(learner)
-                .fetch_one(&mut *tx)
-                .await?;
-        if owned == 0 {
+        if !owns_set(&mut tx, learner, set_id).await? {
             return Ok(None);
         }
         let links: Vec<(String, f64)> = point_ids.iter().map(|id| (id.clone(), 1.0)).collect();

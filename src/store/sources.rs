@@ -5,7 +5,7 @@
 
 use warren_app::learner::LearnerId;
 
-use super::points::{insert_point, touch_set};
+use super::points::{insert_point, owns_set, touch_set};
 use super::resources::{NewResource, insert_resource};
 use super::{FsrsCard, Reads, Store, StoreError, new_id, now_ms};
 use warren_app::api::ResourceKind;
@@ -210,13 +210,13 @@ impl Store {
         not_drafted: &[usize],
     ) -> Result<(), StoreError> {
         let mut tx = self.write_transaction().await?;
-        let passages: i64 =
-            sqlx::query_scalar("SELECT COUNT(*) FROM sources WHERE id = $1 AND owner_id = $2")
-                .bind(id)
-                .bind(learner)
-                .fetch_one(&mut *tx)
-                .await?;
-        if passages == 0 {
+        // A source deleted while it was drafted (dropped, or swept) takes no drafts.
+        let kept: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM sources WHERE id = $1 AND owner_id = $2")
+            .bind(id)
+            .bind(learner)
+            .fetch_one(&mut *tx)
+            .await?;
+        if kept == 0 {
             return Ok(());
         }
         for (position, draft) in drafts.iter().enumerate() {
@@ -294,13 +294,7 @@ impl Store {
         let mut tx = self.write_transaction().await?;
         let set_id = match &source.set_id {
             Some(set_id) => {
-                let owned: i64 =
-                    sqlx::query_scalar("SELECT COUNT(*) FROM recall_sets WHERE id = $1 AND owner_id = $2")
-                        .bind(set_id)
-                        .bind(learner)
-                        .fetch_one(&mut *tx)
-                        .await?;
-                if owned == 0 {
+                if !owns_set(&mut tx, learner, set_id).await? {
                     return Ok(None);
                 }
                 set_id.clone()
