@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { expect, test } from './fixtures';
-import { screenshotPath, signUp } from './helpers';
+import { OwnServer, screenshotPath, signUp } from './helpers';
 
 /** About a thousand words of study material: the evaluation set's first passages. */
 function material(): string {
@@ -56,6 +56,33 @@ test('a learner pastes a chapter, watches it drafted, reviews the drafts and stu
     await expect(page).toHaveURL(/\/sessions\//, { timeout: 2000 });
   }).toPass();
   await expect(page.getByTestId('agent-text')).not.toBeEmpty({ timeout: 15_000 });
+});
+
+test('the progress bar counts the passages as they are drafted', async ({ page }) => {
+  // A server whose offline agents take a second and a half per answer, as a model would.
+  const server = await OwnServer.create({ WARREN_OFFLINE_DELAY_MS: '1500' });
+  try {
+    await signUp(page, undefined, server.url);
+    await page.goto(`${server.url}/sets/new/source`);
+    await page.getByLabel("The new set's name").fill('Watched');
+    await page.getByLabel('Text or Markdown').fill(material());
+    await page.getByRole('button', { name: 'Draft points' }).click();
+    await expect(page).toHaveURL(/\/sources\//);
+    const bar = page.getByTestId('draft-progress');
+    await expect(bar).toBeVisible();
+    await expect(page.getByText(/\d+ of \d+ passages/)).toBeVisible();
+    // It moves: some passages done while others are still out.
+    await expect
+      .poll(async () => {
+        const value = Number(await bar.getAttribute('value'));
+        const max = Number(await bar.getAttribute('max'));
+        return value > 0 && value < max;
+      })
+      .toBe(true);
+    await expect(page.getByTestId('draft').first()).toBeVisible({ timeout: 30_000 });
+  } finally {
+    await server.kill();
+  }
 });
 
 test.describe('without JavaScript', () => {

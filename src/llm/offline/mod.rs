@@ -165,12 +165,18 @@ impl Provider for Offline {
                 | Purpose::Probe,
             ) => (answer(request), None),
         };
-        // Work that is not conversation (a transcript's clean-up, a passage's drafts) comes
-        // whole: nobody watches it stream.
-        if matches!(request.purpose, Purpose::Cleanup(_) | Purpose::Drafter(_)) {
-            return Ok(Box::pin(futures_util::stream::iter([Ok(Output::Text(text))])));
-        }
         let delay = self.chunk_delay;
+        // Work that is not conversation (a transcript's clean-up, a passage's drafts) comes
+        // whole, nobody watches it stream; the pacing is paid once, as a model's latency.
+        if matches!(request.purpose, Purpose::Cleanup(_) | Purpose::Drafter(_)) {
+            let whole = futures_util::stream::once(async move {
+                if !delay.is_zero() {
+                    tokio::time::sleep(delay).await;
+                }
+                Ok(Output::Text(text))
+            });
+            return Ok(Box::pin(whole));
+        }
         // A resource to show goes first, so it is there as the words arrive.
         let pieces = shown.into_iter().chain(chunks(&text).into_iter().map(Output::Text));
         let stream = futures_util::stream::iter(pieces).then(move |piece| async move {
