@@ -240,7 +240,10 @@ async fn new_session(store: &Store, owner: &LearnerId, n: usize) -> (String, Str
     let set_id = store.create_set(owner, &set).await.unwrap();
     let targets: Vec<String> =
         store.points(owner, &set_id).await.unwrap().into_iter().map(|p| p.id).collect();
-    (store.create_session(owner, &set_id, &targets).await.unwrap().id, set_id)
+    (
+        store.create_session(owner, Some(&set_id), std::slice::from_ref(&set_id), &targets).await.unwrap().id,
+        set_id,
+    )
 }
 
 /// What survived the kill, against what was acknowledged before it; returns the losses.

@@ -102,11 +102,12 @@ async fn measure() {
         .map(|(i, content)| PointBrief {
             id: format!("p{i}"),
             content: (*content).into(),
-            context: String::new(),
+            ..PointBrief::default()
         })
         .collect();
     let brief = |message: String| EvaluatorBrief {
         set_name: "The living cell".into(),
+        review: vec![],
         unchecked: points.clone(),
         learner_message: message,
         mode: EvalMode::Recall,

@@ -139,7 +139,13 @@ async fn run() -> usize {
         let set_id = store.create_set(&owner, &set).await.unwrap();
         let targets: Vec<String> =
             store.points(&owner, &set_id).await.unwrap().into_iter().map(|p| p.id).collect();
-        ids.push(store.create_session(&owner, &set_id, &targets).await.unwrap().id);
+        ids.push(
+            store
+                .create_session(&owner, Some(&set_id), std::slice::from_ref(&set_id), &targets)
+                .await
+                .unwrap()
+                .id,
+        );
     }
     let pids: Vec<u32> = servers.iter().map(|(server, _)| server.0.id()).collect();
     let rss = || pids.iter().map(|pid| rss_kib(*pid)).sum::<f64>();

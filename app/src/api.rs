@@ -54,10 +54,24 @@ pub struct SetCard {
     pub archived: bool,
 }
 
+/// What a session over several sets is called wherever a set's name would stand.
+pub const TODAYS_REVIEW: &str = "Today's review";
+
+/// A review's title with the sets it drew on: "Today's review: Cells, Rome and Verbs".
+pub fn review_title(set_names: &[String]) -> String {
+    match set_names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{TODAYS_REVIEW}: {} and {last}", rest.join(", ")),
+        Some((only, _)) => format!("{TODAYS_REVIEW}: {only}"),
+        None => TODAYS_REVIEW.to_string(),
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SessionCard {
     pub id: String,
-    pub set_id: String,
+    /// `None` for today's review across sets.
+    pub set_id: Option<String>,
+    /// The set's name, or "Today's review".
     pub set_name: String,
     pub status: SessionStatus,
     pub recalled_count: u32,
@@ -79,13 +93,34 @@ pub struct Dashboard {
     pub left_off: Vec<LeftOff>,
     /// A session whose summary is being written (the page looks again when it is).
     pub writing: Option<String>,
+    /// Today's review across sets: `None` when nothing is due and none is open.
+    pub today: Option<TodayReview>,
+}
+
+/// "Review today" on the dashboard: one session over what is due in every set.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TodayReview {
+    /// Points the next session would take, and from how many sets.
+    pub points: u32,
+    pub sets: u32,
+    /// About how long it takes, from the learner's recent pace (or a stated default).
+    pub minutes: u32,
+    /// The estimate is the default pace, not yet the learner's own.
+    pub default_pace: bool,
+    /// Due points the session limit leaves for another session today.
+    pub left: u32,
+    /// New points the day's allowance holds back until tomorrow.
+    pub new_held: u32,
+    /// Today's review under way, to resume.
+    pub open_session: Option<SessionCard>,
 }
 
 /// A set's newest session summary, on the dashboard.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LeftOff {
     pub session_id: String,
-    pub set_id: String,
+    /// `None` for today's review across sets.
+    pub set_id: Option<String>,
     pub status: SessionStatus,
     pub summary: SummaryView,
 }
@@ -382,6 +417,9 @@ pub struct AccountPage {
     pub retention_percent: u32,
     /// Failures after which a point is flagged as a leech.
     pub leech_lapses: u32,
+    /// Today's review: points per session at most, and new points a day.
+    pub review_points_per_session: u32,
+    pub new_points_per_day: u32,
     pub fit: ScheduleFit,
     /// Newest first.
     pub sign_ins: Vec<SignInRow>,
@@ -619,6 +657,16 @@ pub async fn start_session(
     Ok(id)
 }
 
+/// Starts today's review across every set and goes to it (a plain form post works without
+/// JavaScript). An open review is replaced: "Resume" continues it instead.
+#[server(endpoint = "start_review")]
+pub async fn start_review() -> Result<String, ApiError> {
+    let viewer = backend::require_viewer()?;
+    let id = backend::answer(backend::get()?.start_review(&viewer).await)?;
+    leptos_axum::redirect(&format!("/sessions/{id}"));
+    Ok(id)
+}
+
 #[server(endpoint = "get_session_header")]
 pub async fn get_session_header(id: String) -> Result<SessionHeader, ApiError> {
     let viewer = backend::require_viewer()?;
@@ -670,6 +718,7 @@ pub trait Backend: Send + Sync + 'static {
     /// A source being drafted, or its drafts with their checks.
     async fn source(&self, viewer: &Viewer, id: &str) -> Result<SourceView, ApiError>;
     async fn start_session(&self, viewer: &Viewer, set_id: &str, all: bool) -> Result<String, ApiError>;
+    async fn start_review(&self, viewer: &Viewer) -> Result<String, ApiError>;
     async fn session_header(&self, viewer: &Viewer, id: &str) -> Result<SessionHeader, ApiError>;
     async fn history(&self, viewer: &Viewer, filter: HistoryFilter) -> Result<HistoryList, ApiError>;
     async fn transcript(

@@ -9,7 +9,7 @@ use warren_app::learner::LearnerId;
 use super::{CliError, ExportFormat};
 use crate::config::Config;
 use crate::startup::open_and_migrate;
-use crate::store::{Store, StoreError};
+use crate::store::{Store, StoreError, SummaryScope};
 use crate::transfer::{self, Format, Upload, archive, export};
 
 /// Why a command could not do its job, in one sentence.
@@ -149,7 +149,8 @@ pub async fn summaries(
         }
         None => None,
     };
-    let summaries = store.latest_summaries(&learner, set_id.as_deref(), false, limit).await?;
+    let scope = set_id.as_deref().map_or(SummaryScope::Every, SummaryScope::Set);
+    let summaries = store.latest_summaries(&learner, scope, false, limit).await?;
     std::io::stdout()
         .write_all(archive::summaries_text(&summaries).as_bytes())
         .map_err(TransferError::Write)?;

@@ -15,6 +15,7 @@ mod session;
 pub use session::tokens;
 pub mod struggle;
 mod synthesis;
+pub mod today;
 mod turn;
 
 use std::collections::HashMap;
@@ -290,7 +291,35 @@ impl Engine {
             let next = points.iter().map(|p| p.card.due_at).min().unwrap_or(now);
             return Err(EngineError::NothingDue(next));
         }
-        for replaced in store.abandon_open_sessions(learner, set_id).await? {
+        self.replace_open(learner, Some(set_id)).await?;
+        Ok(store.create_session(learner, Some(set_id), &[set_id.to_string()], &targets).await?)
+    }
+
+    /// Starts today's review: the learner's due points across every set (archived ones
+    /// aside), within their daily limits, in the queue's order (see `schedule::today`). An
+    /// open review is abandoned first, so the points it tried count as reviewed: one review
+    /// under way at a time.
+    pub async fn start_review(
+        &self,
+        learner: &LearnerId,
+        utc_offset_min: i32,
+    ) -> Result<SessionRow, EngineError> {
+        let store = &self.shared.store;
+        if today::plan(store, learner, now_ms(), utc_offset_min).await?.queue.points.is_empty() {
+            return Err(EngineError::NothingDue(now_ms()));
+        }
+        self.replace_open(learner, None).await?;
+        let plan = today::plan(store, learner, now_ms(), utc_offset_min).await?;
+        if plan.queue.points.is_empty() {
+            return Err(EngineError::NothingDue(now_ms()));
+        }
+        Ok(store.create_session(learner, None, &plan.set_ids(), &plan.point_ids()).await?)
+    }
+
+    /// Abandons the learner's open sessions of a set (`None`: their open reviews), telling
+    /// whoever runs them.
+    async fn replace_open(&self, learner: &LearnerId, set_id: Option<&str>) -> Result<(), EngineError> {
+        for replaced in self.shared.store.abandon_open_sessions(learner, set_id).await? {
             // Its sockets learn it has ended (the database says so already); its rabbit hole,
             // if it was in one, is closed and its summary written, here or by its actor.
             let told = match self.running(&replaced) {
@@ -301,7 +330,7 @@ impl Engine {
                 self.close_replaced(learner, &replaced).await?;
             }
         }
-        Ok(store.create_session(learner, set_id, &targets).await?)
+        Ok(())
     }
 
     /// A session replaced while no actor here runs it: its rabbit hole closed, its summary

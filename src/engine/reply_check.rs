@@ -255,7 +255,7 @@ mod tests {
     use super::*;
 
     fn point(id: &str, content: &str) -> PointBrief {
-        PointBrief { id: id.into(), content: content.into(), context: String::new() }
+        PointBrief { id: id.into(), content: content.into(), ..PointBrief::default() }
     }
 
     fn check() -> ReplyCheck {

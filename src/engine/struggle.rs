@@ -23,13 +23,25 @@ fn of<'a>(struggles: &'a Struggles, point_id: &str) -> Option<&'a Struggle> {
     struggles.get(point_id)
 }
 
+/// How open points take turns: a set session asks the most overdue first; today's review
+/// keeps the order its queue chose (most forgotten first, sets interleaved).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AskOrder {
+    Overdue,
+    Session,
+}
+
 /// The points not yet recalled in the order they are asked about: open points first, then
-/// parked ones; within each, the most overdue first, then the session's order.
-pub fn ask_order<'a>(pending: &[&'a Point], struggles: &Struggles) -> Vec<&'a Point> {
+/// parked ones; within each, as `order` says, then the session's order.
+pub fn ask_order<'a>(pending: &[&'a Point], struggles: &Struggles, order: AskOrder) -> Vec<&'a Point> {
     let mut ordered: Vec<(usize, &Point)> = pending.iter().copied().enumerate().collect();
     ordered.sort_by_key(|(index, p)| {
         let parked = of(struggles, &p.id).is_some_and(|s| s.parked);
-        (parked, p.card.due_at, *index)
+        let due = match order {
+            AskOrder::Overdue => p.card.due_at,
+            AskOrder::Session => 0,
+        };
+        (parked, due, *index)
     });
     ordered.into_iter().map(|(_, p)| p).collect()
 }
@@ -63,6 +75,7 @@ pub fn after_message(
     tried: bool,
     entry_id: &str,
     pending_after: &[&Point],
+    order: AskOrder,
 ) -> Step {
     let mut step = Step::default();
     if let Some(id) = discussed
@@ -87,7 +100,7 @@ pub fn after_message(
             step.changed.push(id.to_string());
         }
     }
-    let (next, revisit) = next_point(struggles, pending_after);
+    let (next, revisit) = next_point(struggles, pending_after, order);
     if revisit && let Some(id) = &next {
         step.changed.push(id.clone());
     }
@@ -98,8 +111,8 @@ pub fn after_message(
 
 /// The point to ask about now. A parked point whose turn has come is taken out of the car
 /// park and asked fresh, from the cue (the second value says so).
-pub fn next_point(struggles: &mut Struggles, pending: &[&Point]) -> (Option<String>, bool) {
-    let Some(first) = ask_order(pending, struggles).first().map(|p| p.id.clone()) else {
+pub fn next_point(struggles: &mut Struggles, pending: &[&Point], order: AskOrder) -> (Option<String>, bool) {
+    let Some(first) = ask_order(pending, struggles, order).first().map(|p| p.id.clone()) else {
         return (None, false);
     };
     match struggles.get_mut(&first) {
@@ -137,9 +150,9 @@ mod tests {
         let (a, b, c) = (point("a", 30), point("b", 10), point("c", 10));
         let pending = [&a, &b, &c];
         let mut struggles = Struggles::new();
-        assert_eq!(ids(&ask_order(&pending, &struggles)), ["b", "c", "a"]);
+        assert_eq!(ids(&ask_order(&pending, &struggles, AskOrder::Overdue)), ["b", "c", "a"]);
         struggles.insert("b".into(), Struggle { parked: true, ..Struggle::default() });
-        assert_eq!(ids(&ask_order(&pending, &struggles)), ["c", "a", "b"]);
+        assert_eq!(ids(&ask_order(&pending, &struggles, AskOrder::Overdue)), ["c", "a", "b"]);
     }
 
     #[test]
@@ -148,7 +161,7 @@ mod tests {
         let mut struggles = Struggles::new();
         let mut rungs = vec![];
         for (i, entry) in ["e1", "e2", "e3", "e4"].into_iter().enumerate() {
-            let step = after_message(&mut struggles, Some("a"), &[], true, entry, &[&a]);
+            let step = after_message(&mut struggles, Some("a"), &[], true, entry, &[&a], AskOrder::Overdue);
             assert_eq!(step.next.as_deref(), Some("a"));
             assert_eq!(struggles["a"].attempts, i as u32 + 1);
             rungs.push(struggles["a"].rung);
@@ -163,8 +176,8 @@ mod tests {
     fn a_message_counted_once_even_if_answered_again() {
         let a = point("a", 0);
         let mut struggles = Struggles::new();
-        after_message(&mut struggles, Some("a"), &[], true, "e1", &[&a]);
-        let again = after_message(&mut struggles, Some("a"), &[], true, "e1", &[&a]);
+        after_message(&mut struggles, Some("a"), &[], true, "e1", &[&a], AskOrder::Overdue);
+        let again = after_message(&mut struggles, Some("a"), &[], true, "e1", &[&a], AskOrder::Overdue);
         assert_eq!(struggles["a"].attempts, 1);
         assert!(again.changed.is_empty());
     }
@@ -173,17 +186,17 @@ mod tests {
     fn a_question_or_small_talk_is_no_try() {
         let a = point("a", 0);
         let mut struggles = Struggles::new();
-        let step = after_message(&mut struggles, Some("a"), &[], false, "e1", &[&a]);
+        let step = after_message(&mut struggles, Some("a"), &[], false, "e1", &[&a], AskOrder::Overdue);
         assert!(step.changed.is_empty());
         assert_eq!(step.next.as_deref(), Some("a"));
         assert!(!struggles.contains_key("a"), "no attempt, no hint, no rung");
-        after_message(&mut struggles, Some("a"), &[], true, "e2", &[&a]);
+        after_message(&mut struggles, Some("a"), &[], true, "e2", &[&a], AskOrder::Overdue);
         assert_eq!((struggles["a"].rung, struggles["a"].attempts), (Rung::Angle, 1));
         // Nor after the answer was given: a question then does not set the point aside.
         for entry in ["e3", "e4", "e5"] {
-            after_message(&mut struggles, Some("a"), &[], true, entry, &[&a]);
+            after_message(&mut struggles, Some("a"), &[], true, entry, &[&a], AskOrder::Overdue);
         }
-        let step = after_message(&mut struggles, Some("a"), &[], false, "e6", &[&a]);
+        let step = after_message(&mut struggles, Some("a"), &[], false, "e6", &[&a], AskOrder::Overdue);
         assert_eq!((step.set_aside, struggles["a"].parked), (None, false));
     }
 
@@ -191,9 +204,10 @@ mod tests {
     fn recalling_another_point_keeps_the_rung() {
         let (a, b) = (point("a", 0), point("b", 1));
         let mut struggles = Struggles::new();
-        after_message(&mut struggles, Some("a"), &[], true, "e1", &[&a, &b]);
-        after_message(&mut struggles, Some("a"), &[], true, "e2", &[&a, &b]);
-        let step = after_message(&mut struggles, Some("a"), &["b".into()], true, "e3", &[&a]);
+        after_message(&mut struggles, Some("a"), &[], true, "e1", &[&a, &b], AskOrder::Overdue);
+        after_message(&mut struggles, Some("a"), &[], true, "e2", &[&a, &b], AskOrder::Overdue);
+        let step =
+            after_message(&mut struggles, Some("a"), &["b".into()], true, "e3", &[&a], AskOrder::Overdue);
         assert_eq!(step.next.as_deref(), Some("a"));
         assert_eq!((struggles["a"].rung, struggles["a"].attempts), (Rung::Nudge, 2));
     }
@@ -203,17 +217,18 @@ mod tests {
         let (a, b) = (point("a", 0), point("b", 1));
         let mut struggles = Struggles::new();
         for entry in ["e1", "e2", "e3", "e4"] {
-            after_message(&mut struggles, Some("a"), &[], true, entry, &[&a, &b]);
+            after_message(&mut struggles, Some("a"), &[], true, entry, &[&a, &b], AskOrder::Overdue);
         }
         // The learner says it back: set aside, and b comes next.
-        let step = after_message(&mut struggles, Some("a"), &[], true, "e5", &[&a, &b]);
+        let step = after_message(&mut struggles, Some("a"), &[], true, "e5", &[&a, &b], AskOrder::Overdue);
         assert_eq!(
             (step.set_aside.as_deref(), step.next.as_deref(), step.revisit),
             (Some("a"), Some("b"), false)
         );
         assert!(!can_be_credited(&struggles, "a"));
         // b recalled: a is the only one left, asked fresh and creditable again.
-        let step = after_message(&mut struggles, Some("b"), &["b".into()], true, "e6", &[&a]);
+        let step =
+            after_message(&mut struggles, Some("b"), &["b".into()], true, "e6", &[&a], AskOrder::Overdue);
         assert_eq!((step.next.as_deref(), step.revisit), (Some("a"), true));
         let s = &struggles["a"];
         assert_eq!((s.rung, s.parked, s.revealed, s.attempts), (Rung::Cue, false, true, 4));

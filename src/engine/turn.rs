@@ -17,7 +17,7 @@ use crate::engine::agents::{explorer, tutor};
 use crate::engine::reply_check::{ReplyCheck, Rule, Sentences};
 use crate::llm::brief::{
     DetectorBrief, EvalMode, EvaluatorBrief, ExplorerBrief, Focus, PointBrief, Recap, ResourceBrief,
-    Showable, TutorBrief, TutorMoment,
+    SetBrief, Showable, TutorBrief, TutorMoment,
 };
 use crate::llm::{
     LlmError, Message, Output, Provider, ReplyStream, Request, SharedProvider, ToolCall, Usage,
@@ -144,9 +144,12 @@ struct Held {
 /// A snapshot of what the agents need, taken by the actor when the turn starts.
 pub struct TurnInput {
     pub kind: TurnKind,
+    /// The set in play (see `LiveSession::set_in_play`).
     pub set_name: String,
     pub set_description: String,
     pub guidelines: String,
+    /// In today's review, every set it draws on (empty in a set session).
+    pub review: Vec<SetBrief>,
     /// Points the evaluator may check off now.
     pub creditable: Vec<PointBrief>,
     pub all_points: Vec<PointBrief>,
@@ -213,6 +216,7 @@ impl Turn<'_> {
     fn evaluator_brief(&self, message: &str, mode: EvalMode) -> EvaluatorBrief {
         EvaluatorBrief {
             set_name: self.input.set_name.clone(),
+            review: self.input.review.clone(),
             unchecked: self.input.creditable.clone(),
             learner_message: message.to_string(),
             mode,
@@ -525,8 +529,16 @@ fn tutor_request(
         .filter(|cue| !cue.is_empty())
         .map_or_else(|| "What else comes to mind?".to_string(), str::to_string);
     let check = ReplyCheck::new(&plan.untried, stand_in).by_meaning(input.embedder.clone());
+    // In a review, the guidelines of the set whose point is under discussion.
+    let guidelines = if input.review.is_empty() {
+        input.guidelines.as_str()
+    } else {
+        let set = plan.focus.as_ref().and_then(|f| f.point.set.as_deref());
+        input.review.iter().find(|s| Some(s.name.as_str()) == set).map_or("", |s| s.guidelines.as_str())
+    };
     let brief = TutorBrief {
         set_name: input.set_name.clone(),
+        review: input.review.clone(),
         moment,
         pending: plan.pending,
         focus: plan.focus,
@@ -539,5 +551,5 @@ fn tutor_request(
         showable: plan.showable,
         recap: plan.recap,
     };
-    (tutor::request(brief, &input.guidelines, input.tutor_context.clone()), check)
+    (tutor::request(brief, guidelines, input.tutor_context.clone()), check)
 }

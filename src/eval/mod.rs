@@ -202,7 +202,7 @@ fn recent_messages(recent: &[String]) -> Vec<Message> {
 fn briefs(points: &BTreeMap<String, String>) -> Vec<PointBrief> {
     points
         .iter()
-        .map(|(id, content)| PointBrief { id: id.clone(), content: content.clone(), context: String::new() })
+        .map(|(id, content)| PointBrief { id: id.clone(), content: content.clone(), ..PointBrief::default() })
         .collect()
 }
 
@@ -249,6 +249,7 @@ pub async fn run(
                 };
                 let brief = EvaluatorBrief {
                     set_name: case.set.clone(),
+                    review: vec![],
                     unchecked: briefs(&case.points),
                     learner_message: case.message.clone(),
                     mode: EvalMode::Recall,

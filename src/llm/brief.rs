@@ -22,12 +22,38 @@ pub enum Purpose {
     Probe,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct PointBrief {
     pub id: String,
     pub content: String,
     /// A cue that asks about the point without giving it away (may be empty).
     pub context: String,
+    /// In today's review across sets, the name of the point's set (`None` in a set session,
+    /// whose prompts name the one set once).
+    pub set: Option<String>,
+}
+
+/// A recall set as the agents read it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SetBrief {
+    pub name: String,
+    pub description: String,
+    /// The learner's extra instructions, which hold while a point of this set is discussed.
+    pub guidelines: String,
+}
+
+/// The lines that introduce today's review across `sets` in a prompt: each set's name and
+/// description, once.
+pub fn review_lines(sets: &[SetBrief]) -> String {
+    let mut text = String::from("Today's review, across the learner's recall sets:\n");
+    for set in sets {
+        match set.description.trim() {
+            "" => text.push_str(&format!("- \"{}\"\n", set.name)),
+            description => text.push_str(&format!("- \"{}\": {}\n", set.name, description)),
+        }
+    }
+    text.push_str("Each point below names its set.\n\n");
+    text
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -121,6 +147,8 @@ pub struct Focus {
 #[derive(Clone, Debug)]
 pub struct TutorBrief {
     pub set_name: String,
+    /// In today's review, every set it draws on (empty in a set session).
+    pub review: Vec<SetBrief>,
     pub moment: TutorMoment,
     /// Points not yet recalled, in the order they will be asked about.
     pub pending: Vec<PointBrief>,
@@ -154,6 +182,8 @@ pub enum EvalMode {
 #[derive(Clone, Debug)]
 pub struct EvaluatorBrief {
     pub set_name: String,
+    /// In today's review, every set it draws on (empty in a set session).
+    pub review: Vec<SetBrief>,
     pub unchecked: Vec<PointBrief>,
     pub learner_message: String,
     pub mode: EvalMode,

@@ -4,6 +4,7 @@
 //! Time between reviews is counted in whole days, as FSRS's training data is.
 
 pub mod fit;
+pub mod today;
 
 use fsrs::{FSRS, MemoryState};
 use warren_app::clock::DAY_MS;

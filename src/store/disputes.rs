@@ -121,7 +121,9 @@ impl Store {
         for (session_id, point_id, entry_id) in disputes {
             let Some((session, tree)) = self.tree(learner, &session_id).await? else { continue };
             let Some(message) = tree.get(&entry_id) else { continue };
-            let Some(set) = self.set(learner, &session.set_id).await? else { continue };
+            // The disputed point's own set (a review draws on several).
+            let Some(point) = self.point(learner, &point_id).await? else { continue };
+            let Some(set) = self.set(learner, &point.set_id).await? else { continue };
             let outcomes = self.outcomes(learner, &session_id).await?;
             // Recalled before this message: no longer open when it was sent.
             let closed: Vec<&str> = outcomes
@@ -137,7 +139,7 @@ impl Store {
                 .map(|o| o.point_id.clone())
                 .collect();
             let open = self
-                .points(learner, &session.set_id)
+                .session_points(learner, &session.id)
                 .await?
                 .into_iter()
                 .filter(|p| !closed.contains(&p.id.as_str()))

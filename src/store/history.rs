@@ -23,8 +23,9 @@ pub struct HistoryQuery {
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct HistoryRow {
     pub id: String,
-    pub set_id: String,
-    pub set_name: String,
+    /// `None` for today's review across sets.
+    pub set_id: Option<String>,
+    pub set_name: Option<String>,
     #[sqlx(try_from = "String")]
     pub status: SessionStatus,
     pub target_point_ids: String,
@@ -68,7 +69,10 @@ impl Store {
         };
         if let Some(set) = &query.set_id {
             let p = next(&mut params, Param::Text(set.clone()));
-            conditions.push(format!("s.set_id = {p}"));
+            // A set's sessions, and the reviews that drew on it.
+            conditions.push(format!(
+                "EXISTS (SELECT 1 FROM session_sets ss WHERE ss.session_id = s.id AND ss.set_id = {p})"
+            ));
         }
         if let Some(status) = query.status {
             let p = next(&mut params, Param::Text(status.as_str().to_string()));
@@ -82,13 +86,15 @@ impl Store {
         for term in query.terms.iter().filter(|t| !t.is_empty()).take(8) {
             let p = next(&mut params, Param::Text(like(term)));
             conditions.push(format!(
-                "(LOWER(sets.name) LIKE {p} ESCAPE '\\' OR EXISTS (SELECT 1 FROM session_entries e
+                "(EXISTS (SELECT 1 FROM session_sets ss JOIN recall_sets n ON n.id = ss.set_id
+                    WHERE ss.session_id = s.id AND LOWER(n.name) LIKE {p} ESCAPE '\\')
+                  OR EXISTS (SELECT 1 FROM session_entries e
                     WHERE e.session_id = s.id AND e.kind IN ('message', 'summary')
                       AND LOWER(e.content) LIKE {p} ESCAPE '\\'))"
             ));
         }
         let filter = conditions.join(" AND ");
-        let from = format!("FROM sessions s JOIN recall_sets sets ON sets.id = s.set_id WHERE {filter}");
+        let from = format!("FROM sessions s LEFT JOIN recall_sets sets ON sets.id = s.set_id WHERE {filter}");
         let total_sql = format!("SELECT COUNT(*) {from}");
         let (l, o) = (params.len() + 1, params.len() + 2);
         let page_sql = format!(
@@ -132,7 +138,7 @@ impl Store {
     pub async fn sets_with_sessions(&self, learner: &LearnerId) -> Result<Vec<(String, String)>, StoreError> {
         Ok(sqlx::query_as(
             "SELECT sets.id, sets.name FROM recall_sets sets
-              WHERE sets.owner_id = $1 AND EXISTS (SELECT 1 FROM sessions s WHERE s.set_id = sets.id)
+              WHERE sets.owner_id = $1 AND EXISTS (SELECT 1 FROM session_sets ss WHERE ss.set_id = sets.id)
               ORDER BY LOWER(sets.name)",
         )
         .bind(learner)

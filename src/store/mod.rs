@@ -26,6 +26,7 @@ mod sqlite;
 mod stats;
 mod struggles;
 mod summaries;
+mod today;
 mod tree;
 mod writer;
 
@@ -48,7 +49,8 @@ pub use sessions::{ImportedRecall, ImportedSession, NewOutcome, OutcomeRow, Sess
 pub use sets::{NewPoint, NewSet, RecallSet, SetContents, SetSummary};
 pub use sources::{KeptDraft, NewDraft, SOURCE_LAPSE_MS, Source, SourceDraft, SourceStatus};
 pub use struggles::{Struggle, StruggleRow};
-pub use summaries::LatestSummary;
+pub use summaries::{LatestSummary, SummaryScope};
+pub use today::{DailyLimits, DuePoints};
 pub use tree::{MAX_LABEL, Resolved, Tree, first_kept_id, resolve};
 pub use warren_app::tree::{EntryKind, Speaker};
 

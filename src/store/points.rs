@@ -192,6 +192,22 @@ impl Store {
             .await?)
     }
 
+    /// The points of every set a session draws on (its own set's, or a review's sets').
+    pub async fn session_points(
+        &self,
+        learner: &LearnerId,
+        session_id: &str,
+    ) -> Result<Vec<Point>, StoreError> {
+        Ok(sqlx::query_as(select_points!(
+            "WHERE owner_id = $2 AND set_id IN (SELECT set_id FROM session_sets WHERE session_id = $1 AND owner_id = $2)"
+            " ORDER BY set_id, position, id"
+        ))
+        .bind(session_id)
+        .bind(learner)
+        .all(self.read())
+        .await?)
+    }
+
     pub async fn point(&self, learner: &LearnerId, point_id: &str) -> Result<Option<Point>, StoreError> {
         Ok(sqlx::query_as(select_points!("WHERE id = $1 AND owner_id = $2"))
             .bind(point_id)

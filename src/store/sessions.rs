@@ -1,6 +1,7 @@
 //! Sessions and the recall outcomes they record.
 
 use std::collections::HashMap;
+use warren_app::api::review_title;
 use warren_app::learner::LearnerId;
 
 use warren_app::protocol::{SessionMode, SessionStatus};
@@ -9,7 +10,7 @@ use warren_app::summary::SummaryStatus;
 
 use super::columns::{Flag, JsonText, json_text};
 use super::reviews::{review_failures, review_recall};
-use super::{Entry, EntryKind, Reads, Store, StoreError, new_id, now_ms};
+use super::{Entry, EntryKind, Reads, RecallSet, Store, StoreError, new_id, now_ms};
 use crate::schedule::FsrsCard;
 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
@@ -17,7 +18,9 @@ pub struct SessionRow {
     pub id: String,
     #[sqlx(rename = "owner_id")]
     pub learner: LearnerId,
-    pub set_id: String,
+    /// The set it studies; `None` for today's review, whose points come from several sets
+    /// (`session_sets` names them).
+    pub set_id: Option<String>,
     #[sqlx(try_from = "JsonText")]
     pub target_point_ids: Vec<String>,
     pub leaf_id: Option<String>,
@@ -110,16 +113,20 @@ macro_rules! select_sessions {
 }
 
 impl Store {
+    /// Starts a session over `target_point_ids` (in probe order), drawn from `sets`: a set
+    /// session when `set_id` names one, else today's review across them.
     pub async fn create_session(
         &self,
         learner: &LearnerId,
-        set_id: &str,
+        set_id: Option<&str>,
+        sets: &[String],
         target_point_ids: &[String],
     ) -> Result<SessionRow, StoreError> {
         let id = new_id();
         let now = now_ms();
         let targets = json_text(&target_point_ids)?;
-        self.write_one(sqlx::query(
+        let mut tx = self.write_transaction().await?;
+        sqlx::query(
             "INSERT INTO sessions (id, owner_id, set_id, status, target_point_ids, started_at, updated_at)
              VALUES ($1, $2, $3, 'in_progress', $4, $5, $5)",
         )
@@ -127,8 +134,59 @@ impl Store {
         .bind(learner)
         .bind(set_id)
         .bind(&targets)
-        .bind(now)).await?;
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        insert_session_sets(&mut tx, learner, &id, sets).await?;
+        tx.commit().await?;
         self.session(learner, &id).await?.ok_or_else(|| StoreError::Corrupt("session vanished".into()))
+    }
+
+    /// The sets a session draws its points from, by name.
+    pub async fn session_sets(&self, learner: &LearnerId, id: &str) -> Result<Vec<RecallSet>, StoreError> {
+        Ok(sqlx::query_as(
+            "SELECT s.id, s.owner_id, s.name, s.description, s.guidelines, s.archived_at
+               FROM session_sets ss JOIN recall_sets s ON s.id = ss.set_id
+              WHERE ss.session_id = $1 AND ss.owner_id = $2 AND s.owner_id = $2
+              ORDER BY s.name, s.id",
+        )
+        .bind(id)
+        .bind(learner)
+        .all(self.read())
+        .await?)
+    }
+
+    /// What a session is called: its set's name, or for a review "Today's review: " and the
+    /// sets it drew on.
+    pub async fn session_title(&self, learner: &LearnerId, row: &SessionRow) -> Result<String, StoreError> {
+        let names: Vec<String> =
+            self.session_sets(learner, &row.id).await?.into_iter().map(|s| s.name).collect();
+        Ok(match &row.set_id {
+            Some(set_id) => match self.set(learner, set_id).await? {
+                Some(set) => set.name,
+                None => names.into_iter().next().unwrap_or_default(),
+            },
+            None => review_title(&names),
+        })
+    }
+
+    /// The names of the sets each of the learner's sessions draws on, by session id.
+    pub async fn session_set_names(
+        &self,
+        learner: &LearnerId,
+    ) -> Result<HashMap<String, Vec<String>>, StoreError> {
+        let rows: Vec<(String, String)> = sqlx::query_as(
+            "SELECT ss.session_id, s.name FROM session_sets ss JOIN recall_sets s ON s.id = ss.set_id
+              WHERE ss.owner_id = $1 AND s.owner_id = $1 ORDER BY s.name, s.id",
+        )
+        .bind(learner)
+        .all(self.read())
+        .await?;
+        let mut names: HashMap<String, Vec<String>> = HashMap::new();
+        for (session, name) in rows {
+            names.entry(session).or_default().push(name);
+        }
+        Ok(names)
     }
 
     pub async fn session(&self, learner: &LearnerId, id: &str) -> Result<Option<SessionRow>, StoreError> {
@@ -239,34 +297,38 @@ impl Store {
         Ok(rows.into_iter().collect())
     }
 
-    /// Marks a learner's open sessions of a set as abandoned (a new one replaces them), adding
-    /// any stretch under way to their study time. Returns their ids.
+    /// Marks a learner's open sessions of a set (or, for `None`, their open reviews) as
+    /// abandoned, since a new one replaces them, adding any stretch under way to their study
+    /// time. Returns their ids.
     pub async fn abandon_open_sessions(
         &self,
         learner: &LearnerId,
-        set_id: &str,
+        set_id: Option<&str>,
     ) -> Result<Vec<String>, StoreError> {
         let now = now_ms();
         let mut tx = self.write_transaction().await?;
+        // `$2 = ''` stands for "no set": today's reviews.
+        let scope = set_id.unwrap_or_default();
         let ids: Vec<String> = sqlx::query_scalar(
-            "SELECT id FROM sessions WHERE owner_id = $1 AND set_id = $2 AND status IN ('in_progress', 'paused')",
+            "SELECT id FROM sessions WHERE owner_id = $1 AND COALESCE(set_id, '') = $2
+                AND status IN ('in_progress', 'paused')",
         )
         .bind(learner)
-        .bind(set_id)
+        .bind(scope)
         .fetch_all(&mut *tx)
         .await?;
-        sqlx::query(
-            "UPDATE sessions SET status = 'abandoned', ended_at = $1, updated_at = $1,
-                 active_ms = active_ms + CASE WHEN resumed_at IS NULL THEN 0 ELSE $1 - resumed_at END,
-                 resumed_at = NULL
-             WHERE owner_id = $2 AND set_id = $3 AND status IN ('in_progress', 'paused')",
-        )
-        .bind(now)
-        .bind(learner)
-        .bind(set_id)
-        .execute(&mut *tx)
-        .await?;
         for id in &ids {
+            sqlx::query(
+                "UPDATE sessions SET status = 'abandoned', ended_at = $1, updated_at = $1,
+                     active_ms = active_ms + CASE WHEN resumed_at IS NULL THEN 0 ELSE $1 - resumed_at END,
+                     resumed_at = NULL
+                 WHERE id = $2 AND owner_id = $3",
+            )
+            .bind(now)
+            .bind(id)
+            .bind(learner)
+            .execute(&mut *tx)
+            .await?;
             review_failures(&mut tx, learner, id, now).await?;
         }
         tx.commit().await?;
@@ -274,11 +336,35 @@ impl Store {
     }
 }
 
+/// Records the sets a session draws on.
+async fn insert_session_sets(
+    conn: &mut sqlx::AnyConnection,
+    learner: &LearnerId,
+    session_id: &str,
+    sets: &[String],
+) -> Result<(), sqlx::Error> {
+    for set in sets {
+        sqlx::query(
+            "INSERT INTO session_sets (session_id, set_id, owner_id) VALUES ($1, $2, $3)
+             ON CONFLICT (session_id, set_id) DO NOTHING",
+        )
+        .bind(session_id)
+        .bind(set)
+        .bind(learner)
+        .execute(&mut *conn)
+        .await?;
+    }
+    Ok(())
+}
+
 /// A session read from a file, its ids settled, ready to be written in one go.
 #[derive(Clone, Debug)]
 pub struct ImportedSession {
     pub id: String,
-    pub set_id: String,
+    /// `None` for today's review across `sets`.
+    pub set_id: Option<String>,
+    /// The sets its points come from.
+    pub sets: Vec<String>,
     pub status: SessionStatus,
     pub target_point_ids: Vec<String>,
     pub leaf_id: Option<String>,
@@ -350,7 +436,7 @@ impl Store {
 
     /// Writes an imported session and everything it owns (entries, recalls, rabbit holes,
     /// struggles, resources shown) in one transaction, all owned by `learner`. An open (paused)
-    /// session is kept open only if its set has no other.
+    /// session is kept open only if its set (or, for a review, today's review) has no other.
     pub async fn insert_imported_session(
         &self,
         learner: &LearnerId,
@@ -358,10 +444,11 @@ impl Store {
     ) -> Result<(), StoreError> {
         let mut tx = self.write_transaction().await?;
         let open: i64 = sqlx::query_scalar(
-            "SELECT COUNT(*) FROM sessions WHERE owner_id = $1 AND set_id = $2 AND status IN ('in_progress', 'paused')",
+            "SELECT COUNT(*) FROM sessions WHERE owner_id = $1 AND COALESCE(set_id, '') = $2
+                AND status IN ('in_progress', 'paused')",
         )
         .bind(learner)
-        .bind(&s.set_id)
+        .bind(s.set_id.as_deref().unwrap_or_default())
         .fetch_one(&mut *tx)
         .await?;
         let status = match s.status {
@@ -391,6 +478,7 @@ impl Store {
         .bind(s.ended_at)
         .execute(&mut *tx)
         .await?;
+        insert_session_sets(&mut tx, learner, &s.id, &s.sets).await?;
         for e in &s.entries {
             let (role, agent) = super::entries::role_and_agent(e.speaker);
             sqlx::query(

@@ -3,6 +3,7 @@
 //! stands. Writing them is the engine's (`engine::synthesis`).
 
 use sqlx::Row;
+use warren_app::api::TODAYS_REVIEW;
 use warren_app::learner::LearnerId;
 use warren_app::summary::SummaryStatus;
 
@@ -14,10 +15,23 @@ use super::{Appended, Entry, EntryKind, NewEntry, Reads, Store, StoreError, now_
 #[derive(Clone, Debug)]
 pub struct LatestSummary {
     pub session_id: String,
-    pub set_id: String,
+    /// `None` for today's review across sets.
+    pub set_id: Option<String>,
+    /// The set's name, or "Today's review".
     pub set_name: String,
     pub session_status: String,
     pub entry: Entry,
+}
+
+/// Whose summaries [`Store::latest_summaries`] reads.
+#[derive(Clone, Copy, Debug)]
+pub enum SummaryScope<'a> {
+    /// Every session of the learner.
+    Every,
+    /// The sessions of one set.
+    Set(&'a str),
+    /// Today's reviews across sets.
+    Reviews,
 }
 
 impl Store {
@@ -176,35 +190,42 @@ impl Store {
         .await?)
     }
 
-    /// The newest summaries of the learner's sessions, newest first: of one set, or of every
-    /// set (`per_set`: only each set's newest).
+    /// The newest summaries of the learner's sessions in `scope`, newest first (`per_set`: only
+    /// the newest of each set, today's reviews counting as one).
     pub async fn latest_summaries(
         &self,
         learner: &LearnerId,
-        set_id: Option<&str>,
+        scope: SummaryScope<'_>,
         per_set: bool,
         limit: u32,
     ) -> Result<Vec<LatestSummary>, StoreError> {
         // Each set's newest summarised session has no newer summarised session of its set.
         let newest_of_set = if per_set {
             "AND NOT EXISTS (SELECT 1 FROM sessions n JOIN session_entries ne ON ne.id = n.summary_entry_id
-                  WHERE n.owner_id = s.owner_id AND n.set_id = s.set_id
+                  WHERE n.owner_id = s.owner_id AND COALESCE(n.set_id, '') = COALESCE(s.set_id, '')
                     AND (ne.created_at > e.created_at OR (ne.created_at = e.created_at AND ne.id > e.id)))"
         } else {
             ""
         };
+        // `$2`: '' for every session, a set's id for its sessions, '-' for today's reviews
+        // (no set id is '-': ids are generated).
+        let (scope_sql, bound) = match scope {
+            SummaryScope::Every => ("$2 = ''", ""),
+            SummaryScope::Set(id) => ("s.set_id = $2", id),
+            SummaryScope::Reviews => ("(s.set_id IS NULL AND $2 = '-')", "-"),
+        };
         let sql = format!(
             "SELECT s.id, s.set_id, sets.name, s.status, e.id AS entry_id
                FROM sessions s
-               JOIN recall_sets sets ON sets.id = s.set_id
+               LEFT JOIN recall_sets sets ON sets.id = s.set_id
                JOIN session_entries e ON e.id = s.summary_entry_id
-              WHERE s.owner_id = $1 AND ($2 = '' OR s.set_id = $2) {newest_of_set}
+              WHERE s.owner_id = $1 AND {scope_sql} {newest_of_set}
               ORDER BY e.created_at DESC, e.id DESC LIMIT $3"
         );
         // The statement is fixed text; every value is bound.
         let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
             .bind(learner)
-            .bind(set_id.unwrap_or_default())
+            .bind(bound)
             .bind(i64::from(limit))
             .all(self.read())
             .await?;
@@ -220,10 +241,11 @@ impl Store {
                     .optional(self.read())
                     .await?;
             let Some(entry) = entry else { continue };
+            let set_name: Option<String> = row.try_get(2)?;
             out.push(LatestSummary {
                 session_id,
                 set_id: row.try_get(1)?,
-                set_name: row.try_get(2)?,
+                set_name: set_name.unwrap_or_else(|| TODAYS_REVIEW.to_string()),
                 session_status: row.try_get(3)?,
                 entry,
             });

@@ -21,7 +21,7 @@ use zip::write::SimpleFileOptions;
 
 use super::session::{self as session_file, SessionFile};
 use super::{Format, ImportError, Preview, export, json};
-use crate::store::{LatestSummary, Store, StoreError, now_ms};
+use crate::store::{LatestSummary, Store, StoreError, SummaryScope, now_ms};
 
 pub const FORMAT: &str = "warren-account";
 pub const VERSION: u32 = 1;
@@ -150,10 +150,13 @@ pub async fn export(store: &Store, learner: &LearnerId, username: &str) -> Resul
         let path = format!("sessions/{}", file.file_name);
         zip.start_file(path.as_str(), packed).map_err(broken)?;
         zip.write_all(file.text.as_bytes()).map_err(io)?;
-        let set_name = names.get(&session.set_id).cloned().unwrap_or_default();
+        let set_name = match &session.set_id {
+            Some(set_id) => names.get(set_id).cloned().unwrap_or_default(),
+            None => store.session_title(learner, &session).await?,
+        };
         manifest.sessions.push(SessionEntry { id: session.id, set_name, file: path });
     }
-    let summaries = store.latest_summaries(learner, None, false, u32::MAX).await?;
+    let summaries = store.latest_summaries(learner, SummaryScope::Every, false, u32::MAX).await?;
     zip.start_file("summaries.md", packed).map_err(broken)?;
     zip.write_all(summaries_text(&summaries).as_bytes()).map_err(io)?;
     zip.start_file("README.txt", packed).map_err(broken)?;

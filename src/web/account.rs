@@ -1,5 +1,6 @@
 //! The account page's forms: change the password (every other sign-in ends), end one
-//! sign-in, end every other, set the recall the schedule aims for, fit the schedule to the
+//! sign-in, end every other, set the recall the schedule aims for and today's review's
+//! limits, fit the schedule to the
 //! learner's reviews, download everything
 //! (`/account/export`) and delete the account.
 //! Each post answers with a redirect back to `/account` saying what happened; a visitor who
@@ -20,7 +21,7 @@ use super::viewer::CurrentViewer;
 use super::{AppState, download};
 use crate::fitting;
 use crate::schedule::{LEECH_RANGE, RETENTION_RANGE, fit};
-use crate::store::{FIT_LAPSE_MS, FitReason, FitStatus, now_ms};
+use crate::store::{DailyLimits, FIT_LAPSE_MS, FitReason, FitStatus, now_ms};
 use crate::transfer::archive;
 
 pub fn routes() -> Router<AppState> {
@@ -30,6 +31,7 @@ pub fn routes() -> Router<AppState> {
         .route("/account/sign-ins/{ref_id}/end", post(end_one))
         .route("/account/schedule", post(set_schedule))
         .route("/account/schedule/fit", get(fit_status).post(fit_schedule))
+        .route("/account/review-limits", post(set_review_limits))
         .route("/account/export", get(export))
         .route("/account/delete", post(delete))
 }
@@ -127,6 +129,38 @@ async fn set_schedule(
         Err(err) => {
             tracing::error!("cannot set a retention: {err}");
             back("error=server", "schedule")
+        }
+    }
+}
+
+#[derive(Deserialize)]
+pub struct ReviewLimitsForm {
+    points_per_session: String,
+    new_per_day: String,
+}
+
+/// Sets today's review's limits: points per session, and new points a day.
+async fn set_review_limits(
+    State(state): State<AppState>,
+    CurrentViewer(viewer): CurrentViewer,
+    Form(form): Form<ReviewLimitsForm>,
+) -> Redirect {
+    let Some(viewer) = viewer else { return to_sign_in() };
+    let within = |text: &str, range: std::ops::RangeInclusive<u32>| {
+        text.trim().parse::<u32>().ok().filter(|n| range.contains(n))
+    };
+    let Some(points_per_session) = within(&form.points_per_session, DailyLimits::PER_SESSION) else {
+        return back("error=per_session_range", "review-limits");
+    };
+    let Some(new_per_day) = within(&form.new_per_day, DailyLimits::NEW_PER_DAY) else {
+        return back("error=new_per_day_range", "review-limits");
+    };
+    match state.store.set_daily_limits(&viewer.learner, DailyLimits { points_per_session, new_per_day }).await
+    {
+        Ok(()) => back("done=review_limits", "review-limits"),
+        Err(err) => {
+            tracing::error!("cannot set review limits: {err}");
+            back("error=server", "review-limits")
         }
     }
 }

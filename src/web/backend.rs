@@ -9,7 +9,7 @@ use warren_app::learner::LearnerId;
 use async_trait::async_trait;
 use warren_app::api::{
     AccountPage, DraftView, FitFigures, FitRun, LeftOff, PreviewSet, ScheduleFit, SignInRow, SourceForm,
-    SourceStage, SourceView, SummaryView,
+    SourceStage, SourceView, SummaryView, TodayReview, review_title,
 };
 use warren_app::api::{
     ApiError, Backend, Dashboard, HistoryFilter, HistoryItem, HistoryList, ImportPreview, PointPage,
@@ -20,12 +20,12 @@ use warren_app::protocol::SessionStatus;
 use warren_app::summary::{SessionSummary, SummaryStatus};
 
 use crate::drafting;
-use crate::engine::{Engine, EngineError};
+use crate::engine::{Engine, EngineError, today};
 use crate::llm::health::ProviderHealth;
 use crate::schedule::fit;
 use crate::store::{
     Entry, FIT_LAPSE_MS, FitReason, FitStatus, HistoryQuery, SOURCE_LAPSE_MS, SessionRow, SetSummary,
-    SourceStatus, Store, StoreError, now_ms,
+    SourceStatus, Store, StoreError, SummaryScope, now_ms,
 };
 use crate::transfer;
 
@@ -103,13 +103,14 @@ impl ServerBackend {
         self.store.recalled_counts(learner).await.map_err(internal)
     }
 
-    async fn set_name(&self, learner: &LearnerId, set_id: &str) -> Result<String, ApiError> {
-        Ok(self.store.set(learner, set_id).await.map_err(internal)?.map(|s| s.name).unwrap_or_default())
+    /// What a session is called: its set's name, or for a review the sets it drew on.
+    async fn session_name(&self, learner: &LearnerId, row: &SessionRow) -> Result<String, ApiError> {
+        self.store.session_title(learner, row).await.map_err(internal)
     }
 
     fn set_card(summary: SetSummary, sessions: &[SessionRow], counts: &HashMap<String, i64>) -> SetCard {
         let open = sessions.iter().find(|s| {
-            s.set_id == summary.id
+            s.set_id.as_ref() == Some(&summary.id)
                 && matches!(s.state.status, SessionStatus::InProgress | SessionStatus::Paused)
         });
         SetCard {
@@ -249,11 +250,14 @@ impl Backend for ServerBackend {
         };
         let sign_ins = self.store.sign_ins(&viewer.learner).await.map_err(internal)?;
         let scheduler = self.store.scheduler(&viewer.learner).await.map_err(internal)?;
+        let limits = self.store.daily_limits(&viewer.learner).await.map_err(internal)?;
         Ok(AccountPage {
             username: viewer.username.clone(),
             now: now_ms(),
             retention_percent: retention_percent(scheduler.retention()),
             leech_lapses: self.store.leech_lapses(&viewer.learner).await.map_err(internal)?,
+            review_points_per_session: limits.points_per_session,
+            new_points_per_day: limits.new_per_day,
             fit: self.schedule_fit(&viewer.learner).await?,
             sign_ins: sign_ins
                 .into_iter()
@@ -275,15 +279,12 @@ impl Backend for ServerBackend {
         let counts = self.counts(learner).await?;
         let cards: Vec<SetCard> =
             sets.iter().cloned().map(|summary| Self::set_card(summary, &sessions, &counts)).collect();
-        let recent = sessions
-            .iter()
-            .take(RECENT)
-            .map(|row| {
-                let name =
-                    sets.iter().find(|s| s.id == row.set_id).map(|s| s.name.as_str()).unwrap_or_default();
-                card(row, name, &counts)
-            })
-            .collect();
+        let set_names = self.store.session_set_names(learner).await.map_err(internal)?;
+        let name_of = |row: &SessionRow| match &row.set_id {
+            Some(id) => sets.iter().find(|s| &s.id == id).map(|s| s.name.clone()).unwrap_or_default(),
+            None => review_title(set_names.get(&row.id).map_or(&[][..], Vec::as_slice)),
+        };
+        let recent = sessions.iter().take(RECENT).map(|row| card(row, &name_of(row), &counts)).collect();
         let now = now_ms();
         let due_now = cards.iter().filter(|c: &&SetCard| !c.archived).map(|c| c.due_count).sum();
         let stats = stats::study_stats(&self.store, learner, viewer.utc_offset_min, now, &sessions, due_now)
@@ -291,7 +292,7 @@ impl Backend for ServerBackend {
             .map_err(internal)?;
         let left_off = self
             .store
-            .latest_summaries(learner, None, true, LEFT_OFF)
+            .latest_summaries(learner, SummaryScope::Every, true, LEFT_OFF)
             .await
             .map_err(internal)?
             .into_iter()
@@ -303,7 +304,24 @@ impl Backend for ServerBackend {
             })
             .collect();
         let writing = self.store.summary_being_written(learner).await.map_err(internal)?;
-        Ok(Dashboard { now, sets: cards, recent, provider: self.provider(), stats, left_off, writing })
+        let open_review = sessions
+            .iter()
+            .find(|s| {
+                s.set_id.is_none()
+                    && matches!(s.state.status, SessionStatus::InProgress | SessionStatus::Paused)
+            })
+            .map(|row| card(row, &name_of(row), &counts));
+        let plan = today::plan(&self.store, learner, now, viewer.utc_offset_min).await.map_err(internal)?;
+        let today = (!plan.queue.points.is_empty() || open_review.is_some()).then(|| TodayReview {
+            points: count(plan.queue.points.len()),
+            sets: count(plan.set_ids().len()),
+            minutes: u32::try_from(plan.minutes).unwrap_or(u32::MAX),
+            default_pace: plan.default_pace,
+            left: count(plan.queue.left),
+            new_held: count(plan.queue.new_held),
+            open_session: open_review,
+        });
+        Ok(Dashboard { now, sets: cards, recent, provider: self.provider(), stats, left_off, writing, today })
     }
 
     async fn recall_set(&self, viewer: &Viewer, id: &str) -> Result<SetDetail, ApiError> {
@@ -466,9 +484,23 @@ impl Backend for ServerBackend {
         }
     }
 
+    async fn start_review(&self, viewer: &Viewer) -> Result<String, ApiError> {
+        match self.engine.start_review(&viewer.learner, viewer.utc_offset_min).await {
+            Ok(row) => Ok(row.id),
+            Err(EngineError::NothingDue(_)) => {
+                Err(ApiError::Invalid("Nothing is due for review now: every set is up to date.".into()))
+            }
+            Err(EngineError::NotFound | EngineError::EmptySet | EngineError::Archived) => {
+                Err(ApiError::NotFound)
+            }
+            Err(EngineError::Gone | EngineError::Elsewhere { .. }) => Err(ApiError::Internal),
+            Err(EngineError::Store(err)) => Err(internal(err)),
+        }
+    }
+
     async fn session_header(&self, viewer: &Viewer, id: &str) -> Result<SessionHeader, ApiError> {
         let row = self.owned_session(&viewer.learner, id).await?;
-        let name = self.set_name(&viewer.learner, &row.set_id).await?;
+        let name = self.session_name(&viewer.learner, &row).await?;
         let counts = self.counts(&viewer.learner).await?;
         Ok(SessionHeader { card: card(&row, &name, &counts), provider: self.provider() })
     }
@@ -501,14 +533,17 @@ impl Backend for ServerBackend {
                 .await
                 .map_err(internal)?
         };
+        let set_names = self.store.session_set_names(learner).await.map_err(internal)?;
         let sessions = rows
             .into_iter()
             .map(|row| HistoryItem {
                 card: SessionCard {
                     total_points: count(row.total_points()),
+                    set_name: row.set_name.clone().unwrap_or_else(|| {
+                        review_title(set_names.get(&row.id).map_or(&[][..], Vec::as_slice))
+                    }),
                     id: row.id,
                     set_id: row.set_id,
-                    set_name: row.set_name,
                     status: row.status,
                     recalled_count: count(row.recalled),
                     started_at: row.started_at,
@@ -545,11 +580,11 @@ impl Backend for ServerBackend {
     ) -> Result<Transcript, ApiError> {
         let learner = &viewer.learner;
         let (row, tree) = self.store.tree(learner, id).await.map_err(internal)?.ok_or(ApiError::NotFound)?;
-        let name = self.set_name(learner, &row.set_id).await?;
+        let name = self.session_name(learner, &row).await?;
         let outcomes = self.store.outcomes(learner, id).await.map_err(internal)?;
         let recalled = outcomes.len();
         // Each recall beside the message that earned it.
-        let points = self.store.points(learner, &row.set_id).await.map_err(internal)?;
+        let points = self.store.session_points(learner, id).await.map_err(internal)?;
         let disputes = self.store.disputes(learner, id).await.map_err(internal)?;
         let mut recalls = transcript::Recalls::new();
         let credited = outcomes

@@ -156,7 +156,7 @@ async fn export_html(
     let learner = &viewer.learner;
     let loaded = async {
         let Some((row, tree)) = state.store.tree(learner, &id).await? else { return Ok(None) };
-        let set = state.store.set(learner, &row.set_id).await?.map(|s| s.name).unwrap_or_default();
+        let set = state.store.session_title(learner, &row).await?;
         Ok::<_, StoreError>(Some((row, tree, set)))
     };
     match loaded.await {

@@ -71,7 +71,7 @@ pub async fn transcribe(
             return refusal(TranscribeError::Unavailable);
         }
     };
-    let set = match set_text(&state, learner, &session.set_id).await {
+    let set = match set_text(&state, learner, &session).await {
         Ok(set) => set,
         Err(err) => {
             tracing::error!("cannot read a set's terms: {err}");
@@ -142,16 +142,17 @@ fn body_error(text: &str, status: StatusCode) -> TranscribeError {
     }
 }
 
-/// The set's name and the texts its terms come from: its description, points and cues.
+/// The session's name and the texts its terms come from: its sets' descriptions, points and
+/// cues (a review's, of every set it draws on).
 async fn set_text(
     state: &AppState,
     learner: &warren_app::learner::LearnerId,
-    set_id: &str,
+    session: &crate::store::SessionRow,
 ) -> Result<SetText, crate::store::StoreError> {
-    let set = state.store.set(learner, set_id).await?;
-    let points = state.store.points(learner, set_id).await?;
-    let (name, description) = set.map(|s| (s.name, s.description)).unwrap_or_default();
-    let mut texts = vec![description];
+    let name = state.store.session_title(learner, session).await?;
+    let sets = state.store.session_sets(learner, &session.id).await?;
+    let points = state.store.session_points(learner, &session.id).await?;
+    let mut texts: Vec<String> = sets.into_iter().map(|s| s.description).collect();
     for point in points {
         texts.push(point.content);
         texts.push(point.context);

@@ -174,8 +174,8 @@ async fn portable(app: &TestApp, owner: &LearnerId) -> String {
     let mut sessions = store.sessions(owner).await.unwrap();
     sessions.sort_by(|a, b| a.id.cmp(&b.id));
     for s in sessions {
-        let set = store.set(owner, &s.set_id).await.unwrap().unwrap().name;
-        let points = store.points(owner, &s.set_id).await.unwrap();
+        let set = store.set(owner, s.set_id.as_deref().unwrap()).await.unwrap().unwrap().name;
+        let points = store.points(owner, s.set_id.as_deref().unwrap()).await.unwrap();
         let content = |id: &str| points.iter().find(|p| p.id == id).map(|p| p.content.clone());
         let targets: Vec<_> = s.target_point_ids.iter().map(|id| content(id)).collect();
         out.push_str(&format!(
@@ -229,7 +229,9 @@ async fn portable(app: &TestApp, owner: &LearnerId) -> String {
             ));
         }
     }
-    for summary in store.latest_summaries(owner, None, false, 100).await.unwrap() {
+    for summary in
+        store.latest_summaries(owner, warren::store::SummaryScope::Every, false, 100).await.unwrap()
+    {
         out.push_str(&format!("summary of {}: {}\n", summary.session_id, summary.entry.content));
     }
     out

@@ -101,7 +101,7 @@ async fn a_set_is_created_edited_archived_and_deleted() {
     let res = app.post_form(&format!("/sets/{id}/delete"), &[]).await;
     assert_eq!((res.status().as_u16(), res.headers()["location"].to_str().unwrap()), (303, "/sets"));
     assert_eq!(app.page(&format!("/sets/{id}")).await.0, 404);
-    assert!(app.store().sessions(app.owner()).await.unwrap().iter().all(|s| s.set_id != id));
+    assert!(app.store().sessions(app.owner()).await.unwrap().iter().all(|s| s.set_id.as_ref() != Some(&id)));
 }
 
 #[tokio::test]

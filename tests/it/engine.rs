@@ -198,7 +198,7 @@ async fn ratings_reflect_struggle_and_schedule_the_next_review() {
     assert_eq!(rating(&p0), "hard");
     assert_eq!(rating(&p1), "good");
     let row = f.store.session(&f.owner, &f.session).await.unwrap().unwrap();
-    let points = f.store.points(&f.owner, &row.set_id).await.unwrap();
+    let points = f.store.points(&f.owner, row.set_id.as_deref().unwrap()).await.unwrap();
     let card = |id: &str| points.iter().find(|p| p.id == id).unwrap().card.clone();
     assert!(card(&p1).due_at > card(&p0).due_at, "a good recall is due later than a hard one");
     assert_eq!(card(&f.points[2]).reps, 0, "points not recalled are untouched");

@@ -25,7 +25,8 @@ async fn the_explorer_answers_from_the_note_that_answers_and_says_when_none_does
     let opening = reply_of(&ws.enter(&frames).await);
 
     // The set's two notes: where mitochondria came from, and ATP.
-    let set = app.store().session(app.owner(), &session).await.unwrap().unwrap().set_id;
+    let set =
+        app.store().session(app.owner(), &session).await.unwrap().unwrap().set_id.expect("a set session");
     let notes = app.store().resources(app.owner(), &set).await.unwrap();
     let origins = notes.iter().find(|r| r.title == "Where mitochondria came from").unwrap().body.clone();
     // The sentences a reply quotes, between its framing (a lead-in, a closing question).

@@ -307,7 +307,8 @@ async fn a_session_left_inside_a_rabbit_hole_comes_back_in_it_with_every_row_it_
     let offer = crate::common::offered(&frames).expect("a second rabbit hole offered");
     ws.enter(&frames).await;
     ws.say("Was it the cheaper books?").await;
-    let set = app.store().session(app.owner(), &session).await.unwrap().unwrap().set_id;
+    let set =
+        app.store().session(app.owner(), &session).await.unwrap().unwrap().set_id.expect("a set session");
     let resources = app.store().resources(app.owner(), &set).await.unwrap();
     app.store().record_shown(app.owner(), &session, &resources[0].id).await.unwrap();
     let before = owned_rows(&app, app.owner(), &session).await;

@@ -382,7 +382,7 @@ async fn payloads_imported_in_every_format_come_out_as_text() {
                 if said != [text.clone()] {
                     failures.push(format!("{what}: messages {said:?}"));
                 }
-                row.set_id
+                row.set_id.expect("a set session")
             };
             let set = app.store().set(&owner, &set_id).await.unwrap().unwrap();
             if let Some(expected) = set_name

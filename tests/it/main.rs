@@ -22,6 +22,7 @@ mod instances;
 mod ladder;
 mod network_session;
 mod providers;
+mod review;
 mod schedule;
 mod security;
 mod session_socket;

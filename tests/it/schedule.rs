@@ -67,7 +67,7 @@ async fn a_point_tried_and_failed_then_left_is_one_again_review_and_a_point_neve
     }
 
     // Starting over ends that session for good: nothing is reviewed twice.
-    let set = store.session(app.owner(), &session).await.unwrap().unwrap().set_id;
+    let set = store.session(app.owner(), &session).await.unwrap().unwrap().set_id.expect("a set session");
     app.engine.start_session(app.owner(), &set, true).await.unwrap();
     assert_eq!(store.point_reviews(app.owner(), &asked).await.unwrap().len(), 1);
     assert_eq!(store.point_reviews(app.owner(), &other.id).await.unwrap().len(), 1);
@@ -134,7 +134,8 @@ async fn resuming_after_a_restart_and_ending_again_doubles_no_review() {
     let content = points.iter().find(|p| p.id == asked).map(|p| p.content.clone()).unwrap_or_default();
     assert_eq!(recalled_ids(&ws.say(&content).await), vec![asked.clone()]);
     leave(&mut ws).await;
-    let set = app.store().session(app.owner(), &session).await.unwrap().unwrap().set_id;
+    let set =
+        app.store().session(app.owner(), &session).await.unwrap().unwrap().set_id.expect("a set session");
     restarted.engine.start_session(app.owner(), &set, true).await.unwrap();
     let reviews = app.store().point_reviews(app.owner(), &asked).await.unwrap();
     assert_eq!(reviews.len(), 1, "{reviews:?}");
@@ -424,7 +425,8 @@ async fn each_recall_is_shown_beside_the_message_that_earned_it() {
         &history[mark..]
     );
 
-    let set = app.store().session(app.owner(), &session).await.unwrap().unwrap().set_id;
+    let set =
+        app.store().session(app.owner(), &session).await.unwrap().unwrap().set_id.expect("a set session");
     let (_, set_page) = app.page(&format!("/sets/{set}")).await;
     assert!(set_page.contains(&format!("/history/{session}#entry-{entry}")), "the set page links to it");
 }

@@ -96,7 +96,7 @@ async fn a_full_session_overlay_leave_resume_and_complete() {
     assert_eq!(row.state.status, SessionStatus::Completed);
 
     // Every recall was an FSRS review that pushed the point into the future.
-    let set_id = row.set_id;
+    let set_id = row.set_id.expect("a set session");
     for p in app.store().points(app.owner(), &set_id).await.unwrap() {
         assert_eq!(p.card.reps, 1, "{}", p.content);
         assert!(p.card.due_at > row.started_at, "{}", p.content);

@@ -416,7 +416,7 @@ async fn a_session_replaced_inside_a_rabbit_hole_keeps_the_hole_and_gets_a_summa
     let app = TestApp::spawn().await;
     let (first, _) = app.start("The living cell").await;
     let hole = into_a_rabbit_hole(&app, &first).await;
-    let set = app.store().session(app.owner(), &first).await.unwrap().unwrap().set_id;
+    let set = app.store().session(app.owner(), &first).await.unwrap().unwrap().set_id.expect("a set session");
     // Its actor runs here: it closes the hole itself.
     let second = app.engine.start_session(app.owner(), &set, true).await.unwrap();
     replaced_as_it_should_be(&app, &first, &hole).await;

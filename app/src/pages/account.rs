@@ -30,6 +30,9 @@ fn notice(code: &str) -> (String, bool) {
         "retention_range" => ("Choose a recall between 70 % and 97 %.", false),
         "leech_range" => ("Choose between 2 and 20 failures.", false),
         "fit_few" => ("There are not enough reviews to fit yet.", false),
+        "review_limits" => ("Today's review now keeps to those limits.", true),
+        "per_session_range" => ("Choose between 1 and 500 points a session.", false),
+        "new_per_day_range" => ("Choose between 0 and 500 new points a day.", false),
         "fit_running" => ("Your schedule is being fitted already.", false),
         "busy" => (
             "One of your sessions is running on another server and did not stop in time. Nothing was deleted; try again in a minute.",
@@ -64,7 +67,15 @@ fn AccountView(page: AccountPage) -> impl IntoView {
     let general = done.clone().or_else(|| {
         error.clone().filter(|e| {
             !about_new_password(e)
-                && !["current", "confirm", "retention_range", "leech_range"].contains(&e.as_str())
+                && ![
+                    "current",
+                    "confirm",
+                    "retention_range",
+                    "leech_range",
+                    "per_session_range",
+                    "new_per_day_range",
+                ]
+                .contains(&e.as_str())
         })
     });
     let confirm_error = error.clone().filter(|e| e == "confirm").map(|e| notice(&e).0);
@@ -82,6 +93,8 @@ fn AccountView(page: AccountPage) -> impl IntoView {
         |code: &str| query.with_untracked(|q| q.get("error")).filter(|e| e == code).map(|e| notice(&e).0);
     let retention_error = field_error("retention_range");
     let leech_error = field_error("leech_range");
+    let per_session_error = field_error("per_session_range");
+    let new_per_day_error = field_error("new_per_day_range");
     let others = page.sign_ins.iter().filter(|s| !s.current).count();
     let now = page.now;
     view! {
@@ -176,6 +189,41 @@ fn AccountView(page: AccountPage) -> impl IntoView {
             </form>
 
             <FitSection fit=page.fit now />
+
+            <h2 id="review-limits">"Today's review"</h2>
+            <form method="post" action="/account/review-limits" class="stack" data-testid="review-limits-form">
+                <label>
+                    "Points in one review session, at most"
+                    <input
+                        name="points_per_session"
+                        type="number"
+                        min="1"
+                        max="500"
+                        step="1"
+                        required
+                        value=page.review_points_per_session.to_string()
+                        data-testid="points-per-session"
+                    />
+                    <small>"When more is due, the dashboard says how many are left for another session today."</small>
+                    {per_session_error.map(|e| view! { <small class="field-error" role="alert">{e}</small> })}
+                </label>
+                <label>
+                    "New points a day, at most"
+                    <input
+                        name="new_per_day"
+                        type="number"
+                        min="0"
+                        max="500"
+                        step="1"
+                        required
+                        value=page.new_points_per_day.to_string()
+                        data-testid="new-per-day"
+                    />
+                    <small>"Points never reviewed before. Reviews of points you know come first."</small>
+                    {new_per_day_error.map(|e| view! { <small class="field-error" role="alert">{e}</small> })}
+                </label>
+                <button type="submit" class="button">"Save"</button>
+            </form>
 
             <h2 id="export">"Take your data with you"</h2>
             <p>

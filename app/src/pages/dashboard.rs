@@ -1,6 +1,8 @@
 use leptos::prelude::*;
 
-use crate::api::{Dashboard as Data, LeftOff, SetCard, StartSession, get_dashboard};
+use crate::api::{
+    Dashboard as Data, LeftOff, SessionCard, SetCard, StartReview, StartSession, TodayReview, get_dashboard,
+};
 use crate::components::format::{ago, due, plural};
 use crate::components::stats::StudyStatsView;
 use crate::components::summary::AwaitSummary;
@@ -27,10 +29,12 @@ fn DashboardView(data: Data) -> impl IntoView {
     let cards: Vec<(LeftOff, Option<SetCard>)> = left_off
         .into_iter()
         .map(|l| {
-            let set = sets.iter().find(|s| s.id == l.set_id).cloned();
+            let set = sets.iter().find(|s| Some(&s.id) == l.set_id.as_ref()).cloned();
             (l, set)
         })
         .collect();
+    let open_review = data.today.as_ref().and_then(|t| t.open_session.clone());
+    let today = data.today.map(|today| view! { <TodayCard today /> });
     view! {
         <section class="page dashboard">
             <h1>"Dashboard"</h1>
@@ -42,6 +46,7 @@ fn DashboardView(data: Data) -> impl IntoView {
                     format!("{} due for review.", plural(i64::from(due_total), "point"))
                 }}
             </p>
+            {today}
             {(!cards.is_empty() || !paused.is_empty() || data.writing.is_some()).then(|| view! {
                 <h2>"Where you left off"</h2>
                 {data.writing.map(|session_id| view! {
@@ -49,7 +54,10 @@ fn DashboardView(data: Data) -> impl IntoView {
                     <AwaitSummary session_id />
                 })}
                 <ul class="cards">
-                    {cards.into_iter().map(|(l, set)| view! { <LeftOffCard left_off=l set now /> }).collect_view()}
+                    {cards.into_iter().map(|(l, set)| {
+                        let open_review = open_review.clone().filter(|_| l.set_id.is_none());
+                        view! { <LeftOffCard left_off=l set open_review now /> }
+                    }).collect_view()}
                     {paused.into_iter().map(|s| view! {
                         <li class="card" data-testid="resume-card">
                             <div>
@@ -88,14 +96,20 @@ fn DashboardView(data: Data) -> impl IntoView {
 /// A set's newest summary: how it went and what next, with the session's history page and
 /// Resume (when that session is still open) or the next session of the set.
 #[component]
-fn LeftOffCard(left_off: LeftOff, set: Option<SetCard>, now: i64) -> impl IntoView {
+fn LeftOffCard(
+    left_off: LeftOff,
+    set: Option<SetCard>,
+    /// For a review's summary: today's review under way.
+    open_review: Option<SessionCard>,
+    now: i64,
+) -> impl IntoView {
     let LeftOff { session_id, status, summary, .. } = left_off;
     let name =
         summary.summary.as_ref().map(|s| s.set_name.clone()).or_else(|| set.as_ref().map(|s| s.name.clone()));
     let overview = summary.summary.as_ref().map(|s| s.overview.clone()).unwrap_or(summary.text.clone());
     let next = summary.summary.as_ref().and_then(|s| s.next_steps.first().cloned());
     let counts = summary.summary.as_ref().map(|s| format!("{} of {} recalled · ", s.recalled.len(), s.total));
-    let open = set.as_ref().and_then(|s| s.open_session.clone());
+    let open = set.as_ref().and_then(|s| s.open_session.clone()).or(open_review);
     let action = match (open, set) {
         (Some(open), _) => {
             let label = if open.id == session_id { "Resume" } else { "Resume the open session" };
@@ -154,6 +168,65 @@ pub fn SetRow(set: SetCard, now: i64) -> impl IntoView {
                 view! { <StartForm set label /> }.into_any()
             }}
         </li>
+    }
+}
+
+/// "Review today": what is due across every set, how long it takes, and the button (or Resume
+/// for a review under way).
+#[component]
+fn TodayCard(today: TodayReview) -> impl IntoView {
+    let start = ServerAction::<StartReview>::new();
+    let TodayReview { points, sets, minutes, default_pace, left, new_held, open_session } = today;
+    let pace = if default_pace { " (at 45 seconds a point until your own pace is known)" } else { "" };
+    let summary = format!(
+        "{} due across {} · about {}{pace}",
+        plural(i64::from(points), "point"),
+        plural(i64::from(sets), "set"),
+        plural(i64::from(minutes), "minute"),
+    );
+    let later = (left > 0).then(|| {
+        let verb = if left == 1 { "is" } else { "are" };
+        format!("{} more {verb} due: another session today can take them.", plural(i64::from(left), "point"))
+    });
+    let held = (new_held > 0).then(|| {
+        format!(
+            "{} wait for tomorrow (your daily limit of new points).",
+            plural(i64::from(new_held), "new point")
+        )
+    });
+    view! {
+        <section class="card today" data-testid="review-today">
+            <div>
+                <h2>"Today's review"</h2>
+                {match &open_session {
+                    Some(open) => view! {
+                        <p class="meta" data-testid="review-today-open">
+                            {format!("Under way: {} of {} recalled.", open.recalled_count, open.total_points)}
+                        </p>
+                    }.into_any(),
+                    None => view! { <p data-testid="review-today-summary">{summary}</p> }.into_any(),
+                }}
+                {later.map(|l| view! { <p class="meta" data-testid="review-today-left">{l}</p> })}
+                {held.map(|h| view! { <p class="meta" data-testid="review-today-held">{h}</p> })}
+            </div>
+            <div class="card-actions">
+                {open_session.clone().map(|open| view! {
+                    <a class="button primary" href=format!("/sessions/{}", open.id) data-testid="review-today-resume">"Resume"</a>
+                })}
+                {(points > 0).then(|| {
+                    let fresh = open_session.is_none();
+                    let label = if fresh { "Review today" } else { "Start a new review" };
+                    view! {
+                        <ActionForm action=start attr:class="start-form">
+                            <button type="submit" class="button" class:primary=fresh data-testid="review-today-start">{label}</button>
+                        </ActionForm>
+                    }
+                })}
+            </div>
+            {move || start.value().get().and_then(|r| r.err()).map(|e| view! {
+                <p class="form-error" role="alert">{e.to_string()}</p>
+            })}
+        </section>
     }
 }
 

@@ -69,7 +69,16 @@ impl Actor {
         } else {
             let pending = self.session.pending();
             let tried = evaluation.kind.climbs();
-            struggle::after_message(&mut struggles, discussed.as_deref(), &just, tried, &message_id, &pending)
+            let order = self.session.ask_order();
+            struggle::after_message(
+                &mut struggles,
+                discussed.as_deref(),
+                &just,
+                tried,
+                &message_id,
+                &pending,
+                order,
+            )
         };
         let mut changed = step.changed.clone();
         changed.extend(near.iter().map(|(id, _)| id.clone()).filter(|id| !step.changed.contains(id)));
@@ -110,8 +119,9 @@ impl Actor {
 
     /// The tutor's plan after a message that recalled `just`, the ladder having taken `step`.
     fn plan_after(&self, struggles: &Struggles, step: &Step, just: &[String]) -> TutorPlan {
-        let brief =
-            |id: &String| self.session.points.iter().find(|p| &p.id == id).map(LiveSession::point_brief);
+        let brief = |id: &String| {
+            self.session.points.iter().find(|p| &p.id == id).map(|p| self.session.point_brief(p))
+        };
         let mut next = self.session.plan_as_if(struggles, step.next.as_deref(), step.revisit, just);
         next.just_recalled = just.iter().filter_map(brief).collect();
         next.set_aside = step.set_aside.as_ref().and_then(brief);
@@ -169,6 +179,7 @@ impl Actor {
             tried,
             &message_id,
             &pending,
+            session.ask_order(),
         );
         let mut next = self.plan_after(&struggles, &step, &just);
         next.asked = evaluation.kind == MessageKind::Question && just.is_empty();

@@ -39,7 +39,7 @@ impl Actor {
         }
         let Some(plan) = self.session.compaction_plan(self.shared.config.context_tokens) else { return };
         let brief = SummaryBrief {
-            set_name: self.session.set.name.clone(),
+            set_name: self.session.full_title(),
             task: SummaryTask::Compaction {
                 previous: plan.previous.clone(),
                 messages: plan.messages.clone(),

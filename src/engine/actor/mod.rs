@@ -34,7 +34,7 @@ use super::synthesis;
 use super::turn::{TurnKind, TutorPlan};
 use super::{EngineError, Outbound, Shared};
 use crate::llm::brief::Recap;
-use crate::store::{Speaker, Store, StoreError, now_ms};
+use crate::store::{Speaker, Store, StoreError, SummaryScope, now_ms};
 use compact::Compaction;
 use replay::FrameLog;
 use turns::ActiveTurn;
@@ -342,7 +342,7 @@ impl Actor {
         let mut struggles = self.session.struggles.clone();
         let (next, revisit) = {
             let pending = self.session.pending();
-            struggle::next_point(&mut struggles, &pending)
+            struggle::next_point(&mut struggles, &pending, self.session.ask_order())
         };
         if revisit && let Some(id) = &next {
             self.session.save_struggles(&self.store, struggles, std::slice::from_ref(id)).await?;
@@ -350,13 +350,14 @@ impl Actor {
         Ok(self.session.plan(next.as_deref(), revisit))
     }
 
-    /// What the opening may say of the set's previous session, from its newest summary.
+    /// What the opening may say of the set's previous session (a review's: the previous
+    /// review), from its newest summary.
     async fn last_time(&self, now: i64) -> Result<Option<Recap>, StoreError> {
-        let newest = self
-            .shared
-            .store
-            .latest_summaries(self.session.learner(), Some(&self.session.set.id), false, 2)
-            .await?;
+        let scope = match &self.session.row.set_id {
+            Some(set_id) => SummaryScope::Set(set_id),
+            None => SummaryScope::Reviews,
+        };
+        let newest = self.shared.store.latest_summaries(self.session.learner(), scope, false, 2).await?;
         Ok(newest
             .into_iter()
             .filter(|s| s.session_id != self.session.id())

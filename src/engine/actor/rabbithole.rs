@@ -78,7 +78,7 @@ impl Actor {
         let fallback = branch_summary(&hole.topic, asked, recalled);
         let fallback_note = fallback.clone();
         let brief = SummaryBrief {
-            set_name: self.session.set.name.clone(),
+            set_name: self.session.full_title(),
             task: SummaryTask::Branch {
                 topic: hole.topic.clone(),
                 conversation,

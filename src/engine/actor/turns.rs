@@ -5,11 +5,10 @@ use tokio::sync::mpsc;
 use warren_app::protocol::{AssistantChunk, ErrorCode, ServerMessage, SessionEvent};
 
 use super::{Actor, Audience};
-use crate::engine::session::LiveSession;
 use crate::engine::turn::{self, TurnEvent, TurnInput, TurnKind};
-use crate::llm::brief::ShowTool;
+use crate::llm::brief::{SetBrief, ShowTool};
 use crate::llm::{LlmError, ToolCall};
-use crate::store::{NewEntry, Speaker, StoreError};
+use crate::store::{NewEntry, RecallSet, Speaker, StoreError};
 
 pub(super) struct ActiveTurn {
     events: mpsc::Receiver<TurnEvent>,
@@ -29,13 +28,20 @@ pub(super) async fn next_event(turn: &mut Option<ActiveTurn>) -> Option<TurnEven
 impl Actor {
     pub(super) fn start_turn(&mut self, kind: TurnKind, speaker: Speaker) {
         let s = &self.session;
+        let in_play = s.set_in_play();
+        let of = |set: &RecallSet| SetBrief {
+            name: set.name.clone(),
+            description: set.description.clone(),
+            guidelines: set.guidelines.clone(),
+        };
         let input = TurnInput {
             kind,
-            set_name: s.set.name.clone(),
-            set_description: s.set.description.clone(),
-            guidelines: s.set.guidelines.clone(),
+            set_name: in_play.map_or_else(|| s.title(), |set| set.name.clone()),
+            set_description: in_play.map(|set| set.description.clone()).unwrap_or_default(),
+            guidelines: in_play.map(|set| set.guidelines.clone()).unwrap_or_default(),
+            review: if s.is_review() { s.sets.iter().map(of).collect() } else { Vec::new() },
             creditable: s.creditable_briefs(),
-            all_points: s.points.iter().map(LiveSession::point_brief).collect(),
+            all_points: s.points.iter().map(|p| s.point_brief(p)).collect(),
             tutor_context: s.tutor_context(),
             judge_context: s.judge_context(),
             rabbithole_topic: s.active_rabbithole().map(|r| r.topic.clone()).unwrap_or_default(),

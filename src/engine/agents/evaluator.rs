@@ -5,7 +5,7 @@
 use serde::Deserialize;
 
 use super::{json_object, transcript};
-use crate::llm::brief::{EvalMode, EvaluatorBrief, MessageKind};
+use crate::llm::brief::{EvalMode, EvaluatorBrief, MessageKind, review_lines};
 use crate::llm::{Format, Message, Provider, Purpose, Request, Tier, complete};
 
 /// Below this the evaluator's "recalled" is not trusted: no point is marked on a guess.
@@ -50,13 +50,22 @@ struct NearMissItem {
 }
 
 pub fn request(brief: EvaluatorBrief) -> Request {
-    let mut system = format!(
-        "You check which recall points a learner has just shown they remember. You never talk to the learner.\n\n\
-         Recall set: \"{}\".\n\nPoints not yet recalled:\n",
-        brief.set_name
+    let mut system = String::from(
+        "You check which recall points a learner has just shown they remember. You never talk to the learner.\n\n",
     );
+    if brief.review.is_empty() {
+        system.push_str(&format!("Recall set: \"{}\".\n\n", brief.set_name));
+    } else {
+        system.push_str(&review_lines(&brief.review));
+    }
+    system.push_str("Points not yet recalled:\n");
     for p in &brief.unchecked {
-        system.push_str(&format!("- id \"{}\": {}\n", p.id, p.content.trim()));
+        match &p.set {
+            Some(set) => {
+                system.push_str(&format!("- id \"{}\" [set \"{set}\"]: {}\n", p.id, p.content.trim()))
+            }
+            None => system.push_str(&format!("- id \"{}\": {}\n", p.id, p.content.trim())),
+        }
     }
     system.push_str(
         "\nJudge only the learner's latest message; earlier turns are context. A point counts as recalled \
@@ -155,9 +164,10 @@ mod tests {
     fn brief() -> EvaluatorBrief {
         EvaluatorBrief {
             set_name: "Letters".into(),
+            review: vec![],
             unchecked: vec![
-                PointBrief { id: "a".into(), content: "A".into(), context: String::new() },
-                PointBrief { id: "b".into(), content: "B".into(), context: String::new() },
+                PointBrief { id: "a".into(), content: "A".into(), ..PointBrief::default() },
+                PointBrief { id: "b".into(), content: "B".into(), ..PointBrief::default() },
             ],
             learner_message: "x".into(),
             mode: EvalMode::Recall,

@@ -6,7 +6,9 @@ use warren_app::format::ago;
 
 use warren_app::ladder::Rung;
 
-use crate::llm::brief::{Focus, PointBrief, Recap, ShowTool, Showable, TutorBrief, TutorMoment};
+use crate::llm::brief::{
+    Focus, PointBrief, Recap, ShowTool, Showable, TutorBrief, TutorMoment, review_lines,
+};
 use crate::llm::{Format, Message, Purpose, Request, Tier, Tool, alternating};
 
 /// Appended last to the tutor's prompt: what the UI says through events, the tutor must not.
@@ -50,8 +52,13 @@ session, the learner's performance or your own role.
 /// What the learner is taken to have said before the tutor's opening.
 const OPENER: &str = "(The learner opens the session.)";
 
+/// The tutor's request. `guidelines` are those of the set whose point is under discussion.
 pub fn request(brief: TutorBrief, guidelines: &str, context: Vec<Message>) -> Request {
-    let mut system = format!("{ROLE}\n\nRecall set: \"{}\".\n\n", brief.set_name);
+    let mut system = if brief.review.is_empty() {
+        format!("{ROLE}\n\nRecall set: \"{}\".\n\n", brief.set_name)
+    } else {
+        format!("{ROLE}\n\n{}", review_lines(&brief.review))
+    };
     if brief.pending.is_empty() {
         system.push_str(
             "Every point has been recalled. The learner chose to keep talking: discuss, connect \
@@ -140,7 +147,13 @@ pub fn request(brief: TutorBrief, guidelines: &str, context: Vec<Message>) -> Re
         system.push_str(&showable_lines(&brief.showable, &brief.pending));
     }
     if !guidelines.trim().is_empty() {
-        system.push_str(&format!("Guidelines for this recall set:\n{}\n\n", guidelines.trim()));
+        let heading = match brief.focus.as_ref().and_then(|f| f.point.set.as_deref()) {
+            Some(set) => {
+                format!("Guidelines for the recall set \"{set}\", while its point is under discussion")
+            }
+            None => "Guidelines for this recall set".to_string(),
+        };
+        system.push_str(&format!("{heading}:\n{}\n\n", guidelines.trim()));
     }
     system.push_str(UI_HANDLED_CONTENT);
 
@@ -268,10 +281,11 @@ fn recap_facts(recap: &Recap) -> String {
 }
 
 fn point_line(index: usize, p: &PointBrief) -> String {
+    let set = p.set.as_deref().map(|s| format!(" [set \"{s}\"]")).unwrap_or_default();
     if p.context.trim().is_empty() {
-        format!("{}. {}\n", index + 1, p.content.trim())
+        format!("{}. {}{set}\n", index + 1, p.content.trim())
     } else {
-        format!("{}. {} (cue: {})\n", index + 1, p.content.trim(), p.context.trim())
+        format!("{}. {} (cue: {}){set}\n", index + 1, p.content.trim(), p.context.trim())
     }
 }
 
@@ -301,9 +315,11 @@ mod tests {
             id: "p1".into(),
             content: "Mitochondria make ATP".into(),
             context: "Energy?".into(),
+            set: None,
         };
         TutorBrief {
             set_name: "Cells".into(),
+            review: vec![],
             moment,
             pending: vec![point.clone()],
             focus: Some(Focus { point, rung: Rung::Nudge, attempts: 2, revisit: false, notes: vec![] }),

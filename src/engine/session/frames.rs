@@ -58,7 +58,7 @@ impl LiveSession {
         }
         SessionStarted {
             session_id: self.id().to_string(),
-            recall_set_name: self.set.name.clone(),
+            recall_set_name: self.title(),
             opening_html: warren_app::markdown_html(&opening_message),
             opening_message,
             total_points: self.total(),

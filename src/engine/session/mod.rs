@@ -9,6 +9,7 @@ mod plan;
 mod tests;
 mod writes;
 
+use warren_app::api::{TODAYS_REVIEW, review_title};
 use warren_app::learner::LearnerId;
 use warren_app::protocol::{SessionMode, SessionStatus};
 
@@ -24,7 +25,8 @@ pub(in crate::engine) use frames::branch_summary;
 
 pub struct LiveSession {
     pub row: SessionRow,
-    pub set: RecallSet,
+    /// The sets its points come from: a set session's own, or today's review's several.
+    pub sets: Vec<RecallSet>,
     /// The target points, in probe order.
     pub points: Vec<Point>,
     pub resources: Vec<Resource>,
@@ -40,16 +42,26 @@ pub struct LiveSession {
 impl LiveSession {
     pub async fn load(store: &Store, learner: &LearnerId, id: &str) -> Result<Option<Self>, StoreError> {
         let Some(row) = store.session(learner, id).await? else { return Ok(None) };
-        let Some(set) = store.set(learner, &row.set_id).await? else { return Ok(None) };
-        let points = store.points(learner, &row.set_id).await?;
-        let resources = store.resources(learner, &row.set_id).await?;
+        let sets = match &row.set_id {
+            Some(set_id) => match store.set(learner, set_id).await? {
+                Some(set) => vec![set],
+                None => return Ok(None),
+            },
+            None => store.session_sets(learner, id).await?,
+        };
+        let mut points = Vec::new();
+        let mut resources = Vec::new();
+        for set in &sets {
+            points.extend(store.points(learner, &set.id).await?);
+            resources.extend(store.resources(learner, &set.id).await?);
+        }
         let outcomes = store.outcomes(learner, id).await?;
         let entries = store.entries(learner, id).await?;
         let rabbitholes = store.rabbitholes(learner, id).await?;
         let struggles = store.struggles(learner, id).await?;
         let shown = store.shown_resources(learner, id).await?;
         let mut session =
-            Self::from_rows(row, set, points, resources, outcomes, entries, rabbitholes, struggles);
+            Self::from_rows(row, sets, points, resources, outcomes, entries, rabbitholes, struggles);
         session.shown = shown;
         Ok(Some(session))
     }
@@ -58,7 +70,7 @@ impl LiveSession {
     #[allow(clippy::too_many_arguments)]
     pub fn from_rows(
         mut row: SessionRow,
-        set: RecallSet,
+        sets: Vec<RecallSet>,
         all_points: Vec<Point>,
         resources: Vec<Resource>,
         outcomes: Vec<OutcomeRow>,
@@ -78,7 +90,49 @@ impl LiveSession {
             .filter_map(|id| all_points.iter().find(|p| &p.id == id).cloned())
             .collect();
         let tree = Tree::new(entries);
-        Self { row, set, points, resources, outcomes, tree, rabbitholes, struggles, shown: Vec::new() }
+        Self { row, sets, points, resources, outcomes, tree, rabbitholes, struggles, shown: Vec::new() }
+    }
+
+    /// Today's review across sets, rather than a session on one set.
+    pub fn is_review(&self) -> bool {
+        self.row.set_id.is_none()
+    }
+
+    /// The set a point comes from.
+    pub fn set_of(&self, point_id: &str) -> Option<&RecallSet> {
+        let point = self.points.iter().find(|p| p.id == point_id)?;
+        self.sets.iter().find(|s| s.id == point.set_id)
+    }
+
+    /// The set in play: in a review, that of the point under discussion (or, when every point
+    /// is recalled, of the last one recalled); in a set session, its set.
+    pub fn set_in_play(&self) -> Option<&RecallSet> {
+        if !self.is_review() {
+            return self.sets.first();
+        }
+        let point = self
+            .discussed()
+            .map(|p| p.id.as_str())
+            .or_else(|| self.outcomes.last().map(|o| o.point_id.as_str()));
+        point.and_then(|id| self.set_of(id)).or_else(|| self.sets.first())
+    }
+
+    /// What the session is called: its set's name, or "Today's review".
+    pub fn title(&self) -> String {
+        if self.is_review() {
+            return TODAYS_REVIEW.to_string();
+        }
+        self.sets.first().map(|s| s.name.clone()).unwrap_or_default()
+    }
+
+    /// The title with every set a review draws on: "Today's review: Cells, Rome and Verbs".
+    pub fn full_title(&self) -> String {
+        if self.is_review() { review_title(&self.set_names()) } else { self.title() }
+    }
+
+    /// The names of its sets, in order.
+    pub fn set_names(&self) -> Vec<String> {
+        self.sets.iter().map(|s| s.name.clone()).collect()
     }
 
     pub fn learner(&self) -> &LearnerId {

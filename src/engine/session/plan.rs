@@ -11,8 +11,14 @@ use crate::store::{Point, Resource, Speaker};
 use super::LiveSession;
 
 impl LiveSession {
-    pub fn point_brief(point: &Point) -> PointBrief {
-        PointBrief { id: point.id.clone(), content: point.content.clone(), context: point.context.clone() }
+    /// A point as the agents read it; in a review, with the name of its set.
+    pub fn point_brief(&self, point: &Point) -> PointBrief {
+        PointBrief {
+            id: point.id.clone(),
+            content: point.content.clone(),
+            context: point.context.clone(),
+            set: self.is_review().then(|| self.set_of(&point.id).map(|s| s.name.clone())).flatten(),
+        }
     }
 
     /// Points the evaluator may check off now (see [`struggle::can_be_credited`]).
@@ -20,13 +26,18 @@ impl LiveSession {
         self.pending()
             .into_iter()
             .filter(|p| struggle::can_be_credited(&self.struggles, &p.id))
-            .map(Self::point_brief)
+            .map(|p| self.point_brief(p))
             .collect()
+    }
+
+    /// How its open points take turns (see [`struggle::AskOrder`]).
+    pub fn ask_order(&self) -> struggle::AskOrder {
+        if self.is_review() { struggle::AskOrder::Session } else { struggle::AskOrder::Overdue }
     }
 
     /// The point under discussion: the first in the asking order.
     pub fn discussed(&self) -> Option<&Point> {
-        struggle::ask_order(&self.pending(), &self.struggles).first().copied()
+        struggle::ask_order(&self.pending(), &self.struggles, self.ask_order()).first().copied()
     }
 
     /// The tutor's words so far on the main line: the last of them, which the next reply must
@@ -64,11 +75,11 @@ impl LiveSession {
         recalled: &[String],
     ) -> TutorPlan {
         let pending: Vec<&Point> = self.pending().into_iter().filter(|p| !recalled.contains(&p.id)).collect();
-        let pending = struggle::ask_order(&pending, struggles);
+        let pending = struggle::ask_order(&pending, struggles, self.ask_order());
         let focus = focus.and_then(|id| self.points.iter().find(|p| p.id == id)).map(|point| {
             let struggle = struggles.get(&point.id).cloned().unwrap_or_default();
             Focus {
-                point: Self::point_brief(point),
+                point: self.point_brief(point),
                 rung: struggle.rung,
                 attempts: struggle.attempts,
                 revisit,
@@ -79,10 +90,10 @@ impl LiveSession {
         let untried = pending
             .iter()
             .filter(|p| struggles.get(&p.id).is_none_or(|s| s.attempts == 0 && !s.revealed))
-            .map(|p| Self::point_brief(p))
+            .map(|p| self.point_brief(p))
             .collect();
         TutorPlan {
-            pending: pending.into_iter().map(Self::point_brief).collect(),
+            pending: pending.into_iter().map(|p| self.point_brief(p)).collect(),
             untried,
             focus,
             previous_reply: self.last_tutor_reply(),

@@ -24,7 +24,7 @@ fn row(targets: &[&str]) -> SessionRow {
     SessionRow {
         id: "s".into(),
         learner: LearnerId::new("me"),
-        set_id: "set".into(),
+        set_id: Some("set".into()),
         target_point_ids: targets.iter().map(|t| t.to_string()).collect(),
         leaf_id: None,
         started_at: 0,
@@ -56,7 +56,7 @@ fn set() -> RecallSet {
 fn session(targets: &[&str], points: &[&str]) -> LiveSession {
     LiveSession::from_rows(
         row(targets),
-        set(),
+        vec![set()],
         points.iter().map(|p| point(p)).collect(),
         vec![],
         vec![],
@@ -117,8 +117,16 @@ fn a_clock_left_running_by_a_crash_counts_up_to_the_last_change() {
     let mut r = row(&["a"]);
     r.state.active_ms = 5_000;
     r.state.resumed_at = Some(400);
-    let s =
-        LiveSession::from_rows(r, set(), vec![point("a")], vec![], vec![], vec![], vec![], Struggles::new());
+    let s = LiveSession::from_rows(
+        r,
+        vec![set()],
+        vec![point("a")],
+        vec![],
+        vec![],
+        vec![],
+        vec![],
+        Struggles::new(),
+    );
     // updated_at is 1_000: 600 ms of the stretch counted, and the clock stopped.
     assert_eq!(s.row.state.active_ms, 5_600);
     assert_eq!(s.row.state.resumed_at, None);

@@ -627,7 +627,7 @@ mod tests {
     }
 
     fn point(id: &str, content: &str) -> PointBrief {
-        PointBrief { id: id.into(), content: content.into(), context: String::new() }
+        PointBrief { id: id.into(), content: content.into(), ..PointBrief::default() }
     }
 
     fn points() -> Vec<PointBrief> {
@@ -642,6 +642,7 @@ mod tests {
     fn judged(message: &str, question: Option<&str>, id: &str) -> Verdict {
         let brief = EvaluatorBrief {
             set_name: "The Solar System".into(),
+            review: vec![],
             unchecked: points(),
             learner_message: message.into(),
             mode: crate::llm::brief::EvalMode::Recall,

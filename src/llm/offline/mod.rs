@@ -244,13 +244,14 @@ mod tests {
     use crate::text::sentences;
 
     fn point(id: &str, content: &str, context: &str) -> PointBrief {
-        PointBrief { id: id.into(), content: content.into(), context: context.into() }
+        PointBrief { id: id.into(), content: content.into(), context: context.into(), set: None }
     }
 
     #[test]
     fn evaluator_recalls_several_points_and_spots_near_misses() {
         let brief = EvaluatorBrief {
             set_name: "Cells".into(),
+            review: vec![],
             unchecked: vec![
                 point("m", "Mitochondria produce most of the cell's ATP.", ""),
                 point("r", "Ribosomes translate messenger RNA into proteins.", ""),
@@ -271,6 +272,7 @@ mod tests {
         let point = point("m", "Mitochondria produce ATP", "Which organelle powers the cell?");
         tutor(&TutorBrief {
             set_name: "Cells".into(),
+            review: vec![],
             moment: TutorMoment::Reply,
             pending: vec![point.clone()],
             focus: Some(Focus { point, rung, attempts: 1, revisit: false, notes: vec![] }),

@@ -17,12 +17,11 @@ pub async fn export(
     session_id: &str,
 ) -> Result<Option<SessionExport>, StoreError> {
     let Some((row, tree)) = store.tree(learner, session_id).await? else { return Ok(None) };
-    let set = store.set(learner, &row.set_id).await?;
-    let points = store.points(learner, &row.set_id).await?;
+    let points = store.session_points(learner, session_id).await?;
     let targets: Vec<&crate::store::Point> =
         row.target_point_ids.iter().filter_map(|id| points.iter().find(|p| &p.id == id)).collect();
     let index = |id: &str| targets.iter().position(|p| p.id == id);
-    let set_name = set.map(|s| s.name).unwrap_or_default();
+    let set_name = store.session_title(learner, &row).await?;
     let mut header = Header::new(&row, &set_name, targets.iter().map(|p| p.content.clone()).collect());
     header.recalled = store
         .outcomes(learner, session_id)
@@ -61,7 +60,10 @@ pub async fn export(
         })
         .collect();
     header.struggles.sort_by_key(|s| s.point);
-    let resources = store.resources(learner, &row.set_id).await?;
+    let mut resources = Vec::new();
+    for set in store.session_sets(learner, session_id).await? {
+        resources.extend(store.resources(learner, &set.id).await?);
+    }
     header.shown_resources = store
         .shown_resources_at(learner, session_id)
         .await?
@@ -230,7 +232,8 @@ pub async fn import_under(
         .collect();
     let imported = crate::store::ImportedSession {
         id: session_id.clone(),
-        set_id,
+        sets: vec![set_id.clone()],
+        set_id: Some(set_id),
         status,
         target_point_ids: targets.into_iter().flatten().collect(),
         leaf_id: header.leaf_id.as_deref().map(id),

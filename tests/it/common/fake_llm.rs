@@ -349,13 +349,17 @@ pub fn system_of(body: &serde_json::Value) -> String {
         .to_string()
 }
 
-/// A scripted evaluator's finding: each point listed in its system prompt (`- id "…": text`)
-/// whose whole text the message holds, at confidence 0.9.
+/// A scripted evaluator's finding: each point listed in its system prompt (`- id "…": text`,
+/// or in today's review `- id "…" [set "…"]: text`) whose whole text the message holds, at
+/// confidence 0.9.
 pub fn recalls_in(system: &str, message: &str) -> Vec<serde_json::Value> {
     system
         .lines()
         .filter_map(|l| l.strip_prefix("- id \""))
-        .filter_map(|l| l.split_once("\": "))
+        .filter_map(|l| match l.split_once("\" [set \"") {
+            Some((id, rest)) => rest.split_once("\"]: ").map(|(_, content)| (id, content)),
+            None => l.split_once("\": "),
+        })
         .filter(|(_, content)| message.contains(content.trim()))
         .map(|(id, _)| serde_json::json!({"pointId": id, "confidence": 0.9}))
         .collect()

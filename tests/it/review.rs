@@ -1,0 +1,255 @@
+//! Today's review: one session over the due points of several sets, over the real socket, on
+//! a network provider's request path (a local fake in each wire format) and on the offline
+//! tutor; and the daily limits, in the learner's own day.
+
+use std::sync::Arc;
+
+use serde_json::json;
+use warren::engine::today;
+use warren::store::{DailyLimits, NewOutcome, NewPoint, NewSet, Point};
+use warren_app::clock::{DAY_MS, day_of, start_of_day};
+use warren_app::protocol::{ServerMessage, SessionStatus};
+use warren_app::schedule::Rating;
+
+use crate::common::fake_llm::{FakeLlm, Reply, Wire, recalls_in, system_of};
+use crate::common::{TestApp, recalled_ids, reply_of};
+
+/// Three sets of three points, each with its own guidelines; the demo sets are removed so
+/// the review holds these alone.
+async fn three_sets(app: &TestApp) -> Vec<(String, String)> {
+    for set in app.store().list_sets(app.owner(), i64::MAX).await.unwrap() {
+        app.store().delete_set(app.owner(), &set.id).await.unwrap();
+    }
+    let sets = [
+        (
+            "Cells",
+            "The living cell.",
+            "GUIDE-CELLS: use British spelling.",
+            ["Ribosomes make proteins", "Mitochondria make ATP", "The nucleus holds DNA"],
+        ),
+        (
+            "Rome",
+            "Ancient Rome.",
+            "GUIDE-ROME: give dates as AUC.",
+            ["Rome was founded in 753 BC", "Caesar crossed the Rubicon", "Augustus was the first emperor"],
+        ),
+        (
+            "Verbs",
+            "Latin verbs.",
+            "GUIDE-VERBS: answer in Latin.",
+            ["Amare means to love", "Videre means to see", "Audire means to hear"],
+        ),
+    ];
+    let mut ids = Vec::new();
+    for (name, description, guidelines, points) in sets {
+        let set = NewSet {
+            name: name.into(),
+            description: description.into(),
+            guidelines: guidelines.into(),
+            points: points.iter().map(|p| NewPoint { content: (*p).into(), ..NewPoint::default() }).collect(),
+            ..NewSet::default()
+        };
+        let id = app.store().create_set(app.owner(), &set).await.unwrap();
+        ids.push((id, guidelines.split(':').next().unwrap_or_default().to_string()));
+    }
+    ids
+}
+
+/// The session's points, in the order they are asked.
+async fn targets(app: &TestApp, session: &str) -> Vec<Point> {
+    let row = app.store().session(app.owner(), session).await.unwrap().unwrap();
+    let points = app.store().session_points(app.owner(), session).await.unwrap();
+    row.target_point_ids.iter().filter_map(|id| points.iter().find(|p| &p.id == id).cloned()).collect()
+}
+
+/// Judges credit a point whose whole text the message holds; the tutor asks a question.
+fn answers(body: &serde_json::Value) -> Reply {
+    let system = system_of(body);
+    let last = body["messages"]
+        .as_array()
+        .and_then(|m| m.last())
+        .and_then(|m| m["content"].as_str().map(str::to_string).or_else(|| Some(m["content"].to_string())))
+        .unwrap_or_default();
+    if system.contains("You check which recall points") {
+        let recalled = recalls_in(&system, &last);
+        Reply::Said(json!({"recalled": recalled, "nearMisses": [], "observation": ""}).to_string())
+    } else if system.contains("for tangents") {
+        Reply::Text(vec![
+            r#"{"isRabbithole":false,"topic":"","depth":1,"relatedToCurrentPoint":false,"relatedRecallPointIds":[],"confidence":0.1,"reasoning":"on topic"}"#,
+        ])
+    } else {
+        Reply::Text(vec!["What comes ", "to mind?"])
+    }
+}
+
+#[tokio::test]
+async fn a_review_asks_each_sets_points_in_turn_with_that_sets_guidelines_only() {
+    for wire in [Wire::Anthropic, Wire::OpenAi] {
+        let fake = FakeLlm::start_with(wire, vec![], Some(Arc::new(answers))).await;
+        let app = TestApp::on_fake(wire, &fake).await;
+        let sets = three_sets(&app).await;
+        let row = app.engine.start_review(app.owner(), 0).await.unwrap();
+        assert_eq!(row.set_id, None, "{wire:?}: a review belongs to no one set");
+        let asked = targets(&app, &row.id).await;
+        assert_eq!(asked.len(), 9, "{wire:?}: every due point of the three sets");
+        for pair in asked.windows(2) {
+            assert_ne!(pair[0].set_id, pair[1].set_id, "{wire:?}: sets interleave: {asked:?}");
+        }
+        let guide_of = |point: &Point| sets.iter().find(|(id, _)| *id == point.set_id).unwrap().1.clone();
+
+        let mut ws = app.connect(&row.id).await;
+        let frames = ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+        let ServerMessage::SessionStarted(started) = &frames[0] else { panic!("{frames:?}") };
+        assert_eq!(started.recall_set_name, "Today's review");
+        assert_eq!(started.total_points, 9);
+        for (i, point) in asked.iter().enumerate() {
+            // The tutor's latest request is about this point: its set's guidelines, no other's.
+            let tutor = fake
+                .received()
+                .into_iter()
+                .map(|r| system_of(&r.body))
+                .rfind(|s| s.starts_with("You are a recall facilitator"))
+                .unwrap();
+            let own = guide_of(point);
+            assert!(tutor.contains(&own), "{wire:?} point {i}: {own} missing from {tutor}");
+            for (_, other) in sets.iter().filter(|(_, g)| *g != own) {
+                assert!(!tutor.contains(other.as_str()), "{wire:?} point {i}: {other} in {tutor}");
+            }
+            assert!(tutor.contains("Today's review, across the learner's recall sets"), "{tutor}");
+            if i == 4 {
+                // Leave half-way and come back: the same points, the same place.
+                ws.send(json!({"type": "leave_session"})).await;
+                ws.until(|m| matches!(m, ServerMessage::SessionPaused(_))).await;
+                let paused = app.store().session(app.owner(), &row.id).await.unwrap().unwrap();
+                assert_eq!(paused.state.status, SessionStatus::Paused);
+                drop(ws);
+                let ids = |points: &[Point]| points.iter().map(|p| p.id.clone()).collect::<Vec<_>>();
+                assert_eq!(
+                    ids(&targets(&app, &row.id).await),
+                    ids(&asked),
+                    "{wire:?}: resuming keeps the points"
+                );
+                ws = app.connect(&row.id).await;
+                let frames = ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+                let ServerMessage::SessionStarted(resumed) = &frames[0] else { panic!("{frames:?}") };
+                assert_eq!((resumed.total_points, resumed.recalled_count), (9, 4), "{wire:?}");
+            }
+            let frames = ws.say(&format!("I think {}.", point.content)).await;
+            assert_eq!(recalled_ids(&frames), vec![point.id.clone()], "{wire:?} point {i}: {frames:?}");
+        }
+        let evaluator = fake
+            .received()
+            .into_iter()
+            .map(|r| system_of(&r.body))
+            .find(|s| s.starts_with("You check which recall points"))
+            .unwrap();
+        for name in ["Cells", "Rome", "Verbs"] {
+            assert!(evaluator.contains(&format!("[set \"{name}\"]")), "{wire:?}: {evaluator}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_recall_in_one_set_does_not_check_off_a_point_of_another_with_similar_words() {
+    let app = TestApp::spawn().await;
+    for set in app.store().list_sets(app.owner(), i64::MAX).await.unwrap() {
+        app.store().delete_set(app.owner(), &set.id).await.unwrap();
+    }
+    for (name, point) in [
+        ("Biology", "Mitochondria are the powerhouse of the cell"),
+        ("Prisons", "A prison cell holds one inmate"),
+        ("Phones", "A cell tower relays mobile phone calls"),
+    ] {
+        let set = NewSet {
+            name: name.into(),
+            points: vec![NewPoint { content: point.into(), ..NewPoint::default() }],
+            ..NewSet::default()
+        };
+        app.store().create_set(app.owner(), &set).await.unwrap();
+    }
+    let row = app.engine.start_review(app.owner(), 0).await.unwrap();
+    let points = targets(&app, &row.id).await;
+    let mut ws = app.connect(&row.id).await;
+    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    let frames = ws.say("Mitochondria are the powerhouse of the cell.").await;
+    let biology = points.iter().find(|p| p.content.starts_with("Mitochondria")).unwrap();
+    assert_eq!(recalled_ids(&frames), vec![biology.id.clone()], "{}", reply_of(&frames));
+}
+
+#[tokio::test]
+async fn the_daily_limits_hold_across_sessions_and_reset_at_the_learners_midnight() {
+    let app = TestApp::spawn().await;
+    for set in app.store().list_sets(app.owner(), i64::MAX).await.unwrap() {
+        app.store().delete_set(app.owner(), &set.id).await.unwrap();
+    }
+    for name in ["One", "Two", "Three"] {
+        let set = NewSet {
+            name: name.into(),
+            points: (0..8)
+                .map(|i| NewPoint { content: format!("{name} fact {i}"), ..NewPoint::default() })
+                .collect(),
+            ..NewSet::default()
+        };
+        app.store().create_set(app.owner(), &set).await.unwrap();
+    }
+    // 24 new points; ten new a day, at most six a session.
+    app.store()
+        .set_daily_limits(app.owner(), DailyLimits { points_per_session: 6, new_per_day: 10 })
+        .await
+        .unwrap();
+    let first = app.engine.start_review(app.owner(), 0).await.unwrap();
+    assert_eq!(first.target_point_ids.len(), 6);
+    let first_points = targets(&app, &first.id).await;
+    let sets: std::collections::HashSet<&str> = first_points.iter().map(|p| p.set_id.as_str()).collect();
+    assert_eq!(sets.len(), 3, "points from every set");
+    // Four recalled, two never asked; then a second session the same day.
+    let now = warren::store::now_ms();
+    for point in &first_points[..4] {
+        let outcome = NewOutcome {
+            session_id: first.id.clone(),
+            point_id: point.id.clone(),
+            rating: Rating::Good,
+            confidence: 0.9,
+            entry_id: None,
+            in_rabbithole: false,
+            at: now,
+        };
+        app.store().record_recall(app.owner(), &outcome).await.unwrap();
+    }
+    let plan = today::plan(app.store(), app.owner(), now, 0).await.unwrap();
+    assert_eq!(plan.queue.points.len(), 6, "six more fit in another session");
+    assert_eq!(plan.queue.new_held, 24 - 4 - 6, "the rest wait for tomorrow");
+    assert_eq!(plan.queue.left, 0);
+    let second = app.engine.start_review(app.owner(), 0).await.unwrap();
+    let replaced = app.store().session(app.owner(), &first.id).await.unwrap().unwrap();
+    assert_eq!(replaced.state.status, SessionStatus::Abandoned, "one review under way at a time");
+    let second_points = targets(&app, &second.id).await;
+    assert_eq!(second_points.len(), 6);
+    assert!(second_points.iter().all(|p| !first_points[..4].contains(p)), "today's recalls stay out");
+    for point in &second_points {
+        let outcome = NewOutcome {
+            session_id: second.id.clone(),
+            point_id: point.id.clone(),
+            rating: Rating::Good,
+            confidence: 0.9,
+            entry_id: None,
+            in_rabbithole: false,
+            at: now,
+        };
+        app.store().record_recall(app.owner(), &outcome).await.unwrap();
+    }
+    // Ten new points introduced today: none more until the learner's midnight, ten after.
+    for offset in [-300, 0, 600] {
+        let midnight = start_of_day(day_of(now, offset) + 1, offset);
+        let before = today::plan(app.store(), app.owner(), midnight - 60_000, offset).await.unwrap();
+        let after = today::plan(app.store(), app.owner(), midnight + 60_000, offset).await.unwrap();
+        assert_eq!(before.queue.points.len(), 0, "offset {offset}: the day's ten are spent");
+        assert_eq!(after.queue.points.len(), 6, "offset {offset}: a new day, new points again");
+        assert!(after.queue.points.iter().all(|p| p.retrievability.is_none()));
+        assert!(midnight - now <= DAY_MS);
+    }
+    assert!(matches!(
+        app.engine.start_review(app.owner(), 0).await,
+        Err(warren::engine::EngineError::NothingDue(_))
+    ));
+}
