@@ -38,6 +38,8 @@ fn header(id: &str, leaf: Option<String>, started_at: i64) -> Header {
         active_ms: 60_000,
         leaf_id: leaf,
         points: vec!["A point.".into()],
+        review: false,
+        point_sets: vec!["Bench set".into()],
         recalled: vec![],
         mode: SessionMode::Recall,
         active_rabbithole_id: None,

@@ -27,13 +27,30 @@ impl Default for DailyLimits {
     }
 }
 
+/// What the queue reads of a due point: no more, since a learner may have tens of thousands.
 #[derive(sqlx::FromRow)]
 struct DueRow {
     id: String,
     set_id: String,
     position: i64,
-    #[sqlx(flatten)]
-    card: FsrsCard,
+    #[sqlx(try_from = "String")]
+    fsrs_state: CardState,
+    stability: f64,
+    difficulty: f64,
+    last_review_at: Option<i64>,
+}
+
+impl DueRow {
+    /// The card as far as its chance of recall goes.
+    fn card(&self) -> FsrsCard {
+        FsrsCard {
+            state: self.fsrs_state,
+            stability: self.stability,
+            difficulty: self.difficulty,
+            last_review_at: self.last_review_at,
+            ..FsrsCard::new(0)
+        }
+    }
 }
 
 /// Today's due points and what they are linked by.
@@ -54,8 +71,7 @@ impl Store {
         since: i64,
     ) -> Result<DuePoints, StoreError> {
         let rows: Vec<DueRow> = sqlx::query_as(
-            "SELECT p.id, p.set_id, p.position, p.fsrs_state, p.due_at, p.stability, p.difficulty,
-                    p.elapsed_days, p.scheduled_days, p.reps, p.lapses, p.last_review_at
+            "SELECT p.id, p.set_id, p.position, p.fsrs_state, p.stability, p.difficulty, p.last_review_at
                FROM recall_points p JOIN recall_sets s ON s.id = p.set_id
               WHERE p.owner_id = $1 AND s.owner_id = $1 AND s.archived_at IS NULL AND p.due_at <= $2",
         )
@@ -77,11 +93,11 @@ impl Store {
             .into_iter()
             .filter(|r| !recalled.contains(&r.id))
             .map(|r| Candidate {
-                retrievability: match r.card.state {
+                retrievability: match r.fsrs_state {
                     CardState::New => None,
                     // A point with a schedule but no memory yet is as good as forgotten.
                     CardState::Learning | CardState::Review | CardState::Relearning => {
-                        Some(scheduler.retrievability(&r.card, now).unwrap_or(0.0))
+                        Some(scheduler.retrievability(&r.card(), now).unwrap_or(0.0))
                     }
                 },
                 id: r.id,

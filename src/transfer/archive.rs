@@ -308,8 +308,7 @@ pub async fn import(store: &Store, learner: &LearnerId, archive: Archive) -> Res
         imported.sets += 1;
     }
     for file in archive.sessions {
-        let set = set_ids.get(&file.header.set_name.to_lowercase()).cloned();
-        session_file::import_under(store, learner, file, set).await?;
+        session_file::import_under(store, learner, file, &set_ids).await?;
         imported.sessions += 1;
     }
     Ok(imported)

@@ -157,7 +157,7 @@ async fn a_session_exported_as_jsonl_imports_as_the_same_tree() {
     let file = res.bytes().await.unwrap().to_vec();
     let header: serde_json::Value =
         serde_json::from_slice(file.split(|b| *b == b'\n').next().unwrap()).unwrap();
-    assert_eq!((header["format"].as_str(), header["version"].as_u64()), (Some("warren-session"), Some(3)));
+    assert_eq!((header["format"].as_str(), header["version"].as_u64()), (Some("warren-session"), Some(4)));
 
     // Into a new Warren: the very same tree, ids and all, under a set of the same name.
     let elsewhere = TestApp::spawn().await;

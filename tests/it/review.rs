@@ -62,6 +62,20 @@ async fn targets(app: &TestApp, session: &str) -> Vec<Point> {
     row.target_point_ids.iter().filter_map(|id| points.iter().find(|p| &p.id == id).cloned()).collect()
 }
 
+/// Records a recall of `point` in `session` at `at`, as the evaluator's finding would.
+async fn recall(app: &TestApp, session: &str, point: &Point, at: i64) {
+    let outcome = NewOutcome {
+        session_id: session.to_string(),
+        point_id: point.id.clone(),
+        rating: Rating::Good,
+        confidence: 0.9,
+        entry_id: None,
+        in_rabbithole: false,
+        at,
+    };
+    app.store().record_recall(app.owner(), &outcome).await.unwrap();
+}
+
 /// Judges credit a point whose whole text the message holds; the tutor asks a question.
 fn answers(body: &serde_json::Value) -> Reply {
     let system = system_of(body);
@@ -205,16 +219,7 @@ async fn the_daily_limits_hold_across_sessions_and_reset_at_the_learners_midnigh
     // Four recalled, two never asked; then a second session the same day.
     let now = warren::store::now_ms();
     for point in &first_points[..4] {
-        let outcome = NewOutcome {
-            session_id: first.id.clone(),
-            point_id: point.id.clone(),
-            rating: Rating::Good,
-            confidence: 0.9,
-            entry_id: None,
-            in_rabbithole: false,
-            at: now,
-        };
-        app.store().record_recall(app.owner(), &outcome).await.unwrap();
+        recall(&app, &first.id, point, now).await;
     }
     let plan = today::plan(app.store(), app.owner(), now, 0).await.unwrap();
     assert_eq!(plan.queue.points.len(), 6, "six more fit in another session");
@@ -227,16 +232,7 @@ async fn the_daily_limits_hold_across_sessions_and_reset_at_the_learners_midnigh
     assert_eq!(second_points.len(), 6);
     assert!(second_points.iter().all(|p| !first_points[..4].contains(p)), "today's recalls stay out");
     for point in &second_points {
-        let outcome = NewOutcome {
-            session_id: second.id.clone(),
-            point_id: point.id.clone(),
-            rating: Rating::Good,
-            confidence: 0.9,
-            entry_id: None,
-            in_rabbithole: false,
-            at: now,
-        };
-        app.store().record_recall(app.owner(), &outcome).await.unwrap();
+        recall(&app, &second.id, point, now).await;
     }
     // Ten new points introduced today: none more until the learner's midnight, ten after.
     for offset in [-300, 0, 600] {
@@ -252,4 +248,76 @@ async fn the_daily_limits_hold_across_sessions_and_reset_at_the_learners_midnigh
         app.engine.start_review(app.owner(), 0).await,
         Err(warren::engine::EngineError::NothingDue(_))
     ));
+}
+
+#[tokio::test]
+async fn a_review_exported_and_imported_elsewhere_keeps_its_sets_and_an_older_file_still_imports() {
+    let app = TestApp::spawn().await;
+    three_sets(&app).await;
+    let row = app.engine.start_review(app.owner(), 0).await.unwrap();
+    let points = targets(&app, &row.id).await;
+    let now = warren::store::now_ms();
+    for point in &points[..2] {
+        recall(&app, &row.id, point, now).await;
+    }
+    let exported = warren::transfer::session::export(app.store(), app.owner(), &row.id).await.unwrap().unwrap();
+    assert!(exported.text.lines().next().unwrap().contains(r#""review":true"#), "{}", exported.text);
+
+    // Another learner, who has none of these sets: they are made, and the review is one.
+    let other = app.sign_up("other").await;
+    let file = warren::transfer::session::read(&exported.text).unwrap();
+    let id = warren::transfer::session::import(app.store(), &other.id, file).await.unwrap();
+    let imported = app.store().session(&other.id, &id).await.unwrap().unwrap();
+    assert_eq!(imported.set_id, None, "still a review");
+    let names: Vec<String> =
+        app.store().session_sets(&other.id, &id).await.unwrap().into_iter().map(|s| s.name).collect();
+    assert_eq!(names, ["Cells", "Rome", "Verbs"]);
+    let contents = |ps: &[Point]| ps.iter().map(|p| p.content.clone()).collect::<Vec<_>>();
+    let theirs = app.store().session_points(&other.id, &id).await.unwrap();
+    let asked: Vec<Point> = imported
+        .target_point_ids
+        .iter()
+        .filter_map(|t| theirs.iter().find(|p| &p.id == t).cloned())
+        .collect();
+    assert_eq!(contents(&asked), contents(&points), "the same points, in the same order");
+    for (mine, theirs) in points.iter().zip(&asked) {
+        let set = |learner, id: &str| {
+            let store = app.store();
+            let id = id.to_string();
+            async move { store.set(learner, &id).await.unwrap().unwrap().name }
+        };
+        assert_eq!(set(app.owner(), &mine.set_id).await, set(&other.id, &theirs.set_id).await);
+    }
+    assert_eq!(app.store().outcomes(&other.id, &id).await.unwrap().len(), 2);
+    let title = app.store().session_title(&other.id, &imported).await.unwrap();
+    assert_eq!(title, "Today's review: Cells, Rome and Verbs");
+
+    // A file of the version before reviews imports as a session of its one set.
+    let older = exported
+        .text
+        .lines()
+        .next()
+        .map(|header| {
+            let mut h: serde_json::Value = serde_json::from_str(header).unwrap();
+            let first = h["pointSets"][0].clone();
+            let keep: Vec<usize> = (0..h["points"].as_array().unwrap().len())
+                .filter(|&i| h["pointSets"][i] == first)
+                .collect();
+            h["points"] = json!(keep.iter().map(|&i| h["points"][i].clone()).collect::<Vec<_>>());
+            h["setName"] = first;
+            h["recalled"] = json!([]);
+            h["struggles"] = json!([]);
+            h["version"] = json!(3);
+            h["sessionId"] = json!("older-file");
+            h.as_object_mut().unwrap().remove("review");
+            h.as_object_mut().unwrap().remove("pointSets");
+            h.to_string()
+        })
+        .unwrap();
+    let file = warren::transfer::session::read(&older).unwrap();
+    assert_eq!(file.header.version, 4);
+    let id = warren::transfer::session::import(app.store(), &other.id, file).await.unwrap();
+    let row = app.store().session(&other.id, &id).await.unwrap().unwrap();
+    assert!(row.set_id.is_some(), "a session of one set");
+    assert_eq!(app.store().session_sets(&other.id, &id).await.unwrap().len(), 1);
 }

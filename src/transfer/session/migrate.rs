@@ -13,7 +13,7 @@ pub(super) type Lines = Vec<(usize, Value)>;
 /// Runs the lines through every migration from `version` on: `MIGRATIONS[v - 1]` turns
 /// version `v` into `v + 1`.
 pub(super) fn migrate(mut lines: Lines, version: u64) -> Result<Lines, SessionFileError> {
-    const MIGRATIONS: [fn(Lines) -> Result<Lines, SessionFileError>; 2] = [v1_to_v2, v2_to_v3];
+    const MIGRATIONS: [fn(Lines) -> Result<Lines, SessionFileError>; 3] = [v1_to_v2, v2_to_v3, v3_to_v4];
     let first = usize::try_from(version.max(1)).unwrap_or(usize::MAX);
     for step in MIGRATIONS.iter().skip(first - 1) {
         lines = step(lines)?;
@@ -157,4 +157,16 @@ fn v2_to_v3(lines: Lines) -> Result<Lines, SessionFileError> {
     header["activeRabbitholeId"] = json!(inside);
     header["rabbitholes"] = json!(holes);
     Ok(std::iter::once((n, header)).chain(entries).collect())
+}
+
+/// Version 3: every session was of one set, `setName`; each point now names its own set.
+fn v3_to_v4(lines: Lines) -> Result<Lines, SessionFileError> {
+    let mut lines = lines.into_iter();
+    let Some((n, mut header)) = lines.next() else { return Err(SessionFileError::Empty) };
+    let set = header.get("setName").cloned().unwrap_or(json!(""));
+    let count = header.get("points").and_then(Value::as_array).map_or(0, Vec::len);
+    header["version"] = json!(4);
+    header["review"] = json!(false);
+    header["pointSets"] = json!(vec![set; count]);
+    Ok(std::iter::once((n, header)).chain(lines).collect())
 }

@@ -26,7 +26,8 @@ pub use with_store::{export, import, import_under};
 pub const FORMAT: &str = "warren-session";
 /// Version 1 had no labels and no leaf, and named its fields differently (see `v1_to_v2`).
 /// Version 2 had no rabbit holes, mode, struggles or resources shown (see `v2_to_v3`).
-pub const VERSION: u64 = 3;
+/// Version 3 had sessions of one set only (see `v3_to_v4`).
+pub const VERSION: u64 = 4;
 /// Entries a file may hold.
 pub const MAX_ENTRIES: usize = 200_000;
 
@@ -50,6 +51,12 @@ pub struct Header {
     /// The contents of the points the session set out to recall, in order.
     #[serde(default)]
     pub points: Vec<String>,
+    /// Today's review across sets, rather than a session of the set `set_name`.
+    #[serde(default)]
+    pub review: bool,
+    /// The name of each point's set, in the order of `points`.
+    #[serde(default)]
+    pub point_sets: Vec<String>,
     /// What was recalled, by index into `points`.
     #[serde(default)]
     pub recalled: Vec<RecalledLine>,
@@ -196,7 +203,17 @@ pub struct SessionExport {
 }
 
 impl Header {
-    fn new(session: &crate::store::SessionRow, set_name: &str, points: Vec<String>) -> Self {
+    /// The name of the set of point `i` (a file without one names the session's set).
+    pub fn set_of(&self, i: usize) -> &str {
+        self.point_sets.get(i).map_or(self.set_name.as_str(), String::as_str)
+    }
+
+    fn new(
+        session: &crate::store::SessionRow,
+        set_name: &str,
+        points: Vec<String>,
+        point_sets: Vec<String>,
+    ) -> Self {
         let state = &session.state;
         Header {
             line: "header".into(),
@@ -211,6 +228,8 @@ impl Header {
             active_ms: session.state.active_ms,
             leaf_id: session.leaf_id.clone(),
             points,
+            review: session.set_id.is_none(),
+            point_sets,
             recalled: Vec::new(),
             mode: state.mode,
             active_rabbithole_id: state.active_rabbithole_id.clone(),
@@ -296,6 +315,9 @@ pub fn read(text: &str) -> Result<SessionFile, SessionFileError> {
     let mut header: Header = serde_json::from_value(header)
         .map_err(|e| SessionFileError::BadLine { line: n, why: e.to_string() })?;
     header.set_name = warren_app::clean::line(&header.set_name).into_owned();
+    for name in &mut header.point_sets {
+        *name = warren_app::clean::line(name).into_owned();
+    }
     if !plain_id(&header.session_id) {
         return Err(SessionFileError::BadLine {
             line: n,
@@ -334,6 +356,10 @@ fn references(header: &Header, entries: &[EntryLine]) -> Result<(), &'static str
     let point = |i: usize| i < header.points.len();
     if !entry(&header.leaf_id) {
         return Err("the leaf is not one of the entries");
+    }
+    let named = header.point_sets.len() == header.points.len();
+    if !(named || header.point_sets.is_empty() && !header.review) {
+        return Err("each point needs the name of its set");
     }
     if !header.recalled.iter().all(|r| point(r.point) && entry(&r.entry_id)) {
         return Err("a recall names a point or an entry the file does not hold");

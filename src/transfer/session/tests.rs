@@ -9,7 +9,7 @@ const V1: &str = r#"{"format":"warren-session","version":1,"session":"s1","set":
 #[test]
 fn version_one_is_migrated() {
     let file = read(V1).unwrap();
-    assert_eq!(file.header.version, 3);
+    assert_eq!(file.header.version, 4);
     assert_eq!(file.header.session_id, "s1");
     assert_eq!(file.header.set_name, "Rome");
     assert_eq!(file.header.status, SessionStatus::Completed);
@@ -39,7 +39,7 @@ const V2: &str = r#"{"type":"header","format":"warren-session","version":2,"sess
 fn version_two_gets_its_rabbit_holes_back_from_the_tree() {
     let file = read(V2).unwrap();
     let h = &file.header;
-    assert_eq!(h.version, 3);
+    assert_eq!(h.version, 4);
     assert_eq!((h.mode, h.active_rabbithole_id.as_deref()), (SessionMode::Rabbithole, Some("h2")));
     let holes: Vec<_> = h.rabbitholes.iter().map(|r| (r.id.as_str(), r.status, r.points_recalled)).collect();
     assert_eq!(holes, vec![("h1", RabbitholeStatus::Returned, 1), ("h2", RabbitholeStatus::Entered, 0)]);
@@ -120,4 +120,24 @@ fn broken_files_say_what_is_wrong() {
         .replace(r#""id":"b""#, r#""id":"b\"><script>""#)
         .replace(r#""parent":"b""#, r#""parent":"b\"><script>""#);
     assert!(matches!(read(&quoted), Err(SessionFileError::BadLine { line: 3, .. })), "{:?}", read(&quoted));
+}
+
+#[test]
+fn version_three_is_a_session_of_one_set_whose_points_name_it() {
+    let file = read(V2).unwrap();
+    let h = &file.header;
+    assert!(!h.review);
+    assert_eq!(h.point_sets, vec!["Cell".to_string()]);
+    assert_eq!(h.set_of(0), "Cell");
+}
+
+#[test]
+fn a_review_names_each_points_set_or_is_refused() {
+    let review = V2.replace(r#""version":2,"#, r#""version":4,"review":true,"pointSets":["Cells"],"#);
+    let file = read(&review).unwrap();
+    assert!(file.header.review);
+    assert_eq!(file.header.set_of(0), "Cells");
+    assert_eq!(read(&write(&file).unwrap()).unwrap(), file, "a review round-trips");
+    let unnamed = review.replace(r#""pointSets":["Cells"],"#, "");
+    assert!(matches!(read(&unnamed), Err(SessionFileError::BadLine { line: 1, .. })), "{:?}", read(&unnamed));
 }

@@ -18,11 +18,20 @@ pub async fn export(
 ) -> Result<Option<SessionExport>, StoreError> {
     let Some((row, tree)) = store.tree(learner, session_id).await? else { return Ok(None) };
     let points = store.session_points(learner, session_id).await?;
+    let sets = store.session_sets(learner, session_id).await?;
     let targets: Vec<&crate::store::Point> =
         row.target_point_ids.iter().filter_map(|id| points.iter().find(|p| &p.id == id)).collect();
     let index = |id: &str| targets.iter().position(|p| p.id == id);
     let set_name = store.session_title(learner, &row).await?;
-    let mut header = Header::new(&row, &set_name, targets.iter().map(|p| p.content.clone()).collect());
+    let set_of = |p: &crate::store::Point| {
+        sets.iter().find(|s| s.id == p.set_id).map(|s| s.name.clone()).unwrap_or_default()
+    };
+    let mut header = Header::new(
+        &row,
+        &set_name,
+        targets.iter().map(|p| p.content.clone()).collect(),
+        targets.iter().map(|p| set_of(p)).collect(),
+    );
     header.recalled = store
         .outcomes(learner, session_id)
         .await?
@@ -61,7 +70,7 @@ pub async fn export(
         .collect();
     header.struggles.sort_by_key(|s| s.point);
     let mut resources = Vec::new();
-    for set in store.session_sets(learner, session_id).await? {
+    for set in &sets {
         resources.extend(store.resources(learner, &set.id).await?);
     }
     header.shown_resources = store
@@ -80,57 +89,74 @@ pub async fn export(
     Ok(Some(SessionExport { file_name: format!("session-{day}-{}.jsonl", &row.id), text: write(&file)? }))
 }
 
-/// Imports a session file into the learner's account, under their set of the same name
-/// (created, with the file's points, when they have none). The tree keeps its ids unless one
-/// of them is already stored (the file imported twice, or another file using the same ids):
-/// then every id is new and references follow.
+/// Imports a session file into the learner's account, each point under the learner's set of
+/// its set's name (created, with the file's points of that set, when they have none). The
+/// tree keeps its ids unless one of them is already stored (the file imported twice, or
+/// another file using the same ids): then every id is new and references follow.
 /// Returns the session's id.
 pub async fn import(store: &Store, learner: &LearnerId, file: SessionFile) -> Result<String, StoreError> {
-    import_under(store, learner, file, None).await
+    import_under(store, learner, file, &HashMap::new()).await
 }
 
-/// [`import`] under the learner's set `set_id` when given (an account archive knows which of
-/// the sets it created is the session's).
+/// [`import`], taking a set from `sets` (lower-cased names to the learner's set ids) when it
+/// is there: an account archive knows which of the sets it created is which.
 pub async fn import_under(
     store: &Store,
     learner: &LearnerId,
     file: SessionFile,
-    set_id: Option<String>,
+    sets: &HashMap<String, String>,
 ) -> Result<String, StoreError> {
     let SessionFile { header, entries } = file;
-    let known = match set_id {
-        Some(id) => store.set(learner, &id).await?,
-        None => store.set_named(learner, &header.set_name).await?,
-    };
-    let set_id = match known {
-        Some(set) => set.id,
-        None => {
-            let name = if header.set_name.trim().is_empty() { "Imported session" } else { &header.set_name };
-            let set = crate::store::NewSet {
-                name: store.free_name(learner, name).await?,
-                points: header
-                    .points
-                    .iter()
-                    .map(|content| crate::store::NewPoint {
-                        content: content.clone(),
-                        context: String::new(),
-                        card: None,
-                        log: None,
-                    })
-                    .collect(),
-                ..crate::store::NewSet::default()
-            };
-            store.create_set(learner, &set).await?
+    // The set of each point, found or made once per name, in the order they appear.
+    let mut set_ids: Vec<(String, String)> = Vec::new();
+    for i in 0..header.points.len().max(1) {
+        let name = header.set_of(i).to_string();
+        if set_ids.iter().any(|(n, _)| *n == name) {
+            continue;
         }
-    };
-    // The session's points, matched by content in the set.
-    let points = store.points(learner, &set_id).await?;
+        let known = match sets.get(&name.to_lowercase()) {
+            Some(id) => store.set(learner, id).await?,
+            None => store.set_named(learner, &name).await?,
+        };
+        let id = match known {
+            Some(set) => set.id,
+            None => {
+                let title = if name.trim().is_empty() { "Imported session" } else { &name };
+                let set = crate::store::NewSet {
+                    name: store.free_name(learner, title).await?,
+                    points: header
+                        .points
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| header.set_of(*i) == name)
+                        .map(|(_, content)| crate::store::NewPoint {
+                            content: content.clone(),
+                            context: String::new(),
+                            card: None,
+                            log: None,
+                        })
+                        .collect(),
+                    ..crate::store::NewSet::default()
+                };
+                store.create_set(learner, &set).await?
+            }
+        };
+        set_ids.push((name, id));
+    }
+    let set_id_of = |i: usize| set_ids.iter().find(|(n, _)| n == header.set_of(i)).map(|(_, id)| id.clone());
+    // The session's points, matched by content in their set.
+    let mut points = Vec::new();
+    for (_, id) in &set_ids {
+        points.extend(store.points(learner, id).await?);
+    }
     let mut used = HashSet::new();
     let targets: Vec<Option<String>> = header
         .points
         .iter()
-        .map(|content| {
-            let point = points.iter().find(|p| p.content == *content && !used.contains(&p.id))?;
+        .enumerate()
+        .map(|(i, content)| {
+            let set = set_id_of(i)?;
+            let point = points.iter().find(|p| p.set_id == set && p.content == *content && !used.contains(&p.id))?;
             used.insert(point.id.clone());
             Some(point.id.clone())
         })
@@ -220,8 +246,11 @@ pub async fn import_under(
             })
         })
         .collect();
-    // Resources belong to the set: a shown one is found by its title there.
-    let resources = store.resources(learner, &set_id).await?;
+    // Resources belong to the sets: a shown one is found by its title there.
+    let mut resources = Vec::new();
+    for (_, id) in &set_ids {
+        resources.extend(store.resources(learner, id).await?);
+    }
     let shown = header
         .shown_resources
         .iter()
@@ -232,8 +261,8 @@ pub async fn import_under(
         .collect();
     let imported = crate::store::ImportedSession {
         id: session_id.clone(),
-        sets: vec![set_id.clone()],
-        set_id: Some(set_id),
+        set_id: if header.review { None } else { set_ids.first().map(|(_, id)| id.clone()) },
+        sets: set_ids.iter().map(|(_, id)| id.clone()).collect(),
         status,
         target_point_ids: targets.into_iter().flatten().collect(),
         leaf_id: header.leaf_id.as_deref().map(id),
