@@ -433,3 +433,98 @@ async fn the_summariser_condenses_the_older_main_line_and_the_tutor_reads_its_su
         assert!(tutor.everything().contains("The message after the compaction."), "{wire:?}");
     }
 }
+
+/// Today's review over the demo sets, scripted: a rabbit hole taken from a point of one set,
+/// a recall, then leaving (so the session's summary is asked for). Returns what every agent
+/// was sent and the points in the order asked.
+async fn scripted_review(wire: Wire) -> (Vec<Sent>, Vec<warren::store::Point>) {
+    let fake = FakeLlm::start_with(wire, vec![], Some(Arc::new(answerer()))).await;
+    let app = TestApp::on_fake(wire, &fake).await;
+    let row = app.engine.start_review(app.owner(), 0).await.unwrap();
+    let all = app.store().session_points(app.owner(), &row.id).await.unwrap();
+    let points: Vec<warren::store::Point> =
+        row.target_point_ids.iter().filter_map(|id| all.iter().find(|p| &p.id == id).cloned()).collect();
+    let mut ws = app.connect(&row.id).await;
+    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    assert_eq!(say(&mut ws, "TANGENT one: is the moon made of rock?").await, None);
+    assert_eq!(say(&mut ws, "TANGENT two: and the sun?").await, None);
+    let (hole, topic) = say(&mut ws, "TANGENT three: why do the tides rise?").await.expect("offered");
+    ws.send(json!({"type": "enter_rabbithole", "rabbitholeEventId": hole, "topic": topic})).await;
+    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    ws.say("Inside the hole: TANGENT does the moon pull the sea?").await;
+    ws.send(json!({"type": "exit_rabbithole"})).await;
+    ws.until(|m| matches!(m, ServerMessage::RabbitholeExited(_))).await;
+    let frames = ws.say(&format!("Back on track: {}", points[0].content)).await;
+    assert_eq!(crate::common::recalled_ids(&frames), vec![points[0].id.clone()], "{wire:?}");
+    ws.say("And after that recall, something else entirely.").await;
+    ws.send(json!({"type": "leave_session"})).await;
+    ws.until(|m| matches!(m, ServerMessage::SessionPaused(_))).await;
+    // The summary is written in the background.
+    for _ in 0..100 {
+        if fake.received().iter().any(|r| Sent::read(&r.body).agent == Agent::SessionSummariser) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let sent = fake.received().iter().map(|r| Sent::read(&r.body)).collect();
+    (sent, points)
+}
+
+#[tokio::test]
+async fn a_review_across_sets_keeps_every_contract_and_names_each_points_set() {
+    const SETS: [(&str, &str); 3] = [
+        ("The living cell", "Accept everyday wording"),
+        ("Rome: from republic to empire", "Dates within a year or two"),
+        ("Searching and sorting", "Big-O notation can be said in words"),
+    ];
+    for wire in WIRES {
+        let (sent, points) = scripted_review(wire).await;
+        for (i, s) in sent.iter().enumerate() {
+            let roles: Vec<&str> = s.messages.iter().map(|(r, _)| r.as_str()).collect();
+            assert_eq!(roles.first(), Some(&"user"), "{wire:?} request {i} ({:?})", s.agent);
+            assert!(roles.windows(2).all(|p| p[0] != p[1]), "{wire:?} request {i}: {roles:?}");
+        }
+        let tutor: Vec<&Sent> = sent.iter().filter(|s| s.agent == Agent::Tutor).collect();
+        assert!(tutor.len() >= 5, "{wire:?}");
+        for s in &tutor {
+            assert_eq!(s.system.find("You are a recall facilitator"), Some(0), "{wire:?}");
+            assert!(s.system.contains("Today's review, across the learner's recall sets"), "{wire:?}");
+            for (name, _) in SETS {
+                assert!(
+                    s.system.contains(&format!("- \"{name}\": ")),
+                    "{wire:?}: {name} listed with its description"
+                );
+            }
+            // One set's guidelines at most, that of the point under discussion, before the safety block.
+            let shown: Vec<&str> = SETS.iter().map(|(_, g)| *g).filter(|g| s.system.contains(g)).collect();
+            assert!(shown.len() <= 1, "{wire:?}: {shown:?} in {}", s.system);
+            if let Some(g) = shown.first() {
+                let discussed = s.system.split("Point under discussion: \"").nth(1).unwrap_or_default();
+                let (set, _) = SETS.iter().find(|(_, guide)| guide == g).unwrap();
+                let point = points
+                    .iter()
+                    .find(|p| discussed.starts_with(p.content.trim()))
+                    .expect("a point under discussion");
+                let line = s
+                    .system
+                    .lines()
+                    .find(|l| l.contains(point.content.trim()) && l.contains("[set "))
+                    .unwrap();
+                assert!(line.contains(&format!("[set \"{set}\"]")), "{wire:?}: {line} under {g}");
+                assert!(s.system.find(g) < s.system.find("## CRITICAL: UI-Handled Content"), "{wire:?}");
+            }
+        }
+        for s in sent.iter().filter(|s| s.agent == Agent::Evaluator) {
+            let lines: Vec<&str> = s.system.lines().filter(|l| l.starts_with("- id \"")).collect();
+            assert!(!lines.is_empty() && lines.iter().all(|l| l.contains("[set \"")), "{wire:?}: {lines:?}");
+        }
+        // The explorer is told the set of the point under discussion: its name and description.
+        let explorer = sent.iter().find(|s| s.agent == Agent::Explorer).expect("the explorer");
+        let told: Vec<&str> = SETS.iter().map(|(n, _)| *n).filter(|n| explorer.system.contains(n)).collect();
+        assert_eq!(told.len(), 1, "{wire:?}: one set, that of the point in play: {}", explorer.system);
+        let summary = sent.iter().find(|s| s.agent == Agent::SessionSummariser).expect("the session summary");
+        for (name, _) in SETS {
+            assert!(summary.system.contains(name), "{wire:?}: {name} in {}", summary.system);
+        }
+    }
+}

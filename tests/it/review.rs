@@ -260,7 +260,8 @@ async fn a_review_exported_and_imported_elsewhere_keeps_its_sets_and_an_older_fi
     for point in &points[..2] {
         recall(&app, &row.id, point, now).await;
     }
-    let exported = warren::transfer::session::export(app.store(), app.owner(), &row.id).await.unwrap().unwrap();
+    let exported =
+        warren::transfer::session::export(app.store(), app.owner(), &row.id).await.unwrap().unwrap();
     assert!(exported.text.lines().next().unwrap().contains(r#""review":true"#), "{}", exported.text);
 
     // Another learner, who has none of these sets: they are made, and the review is one.
@@ -300,9 +301,8 @@ async fn a_review_exported_and_imported_elsewhere_keeps_its_sets_and_an_older_fi
         .map(|header| {
             let mut h: serde_json::Value = serde_json::from_str(header).unwrap();
             let first = h["pointSets"][0].clone();
-            let keep: Vec<usize> = (0..h["points"].as_array().unwrap().len())
-                .filter(|&i| h["pointSets"][i] == first)
-                .collect();
+            let keep: Vec<usize> =
+                (0..h["points"].as_array().unwrap().len()).filter(|&i| h["pointSets"][i] == first).collect();
             h["points"] = json!(keep.iter().map(|&i| h["points"][i].clone()).collect::<Vec<_>>());
             h["setName"] = first;
             h["recalled"] = json!([]);

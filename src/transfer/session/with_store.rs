@@ -156,7 +156,8 @@ pub async fn import_under(
         .enumerate()
         .map(|(i, content)| {
             let set = set_id_of(i)?;
-            let point = points.iter().find(|p| p.set_id == set && p.content == *content && !used.contains(&p.id))?;
+            let point =
+                points.iter().find(|p| p.set_id == set && p.content == *content && !used.contains(&p.id))?;
             used.insert(point.id.clone());
             Some(point.id.clone())
         })
