@@ -321,3 +321,64 @@ async fn a_review_exported_and_imported_elsewhere_keeps_its_sets_and_an_older_fi
     assert!(row.set_id.is_some(), "a session of one set");
     assert_eq!(app.store().session_sets(&other.id, &id).await.unwrap().len(), 1);
 }
+
+#[tokio::test]
+async fn the_limits_form_refuses_what_is_out_of_range_and_the_dashboard_follows_what_it_saves() {
+    let app = TestApp::spawn().await;
+    let other = app.sign_up("other").await;
+    // A new learner's three demo sets: 16 new points, ten a day, twenty a session.
+    let (_, page) = app.page("/").await;
+    assert!(page.contains("10 points due across 3 sets · about 8 minutes"), "{page}");
+    assert!(page.contains("6 new points wait for tomorrow"), "{page}");
+    for (per_session, new, code) in [
+        ("0", "10", "per_session_range"),
+        ("501", "10", "per_session_range"),
+        ("many", "10", "per_session_range"),
+        ("20", "-1", "new_per_day_range"),
+        ("20", "", "new_per_day_range"),
+    ] {
+        let res = app
+            .post_form("/account/review-limits", &[("points_per_session", per_session), ("new_per_day", new)])
+            .await;
+        assert_eq!(res.headers()["location"], format!("/account?error={code}#review-limits").as_str());
+    }
+    assert_eq!(app.store().daily_limits(app.owner()).await.unwrap(), DailyLimits::default());
+    let res = app.post_form("/account/review-limits", &[("points_per_session", "4"), ("new_per_day", "16")]).await;
+    assert_eq!(res.headers()["location"], "/account?done=review_limits#review-limits");
+    let saved = DailyLimits { points_per_session: 4, new_per_day: 16 };
+    assert_eq!(app.store().daily_limits(app.owner()).await.unwrap(), saved);
+    assert_eq!(app.store().daily_limits(&other.id).await.unwrap(), DailyLimits::default(), "theirs alone");
+    let (_, account) = app.page("/account").await;
+    assert!(account.contains(r#"value="4""#) && account.contains(r#"value="16""#), "{account}");
+    let (_, page) = app.page("/").await;
+    assert!(page.contains("4 points due across 3 sets"), "{page}");
+    assert!(page.contains("12 more points are due: another session today can take them."), "{page}");
+}
+
+#[tokio::test]
+async fn history_filtered_by_a_set_shows_the_reviews_that_drew_on_it_and_the_estimate_learns_the_pace() {
+    let app = TestApp::spawn().await;
+    let sets = three_sets(&app).await;
+    let row = app.engine.start_review(app.owner(), 0).await.unwrap();
+    let points = targets(&app, &row.id).await;
+    let now = warren::store::now_ms();
+    for point in &points[..5] {
+        recall(&app, &row.id, point, now).await;
+    }
+    for (set, _) in &sets {
+        let (status, page) = app.page(&format!("/history?set={set}")).await;
+        assert_eq!(status, 200);
+        assert!(page.contains("Today&#x27;s review: Cells, Rome and Verbs") || page.contains("Today's review: Cells, Rome and Verbs"), "{page}");
+    }
+    // Five points in ten minutes of study: two minutes a point, for the next estimate.
+    assert!(today::plan(app.store(), app.owner(), now, 0).await.unwrap().default_pace);
+    let mut state = row.state.clone();
+    state.active_ms = 10 * 60_000;
+    state.status = SessionStatus::Paused;
+    state.ended_at = Some(now);
+    app.store().save_session_state(app.owner(), &row.id, &state).await.unwrap();
+    let plan = today::plan(app.store(), app.owner(), now, 0).await.unwrap();
+    assert!(!plan.default_pace);
+    assert_eq!(plan.queue.points.len(), 4, "the four not recalled today");
+    assert_eq!(plan.minutes, 8, "four points at two minutes each");
+}

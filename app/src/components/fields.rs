@@ -106,3 +106,34 @@ pub fn FormMessage(echo: Option<FormEcho>) -> impl IntoView {
     echo.and_then(|e| e.message)
         .map(|message| view! { <p class="form-error" role="alert" data-testid="form-error">{message}</p> })
 }
+
+/// A labelled whole-number input within `range`, with a hint below and, when the server sent
+/// the form back with its code, the error beside it.
+#[component]
+pub fn NumberField(
+    label: &'static str,
+    name: &'static str,
+    range: std::ops::RangeInclusive<u32>,
+    value: u32,
+    testid: &'static str,
+    hint: &'static str,
+    error: Option<String>,
+) -> impl IntoView {
+    view! {
+        <label>
+            {label}
+            <input
+                name=name
+                type="number"
+                min=range.start().to_string()
+                max=range.end().to_string()
+                step="1"
+                required
+                value=value.to_string()
+                data-testid=testid
+            />
+            <small>{hint}</small>
+            {error.map(|e| view! { <small class="field-error" role="alert">{e}</small> })}
+        </label>
+    }
+}

@@ -8,6 +8,7 @@ use leptos_router::hooks::use_query_map;
 
 use crate::api::{AccountPage, FitRun, ScheduleFit, SignInRow, get_account};
 use crate::components::await_progress::AwaitProgress;
+use crate::components::fields::NumberField;
 use crate::components::format::{ago, plural};
 use crate::components::widgets::loaded;
 use crate::forms::{PasswordProblem, limits};
@@ -152,39 +153,24 @@ fn AccountView(page: AccountPage) -> impl IntoView {
 
             <h2 id="schedule">"Your schedule"</h2>
             <form method="post" action="/account/schedule" class="stack" data-testid="schedule-form">
-                <label>
-                    "Recall to aim for, in percent"
-                    <input
-                        name="retention"
-                        type="number"
-                        min="70"
-                        max="97"
-                        step="1"
-                        required
-                        value=page.retention_percent.to_string()
-                        data-testid="retention"
-                    />
-                    <small>
-                        "The chance of still remembering a point when it comes back. Higher means more reviews and better recall; "
-                        "lower means fewer reviews and more forgetting. 90 % suits most learners."
-                    </small>
-                    {retention_error.map(|e| view! { <small class="field-error" role="alert">{e}</small> })}
-                </label>
-                <label>
-                    "Flag a point as a leech after this many failures"
-                    <input
-                        name="leech_lapses"
-                        type="number"
-                        min="2"
-                        max="20"
-                        step="1"
-                        required
-                        value=page.leech_lapses.to_string()
-                        data-testid="leech-lapses"
-                    />
-                    <small>"The set's page marks such points, with a suggestion to split or reword them."</small>
-                    {leech_error.map(|e| view! { <small class="field-error" role="alert">{e}</small> })}
-                </label>
+                <NumberField
+                    label="Recall to aim for, in percent"
+                    name="retention"
+                    range=70..=97
+                    value=page.retention_percent
+                    testid="retention"
+                    hint="The chance of still remembering a point when it comes back. Higher means more reviews and better recall; lower means fewer reviews and more forgetting. 90 % suits most learners."
+                    error=retention_error
+                />
+                <NumberField
+                    label="Flag a point as a leech after this many failures"
+                    name="leech_lapses"
+                    range=2..=20
+                    value=page.leech_lapses
+                    testid="leech-lapses"
+                    hint="The set's page marks such points, with a suggestion to split or reword them."
+                    error=leech_error
+                />
                 <button type="submit" class="button">"Save"</button>
             </form>
 
@@ -192,36 +178,24 @@ fn AccountView(page: AccountPage) -> impl IntoView {
 
             <h2 id="review-limits">"Today's review"</h2>
             <form method="post" action="/account/review-limits" class="stack" data-testid="review-limits-form">
-                <label>
-                    "Points in one review session, at most"
-                    <input
-                        name="points_per_session"
-                        type="number"
-                        min="1"
-                        max="500"
-                        step="1"
-                        required
-                        value=page.review_points_per_session.to_string()
-                        data-testid="points-per-session"
-                    />
-                    <small>"When more is due, the dashboard says how many are left for another session today."</small>
-                    {per_session_error.map(|e| view! { <small class="field-error" role="alert">{e}</small> })}
-                </label>
-                <label>
-                    "New points a day, at most"
-                    <input
-                        name="new_per_day"
-                        type="number"
-                        min="0"
-                        max="500"
-                        step="1"
-                        required
-                        value=page.new_points_per_day.to_string()
-                        data-testid="new-per-day"
-                    />
-                    <small>"Points never reviewed before. Reviews of points you know come first."</small>
-                    {new_per_day_error.map(|e| view! { <small class="field-error" role="alert">{e}</small> })}
-                </label>
+                <NumberField
+                    label="Points in one review session, at most"
+                    name="points_per_session"
+                    range=1..=500
+                    value=page.review_points_per_session
+                    testid="points-per-session"
+                    hint="When more is due, the dashboard says how many are left for another session today."
+                    error=per_session_error
+                />
+                <NumberField
+                    label="New points a day, at most"
+                    name="new_per_day"
+                    range=0..=500
+                    value=page.new_points_per_day
+                    testid="new-per-day"
+                    hint="Points never reviewed before. Reviews of points you know come first."
+                    error=new_per_day_error
+                />
                 <button type="submit" class="button">"Save"</button>
             </form>
 

@@ -185,8 +185,8 @@ fn TodayCard(today: TodayReview) -> impl IntoView {
         plural(i64::from(minutes), "minute"),
     );
     let later = (left > 0).then(|| {
-        let verb = if left == 1 { "is" } else { "are" };
-        format!("{} more {verb} due: another session today can take them.", plural(i64::from(left), "point"))
+        let (noun, them) = if left == 1 { ("point is", "it") } else { ("points are", "them") };
+        format!("{left} more {noun} due: another session today can take {them}.")
     });
     let held = (new_held > 0).then(|| {
         format!(
