@@ -24,7 +24,9 @@ use super::{Format, ImportError, Preview, export, json};
 use crate::store::{LatestSummary, Store, StoreError, SummaryScope, now_ms};
 
 pub const FORMAT: &str = "warren-account";
-pub const VERSION: u32 = 1;
+/// Version 1 listed each session under one set; version 2 lists every set a session draws on
+/// (today's review draws on several). A version 1 manifest reads as version 2 does.
+pub const VERSION: u32 = 2;
 pub const MANIFEST: &str = "manifest.json";
 /// Files an archive may list.
 const MAX_FILES: usize = 20_000;
@@ -55,7 +57,11 @@ pub struct SetEntry {
 #[serde(rename_all = "camelCase")]
 pub struct SessionEntry {
     pub id: String,
+    /// The set's name, or for a review "Today's review: " and its sets.
     pub set_name: String,
+    /// Every set it draws on, by name (version 2).
+    #[serde(default)]
+    pub sets: Vec<String>,
     pub file: String,
 }
 
@@ -154,7 +160,8 @@ pub async fn export(store: &Store, learner: &LearnerId, username: &str) -> Resul
             Some(set_id) => names.get(set_id).cloned().unwrap_or_default(),
             None => store.session_title(learner, &session).await?,
         };
-        manifest.sessions.push(SessionEntry { id: session.id, set_name, file: path });
+        let sets = store.session_sets(learner, &session.id).await?.into_iter().map(|s| s.name).collect();
+        manifest.sessions.push(SessionEntry { id: session.id, set_name, sets, file: path });
     }
     let summaries = store.latest_summaries(learner, SummaryScope::Every, false, u32::MAX).await?;
     zip.start_file("summaries.md", packed).map_err(broken)?;

@@ -382,3 +382,27 @@ async fn history_filtered_by_a_set_shows_the_reviews_that_drew_on_it_and_the_est
     assert_eq!(plan.queue.points.len(), 4, "the four not recalled today");
     assert_eq!(plan.minutes, 8, "four points at two minutes each");
 }
+
+#[tokio::test]
+async fn an_account_archive_carries_a_review_across_its_sets() {
+    use warren::transfer::archive;
+    let app = TestApp::spawn().await;
+    three_sets(&app).await;
+    let row = app.engine.start_review(app.owner(), 0).await.unwrap();
+    let points = targets(&app, &row.id).await;
+    recall(&app, &row.id, &points[0], warren::store::now_ms()).await;
+    let exported = archive::export(app.store(), app.owner(), "learner").await.unwrap();
+    let read = archive::read(&exported.bytes).unwrap();
+    let entry = read.manifest.sessions.iter().find(|s| s.id == row.id).unwrap();
+    assert_eq!((read.manifest.version, entry.sets.clone()), (2, vec!["Cells".into(), "Rome".into(), "Verbs".into()]));
+
+    let other = app.sign_up("other").await;
+    archive::import(app.store(), &other.id, read).await.unwrap();
+    let sessions = app.store().sessions(&other.id).await.unwrap();
+    let review = sessions.iter().find(|s| s.set_id.is_none()).expect("the review came along");
+    assert_eq!(review.target_point_ids.len(), points.len());
+    let names: Vec<String> =
+        app.store().session_sets(&other.id, &review.id).await.unwrap().into_iter().map(|s| s.name).collect();
+    assert_eq!(names, ["Cells", "Rome", "Verbs"], "under the sets the archive brought, not new ones");
+    assert_eq!(app.store().list_sets(&other.id, i64::MAX).await.unwrap().len(), 3 + 3, "three demo sets and three");
+}
