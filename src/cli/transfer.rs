@@ -57,7 +57,7 @@ pub async fn import(
             return Ok(());
         }
         Upload::Session(read) => {
-            let id = transfer::session::import(&store, &learner, read).await?;
+            let id = transfer::session::import(&store, &learner, *read).await?;
             println!("Imported session {id}.");
             return Ok(());
         }

@@ -148,7 +148,7 @@ pub enum Upload {
     /// A whole account (sets, sessions, images): imported at once.
     Archive(archive::Archive),
     /// One session (JSONL), which goes straight into history.
-    Session(session::SessionFile),
+    Session(Box<session::SessionFile>),
     /// Sets (one, or an Anki package's decks), previewed before they are kept.
     Sets(Format, Vec<Preview>),
 }
@@ -174,7 +174,7 @@ pub async fn read_upload(file_name: &str, bytes: &[u8]) -> Result<Upload, Upload
     }
     if file_name.to_lowercase().ends_with(".jsonl") {
         let text = std::str::from_utf8(bytes).map_err(|_| UploadError::NotText)?;
-        return session::read(text).map(Upload::Session).map_err(UploadError::Session);
+        return session::read(text).map(|file| Upload::Session(Box::new(file))).map_err(UploadError::Session);
     }
     let (format, previews) = read(file_name, bytes).await.map_err(UploadError::Set)?;
     Ok(Upload::Sets(format, previews))

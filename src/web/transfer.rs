@@ -84,7 +84,7 @@ async fn upload(State(state): State<AppState>, request: Request) -> Response {
             };
         }
         Ok(Upload::Session(file)) => {
-            return match session_file::import(&state.store, &viewer.learner, file).await {
+            return match session_file::import(&state.store, &viewer.learner, *file).await {
                 Ok(id) => see_other(&format!("/history/{id}")),
                 Err(err) => {
                     tracing::error!("cannot import a session: {err}");

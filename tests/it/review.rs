@@ -343,7 +343,8 @@ async fn the_limits_form_refuses_what_is_out_of_range_and_the_dashboard_follows_
         assert_eq!(res.headers()["location"], format!("/account?error={code}#review-limits").as_str());
     }
     assert_eq!(app.store().daily_limits(app.owner()).await.unwrap(), DailyLimits::default());
-    let res = app.post_form("/account/review-limits", &[("points_per_session", "4"), ("new_per_day", "16")]).await;
+    let res =
+        app.post_form("/account/review-limits", &[("points_per_session", "4"), ("new_per_day", "16")]).await;
     assert_eq!(res.headers()["location"], "/account?done=review_limits#review-limits");
     let saved = DailyLimits { points_per_session: 4, new_per_day: 16 };
     assert_eq!(app.store().daily_limits(app.owner()).await.unwrap(), saved);
@@ -368,7 +369,11 @@ async fn history_filtered_by_a_set_shows_the_reviews_that_drew_on_it_and_the_est
     for (set, _) in &sets {
         let (status, page) = app.page(&format!("/history?set={set}")).await;
         assert_eq!(status, 200);
-        assert!(page.contains("Today&#x27;s review: Cells, Rome and Verbs") || page.contains("Today's review: Cells, Rome and Verbs"), "{page}");
+        assert!(
+            page.contains("Today&#x27;s review: Cells, Rome and Verbs")
+                || page.contains("Today's review: Cells, Rome and Verbs"),
+            "{page}"
+        );
     }
     // Five points in ten minutes of study: two minutes a point, for the next estimate.
     assert!(today::plan(app.store(), app.owner(), now, 0).await.unwrap().default_pace);
@@ -394,7 +399,10 @@ async fn an_account_archive_carries_a_review_across_its_sets() {
     let exported = archive::export(app.store(), app.owner(), "learner").await.unwrap();
     let read = archive::read(&exported.bytes).unwrap();
     let entry = read.manifest.sessions.iter().find(|s| s.id == row.id).unwrap();
-    assert_eq!((read.manifest.version, entry.sets.clone()), (2, vec!["Cells".into(), "Rome".into(), "Verbs".into()]));
+    assert_eq!(
+        (read.manifest.version, entry.sets.clone()),
+        (2, vec!["Cells".into(), "Rome".into(), "Verbs".into()])
+    );
 
     let other = app.sign_up("other").await;
     archive::import(app.store(), &other.id, read).await.unwrap();
@@ -404,5 +412,9 @@ async fn an_account_archive_carries_a_review_across_its_sets() {
     let names: Vec<String> =
         app.store().session_sets(&other.id, &review.id).await.unwrap().into_iter().map(|s| s.name).collect();
     assert_eq!(names, ["Cells", "Rome", "Verbs"], "under the sets the archive brought, not new ones");
-    assert_eq!(app.store().list_sets(&other.id, i64::MAX).await.unwrap().len(), 3 + 3, "three demo sets and three");
+    assert_eq!(
+        app.store().list_sets(&other.id, i64::MAX).await.unwrap().len(),
+        3 + 3,
+        "three demo sets and three"
+    );
 }
