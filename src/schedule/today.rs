@@ -101,7 +101,20 @@ fn interleave(points: Vec<Candidate>, links: &[(String, String)]) -> Vec<Candida
     let mut waiting: Vec<&Vec<usize>> = members.iter().collect();
     let mut last_set: Option<&str> = None;
     while !waiting.is_empty() {
-        let pick = waiting.iter().position(|g| Some(points[g[0]].set_id.as_str()) != last_set).unwrap_or(0);
+        // A set holding more than half of what is left must come now, or it ends in a run.
+        let mut left: HashMap<&str, usize> = HashMap::new();
+        for group in &waiting {
+            *left.entry(points[group[0]].set_id.as_str()).or_default() += 1;
+        }
+        let pressing = left
+            .iter()
+            .find(|(set, n)| Some(**set) != last_set && **n * 2 > waiting.len())
+            .map(|(set, _)| *set);
+        let pick = match pressing {
+            Some(set) => waiting.iter().position(|g| points[g[0]].set_id == set),
+            None => waiting.iter().position(|g| Some(points[g[0]].set_id.as_str()) != last_set),
+        }
+        .unwrap_or(0);
         let group = waiting.remove(pick);
         last_set = Some(points[group[0]].set_id.as_str());
         order.extend(group.iter().copied());
@@ -174,6 +187,22 @@ mod tests {
         );
         // a2 is next most at risk, but another A right after a1 would be a block.
         assert_eq!(ids(&q), ["a1", "b1", "a2", "c1", "a3"]);
+    }
+
+    #[test]
+    fn a_set_with_most_of_what_is_left_goes_first_so_no_two_of_it_meet() {
+        let q = queue(
+            vec![
+                due("a1", "A", 0, Some(0.1)),
+                due("b1", "B", 0, Some(0.2)),
+                due("b2", "B", 1, Some(0.3)),
+                due("b3", "B", 2, Some(0.4)),
+                due("a2", "A", 1, Some(0.5)),
+            ],
+            &[],
+            OPEN,
+        );
+        assert_eq!(ids(&q), ["b1", "a1", "b2", "a2", "b3"]);
     }
 
     #[test]

@@ -85,6 +85,10 @@ impl Context {
         let question = question(brief).unwrap_or_default();
         let mut given = tokens(question);
         given.extend(tokens(&brief.set_name));
+        // In today's review every set's name is on the page: naming one is no recall.
+        for set in &brief.review {
+            given.extend(tokens(&set.name));
+        }
         Self {
             said_text: brief.learner_message.clone(),
             message: tokens(&brief.learner_message),

@@ -288,6 +288,30 @@ mod tests {
     }
 
     #[test]
+    fn in_todays_review_the_opening_names_the_sets_and_a_bare_cue_names_the_points_own_set() {
+        let mut point = point("c", "Caesar crossed the Rubicon", "");
+        point.set = Some("Rome".into());
+        let set = |name: &str| crate::llm::brief::SetBrief { name: name.into(), ..Default::default() };
+        let opening = tutor(&TutorBrief {
+            set_name: "Cells".into(),
+            review: vec![set("Cells"), set("Rome")],
+            moment: TutorMoment::Opening,
+            pending: vec![point.clone()],
+            focus: Some(Focus { point, rung: Rung::Cue, attempts: 0, revisit: false, notes: vec![] }),
+            just_recalled: vec![],
+            set_aside: None,
+            observation: None,
+            learner_message: None,
+            asked: false,
+            previous_reply: None,
+            showable: vec![],
+            recap: None,
+        });
+        assert!(opening.starts_with("Today's review: Cells and Rome, then."), "{opening}");
+        assert!(opening.contains("What else do you remember from Rome?"), "{opening}");
+    }
+
+    #[test]
     fn the_ladder_narrows_then_gives_the_answer() {
         let angle = reply_at(Rung::Angle, "I don't remember", None);
         assert!(angle.starts_with("That's all right."), "{angle}");

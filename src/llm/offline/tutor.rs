@@ -12,7 +12,9 @@ use super::summariser::first_sentence;
 use crate::embed::Embedder;
 use crate::text::{content_words, is_dont_know, pick, sentences, terms};
 
+/// The point's cue, or a broad question about its set (in today's review, its own set).
 pub(super) fn cue(point: &PointBrief, set_name: &str) -> String {
+    let set_name = point.set.as_deref().unwrap_or(set_name);
     if point.context.trim().is_empty() {
         format!("What else do you remember from {set_name}?")
     } else {
@@ -68,7 +70,8 @@ pub(super) fn to_show(brief: &TutorBrief) -> Option<&Showable> {
 }
 
 pub(super) fn tutor(brief: &TutorBrief) -> String {
-    let set = brief.set_name.as_str();
+    // The session as a whole: its set, or today's review across several.
+    let set = if brief.review.is_empty() { brief.set_name.as_str() } else { "today's review" };
     let Some(focus) = &brief.focus else {
         return match brief.moment {
             TutorMoment::Opening | TutorMoment::Resume => {
@@ -81,6 +84,13 @@ pub(super) fn tutor(brief: &TutorBrief) -> String {
     let leads: Vec<String> = match brief.moment {
         TutorMoment::Opening => vec![match &brief.recap {
             Some(recap) => format!("{} Let's see what has stayed with you.", last_time(recap, set)),
+            None if !brief.review.is_empty() => {
+                let names: Vec<String> = brief.review.iter().map(|s| s.name.clone()).collect();
+                format!(
+                    "{}, then. Let's see what has stayed with you.",
+                    warren_app::api::review_title(&names)
+                )
+            }
             None => format!("Let's see what you remember about {set}."),
         }],
         TutorMoment::Resume => vec![match &brief.recap {
