@@ -43,6 +43,7 @@ test("today's review takes points from every set, leaves, names each set in its 
   await expect(card).toContainText('paused', { timeout: 15_000 });
   for (const set of SETS) await expect(card).toContainText(set);
   await expect(card).toContainText('3 of 10 recalled');
+  await expect(card).toContainText("Next: Resume today's review");
 
   // Resume: the same points, three already recalled.
   await card.getByRole('link', { name: 'Resume' }).click();

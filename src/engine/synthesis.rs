@@ -196,6 +196,7 @@ pub(crate) fn digest(session: &LiveSession, now: i64) -> SessionDigest {
         .collect();
     SessionDigest {
         completed: session.all_recalled(),
+        review: session.is_review(),
         abandoned: session.status() == warren_app::protocol::SessionStatus::Abandoned,
         study_ms: i64::try_from(session.elapsed_ms(now)).unwrap_or(i64::MAX),
         total: session.total(),

@@ -271,6 +271,8 @@ pub enum SummaryTask {
 #[derive(Clone, Debug)]
 pub struct SessionDigest {
     pub completed: bool,
+    /// Today's review across sets, rather than a session of one set.
+    pub review: bool,
     /// The session was replaced by a newer one of its set before it ended.
     pub abandoned: bool,
     pub study_ms: i64,

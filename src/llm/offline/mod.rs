@@ -317,6 +317,9 @@ mod tests {
         assert!(angle.starts_with("That's all right."), "{angle}");
         assert!(!angle.contains("Which organelle powers the cell?"), "another angle, not the cue: {angle}");
         assert!(reply_at(Rung::Nudge, "no", None).contains("starts with \"Mi\""));
+        // Never towards a word the learner has just said.
+        let nudge = reply_at(Rung::Nudge, "Mitochondrion make energy", None);
+        assert!(nudge.contains("starts with \"pr\""), "{nudge}");
         let gaps = reply_at(Rung::Gaps, "no", None);
         assert!(gaps.contains('_') && !gaps.contains("Mitochondria"), "{gaps}");
         let answer = reply_at(Rung::Answer, "no", None);

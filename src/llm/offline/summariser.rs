@@ -154,10 +154,12 @@ pub(super) fn session_summary(d: &crate::llm::brief::SessionDigest) -> serde_jso
     }
     let mut next_steps = Vec::new();
     if !d.open.is_empty() {
-        next_steps.push(format!(
-            "Start the next session of this set: the {} still open come first.",
-            plural_of(d.open.len(), "point")
-        ));
+        let open = plural_of(d.open.len(), "point");
+        next_steps.push(if d.review {
+            format!("Resume today's review: the {open} still open come first.")
+        } else {
+            format!("Start the next session of this set: the {open} still open come first.")
+        });
     }
     if let Some(r) = d.recalled.iter().find(|r| r.how != RecallHow::Unprompted) {
         next_steps.push(format!("Go over {} again before its next review.", quoted(&r.point)));

@@ -129,8 +129,8 @@ pub(super) fn tutor(brief: &TutorBrief) -> String {
     let look = to_show(brief).map(|r| format!("Have a look at \"{}\".", r.title.trim()));
     let mut candidates = (0..3).flat_map(|variant| {
         let body = match &look {
-            Some(look) => format!("{look} {}", ask(focus, set, variant)),
-            None => ask(focus, set, variant),
+            Some(look) => format!("{look} {}", ask(focus, set, variant, message)),
+            None => ask(focus, set, variant, message),
         };
         leads.iter().map(move |lead| if lead.is_empty() { body.clone() } else { format!("{lead} {body}") })
     });
@@ -192,8 +192,9 @@ pub(super) fn from_notes(question: &str, focus: &Focus) -> String {
 }
 
 /// The question for the point under discussion at its rung of the hint ladder; `variant`
-/// words it differently (to never say the same sentence twice in a row).
-pub(super) fn ask(focus: &Focus, set: &str, variant: usize) -> String {
+/// words it differently (to never say the same sentence twice in a row). `said` is the
+/// learner's latest message: a nudge is towards a word they have not said.
+pub(super) fn ask(focus: &Focus, set: &str, variant: usize, said: &str) -> String {
     let point = &focus.point;
     match focus.rung {
         Rung::Cue if focus.revisit => {
@@ -210,7 +211,15 @@ pub(super) fn ask(focus: &Focus, set: &str, variant: usize) -> String {
         Rung::Angle => angle(focus, variant),
         Rung::Nudge => {
             let words = content_words(&point.content);
-            match words.iter().max_by_key(|w| w.chars().count()) {
+            // A word counts as said when the learner used one sharing its first five letters
+            // ("mitochondrion" for "Mitochondria").
+            let stem = |w: &str| w.to_lowercase().chars().take(5).collect::<String>();
+            let said: Vec<String> = content_words(said).iter().map(|w| stem(w)).collect();
+            let unsaid = words.iter().filter(|w| !said.contains(&stem(w)));
+            match unsaid
+                .max_by_key(|w| w.chars().count())
+                .or_else(|| words.iter().max_by_key(|w| w.chars().count()))
+            {
                 Some(word) => {
                     let start: String = word.chars().take(2).collect();
                     [
