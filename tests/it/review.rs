@@ -192,7 +192,9 @@ async fn a_recall_in_one_set_does_not_check_off_a_point_of_another_with_similar_
 
 #[tokio::test]
 async fn the_daily_limits_hold_across_sessions_and_reset_at_the_learners_midnight() {
-    let app = TestApp::spawn().await;
+    // Over the socket, with the model's evaluator (a local fake) crediting what is said.
+    let fake = FakeLlm::start_with(Wire::Anthropic, vec![], Some(Arc::new(answers))).await;
+    let app = TestApp::on_fake(Wire::Anthropic, &fake).await;
     for set in app.store().list_sets(app.owner(), i64::MAX).await.unwrap() {
         app.store().delete_set(app.owner(), &set.id).await.unwrap();
     }
@@ -200,7 +202,7 @@ async fn the_daily_limits_hold_across_sessions_and_reset_at_the_learners_midnigh
         let set = NewSet {
             name: name.into(),
             points: (0..8)
-                .map(|i| NewPoint { content: format!("{name} fact {i}"), ..NewPoint::default() })
+                .map(|i| NewPoint { content: format!("{name} fact {i}."), ..NewPoint::default() })
                 .collect(),
             ..NewSet::default()
         };
@@ -216,11 +218,17 @@ async fn the_daily_limits_hold_across_sessions_and_reset_at_the_learners_midnigh
     let first_points = targets(&app, &first.id).await;
     let sets: std::collections::HashSet<&str> = first_points.iter().map(|p| p.set_id.as_str()).collect();
     assert_eq!(sets.len(), 3, "points from every set");
-    // Four recalled, two never asked; then a second session the same day.
-    let now = warren::store::now_ms();
+    // Four recalled, two never asked, then left; a second session the same day.
+    let mut ws = app.connect(&first.id).await;
+    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
     for point in &first_points[..4] {
-        recall(&app, &first.id, point, now).await;
+        let frames = ws.say(&point.content).await;
+        assert_eq!(recalled_ids(&frames), vec![point.id.clone()], "{frames:?}");
     }
+    ws.send(json!({"type": "leave_session"})).await;
+    ws.until(|m| matches!(m, ServerMessage::SessionPaused(_))).await;
+    drop(ws);
+    let now = warren::store::now_ms();
     let plan = today::plan(app.store(), app.owner(), now, 0).await.unwrap();
     assert_eq!(plan.queue.points.len(), 6, "six more fit in another session");
     assert_eq!(plan.queue.new_held, 24 - 4 - 6, "the rest wait for tomorrow");
@@ -230,11 +238,19 @@ async fn the_daily_limits_hold_across_sessions_and_reset_at_the_learners_midnigh
     assert_eq!(replaced.state.status, SessionStatus::Abandoned, "one review under way at a time");
     let second_points = targets(&app, &second.id).await;
     assert_eq!(second_points.len(), 6);
-    assert!(second_points.iter().all(|p| !first_points[..4].contains(p)), "today's recalls stay out");
-    for point in &second_points {
-        recall(&app, &second.id, point, now).await;
+    assert!(
+        second_points.iter().all(|p| first_points[..4].iter().all(|f| f.id != p.id)),
+        "today's recalls stay out"
+    );
+    let mut ws = app.connect(&second.id).await;
+    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    for (i, point) in second_points.iter().enumerate() {
+        let frames = ws.say(&point.content).await;
+        assert_eq!(recalled_ids(&frames), vec![point.id.clone()], "point {i}: {frames:?}");
     }
+    drop(ws);
     // Ten new points introduced today: none more until the learner's midnight, ten after.
+    let now = warren::store::now_ms();
     for offset in [-300, 0, 600] {
         let midnight = start_of_day(day_of(now, offset) + 1, offset);
         let before = today::plan(app.store(), app.owner(), midnight - 60_000, offset).await.unwrap();
