@@ -41,7 +41,12 @@ pub async fn command(
     drafting.run(&learner, &id).await?;
     let Some(source) = store.source(&learner, &id).await? else { return Ok(()) };
     let reviewed = drafting::reviewed(&store, drafting.embedder.as_ref(), &learner, &source).await?;
-    println!("{} drafted from “{title}” ({} passages):", reviewed.len(), passages.len());
+    let count = |n: usize, word: &str| warren_app::format::plural(i64::try_from(n).unwrap_or(i64::MAX), word);
+    println!(
+        "{} drafted from “{title}” ({}):",
+        count(reviewed.len(), "point"),
+        count(passages.len(), "passage")
+    );
     for (i, (draft, checks)) in reviewed.iter().enumerate() {
         println!("{:>3}. {}", i + 1, draft.content);
         println!("     cue: {}", draft.cue);
@@ -72,6 +77,6 @@ pub async fn command(
         return Ok(());
     }
     store.keep_drafts(&learner, &id, &kept).await?;
-    println!("Kept {} points in “{set_name}”.", kept.len());
+    println!("Kept {} in “{set_name}”.", count(kept.len(), "point"));
     Ok(())
 }

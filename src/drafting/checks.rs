@@ -71,8 +71,16 @@ fn gives_away(content: &str, cue: &str) -> bool {
     }
     let asked: Vec<String> = tokens(cue).into_iter().map(|t| t.term).collect();
     let said = point.iter().filter(|w| asked.contains(w)).count();
+    // A cue with a gap ("In …, Robert Hooke named the cell") asks for what the gap hides: it
+    // gives the answer away only if nothing is hidden.
+    if [BLANK, "___", "[...]"].iter().any(|gap| cue.contains(gap)) {
+        return said == point.len();
+    }
     said as f64 / point.len() as f64 >= GIVEN_AWAY
 }
+
+/// What a cue puts in place of the words it asks for.
+const BLANK: &str = "…";
 
 /// The quote stands in the source, spaces and line breaks aside.
 fn quoted(quote: &str, source: &str) -> bool {
@@ -112,6 +120,10 @@ mod tests {
             None,
         );
         assert_eq!(given, [DraftCheck::GivesAway]);
+        let gap = "In …, Robert Hooke named the cell after the small rooms of a monastery.";
+        let content = "In 1665, Robert Hooke named the cell after the small rooms of a monastery.";
+        assert!(!gives_away(content, gap), "a gap hides the year");
+        assert!(gives_away(content, &format!("{content} …")), "a gap that hides nothing");
         let existing = [("The nucleus holds the cell's DNA.".to_string(), None)];
         let dup = checks(
             "The nucleus holds the DNA.",

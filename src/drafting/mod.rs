@@ -272,6 +272,38 @@ impl Drafting {
 mod tests {
     use super::*;
 
+    fn drafted(content: &str) -> Drafted {
+        Drafted { content: content.into(), cue: String::new(), quote: content.into() }
+    }
+
+    #[tokio::test]
+    async fn a_draft_that_says_an_earlier_one_again_in_other_words_is_dropped() {
+        let model = Embedder::load(std::path::Path::new("data/models/all-MiniLM-L6-v2"))
+            .expect("the sentence model, which scripts/test installs");
+        let drafts = vec![
+            (0, vec![drafted("The mitochondria produce most of the cell's ATP.")]),
+            (
+                1,
+                vec![
+                    drafted("Most of a cell's ATP is produced by the mitochondria."),
+                    drafted("Ribosomes translate messenger RNA into proteins."),
+                ],
+            ),
+        ];
+        let by_meaning = without_repeats(Some(&Arc::new(model)), drafts.clone()).await;
+        let kept: Vec<&str> = by_meaning.iter().map(|d| d.content.as_str()).collect();
+        assert_eq!(
+            kept,
+            [
+                "The mitochondria produce most of the cell's ATP.",
+                "Ribosomes translate messenger RNA into proteins."
+            ]
+        );
+        assert_eq!(by_meaning[1].passage, 1, "each keeps its passage");
+        // Without the model, the same words in another order are a repeat too.
+        assert_eq!(without_repeats(None, drafts).await.len(), 2);
+    }
+
     #[test]
     fn passages_gather_paragraphs_and_cut_long_ones_at_sentences() {
         let short = "One.\n\nTwo.\n\n\nThree.";

@@ -292,6 +292,21 @@ impl Store {
         };
         let now = now_ms();
         let mut tx = self.write_transaction().await?;
+        // The source goes first, so a form sent twice (a double click) keeps its drafts once:
+        // the second finds nothing left to keep.
+        sqlx::query("DELETE FROM source_drafts WHERE source_id = $1 AND owner_id = $2")
+            .bind(source_id)
+            .bind(learner)
+            .execute(&mut *tx)
+            .await?;
+        let gone = sqlx::query("DELETE FROM sources WHERE id = $1 AND owner_id = $2")
+            .bind(source_id)
+            .bind(learner)
+            .execute(&mut *tx)
+            .await?;
+        if gone.rows_affected() == 0 {
+            return Ok(None);
+        }
         let set_id = match &source.set_id {
             Some(set_id) => {
                 if !owns_set(&mut tx, learner, set_id).await? {
@@ -354,16 +369,6 @@ impl Store {
             insert_resource(&mut tx, learner, &set_id, &resource, &links).await?;
         }
         touch_set(&mut tx, learner, &set_id).await?;
-        sqlx::query("DELETE FROM source_drafts WHERE source_id = $1 AND owner_id = $2")
-            .bind(source_id)
-            .bind(learner)
-            .execute(&mut *tx)
-            .await?;
-        sqlx::query("DELETE FROM sources WHERE id = $1 AND owner_id = $2")
-            .bind(source_id)
-            .bind(learner)
-            .execute(&mut *tx)
-            .await?;
         tx.commit().await?;
         Ok(Some(set_id))
     }

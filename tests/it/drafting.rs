@@ -210,6 +210,110 @@ async fn every_refusal_is_a_sentence_on_the_form_and_keeps_nothing() {
 }
 
 #[tokio::test]
+async fn a_review_sent_twice_keeps_its_points_once_and_merged_drafts_are_one_point() {
+    let app = TestApp::spawn().await;
+    let path = app.drafted("Twice", PROSE, None).await;
+    let drafts = app.store().source_drafts(app.owner(), &TestApp::source_id(&path)).await.unwrap();
+    assert!(drafts.len() >= 3, "{drafts:#?}");
+    // Every draft ticked, the first merged with the second.
+    let mut form: Vec<(String, String)> = vec![("merge-0".into(), "on".into())];
+    for (i, draft) in drafts.iter().enumerate() {
+        form.push((format!("keep-{i}"), "on".into()));
+        form.push((format!("content-{i}"), draft.content.clone()));
+        form.push((format!("cue-{i}"), draft.cue.clone()));
+    }
+    let fields: Vec<(&str, &str)> = form.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    // A double click: the same form twice at once.
+    let (first, second) = tokio::join!(app.post_form(&path, &fields), app.post_form(&path, &fields));
+    let statuses = [first.status().as_u16(), second.status().as_u16()];
+    assert!(statuses.contains(&303), "{statuses:?}");
+    let sets: Vec<String> = app
+        .store()
+        .list_sets(app.owner(), 0)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|s| s.name)
+        .filter(|n| n.starts_with("Twice"))
+        .collect();
+    assert_eq!(sets, ["Twice"], "one set, not two");
+    let set = app.store().set_named(app.owner(), "Twice").await.unwrap().unwrap();
+    let points = app.store().points(app.owner(), &set.id).await.unwrap();
+    assert_eq!(points.len(), drafts.len() - 1, "kept once, two drafts merged into one");
+    let joint = if drafts[0].content.ends_with('.') { " " } else { ". " };
+    assert_eq!(points[0].content, format!("{}{joint}{}", drafts[0].content, drafts[1].content));
+    assert_eq!(points[0].context, drafts[0].cue, "a merged point keeps the first cue");
+    // Sent again later, it finds nothing to keep and changes nothing.
+    assert_eq!(app.post_form(&path, &fields).await.status(), 404);
+    assert_eq!(app.store().points(app.owner(), &set.id).await.unwrap().len(), points.len());
+}
+
+#[tokio::test]
+async fn sources_nobody_kept_are_swept_after_a_day_and_a_file_over_the_cap_is_a_sentence() {
+    use sqlx::Connection;
+    let app = TestApp::spawn().await;
+    let old = app.drafted("Old", PROSE, None).await;
+    let fresh = app.drafted("Fresh", PROSE, None).await;
+    sqlx::any::install_default_drivers();
+    let mut db = sqlx::AnyConnection::connect(&app.database_url).await.unwrap();
+    sqlx::query("UPDATE sources SET created_at = created_at - 86400001 WHERE id = $1")
+        .bind(TestApp::source_id(&old))
+        .execute(&mut db)
+        .await
+        .unwrap();
+    assert_eq!(app.store().sweep_sources().await.unwrap(), 1);
+    assert_eq!(app.page(&old).await.0, 404);
+    assert!(app.store().source_drafts(app.owner(), &TestApp::source_id(&old)).await.unwrap().is_empty());
+    assert_eq!(app.page(&fresh).await.0, 200, "a source of today stays");
+
+    let big = vec![b'a'; warren_app::forms::limits::SOURCE_BYTES + 1];
+    let res = app.send_source(&app.learner, None, "Big", "", Some(("big.txt", big))).await;
+    assert_eq!(res.status(), 422);
+    let page = res.text().await.unwrap();
+    assert!(page.contains("The file is 21 MB; files up to 20 MB can be read."), "{page}");
+    assert!(app.store().set_named(app.owner(), "Big").await.unwrap().is_none());
+}
+
+#[tokio::test]
+async fn the_command_line_prints_drafts_and_keeps_them_with_yes() {
+    let app = TestApp::spawn().await;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("cells.md");
+    std::fs::write(&file, PROSE).unwrap();
+    let run = |keep: bool| {
+        let mut args = vec!["draft", "--user", "learner", "--set", "Cells", file.to_str().unwrap()];
+        if keep {
+            args.push("--yes");
+        }
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_warren"))
+            .args(args)
+            .env("DATABASE_URL", &app.database_url)
+            .env("WARREN_LLM", "offline")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(out.status.success(), "{stdout} {}", String::from_utf8_lossy(&out.stderr));
+        stdout
+    };
+    let printed = run(false);
+    assert!(printed.contains(" points drafted from “cells.md” (1 passage):"), "{printed}");
+    assert!(
+        printed.contains(
+            "quote (passage 1): “The nucleus is the compartment that holds most of the cell's DNA.”"
+        ),
+        "{printed}"
+    );
+    assert!(!printed.contains("check: "), "the offline drafter's own drafts pass the checks: {printed}");
+    assert!(printed.contains("Nothing is kept yet: review them at /sources/"), "{printed}");
+    assert!(app.store().set_named(app.owner(), "Cells").await.unwrap().is_none());
+    let kept = run(true);
+    let set = app.store().set_named(app.owner(), "Cells").await.unwrap().expect("kept with --yes");
+    let points = app.store().points(app.owner(), &set.id).await.unwrap();
+    assert!(points.len() >= 3, "{points:#?}");
+    assert!(kept.contains(&format!("Kept {} points in “Cells”.", points.len())), "{kept}");
+}
+
+#[tokio::test]
 async fn points_drafted_into_a_set_are_added_after_its_own_and_repeats_are_flagged() {
     let app = TestApp::spawn().await;
     let set = app.store().set_named(app.owner(), "The living cell").await.unwrap().unwrap();
