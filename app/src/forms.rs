@@ -21,6 +21,8 @@ pub mod limits {
     pub const IMAGE_BYTES: usize = 5 * 1024 * 1024;
     /// A file to import.
     pub const IMPORT_BYTES: usize = 20 * 1024 * 1024;
+    /// An Anki package to import (it carries its images).
+    pub const ANKI_BYTES: usize = 100 * 1024 * 1024;
     /// An account archive to import (it holds every set, session and image).
     pub const ARCHIVE_BYTES: usize = 100 * 1024 * 1024;
     /// Points in one set.

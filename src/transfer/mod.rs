@@ -111,8 +111,8 @@ impl Preview {
 pub enum ImportError {
     #[error("The file is empty.")]
     Empty,
-    #[error("The file is {0} MB; files up to 20 MB can be imported.")]
-    TooLarge(u64),
+    #[error("The file is {0} MB; files up to {1} MB can be imported.")]
+    TooLarge(u64, usize),
     #[error("The file is not UTF-8 text; save it as UTF-8 and try again.")]
     NotUtf8,
     #[error("The file is not a zip archive, so it cannot be an Anki package (.apkg or .colpkg).")]
@@ -186,8 +186,14 @@ pub async fn read(file_name: &str, bytes: &[u8]) -> Result<(Format, Vec<Preview>
     if bytes.is_empty() {
         return Err(ImportError::Empty);
     }
-    if bytes.len() > limits::IMPORT_BYTES {
-        return Err(ImportError::TooLarge((bytes.len() as u64).div_ceil(1_048_576)));
+    let format = detect(file_name, bytes);
+    // An Anki package carries its images: it may be as large as an account's archive.
+    let cap = match format {
+        Format::Anki => limits::ANKI_BYTES,
+        Format::Json | Format::Csv | Format::Markdown => limits::IMPORT_BYTES,
+    };
+    if bytes.len() > cap {
+        return Err(ImportError::TooLarge((bytes.len() as u64).div_ceil(1_048_576), cap / 1_048_576));
     }
     let stem = std::path::Path::new(file_name)
         .file_stem()
@@ -195,7 +201,6 @@ pub async fn read(file_name: &str, bytes: &[u8]) -> Result<(Format, Vec<Preview>
         .map(|s| s.replace(['_', '-'], " ").trim().to_string())
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| "Imported set".into());
-    let format = detect(file_name, bytes);
     let previews = match format {
         Format::Anki => anki::read(&stem, bytes).await?,
         Format::Json => vec![json::read(text(bytes)?)?],
@@ -353,6 +358,19 @@ mod tests {
         assert_eq!(detect("notes.md", b"- a"), Format::Markdown);
         assert_eq!(detect("notes", b"# Title"), Format::Markdown);
         assert_eq!(detect("notes", b"a,b"), Format::Csv);
+    }
+
+    #[tokio::test]
+    async fn an_anki_package_may_be_as_large_as_an_archive_other_files_a_fifth_of_that() {
+        let csv = vec![b'a'; limits::IMPORT_BYTES + 1];
+        assert_eq!(read("big.csv", &csv).await.err(), Some(ImportError::TooLarge(21, 20)));
+        let apkg = vec![0; limits::ANKI_BYTES + 1];
+        assert_eq!(read("big.apkg", &apkg).await.err(), Some(ImportError::TooLarge(101, 100)));
+        let under = vec![0; limits::IMPORT_BYTES + 1];
+        assert!(
+            !matches!(read("big.apkg", &under).await, Err(ImportError::TooLarge(..))),
+            "a 21 MB package is read (and found not to be a zip)"
+        );
     }
 
     #[test]

@@ -34,7 +34,7 @@ pub fn ImportPage() -> impl IntoView {
                     form="import"
                     label="File"
                     accept=".json,.csv,.tsv,.txt,.md,.markdown,.apkg,.colpkg,.jsonl,.zip"
-                    hint="Up to 20 MB; an account's archive up to 100 MB."
+                    hint="Up to 20 MB; an Anki package or an account's archive up to 100 MB."
                 />
                 <button type="submit" class="button primary">"Preview"</button>
             </form>
