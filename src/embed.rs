@@ -223,6 +223,17 @@ impl Cache {
     }
 }
 
+/// The mean of some word vectors, unit length: a stretch of text read in its context.
+pub fn pooled(words: &[&[f32]]) -> Vector {
+    let mut sum = vec![0.0; DIMENSIONS];
+    for word in words {
+        for (s, x) in sum.iter_mut().zip(word.iter()) {
+            *s += x;
+        }
+    }
+    unit(sum)
+}
+
 /// The cosine of two unit vectors.
 pub fn similarity(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()

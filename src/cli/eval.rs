@@ -32,6 +32,7 @@ pub async fn command(
     what: Measured,
     file: &Path,
     minimums: Minimums,
+    features: Option<&Path>,
 ) -> Result<(), CliError> {
     let text = std::fs::read_to_string(file).map_err(|e| EvalError::Read(file.display().to_string(), e))?;
     // The offline provider's typing pause is for people watching, not for measuring.
@@ -49,6 +50,12 @@ pub async fn command(
         Some(min) if got < min => Err(EvalError::Below { what, got, min }),
         Some(_) | None => Ok(()),
     };
+    if let Some(path) = features {
+        let mut out = Vec::new();
+        let rows = crate::eval::features(judgement.embedder().map(|e| &**e), &text, &mut out)?;
+        std::fs::write(path, out).map_err(|e| EvalError::Read(path.display().to_string(), e))?;
+        println!("{rows} points' features written to {}", path.display());
+    }
     let judge = match what {
         Measured::Evaluator => Judge::Evaluator,
         Measured::Detector => Judge::Detector,

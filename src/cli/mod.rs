@@ -106,6 +106,10 @@ pub enum Command {
         /// Exit with an error when the drafter's faithfulness is below this.
         #[arg(long)]
         min_faithfulness: Option<f64>,
+        /// The offline evaluator only: also write what its formula weighs of each point, one
+        /// JSON object a line, for refitting it (`scripts/fit-judge`).
+        #[arg(long, value_name = "FILE")]
+        features: Option<PathBuf>,
     },
 }
 
@@ -150,12 +154,13 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         }
         Command::Disputes { user } => transfer::disputes(&config, &user).await,
         Command::Draft { user, set, file, yes } => draft::command(&config, &user, &set, &file, yes).await,
-        Command::Eval { what, cases, min_f1, min_coverage, min_faithfulness } => {
+        Command::Eval { what, cases, min_f1, min_coverage, min_faithfulness, features } => {
             eval::command(
                 &config,
                 what,
                 &cases,
                 eval::Minimums { f1: min_f1, coverage: min_coverage, faithfulness: min_faithfulness },
+                features.as_deref(),
             )
             .await
         }

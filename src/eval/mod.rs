@@ -321,6 +321,39 @@ pub async fn run(
     Ok(report)
 }
 
+/// What the offline evaluator's formula weighs of each point of each case, one JSON object a
+/// line (`{"line", "point", "recalled", "near", "features"}`), with the case's labels: the rows
+/// `scripts/fit-judge` fits the formula to. Returns how many rows.
+pub fn features(
+    embedder: Option<&crate::embed::Embedder>,
+    text: &str,
+    out: &mut impl std::io::Write,
+) -> Result<usize, EvalError> {
+    let mut rows = 0;
+    for (line, case) in cases::<EvaluatorCase>(text)? {
+        let brief = EvaluatorBrief {
+            set_name: case.set.clone(),
+            review: vec![],
+            unchecked: briefs(&case.points),
+            learner_message: case.message.clone(),
+            mode: EvalMode::Recall,
+            recent: recent_messages(&case.recent),
+        };
+        for (point, features) in crate::llm::offline::features(&brief, embedder) {
+            let row = serde_json::json!({
+                "line": line,
+                "point": point,
+                "recalled": case.recalled.contains(&point),
+                "near": case.near_miss.contains(&point),
+                "features": features,
+            });
+            let _ = writeln!(out, "{row}");
+            rows += 1;
+        }
+    }
+    Ok(rows)
+}
+
 fn count(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }

@@ -434,6 +434,84 @@ pub const SYNONYMS: &[&[&str]] = &[
     &["structure", "shape"],
 ];
 
+/// Words that say the opposite of each other: one in the place of the other turns a point
+/// round ("like charges attract").
+pub const OPPOSITES: &[(&str, &str)] = &[
+    ("increase", "decrease"),
+    ("more", "less"),
+    ("more", "fewer"),
+    ("most", "least"),
+    ("higher", "lower"),
+    ("highest", "lowest"),
+    ("high", "low"),
+    ("larger", "smaller"),
+    ("largest", "smallest"),
+    ("bigger", "smaller"),
+    ("biggest", "smallest"),
+    ("longer", "shorter"),
+    ("longest", "shortest"),
+    ("faster", "slower"),
+    ("fastest", "slowest"),
+    ("fast", "slow"),
+    ("hotter", "colder"),
+    ("hottest", "coldest"),
+    ("hottest", "coolest"),
+    ("hot", "cold"),
+    ("heavier", "lighter"),
+    ("heavy", "light"),
+    ("stronger", "weaker"),
+    ("strong", "weak"),
+    ("attract", "repel"),
+    ("absorb", "reflect"),
+    ("absorb", "emit"),
+    ("expand", "contract"),
+    ("gain", "lose"),
+    ("win", "lose"),
+    ("before", "after"),
+    ("early", "late"),
+    ("earlier", "later"),
+    ("first", "last"),
+    ("above", "below"),
+    ("up", "down"),
+    ("top", "bottom"),
+    ("inside", "outside"),
+    ("left", "right"),
+    ("north", "south"),
+    ("east", "west"),
+    ("positive", "negative"),
+    ("acidic", "alkaline"),
+    ("acid", "alkali"),
+    ("always", "never"),
+    ("same", "different"),
+    ("maximum", "minimum"),
+    ("import", "export"),
+    ("input", "output"),
+    ("dominant", "recessive"),
+    ("open", "closed"),
+    ("true", "false"),
+    ("male", "female"),
+    ("inner", "outer"),
+    ("upper", "lower"),
+    ("push", "pull"),
+    ("raise", "lower"),
+    ("rich", "poor"),
+    ("wet", "dry"),
+    ("formal", "informal"),
+    ("mutable", "immutable"),
+    ("volatile", "non-volatile"),
+    ("specific", "non-specific"),
+    ("voluntary", "involuntary"),
+    ("oxygenated", "deoxygenated"),
+    ("endothermic", "exothermic"),
+    ("anabolic", "catabolic"),
+    ("aerobic", "anaerobic"),
+    ("plural", "singular"),
+    ("direct", "indirect"),
+    ("odd", "even"),
+    ("clockwise", "anticlockwise"),
+    ("clockwise", "counterclockwise"),
+];
+
 /// Chemical formulas a learner may write for the words.
 pub const FORMULAS: &[(&str, &[&str])] = &[
     ("co2", &["carbon", "dioxide"]),
@@ -446,7 +524,12 @@ pub const FORMULAS: &[(&str, &[&str])] = &[
 ];
 
 /// Words that start or carry a negation over the next few words.
-pub const NEGATIONS: &[&str] = &["not", "no", "never", "nor", "neither", "none", "nothing", "n't", "cannot"];
+/// Typed without the apostrophe too ("cant", "doesnt"), as chat and transcripts often are.
+pub const NEGATIONS: &[&str] = &[
+    "not", "no", "never", "nor", "neither", "none", "nothing", "n't", "cannot", "without", "cant", "dont",
+    "doesnt", "didnt", "isnt", "arent", "wasnt", "werent", "wont", "couldnt", "shouldnt", "wouldnt", "hasnt",
+    "havent", "aint",
+];
 
 /// Words that say little about which point is meant: they count for less.
 pub const GENERIC: &[&str] = &[

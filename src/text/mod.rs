@@ -10,7 +10,7 @@ pub mod vocabulary;
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
-use lexicon::{BASE_FORMS, FORMULAS, GENERIC, NEGATIONS, STOPWORDS, SYNONYMS};
+use lexicon::{BASE_FORMS, FORMULAS, GENERIC, NEGATIONS, OPPOSITES, STOPWORDS, SYNONYMS};
 use numbers::Quantity;
 use rust_stemmers::{Algorithm, Stemmer};
 
@@ -153,6 +153,12 @@ pub fn tokens(text: &str) -> Vec<Token> {
             i += 1;
             continue;
         }
+        // "rather than curly braces", "instead of sugar": the words after are not what is meant.
+        if matches!((word, refs.get(i + 1).copied()), ("rather", Some("than")) | ("instead", Some("of"))) {
+            negation_reach = 4;
+            i += 2;
+            continue;
+        }
         // "goes up", "went down": a rise, a fall.
         if matches!(word, "go" | "goes" | "went" | "going" | "gone")
             && let Some(direction) = refs.get(i + 1).filter(|w| matches!(**w, "up" | "down"))
@@ -205,6 +211,23 @@ pub fn tokens(text: &str) -> Vec<Token> {
         negation_reach = negation_reach.saturating_sub(1);
     }
     out
+}
+
+/// Each pair of opposite words, as canonical terms.
+static OPPOSITE_TERMS: LazyLock<HashSet<(String, String)>> = LazyLock::new(|| {
+    OPPOSITES
+        .iter()
+        .flat_map(|(a, b)| {
+            let (a, b) = (canonical(a), canonical(b));
+            [(a.clone(), b.clone()), (b, a)]
+        })
+        .filter(|(a, b)| a != b)
+        .collect()
+});
+
+/// Whether two canonical terms say the opposite of each other ("attract" and "repel").
+pub fn opposite(a: &str, b: &str) -> bool {
+    OPPOSITE_TERMS.contains(&(a.to_string(), b.to_string()))
 }
 
 /// Content terms of a text, stemmed, in order of first appearance, without repeats.

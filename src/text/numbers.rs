@@ -46,6 +46,17 @@ impl Quantity {
             (Some(_), None) | (None, Some(_)) | (None, None) => same,
         }
     }
+    /// Whether another number could stand in this one's place: the same kind of amount when
+    /// both have units, otherwise within a factor of a hundred ("1453" does not answer for the
+    /// "One" of "World War One", "1945" does for "1919").
+    pub fn comparable(&self, other: &Quantity) -> bool {
+        if let (Some((d1, _)), Some((d2, _))) = (self.base, other.base) {
+            return d1 == d2;
+        }
+        let (a, b) = (self.value.abs(), other.value.abs());
+        a.max(b) <= 100.0 * a.min(b).max(1e-9)
+    }
+
     /// Not the same, but close enough to be a near miss: the same number in the wrong unit
     /// ("150 million miles" for 150 million km), a year off by one or two ("September 1938"),
     /// or another amount within a tenth ("around 50" for 54).
@@ -184,6 +195,11 @@ fn spelled(words: &[&str]) -> Option<(f64, usize)> {
             ("oh", _) if !run.is_empty() && matches!(next, Some(Word::Unit(_))) => Word::Unit(0),
             _ => break,
         };
+        // After "point" come single digits; a scale ("three point two million") is read by
+        // the caller.
+        if run.contains(&Word::Point) && !matches!(item, Word::Unit(_)) {
+            break;
+        }
         run.push(item);
         used = i + 1;
     }
@@ -334,6 +350,7 @@ mod tests {
         assert_eq!(number("fourteenth"), Some(14.0));
         assert_eq!(number("8,849"), Some(8849.0));
         assert_eq!(number("150 million"), Some(150e6));
+        assert_eq!(number("three point two million").map(|n| n.round()), Some(3.2e6));
         assert_eq!(number("1870s"), Some(1870.0));
         assert_eq!(number("sixty and a hundred"), Some(60.0));
         assert_eq!(number("nothing here"), None);
@@ -353,5 +370,9 @@ mod tests {
         assert!(q(70.0, "mph").matches(&q(112.0, "km per hour")));
         assert!(!q(90.0, "degrees").matches(&q(100.0, "degrees celsius")));
         assert!(!q(1945.0, "").matches(&q(1919.0, "")));
+        assert!(q(1945.0, "").comparable(&q(1919.0, "")));
+        assert!(!q(1453.0, "").comparable(&q(1.0, "")));
+        assert!(q(150.0, "miles").comparable(&q(150.0, "km")));
+        assert!(!q(5.0, "minutes").comparable(&q(5.0, "km")));
     }
 }

@@ -65,9 +65,15 @@ pub(super) fn meaning(embedder: &Embedder, brief: &EvaluatorBrief) -> Option<sup
         return None;
     }
     let question = super::judge::question(brief);
+    // The answer read after its question: "ten sixty-six" says little alone, much after "When
+    // was the Battle of Hastings?".
+    let answered = question.map(|q| format!("{q} {}", brief.learner_message));
     let mut texts = vec![brief.learner_message.as_str()];
     texts.extend(question);
+    texts.extend(answered.as_deref());
     texts.extend(brief.unchecked.iter().map(|p| p.content.as_str()));
+    let parts: Vec<Vec<String>> = brief.unchecked.iter().map(|p| super::judge::parts(&p.content)).collect();
+    texts.extend(parts.iter().flatten().map(String::as_str));
     let readings = match embedder.read(&texts) {
         Ok(readings) => readings,
         Err(err) => {
@@ -77,7 +83,14 @@ pub(super) fn meaning(embedder: &Embedder, brief: &EvaluatorBrief) -> Option<sup
     };
     let mut readings = readings.into_iter();
     let message = readings.next()?;
-    let question = if question.is_some() { readings.next() } else { None };
-    let points = brief.unchecked.iter().map(|p| p.id.clone()).zip(readings).collect();
-    Some(super::judge::Meaning { message, question, points })
+    let (question, answered) =
+        if question.is_some() { (readings.next(), readings.next()) } else { (None, None) };
+    let points = brief.unchecked.iter().map(|p| p.id.clone()).zip(readings.by_ref()).collect();
+    let parts = brief
+        .unchecked
+        .iter()
+        .zip(&parts)
+        .map(|(p, texts)| (p.id.clone(), readings.by_ref().take(texts.len()).collect()))
+        .collect();
+    Some(super::judge::Meaning { message, question, answered, points, parts })
 }

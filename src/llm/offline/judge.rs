@@ -19,6 +19,7 @@ use std::collections::HashMap;
 use crate::embed::{Reading, similarity};
 use crate::llm::Role;
 use crate::llm::brief::{DetectorBrief, EvaluatorBrief, MessageKind, PointBrief};
+use crate::text::numbers::Quantity;
 use crate::text::{Token, tokens};
 
 /// Share of a point's weight a message must carry to recall it.
@@ -28,16 +29,97 @@ const RECALL_WITH_NUMBER: f64 = 0.3;
 /// Share for a near miss.
 const NEAR: f64 = 0.25;
 
-/// The formula that joins meaning and words: weights of the lexical share, the lexical
-/// verdict, the sentence similarity to the point, the point's coverage word by word, the
-/// similarity to the tutor's question and the lexical vetoes; then the bias. Fitted by
-/// logistic regression (C = 3) on the development cases only.
-const WEIGHTS: [f64; 6] = [2.48, 1.36, 1.63, 3.49, -3.38, -2.83];
+/// The formula that joins meaning and words: a weight for each of [`Features`], in its
+/// order, then the bias. Fitted by logistic regression on the development cases only
+/// (`warren eval evaluator --features`, then `scripts/fit-judge`).
+const WEIGHTS: [f64; FEATURES] =
+    [2.48, 1.36, 1.63, 3.49, -3.38, -2.83, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
 const BIAS: f64 = -4.09;
 /// Log-odds from which a point counts as recalled (probability 0.28, the development set's
 /// best F1) and from which it is a near miss (0.08).
 const RECALL_ODDS: f64 = -0.944;
 const NEAR_ODDS: f64 = -2.442;
+
+/// How many features the formula weighs.
+pub const FEATURES: usize = 16;
+
+/// What the fitted formula weighs of one point against one message.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct Features {
+    /// Share of the point's weight the message's words carry (0..1).
+    pub lexical: f64,
+    /// 1 when the words alone recall the point.
+    pub lexical_recalled: f64,
+    /// Cosine of the message and the point.
+    pub near_point: f64,
+    /// How well the message covers, word by word in context, the point's words it had to supply.
+    pub cover: f64,
+    /// Cosine of the message and the tutor's question (saying it back is not recalling).
+    pub near_question: f64,
+    /// 1 when the words veto a recall: a denial, a wrong number, a question back.
+    pub vetoed: f64,
+    /// Cosine of the point and the stretch of the message nearest it (a clause or two
+    /// neighbouring ones), which a run-on answer about several things hides in the whole.
+    pub clause: f64,
+    /// That, less the same for the nearest other unchecked point.
+    pub margin: f64,
+    /// 1 when the message pairs the point's words across its clauses ("like charges attract,
+    /// opposite charges repel" for the other way round).
+    pub crossed: f64,
+    /// 1 when the message has the opposite of one of the point's words in its place.
+    pub opposite: f64,
+    /// Cosine of the point and the question and message read as one ("When was the Battle of
+    /// Hastings? ten sixty-six"); the message's own without a question.
+    pub answered: f64,
+    /// Cosine of the point and the question alone (zero without one): what the answer adds is
+    /// the difference.
+    pub asked: f64,
+    /// How well stretches of the message stand for each two neighbouring words of the point,
+    /// the point's phrases ("a harmless form of a pathogen": "a weakened version of the bug").
+    pub phrases: f64,
+    /// For a point of several clauses, the cosine of its least said clause and the message's
+    /// stretch nearest it (the point's own nearest without clauses): a half answer leaves one
+    /// clause unsaid.
+    pub least_part: f64,
+    /// The mean of the same over its clauses.
+    pub parts: f64,
+    /// How much a word the message has in place of one of the point's looks like it: a word
+    /// of the same kind where the point's should be ("troposphere" for "stratosphere"), times
+    /// the share of the point the words carry (a paraphrase replaces many words, a wrong
+    /// detail one).
+    pub stand_in: f64,
+    /// What the words say against a recall (not weighed: rules).
+    pub flags: Flags,
+}
+
+impl Features {
+    /// In the order of [`WEIGHTS`].
+    pub fn values(&self) -> [f64; FEATURES] {
+        [
+            self.lexical,
+            self.lexical_recalled,
+            self.near_point,
+            self.cover,
+            self.near_question,
+            self.vetoed,
+            self.clause,
+            self.margin,
+            self.crossed,
+            self.opposite,
+            self.answered,
+            self.asked,
+            self.phrases,
+            self.least_part,
+            self.parts,
+            self.stand_in,
+        ]
+    }
+
+    /// The formula's log-odds that the point is recalled.
+    pub fn odds(&self) -> f64 {
+        BIAS + WEIGHTS.iter().zip(self.values()).map(|(w, x)| w * x).sum::<f64>()
+    }
+}
 
 /// How a message stands against one point.
 #[derive(Clone, Debug, PartialEq)]
@@ -50,6 +132,21 @@ pub struct Verdict {
     pub present: Vec<String>,
     /// The message denies the point, has its number wrong, or asks rather than says.
     pub vetoed: bool,
+    /// Which of those, for measuring.
+    pub flags: Flags,
+}
+
+/// What the words alone say against a recall, whatever the meaning.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct Flags {
+    /// A number of the point missing, and another in the message.
+    pub wrong_number: bool,
+    /// The message denies a word of the point.
+    pub opposed: bool,
+    /// The message asks rather than says.
+    pub asks: bool,
+    /// The message trails off, naming what escapes the learner, before saying all of it.
+    pub partial: bool,
 }
 
 /// What a point is judged against: the message, what the learner was already told (the
@@ -67,14 +164,22 @@ pub struct Context {
     /// The message ends by saying the rest escapes the learner ("…, I forget the last one").
     trails_off: bool,
     meaning: Option<Meaning>,
+    /// The message's clauses and neighbouring pairs of them, and the whole, as vectors.
+    stretches: Vec<crate::embed::Vector>,
+    /// By point id: the cosine of the point and the message's stretch nearest it.
+    clauses: HashMap<String, f64>,
 }
 
 /// What the sentence model read: the message, the tutor's last question, each point.
 pub struct Meaning {
     pub message: Reading,
     pub question: Option<Reading>,
+    /// The question and the message read as one text.
+    pub answered: Option<Reading>,
     /// By point id.
     pub points: HashMap<String, Reading>,
+    /// By point id, each clause of a point of several (see [`parts`]).
+    pub parts: HashMap<String, Vec<Reading>>,
 }
 
 /// A word of a point covered this well (cosine in context) is as good as said.
@@ -107,8 +212,35 @@ impl Context {
             // A question back ("is it the ribosome?") is a guess, not a recall.
             asks: brief.learner_message.trim_end().ends_with('?'),
             trails_off: trails_off(&brief.learner_message),
-            meaning,
+            stretches: Vec::new(),
+            clauses: HashMap::new(),
+            meaning: None,
         }
+        .with_meaning(meaning)
+    }
+
+    /// The message's stretches and each point's nearest one, once a message.
+    fn with_meaning(mut self, meaning: Option<Meaning>) -> Self {
+        if let Some(meaning) = &meaning {
+            self.stretches = stretches(&self.said_text, &meaning.message);
+            self.clauses = meaning
+                .points
+                .iter()
+                .map(|(id, point)| (id.clone(), self.nearest(&point.sentence)))
+                .collect();
+        }
+        self.meaning = meaning;
+        self
+    }
+
+    /// The cosine of `vector` and the message's stretch nearest it.
+    fn nearest(&self, vector: &[f32]) -> f64 {
+        self.stretches.iter().map(|s| f64::from(similarity(s, vector))).fold(0.0, f64::max)
+    }
+
+    /// Whether the learner was already told every word of a text.
+    fn is_given_text(&self, text: &str) -> bool {
+        tokens(text).iter().all(|k| self.is_given(k))
     }
 
     /// Whether the learner was already told a word of the point.
@@ -120,6 +252,20 @@ impl Context {
     }
 
     pub fn judge(&self, point: &PointBrief) -> Verdict {
+        let lexical = self.lexical(point);
+        match self.features(point, &lexical) {
+            Some((features, present)) => self.decide(&features, lexical, present),
+            None => lexical,
+        }
+    }
+
+    /// What the formula weighs of `point`; None without the sentence model.
+    pub fn judge_features(&self, point: &PointBrief) -> Option<Features> {
+        self.features(point, &self.lexical(point)).map(|(features, _)| features)
+    }
+
+    /// The verdict by words alone.
+    fn lexical(&self, point: &PointBrief) -> Verdict {
         let keyed = key(&point.content);
         let key: Vec<&Token> = keyed.iter().map(|(t, _)| t).collect();
         // What the learner had to add: the point's words they were not told. Repeating the
@@ -136,7 +282,8 @@ impl Context {
         let mut carried = 0.0;
         let mut present = Vec::new();
         let mut number_right = false;
-        let mut number_missing = false;
+        // The point's numbers the message does not have.
+        let mut missing_numbers: Vec<&Quantity> = Vec::new();
         for (k, aside) in &judged {
             let weight = self.weight(k) * if *aside { 0.3 } else { 1.0 };
             total += weight;
@@ -144,18 +291,20 @@ impl Context {
                 carried += weight;
                 present.push(k.word.clone());
                 number_right |= k.quantity.is_some();
-            } else {
-                number_missing |= k.quantity.is_some();
+            } else if let Some(q) = &k.quantity {
+                missing_numbers.push(q);
             }
         }
         // "It's not the nucleus", "not sure about katakana": the message denies a word of the point.
         let opposed = key.iter().any(|k| self.message.iter().any(|m| m.negated != k.negated && m.same_as(k)));
-        // A number of the point missing while the message has a number the point does not.
-        let stray_number = self
-            .message
-            .iter()
-            .any(|m| m.quantity.is_some() && !m.negated && !key.iter().any(|k| k.same_as(m)));
-        let wrong_number = number_missing && stray_number;
+        // A number of the point missing while the message has another in its place.
+        let wrong_number = self.message.iter().any(|m| {
+            m.quantity.as_ref().is_some_and(|q| {
+                !m.negated
+                    && !key.iter().any(|k| k.same_as(m))
+                    && missing_numbers.iter().any(|n| n.comparable(q))
+            })
+        });
         let score = if total > 0.0 { carried / total } else { 0.0 };
         let enough = score >= RECALL || (number_right && score >= RECALL_WITH_NUMBER);
         let vetoed = wrong_number || opposed || self.asks;
@@ -170,15 +319,16 @@ impl Context {
             })
         });
         let near = !recalled && ((score >= NEAR && !present.is_empty()) || number_near);
-        let lexical = Verdict { score, recalled, near, present, vetoed };
-        match self.meaning.as_ref().and_then(|m| Some((m, m.points.get(&point.id)?))) {
-            Some((meaning, reading)) => self.by_meaning(&point.content, lexical, meaning, reading),
-            None => lexical,
-        }
+        let flags = Flags { wrong_number, opposed, asks: self.asks, partial };
+        Verdict { score, recalled, near, present, vetoed, flags }
     }
 
-    /// The lexical verdict joined with meaning, by the fitted formula.
-    fn by_meaning(&self, content: &str, lexical: Verdict, meaning: &Meaning, point: &Reading) -> Verdict {
+    /// What the fitted formula weighs of `point`, with the point's words the message stands
+    /// for by meaning; None without the sentence model.
+    fn features(&self, point: &PointBrief, lexical: &Verdict) -> Option<(Features, Vec<String>)> {
+        let meaning = self.meaning.as_ref()?;
+        let reading = meaning.points.get(&point.id)?;
+        let content = point.content.as_str();
         let message = &meaning.message;
         // The message's content words (not "the", "is", "of"), and the point's.
         let said: Vec<&[f32]> = message
@@ -192,14 +342,14 @@ impl Context {
         // words, and whether the message says any word of it. Another name in the same place
         // reads much the same to the model ("Danton", "Kenya" for "Tanzania"), so a name
         // counts as covered only when the learner says it.
-        let names = names(content, &point.words);
+        let names = names(content, &reading.words);
         let said_name = |run: usize| {
             names.iter().filter(|(_, r)| *r == run).any(|(i, _)| {
-                meaning_word(content, point.words[*i].span.clone())
+                meaning_word(content, reading.words[*i].span.clone())
                     .is_some_and(|t| tokens(t).iter().any(|k| self.message.iter().any(|m| m.same_as(k))))
             })
         };
-        for (i, word) in point.words.iter().enumerate() {
+        for (i, word) in reading.words.iter().enumerate() {
             let Some(text) = meaning_word(content, word.span.clone()) else { continue };
             let keys = tokens(text);
             let given = keys.iter().all(|k| self.is_given(k));
@@ -222,23 +372,50 @@ impl Context {
         };
         let total: f64 = judged.iter().map(|w| w.0).sum();
         let cover = if total > 0.0 { judged.iter().map(|w| w.0 * w.1).sum::<f64>() / total } else { 0.0 };
-        let near_point = f64::from(similarity(&message.sentence, &point.sentence));
-        let near_question =
-            meaning.question.as_ref().map_or(0.0, |q| f64::from(similarity(&message.sentence, &q.sentence)));
-        let features = [
-            lexical.score,
-            f64::from(u8::from(lexical.recalled)),
+        let clause = self.clauses.get(&point.id).copied().unwrap_or_default();
+        let others = self
+            .clauses
+            .iter()
+            .filter(|(id, _)| **id != point.id)
+            .map(|(_, score)| *score)
+            .fold(f64::MIN, f64::max);
+        let near_point = f64::from(similarity(&message.sentence, &reading.sentence));
+        let (least_part, parts) = match meaning.parts.get(&point.id).filter(|p| !p.is_empty()) {
+            Some(parts) => {
+                let each: Vec<f64> = parts.iter().map(|p| self.nearest(&p.sentence)).collect();
+                (each.iter().copied().fold(f64::MAX, f64::min), each.iter().sum::<f64>() / each.len() as f64)
+            }
+            None => (clause, clause),
+        };
+        let features = Features {
+            lexical: lexical.score,
+            lexical_recalled: f64::from(u8::from(lexical.recalled)),
             near_point,
             cover,
-            near_question,
-            f64::from(u8::from(lexical.vetoed)),
-        ];
-        let odds = BIAS + WEIGHTS.iter().zip(features).map(|(w, x)| w * x).sum::<f64>();
-        tracing::debug!(?features, odds, point = content, "the evaluator's reading of a point");
-        let partial = self.trails_off && lexical.score < 1.0;
-        let recalled = odds >= RECALL_ODDS && !partial;
-        let near = !recalled && (odds >= NEAR_ODDS || lexical.near || partial && odds >= RECALL_ODDS);
-        let mut present = lexical.present;
+            near_question: meaning
+                .question
+                .as_ref()
+                .map_or(0.0, |q| f64::from(similarity(&message.sentence, &q.sentence))),
+            vetoed: f64::from(u8::from(lexical.vetoed)),
+            clause,
+            margin: if others == f64::MIN { 0.0 } else { clause - others },
+            crossed: crossed(content, &self.said_text),
+            opposite: f64::from(u8::from(says_the_opposite(content, &self.message))),
+            answered: meaning
+                .answered
+                .as_ref()
+                .map_or(near_point, |a| f64::from(similarity(&a.sentence, &reading.sentence))),
+            asked: meaning
+                .question
+                .as_ref()
+                .map_or(0.0, |q| f64::from(similarity(&q.sentence, &reading.sentence))),
+            phrases: phrases(content, reading, &self.said_text, message, |t| self.is_given_text(t)),
+            least_part,
+            parts,
+            stand_in: lexical.score * self.stand_in(&words, reading, content, message),
+            flags: lexical.flags,
+        };
+        let mut present = lexical.present.clone();
         for (_, cover, given, text) in &judged {
             if *cover >= f64::from(COVERED)
                 && !*given
@@ -247,7 +424,59 @@ impl Context {
                 present.push(text.to_lowercase());
             }
         }
-        Verdict { score: 1.0 / (1.0 + (-odds).exp()), recalled, near, present, vetoed: lexical.vetoed }
+        Some((features, present))
+    }
+
+    /// The nearest a word of the message that is not the point's (nor the question's) comes to
+    /// a word of the point the message lacks, in context.
+    fn stand_in(
+        &self,
+        words: &[(f64, f64, bool, String)],
+        point: &Reading,
+        content: &str,
+        message: &Reading,
+    ) -> f64 {
+        let strays: Vec<&[f32]> = message
+            .words
+            .iter()
+            .filter(|w| {
+                meaning_word(&self.said_text, w.span.clone()).is_some_and(|t| {
+                    let said = tokens(t);
+                    !said.is_empty()
+                        && said.iter().all(|m| !self.given.iter().any(|g| g.same_as(m)))
+                        && !tokens(content).iter().any(|k| said.iter().any(|m| m.same_as(k)))
+                })
+            })
+            .map(|w| &*w.vector)
+            .collect();
+        let lacking: Vec<&[f32]> = point
+            .words
+            .iter()
+            .filter(|w| {
+                meaning_word(content, w.span.clone()).is_some_and(|t| {
+                    words.iter().any(|(_, cover, given, text)| text == t && *cover < 1.0 && !*given)
+                })
+            })
+            .map(|w| &*w.vector)
+            .collect();
+        lacking.iter().flat_map(|l| strays.iter().map(|s| f64::from(similarity(l, s)))).fold(0.0, f64::max)
+    }
+
+    /// The lexical verdict joined with meaning, by the fitted formula.
+    fn decide(&self, features: &Features, lexical: Verdict, present: Vec<String>) -> Verdict {
+        let odds = features.odds();
+        tracing::debug!(?features, odds, "the evaluator's reading of a point");
+        let partial = self.trails_off && lexical.score < 1.0;
+        let recalled = odds >= RECALL_ODDS && !partial;
+        let near = !recalled && (odds >= NEAR_ODDS || lexical.near || partial && odds >= RECALL_ODDS);
+        Verdict {
+            score: 1.0 / (1.0 + (-odds).exp()),
+            recalled,
+            near,
+            present,
+            vetoed: lexical.vetoed,
+            flags: lexical.flags,
+        }
     }
 
     /// How much a word of a point counts: numbers most, generic words and words several points
@@ -333,6 +562,177 @@ fn meaning_word(text: &str, span: std::ops::Range<usize>) -> Option<&str> {
     text.get(span).filter(|w| !tokens(w).is_empty())
 }
 
+/// Words that join one clause of an answer to the next.
+const JOINERS: &[&str] =
+    &["and", "but", "so", "because", "also", "plus", "then", "while", "whereas", "or", "though", "although"];
+
+/// Whether a word of a reading ends one clause and starts the next (punctuation, or a
+/// joining word, neither of which belongs to a clause).
+fn is_joint(text: &str) -> bool {
+    !text.chars().any(char::is_alphanumeric) || JOINERS.contains(&text.to_lowercase().as_str())
+}
+
+/// The stretches of a message a point may be said in: each clause, each two neighbouring
+/// clauses, and the whole, as the mean of their words in context.
+fn stretches(text: &str, message: &Reading) -> Vec<crate::embed::Vector> {
+    let mut clauses: Vec<Vec<&[f32]>> = vec![Vec::new()];
+    for word in message.words.iter() {
+        match text.get(word.span.clone()) {
+            Some(w) if !is_joint(w) => {
+                if let Some(clause) = clauses.last_mut() {
+                    clause.push(&*word.vector);
+                }
+            }
+            Some(_) | None => clauses.push(Vec::new()),
+        }
+    }
+    clauses.retain(|c| !c.is_empty());
+    let mut out: Vec<crate::embed::Vector> = vec![message.sentence.clone()];
+    out.extend(clauses.iter().map(|c| crate::embed::pooled(c)));
+    out.extend(clauses.windows(2).map(|pair| crate::embed::pooled(&pair.concat())));
+    out
+}
+
+/// A point's clauses, each with two content words or more (a shorter one joins the next),
+/// when it has several: "Magma is molten rock underground", "once it erupts onto the surface
+/// it is called lava". Each must be said for the point to be.
+pub fn parts(content: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut pending = String::new();
+    for clause in clauses(content) {
+        let joined = if pending.is_empty() { clause } else { format!("{pending} {clause}") };
+        if tokens(&joined).len() >= 2 {
+            out.push(joined.trim().to_string());
+            pending.clear();
+        } else {
+            pending = joined;
+        }
+    }
+    if !pending.trim().is_empty() {
+        match out.last_mut() {
+            Some(last) => {
+                last.push(' ');
+                last.push_str(pending.trim());
+            }
+            None => out.push(pending.trim().to_string()),
+        }
+    }
+    if out.len() > 1 { out } else { Vec::new() }
+}
+
+/// How well the message stands for the point's phrases: for each two neighbouring content
+/// words of the point (and what lies between), not both already given, the best cosine of a
+/// stretch of one to three neighbouring content words of the message; the mean over phrases.
+fn phrases(
+    content: &str,
+    point: &Reading,
+    said: &str,
+    message: &Reading,
+    given: impl Fn(&str) -> bool,
+) -> f64 {
+    let content_words = |text: &str, reading: &Reading| -> Vec<usize> {
+        (0..reading.words.len())
+            .filter(|i| meaning_word(text, reading.words[*i].span.clone()).is_some())
+            .collect()
+    };
+    let pool = |reading: &Reading, from: usize, to: usize| {
+        let vectors: Vec<&[f32]> = reading.words[from..=to].iter().map(|w| &*w.vector).collect();
+        crate::embed::pooled(&vectors)
+    };
+    let ours = content_words(said, message);
+    let mut stretches = Vec::new();
+    for (i, from) in ours.iter().enumerate() {
+        for to in ours.iter().skip(i).take(3) {
+            stretches.push(pool(message, *from, *to));
+        }
+    }
+    let theirs = content_words(content, point);
+    let mut total = 0.0;
+    let mut count = 0.0;
+    for pair in theirs.windows(2) {
+        let (from, to) = (pair[0], pair[1]);
+        let both_given =
+            [from, to].iter().all(|i| content.get(point.words[*i].span.clone()).is_some_and(&given));
+        if both_given {
+            continue;
+        }
+        let phrase = pool(point, from, to);
+        total += stretches.iter().map(|s| f64::from(similarity(s, &phrase))).fold(0.0, f64::max);
+        count += 1.0;
+    }
+    if count > 0.0 { total / count } else { 0.0 }
+}
+
+/// A text's clauses: split at punctuation (not a comma inside a number) and joining words.
+fn clauses(text: &str) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = vec![String::new()];
+    for (i, &c) in chars.iter().enumerate() {
+        let digit = |j: Option<usize>| j.and_then(|j| chars.get(j)).is_some_and(char::is_ascii_digit);
+        let inside_number = matches!(c, ',' | '.') && digit(i.checked_sub(1)) && digit(Some(i + 1));
+        if matches!(c, ',' | '.' | ';' | ':' | '!' | '?' | '(' | ')' | '—' | '–' | '\n') && !inside_number
+        {
+            out.push(String::new());
+        } else if let Some(current) = out.last_mut() {
+            current.push(c);
+        }
+    }
+    out.iter()
+        .flat_map(|clause| {
+            let mut parts = vec![String::new()];
+            for word in clause.split_whitespace() {
+                if JOINERS.contains(&word.to_lowercase().as_str()) {
+                    parts.push(String::new());
+                } else if let Some(part) = parts.last_mut() {
+                    part.push(' ');
+                    part.push_str(word);
+                }
+            }
+            parts
+        })
+        .filter(|c| !c.trim().is_empty())
+        .collect()
+}
+
+/// Whether the message pairs the point's words across the point's clauses: read in order,
+/// its words that belong to one clause of the point switch clause more often than going
+/// through them one after another needs ("phloem carries water and xylem sugar" for "xylem
+/// carries water, while phloem moves sugar").
+fn crossed(point: &str, message: &str) -> f64 {
+    let parts: Vec<Vec<Token>> = clauses(point).iter().map(|c| tokens(c)).filter(|t| !t.is_empty()).collect();
+    if parts.len() < 2 {
+        return 0.0;
+    }
+    // The one clause of the point a word of the message belongs to, if only one.
+    let part_of = |m: &Token| -> Option<usize> {
+        let mut found = parts.iter().enumerate().filter(|(_, p)| p.iter().any(|k| k.same_as(m)));
+        match (found.next(), found.next()) {
+            (Some((i, _)), None) => Some(i),
+            (Some(_), Some(_)) | (None, _) => None,
+        }
+    };
+    let mut runs: Vec<usize> = Vec::new();
+    for part in tokens(message).iter().filter(|m| !m.negated).filter_map(part_of) {
+        if runs.last() != Some(&part) {
+            runs.push(part);
+        }
+    }
+    let mut distinct = runs.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let needed = distinct.len().saturating_sub(1);
+    f64::from(u8::from(runs.len().saturating_sub(1) > needed))
+}
+
+/// Whether the message has the opposite of one of the point's words, and not the word itself
+/// ("quantity demanded rises" for "falls", "repel" for "attract").
+fn says_the_opposite(point: &str, message: &[Token]) -> bool {
+    tokens(point).iter().any(|p| {
+        !message.iter().any(|m| m.same_as(p))
+            && message.iter().any(|m| !m.negated && crate::text::opposite(&p.term, &m.term))
+    })
+}
+
 /// Talk about the session, not about any point: it climbs no ladder.
 const SESSION_TALK: &[&str] = &[
     "brb",
@@ -350,6 +750,50 @@ const SESSION_TALK: &[&str] = &[
     "points are left",
     "how many points",
 ];
+
+/// What starts or makes an aside about the learner's day rather than an answer ("haha hang
+/// on, grabbing a coffee", "sorry my cat just walked across the keyboard"); it is small talk
+/// when it recalls and nearly recalls nothing.
+const AN_ASIDE: &[&str] = &[
+    "haha",
+    "hahaha",
+    "lol",
+    "lmao",
+    "omg",
+    "oops",
+    "my cat",
+    "my dog",
+    "my phone",
+    "my wifi",
+    "my internet",
+    "my kid",
+    "my kids",
+    "my mum",
+    "my mom",
+    "a coffee",
+    "grabbing",
+    "be back",
+    "love this",
+    "so fun",
+    "more fun",
+    "fun set",
+    "crying rn",
+];
+
+/// The part of a message that asks: from the last clause opening before its last question
+/// mark, when it has one ("before that, are T cells and B cells both white blood cells?").
+fn asking_clause(message: &str) -> Option<&str> {
+    let end = message.rfind('?')?;
+    let before = &message[..end];
+    let start = before
+        .char_indices()
+        .rev()
+        .find(|(_, c)| matches!(c, '.' | '!' | '?' | ',' | ';' | ':' | '—' | '–'))
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    let clause = before[start..].trim();
+    // A short tag ("…, right?", "…, or not?") asks about what came before it.
+    (clause.split_whitespace().count() >= 3).then_some(clause)
+}
 
 /// Asking for help with the point is saying "I don't know" (the next rung is the help).
 const HELP: &[&str] = &[
@@ -383,10 +827,26 @@ pub fn kind_of(message: &str) -> MessageKind {
     if words.is_empty()
         || words.iter().all(|w| SMALL_TALK.contains(w))
         || SESSION_TALK.iter().any(|p| lower.contains(&format!(" {p}")))
+        || (!message.contains('?') && AN_ASIDE.iter().any(|p| lower.contains(&format!(" {p} "))))
     {
         return MessageKind::SmallTalk;
     }
-    let opening: Vec<&str> = words.iter().copied().skip_while(|w| FILLERS.contains(w)).collect();
+    // A question after a lead-in ("before that, are T cells…", "quick q first, is a string…")
+    // opens where its clause does.
+    let asking: Vec<String> = asking_clause(message)
+        .map(|c| {
+            c.to_lowercase()
+                .replace('’', "'")
+                .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+                .filter(|w| !w.is_empty())
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    let opening: Vec<&str> = match asking.first() {
+        Some(_) => asking.iter().map(String::as_str).skip_while(|w| FILLERS.contains(w)).collect(),
+        None => words.iter().copied().skip_while(|w| FILLERS.contains(w)).collect(),
+    };
     let first = opening.first().copied().unwrap_or_default();
     let second = opening.get(1).copied().unwrap_or_default();
     // "I've always wondered why…": asking without a question mark.
@@ -748,6 +1208,10 @@ mod tests {
             ("Do other animals have four chambers too?", MessageKind::Question),
             ("the left ventricle, right?", MessageKind::Attempt),
             ("the mitochondria make energy", MessageKind::Attempt),
+            ("before that, are T cells and B cells both white blood cells?", MessageKind::Question),
+            ("quick q first — is a string mutable in python?", MessageKind::Question),
+            ("sorry my cat just walked across the keyboard", MessageKind::SmallTalk),
+            ("haha hang on, grabbing a coffee", MessageKind::SmallTalk),
             ("Jupiter, I think", MessageKind::Attempt),
             ("It isn't that heavier things fall faster, I know that much.", MessageKind::Attempt),
             ("the telescope, thanks to Galileo", MessageKind::Attempt),

@@ -24,9 +24,11 @@ use super::{LlmError, Output, Provider, Purpose, ReplyStream, Request};
 use warren_app::ladder::Rung;
 
 use crate::embed::Embedder;
+use crate::llm::brief::EvaluatorBrief;
 use detector::detector;
 use evaluator::evaluator;
 use explorer::explorer;
+pub use judge::Features;
 use summariser::summary;
 use tutor::{nearest_notes_first, show, tutor};
 
@@ -107,8 +109,10 @@ impl Provider for Offline {
 
     async fn prepare(&self, texts: Vec<String>) {
         let Some(embedder) = &self.embedder else { return };
+        // A point's clauses are read too: the evaluator looks for each.
+        let parts: Vec<String> = texts.iter().flat_map(|t| judge::parts(t)).collect();
         let read = self.with_model(embedder, move |e| {
-            let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let texts: Vec<&str> = texts.iter().chain(&parts).map(String::as_str).collect();
             e.read(&texts).map(|_| ())
         });
         match read.await {
@@ -191,6 +195,14 @@ impl Provider for Offline {
     async fn probe(&self) -> Result<(), LlmError> {
         Ok(())
     }
+}
+
+/// What the offline evaluator's formula weighs of each unchecked point against the message,
+/// by point id (none without the sentence model): for measuring and refitting it.
+pub fn features(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> Vec<(String, Features)> {
+    let meaning = embedder.and_then(|embedder| evaluator::meaning(embedder, brief));
+    let context = judge::Context::new(brief, meaning);
+    brief.unchecked.iter().filter_map(|p| Some((p.id.clone(), context.judge_features(p)?))).collect()
 }
 
 /// Splits text into pieces of a few words, keeping every character.
