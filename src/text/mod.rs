@@ -273,6 +273,8 @@ pub const DONT_KNOW: &[&str] = &[
     "cant remember",
     "cannot remember",
     "no idea",
+    "idk",
+    "dunno",
     "not sure",
     "forgot",
     "forgotten",

@@ -37,6 +37,29 @@ fn the_command_prints_each_case_and_the_figures_and_fails_below_the_minimum() {
     assert!(stdout.contains("precision 1.000  recall 1.000  F1 1.000  (tp 3, fp 0, fn 0)"), "{stdout}");
     assert!(stdout.contains("near-miss accuracy") && stdout.contains("latency p50"), "{stdout}");
 
+    // What the formula weighs of each point, with the labels, for refitting it.
+    let features = dir.path().join("features.jsonl");
+    let out =
+        warren(&["eval", "evaluator", evaluator.to_str().unwrap(), "--features", features.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let rows: Vec<serde_json::Value> = std::fs::read_to_string(&features)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 6, "two points in each of three cases");
+    let labelled: Vec<(u64, &str, bool)> = rows
+        .iter()
+        .map(|r| {
+            (r["line"].as_u64().unwrap(), r["point"].as_str().unwrap(), r["recalled"].as_bool().unwrap())
+        })
+        .collect();
+    assert_eq!(labelled[0], (1, "p1", true));
+    assert_eq!(labelled[1], (1, "p2", false));
+    assert!(
+        rows.iter().all(|r| r["features"]["cover"].is_f64() && r["features"]["flags"]["asks"].is_boolean())
+    );
+
     let out = warren(&["eval", "detector", detector.to_str().unwrap()]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success());
@@ -71,9 +94,11 @@ fn kinds_read_right(file: &str) -> f64 {
 fn the_offline_evaluator_tells_questions_and_dont_knows_from_attempts_on_the_judges_cases() {
     // Labelled on every case that recalls nothing: only an attempt or "I don't know" climbs.
     let development = kinds_read_right("evals/evaluator.jsonl");
-    assert!(development >= 0.95, "development set: {development}");
-    let held_out = kinds_read_right("evals/holdout/evaluator.jsonl");
-    assert!(held_out >= 0.8, "held-out set: {held_out}");
+    assert!(development >= 0.93, "development set: {development}");
+    for held_out in ["evals/holdout/evaluator.jsonl", "evals/holdout/evaluator-2.jsonl"] {
+        let read_right = kinds_read_right(held_out);
+        assert!(read_right >= 0.85, "{held_out}: {read_right}");
+    }
 }
 
 #[tokio::test]

@@ -344,7 +344,7 @@ async fn rabbit_holes_are_offered_explored_and_left_with_the_tutor_untouched() {
     // A near miss inside the hole is neither shown nor counted: the evaluator does not steer
     // there (a recall, as above, still is announced).
     let near_before = app.store().struggles(app.owner(), &session).await.unwrap();
-    let frames = ws.say("the membrane is made of lipids").await;
+    let frames = ws.say("the membrane is made of lipids, but I forget what it does").await;
     assert!(!kinds(&frames).contains(&"recall_point_near_miss"), "{:?}", kinds(&frames));
     let near_after = app.store().struggles(app.owner(), &session).await.unwrap();
     let near = |s: &warren::engine::struggle::Struggles| s.values().map(|s| s.near_misses).sum::<u32>();
