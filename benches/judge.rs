@@ -108,6 +108,7 @@ async fn measure() {
     let brief = |message: String| EvaluatorBrief {
         set_name: "The living cell".into(),
         review: vec![],
+        guidelines: String::new(),
         unchecked: points.clone(),
         learner_message: message,
         mode: EvalMode::Recall,

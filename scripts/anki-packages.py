@@ -7,7 +7,8 @@ Usage: anki-packages.py OUT_DIR           the packages below
 
 Writes, into OUT_DIR:
   modern.apkg   deck "Biology" (and its subdeck "Biology::Cells"), as current Anki exports it
-                (collection.anki21b, zstd, protobuf media map), with scheduling and media;
+                (collection.anki21b, zstd, protobuf media map), with scheduling and media, an
+                image occlusion note among its notes;
   legacy.apkg   the same deck with "Support older Anki versions" (collection.anki21);
   whole.colpkg  the whole collection: "Biology", "Biology::Cells" and "Chemistry", with
                 Chemistry's card pulled into the filtered deck "Cram";
@@ -73,6 +74,13 @@ def main(out_dir: str) -> None:
     add(basic, biology, ["Heartbeat sound", "[sound:heartbeat.mp3] a lub-dub"])
     add(basic, biology, ["Steps of mitosis", "<ol><li>prophase</li><li>metaphase</li></ol>"])
     suspended = add(basic, biology, ["A suspended fact", "Suspended cards stay behind"])
+    # An image occlusion note (Anki 23.10+): shapes over an image, which a point cannot be.
+    heart = col.media.write_data("heart.png", PNG)
+    add(
+        col.models.by_name("Image Occlusion"),
+        biology,
+        ["{{c1::image-occlusion:rect:left=.1:top=.1:width=.2:height=.2:oi=1}}", f'<img src="{heart}">', "Chambers of the heart", "", ""],
+    )
     add(basic, chemistry, ["Symbol of gold", "Au"])
 
     # Review history written as Anki writes it: revlog rows (id = when, in ms), and the card

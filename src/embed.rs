@@ -55,6 +55,22 @@ pub struct Reading {
     pub words: Arc<[Word]>,
 }
 
+impl Reading {
+    /// The reading of the text from byte `from` on, as its words were read in the whole: its
+    /// words (spans from `from`) and their mean as its sentence.
+    pub fn tail(&self, from: usize) -> Reading {
+        let words: Vec<Word> = self
+            .words
+            .iter()
+            .filter(|w| w.span.start >= from)
+            .map(|w| Word { span: w.span.start - from..w.span.end - from, vector: w.vector.clone() })
+            .collect();
+        let vectors: Vec<&[f32]> = words.iter().map(|w| &*w.vector).collect();
+        let sentence = if vectors.is_empty() { self.sentence.clone() } else { pooled(&vectors) };
+        Reading { sentence, words: words.into() }
+    }
+}
+
 /// One word of a reading: where it is in the text (bytes), and its vector in context.
 #[derive(Clone, Debug)]
 pub struct Word {

@@ -28,10 +28,15 @@ pub async fn start(store: &Store, learner: &LearnerId, reason: FitReason) -> Res
     Ok(true)
 }
 
-/// Fits, one after another, the schedule of each learner whose weekly fit is due.
+/// Fits, one after another, the schedule of each learner whose weekly fit is due. A learner
+/// whose reviews leave too few the optimiser can learn from (all on one day, say) is passed
+/// over, not claimed: a claim would wipe their last fit's figures for a run that cannot fit.
 pub async fn weekly(store: &Store) -> Result<usize, StoreError> {
     let mut fitted = 0;
     for learner in store.learners_due_a_fit(WEEK_MS).await? {
+        if fit::usable(&fit::items(&store.review_histories(&learner).await?)) < fit::ANY_FIT {
+            continue;
+        }
         if store.claim_fit(&learner, FitReason::Weekly).await? {
             run_claimed(store, &learner).await;
             fitted += 1;

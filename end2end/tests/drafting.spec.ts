@@ -79,6 +79,12 @@ test('the progress bar counts the passages as they are drafted', async ({ page }
         return value > 0 && value < max;
       })
       .toBe(true);
+    // The learner may leave and come back: the drafting goes on without the page.
+    const source = page.url();
+    await page.goto(`${server.url}/`);
+    await expect(page.getByRole('heading', { level: 1, name: 'Dashboard' })).toBeVisible();
+    await page.goto(source);
+    await expect(page.getByTestId('draft-progress').or(page.getByTestId('draft').first())).toBeVisible();
     await expect(page.getByTestId('draft').first()).toBeVisible({ timeout: 30_000 });
   } finally {
     await server.kill();
@@ -89,13 +95,28 @@ test.describe('without JavaScript', () => {
   test.use({ javaScriptEnabled: false });
 
   test('the source form posts, and the progress page refreshes itself until the drafts are there', async ({ page }) => {
-    await signUp(page);
-    await page.goto('/sets/new/source');
-    await page.getByLabel("The new set's name").fill('Plain forms');
-    await page.getByLabel('Text or Markdown').fill(material());
-    await page.getByRole('button', { name: 'Draft points' }).click();
-    await expect(page).toHaveURL(/\/sources\//);
-    await expect(page.getByTestId('draft').first()).toBeVisible({ timeout: 30_000 });
-    await expect(page.getByTestId('keep-drafts')).toBeVisible();
+    // Each passage takes a second and a half, as a model's would: long enough to see the
+    // progress page before the drafts.
+    const server = await OwnServer.create({ WARREN_OFFLINE_DELAY_MS: '1500' });
+    try {
+      await signUp(page, undefined, server.url);
+      await page.goto(`${server.url}/sets/new/source`);
+      await page.getByLabel("The new set's name").fill('Plain forms');
+      await page.getByLabel('Text or Markdown').fill(material());
+      await page.getByRole('button', { name: 'Draft points' }).click();
+      await expect(page).toHaveURL(/\/sources\//);
+      // The progress page, with nothing to run it but a refresh in its head.
+      await expect(page.getByTestId('draft-progress')).toBeVisible();
+      await expect(page.getByText(/\d+ of \d+ passages/)).toBeVisible();
+      await expect(page.locator('meta[http-equiv="refresh"]')).toHaveCount(1);
+      const first = page.url();
+      // It refreshes itself into the drafts' review, with no script on the page.
+      await expect(page.getByTestId('draft').first()).toBeVisible({ timeout: 30_000 });
+      expect(page.url()).toBe(first);
+      await expect(page.getByTestId('keep-drafts')).toBeVisible();
+      await expect(page.locator('meta[http-equiv="refresh"]')).toHaveCount(0);
+    } finally {
+      await server.kill();
+    }
   });
 });

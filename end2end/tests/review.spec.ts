@@ -1,5 +1,19 @@
 import { expect, test } from './fixtures';
-import { answer, pointsOf, recalled, screenshotPath, signUp, waitForTurn } from './helpers';
+import type { Page } from '@playwright/test';
+import { answer, recalled, screenshotPath, signUp, waitForTurn } from './helpers';
+
+/** A set's points with their cues, read off its page. */
+async function cuesOf(page: Page, setName: string): Promise<{ content: string; cue: string }[]> {
+  await page.goto('/sets');
+  await page.getByRole('link', { name: setName }).click();
+  await expect(page.getByRole('heading', { level: 1, name: setName })).toBeVisible();
+  return page.locator('ol.points > li').evaluateAll((items) =>
+    items.map((li) => ({
+      content: li.querySelector('.point-content')?.textContent?.trim() ?? '',
+      cue: (li.querySelector('.cue')?.textContent ?? '').replace(/^Cue:\s*/, '').trim(),
+    })),
+  );
+}
 
 const SETS = ['The living cell', 'Rome: from republic to empire', 'Searching and sorting'];
 
@@ -7,8 +21,8 @@ test("today's review takes points from every set, leaves, names each set in its 
   page,
 }) => {
   await signUp(page);
-  const points = new Map<string, string[]>();
-  for (const set of SETS) points.set(set, await pointsOf(page, set));
+  const points = new Map<string, { content: string; cue: string }[]>();
+  for (const set of SETS) points.set(set, await cuesOf(page, set));
 
   // Three new sets: the day's ten new points, across the three, in one session.
   await page.goto('/');
@@ -23,18 +37,19 @@ test("today's review takes points from every set, leaves, names each set in its 
   await waitForTurn(page, 0);
   await expect(page.getByTestId('progress')).toHaveAttribute('aria-label', / of 10 points recalled/);
 
-  // A point of each set, in turn: each is checked off in the one session.
-  let n = 0;
-  for (const set of SETS) {
-    const said = points.get(set) ?? [];
-    for (const point of said) {
-      const before = await recalled(page);
-      await answer(page, point);
-      if ((await recalled(page)) > before) break;
-    }
-    n += 1;
+  // The tutor asks a point of each set in turn (its question is the point's cue), and each
+  // answer is checked off in the one session.
+  const everyPoint = [...points.entries()].flatMap(([set, ps]) => ps.map((p) => ({ set, ...p })));
+  const askedFrom: string[] = [];
+  for (let n = 1; n <= 3; n++) {
+    const question = await page.getByTestId('agent-text').innerText();
+    const asked = everyPoint.find((p) => p.cue !== '' && question.includes(p.cue));
+    expect(asked, `a cue of one of the sets in: ${question}`).toBeTruthy();
+    askedFrom.push(asked?.set ?? '');
+    await answer(page, asked?.content ?? '');
     await expect.poll(() => recalled(page)).toBe(n);
   }
+  expect(new Set(askedFrom).size, askedFrom.join(' / ')).toBe(3);
 
   // Leave: the dashboard sums the review up, naming every set it drew on.
   await page.getByTestId('leave').click();

@@ -5,7 +5,7 @@ import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { expect, test } from './fixtures';
-import { OwnServer, recalled, screenshotPath, signUp, startSession, turns, waitForTurn } from './helpers';
+import { OwnServer, recalled, screenshotPath, signUp, startSession, turns, waitForConnected, waitForTurn } from './helpers';
 
 /**
  * Answering by voice in Chromium, with a microphone that is a WAV file espeak-ng speaks when
@@ -143,6 +143,17 @@ test('a learner answers by voice: records, reads the transcript in the box, send
     await expect(page.getByTestId('answer')).toHaveValue('the nucleus holds the DNA');
     await expect(page.getByTestId('voice-problem')).toHaveCount(0);
 
+    // A second recording is added after what the box holds, not in its place.
+    fake.transcript = 'and it controls which genes are expressed';
+    await mic.click();
+    await expect(page.getByTestId('recording')).toBeVisible();
+    await page.waitForTimeout(1_200);
+    await mic.click();
+    await expect(page.getByTestId('answer')).toHaveValue(
+      'the nucleus holds the DNA and it controls which genes are expressed',
+    );
+    expect(await turns(page)).toBe(before + 1);
+
     // The history page marks the spoken message.
     const session = new URL(page.url()).pathname.split('/').pop();
     await page.goto(`${server.url}/history/${session}`);
@@ -151,6 +162,16 @@ test('a learner answers by voice: records, reads the transcript in the box, send
     await server.kill();
     fake.close();
   }
+});
+
+test('without a transcription service there is no microphone, and nothing says voice is on', async ({ page }) => {
+  await signUp(page);
+  await expect(page.getByTestId('voice-notice')).toHaveCount(0);
+  await startSession(page, 'The living cell');
+  // Hydrated and connected: the page has decided what its input bar holds.
+  await waitForConnected(page);
+  await expect(page.getByTestId('send')).toBeVisible();
+  await expect(page.getByTestId('mic')).toHaveCount(0);
 });
 
 test('a learner who refuses the microphone is told so in one sentence', async ({ page }) => {

@@ -217,6 +217,7 @@ impl Turn<'_> {
         EvaluatorBrief {
             set_name: self.input.set_name.clone(),
             review: self.input.review.clone(),
+            guidelines: self.input.guidelines.clone(),
             unchecked: self.input.creditable.clone(),
             learner_message: message.to_string(),
             mode,

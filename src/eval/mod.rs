@@ -250,6 +250,7 @@ pub async fn run(
                 let brief = EvaluatorBrief {
                     set_name: case.set.clone(),
                     review: vec![],
+                    guidelines: String::new(),
                     unchecked: briefs(&case.points),
                     learner_message: case.message.clone(),
                     mode: EvalMode::Recall,
@@ -334,6 +335,7 @@ pub fn features(
         let brief = EvaluatorBrief {
             set_name: case.set.clone(),
             review: vec![],
+            guidelines: String::new(),
             unchecked: briefs(&case.points),
             learner_message: case.message.clone(),
             mode: EvalMode::Recall,

@@ -184,6 +184,9 @@ pub struct EvaluatorBrief {
     pub set_name: String,
     /// In today's review, every set it draws on (empty in a set session).
     pub review: Vec<SetBrief>,
+    /// The learner's guidelines of the set in play (the set of the point under discussion):
+    /// they may say what an answer must hold.
+    pub guidelines: String,
     pub unchecked: Vec<PointBrief>,
     pub learner_message: String,
     pub mode: EvalMode,

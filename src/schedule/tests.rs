@@ -98,3 +98,45 @@ fn retrievability_is_ninety_percent_at_one_stability_and_falls_after() {
     assert!(s.retrievability(&card, last).unwrap_or(0.0) > 0.99);
     assert!(s.retrievability(&card, at_stability * 2 - last).unwrap_or(1.0) < r);
 }
+
+#[test]
+#[allow(clippy::cast_possible_truncation)] // f64 memory back to the crate's f32
+fn a_replay_ends_in_the_memory_the_crates_memory_state_computes_from_the_same_log() {
+    // The replay steps `next_states` through the log because it needs each step's interval
+    // (the due date) as well as the memory; `memory_state` gives the memory alone. Over logs
+    // of every shape they agree, so the set page's stability and retrievability are FSRS's own.
+    let s = Scheduler::default();
+    let ratings = [Again, Hard, Good, Easy];
+    let mut worst = 0.0_f32;
+    for seed in 0..200_u64 {
+        let mut day = 0;
+        let reviews: Vec<(Rating, i64)> = (0..2 + seed % 9)
+            .map(|k| {
+                day += i64::try_from((seed * 7 + k * 13) % 40).unwrap_or(1) + i64::from(k > 0);
+                (ratings[usize::try_from((seed + k * 3) % 4).unwrap_or(0)], day)
+            })
+            .collect();
+        let replayed = s.replay(None, &log(&reviews), T0).card;
+        let item = fsrs::FSRSItem {
+            reviews: reviews
+                .iter()
+                .enumerate()
+                .map(|(i, &(rating, d))| fsrs::FSRSReview {
+                    rating: match rating {
+                        Again => 1,
+                        Hard => 2,
+                        Good => 3,
+                        Easy => 4,
+                    },
+                    delta_t: u32::try_from(if i == 0 { 0 } else { d - reviews[i - 1].1 }).unwrap_or(0),
+                })
+                .collect(),
+        };
+        let memory = s.fsrs.memory_state(item, None).expect("a valid log");
+        let off = |a: f32, b: f32| (a - b).abs() / b.abs().max(1e-6);
+        worst = worst.max(off(replayed.stability as f32, memory.stability));
+        worst = worst.max(off(replayed.difficulty as f32, memory.difficulty));
+    }
+    println!("largest relative difference: {worst:e}");
+    assert!(worst < 1e-3, "the replay and memory_state differ by {worst}");
+}

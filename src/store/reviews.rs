@@ -103,7 +103,8 @@ pub(super) async fn review_recall(
 /// Logs one Again review for each point tried in a session that has ended and not recalled
 /// in it (one whose answer was given and never said back, one whose hints ran out), then
 /// replays those points. A point never asked about gets nothing; a point already reviewed in
-/// the session is left alone, so ending a session again adds nothing.
+/// the session is left alone, so ending a session again adds nothing; a recall the learner
+/// disputed leaves no review, whether the session had ended then or ends later.
 pub(super) async fn review_failures(
     conn: &mut AnyConnection,
     learner: &LearnerId,
@@ -116,6 +117,7 @@ pub(super) async fn review_failures(
             AND (s.attempts > 0 OR s.hints > 0 OR s.revealed <> 0)
             AND NOT EXISTS (SELECT 1 FROM recall_outcomes o WHERE o.session_id = s.session_id AND o.point_id = s.point_id)
             AND NOT EXISTS (SELECT 1 FROM reviews r WHERE r.session_id = s.session_id AND r.point_id = s.point_id)
+            AND NOT EXISTS (SELECT 1 FROM review_disputes d WHERE d.session_id = s.session_id AND d.point_id = s.point_id)
           ORDER BY s.point_id",
     )
     .bind(session_id)

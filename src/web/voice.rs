@@ -49,6 +49,8 @@ pub async fn transcribe(
         return refusal(TranscribeError::VoiceOff);
     }
     let learner = &viewer.learner;
+    // Counted before the body is read, so a flood of recordings is turned away unread; a
+    // recording refused later (too large, another's session) has used its turn like any other.
     match state.store.take_token(&format!("transcribe {learner}"), BURST, REFILL).await {
         Ok(true) => {}
         Ok(false) => return refusal(TranscribeError::RateLimited),

@@ -185,6 +185,7 @@ async fn the_current_apkg_brings_decks_notes_images_history_and_due_dates() {
     assert!(html.contains("Import 2 sets?"), "{html}");
     assert!(html.contains("4 points and 1 resource will be added. They bring 7 reviews with them. 1 more is suspended in Anki"), "{html}");
     assert!(html.contains("its sound “heartbeat.mp3” is left out"), "{html}");
+    assert!(html.contains("it is an image occlusion note, which needs its image to point at"), "{html}");
     // Nothing is written before the confirmation.
     assert!(app.store().set_named(app.owner(), "Biology").await.unwrap().is_none());
     drop(path);
@@ -232,6 +233,10 @@ async fn a_colpkg_makes_a_set_per_deck_and_suspended_cards_come_when_ticked_in()
 async fn a_replay_keeps_the_due_date_anki_gave() {
     let app = TestApp::spawn().await;
     let sets = import(&app, "whole.colpkg", &["Biology", "Biology · Cells", "Chemistry"], false).await;
+    // A whole collection brings each deck as a deck's package does: its points, its image as
+    // a resource, its reviews and due dates.
+    biology_is_whole(&app, &sets[..2]).await;
+    assert_eq!(sets[2].1.iter().map(|p| p.content.as_str()).collect::<Vec<_>>(), ["Au"]);
     let gold = point(&sets, "Au").clone();
     // Changing the retention replays every point; an imported due date stands until a review here.
     app.store().set_schedule(app.owner(), 0.97, 4).await.unwrap();

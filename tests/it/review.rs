@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde_json::json;
 use warren::engine::today;
-use warren::store::{DailyLimits, NewOutcome, NewPoint, NewSet, Point};
+use warren::store::{DailyLimits, NewOutcome, NewPoint, NewResource, NewSet, Point};
 use warren_app::clock::{DAY_MS, day_of, start_of_day};
 use warren_app::protocol::{ServerMessage, SessionStatus};
 use warren_app::schedule::Rating;
@@ -150,6 +150,17 @@ async fn a_review_asks_each_sets_points_in_turn_with_that_sets_guidelines_only()
             }
             let frames = ws.say(&format!("I think {}.", point.content)).await;
             assert_eq!(recalled_ids(&frames), vec![point.id.clone()], "{wire:?} point {i}: {frames:?}");
+            // The evaluator judged that message under the same set's guidelines, no other's.
+            let evaluator = fake
+                .received()
+                .into_iter()
+                .map(|r| system_of(&r.body))
+                .rfind(|s| s.starts_with("You check which recall points"))
+                .unwrap();
+            assert!(evaluator.contains(&own), "{wire:?} point {i}: {own} missing from {evaluator}");
+            for (_, other) in sets.iter().filter(|(_, g)| *g != own) {
+                assert!(!evaluator.contains(other.as_str()), "{wire:?} point {i}: {other} in {evaluator}");
+            }
         }
         let evaluator = fake
             .received()
@@ -188,6 +199,64 @@ async fn a_recall_in_one_set_does_not_check_off_a_point_of_another_with_similar_
     let frames = ws.say("Mitochondria are the powerhouse of the cell.").await;
     let biology = points.iter().find(|p| p.content.starts_with("Mitochondria")).unwrap();
     assert_eq!(recalled_ids(&frames), vec![biology.id.clone()], "{}", reply_of(&frames));
+}
+
+#[tokio::test]
+async fn an_archived_set_stays_out_and_a_note_linked_to_a_point_is_shown_while_it_is_discussed() {
+    let app = TestApp::spawn().await;
+    for set in app.store().list_sets(app.owner(), i64::MAX).await.unwrap() {
+        app.store().delete_set(app.owner(), &set.id).await.unwrap();
+    }
+    let note = NewResource {
+        kind: warren_app::api::ResourceKind::Text,
+        title: "From gene to protein".into(),
+        body:
+            "A gene is copied into messenger RNA, which leaves the nucleus; ribosomes read it three letters \
+               at a time."
+                .into(),
+        points: vec![(0, 1.0)],
+        ..NewResource::default()
+    };
+    let sets = [
+        ("Cells", "Ribosomes translate messenger RNA into proteins", vec![note]),
+        ("Rome", "Augustus was the first Roman emperor", vec![]),
+        ("Attic", "An archived set's point is not reviewed", vec![]),
+    ];
+    for (name, point, resources) in sets {
+        let set = NewSet {
+            name: name.into(),
+            points: vec![NewPoint { content: point.into(), ..NewPoint::default() }],
+            resources,
+            ..NewSet::default()
+        };
+        let id = app.store().create_set(app.owner(), &set).await.unwrap();
+        if name == "Attic" {
+            assert!(app.store().set_archived(app.owner(), &id, true).await.unwrap());
+        }
+    }
+    let row = app.engine.start_review(app.owner(), 0).await.unwrap();
+    let points = targets(&app, &row.id).await;
+    let asked: Vec<&str> = points.iter().map(|p| p.content.as_str()).collect();
+    assert_eq!(asked.len(), 2, "the archived set stays out: {asked:?}");
+    assert!(!asked.iter().any(|p| p.contains("archived")), "{asked:?}");
+
+    let mut ws = app.connect(&row.id).await;
+    let mut frames = ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    // Rome's point first, perhaps: recalled, the Cells point comes next.
+    if points[0].content.starts_with("Augustus") {
+        frames = ws.say("Augustus was the first Roman emperor.").await;
+    }
+    assert!(!frames.iter().any(|m| matches!(m, ServerMessage::ShowResource(_))), "not before it is asked");
+    // Stuck on the ribosome point: the next rung brings in the note linked to it.
+    let frames = ws.say("I don't know").await;
+    let shown: Vec<String> = frames
+        .iter()
+        .filter_map(|m| match m {
+            ServerMessage::ShowResource(r) => Some(r.title.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(shown, ["From gene to protein"], "{}", reply_of(&frames));
 }
 
 #[tokio::test]

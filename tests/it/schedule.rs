@@ -476,7 +476,8 @@ async fn fitting_a_schedule_learns_from_the_log_keeps_better_parameters_and_move
     assert_eq!(res.headers()["location"], "/account?error=fit_few#fit");
     let (_, page) = app.page("/account").await;
     assert!(
-        page.contains("Fitting needs 8 reviews it can learn from") && page.contains("You have 0."),
+        page.contains("Fitting needs 8 reviews it can learn from")
+            && page.contains("You have 0: 8 more are needed."),
         "{page}"
     );
     assert_eq!(app.store().fit_run(app.owner()).await.unwrap(), None);
@@ -535,6 +536,25 @@ async fn the_weekly_round_fits_learners_with_enough_new_reviews_once() {
     // Five reviews after its first, but one point's first interval alone is rare: set aside.
     assert_eq!(app.store().fit_items(app.owner()).await.unwrap(), 0);
     assert_eq!(warren::fitting::weekly(app.store()).await.unwrap(), 0, "too few reviews to fit");
+    // Many reviews, all on one day: enough by count, none the optimiser can learn from. The
+    // round passes them over rather than claim a run that cannot fit.
+    let day = now_ms() - 3 * DAY_MS;
+    let same_day: Vec<NewPoint> = (0..10)
+        .map(|i| NewPoint {
+            content: format!("Crammed fact number {i}."),
+            log: Some(PointLog {
+                carried: None,
+                reviews: (0..3).map(|k| Logged { rating: Rating::Good, at: day + k * 600_000 + i }).collect(),
+                due_at: None,
+            }),
+            ..NewPoint::default()
+        })
+        .collect();
+    let crammed = NewSet { name: "Crammed".into(), points: same_day, ..NewSet::default() };
+    app.store().create_set(app.owner(), &crammed).await.unwrap();
+    assert_eq!(app.store().learners_due_a_fit(warren::fitting::WEEK_MS).await.unwrap().len(), 1);
+    assert_eq!(warren::fitting::weekly(app.store()).await.unwrap(), 0, "nothing to learn from");
+    assert!(app.store().fit_run(app.owner()).await.unwrap().is_none(), "no run claimed, none failed");
 
     let set = NewSet { name: "Forgetful".into(), points: forgetful_points(30), ..NewSet::default() };
     app.store().create_set(app.owner(), &set).await.unwrap();
@@ -547,6 +567,23 @@ async fn the_weekly_round_fits_learners_with_enough_new_reviews_once() {
     assert!(!app.store().claim_fit(app.owner(), FitReason::Asked).await.unwrap());
     let res = app.post_form("/account/schedule/fit", &[]).await;
     assert_eq!(res.headers()["location"], "/account?error=fit_running#fit");
+}
+
+#[tokio::test]
+async fn a_recall_disputed_while_its_session_is_open_leaves_no_review_when_the_session_ends() {
+    let app = TestApp::spawn().await;
+    let (session, points) = app.start(CELL).await;
+    let (mut ws, asked) = open(&app, &session, &points).await;
+    let point = points.iter().find(|p| p.id == asked).unwrap().clone();
+    ws.say("I don't know").await;
+    assert_eq!(recalled_ids(&ws.say(&point.content).await), vec![asked.clone()]);
+    let res = app.post_form(&format!("/history/{session}/disputes"), &[("point_id", &asked)]).await;
+    assert_eq!(res.status(), 303);
+    assert!(app.store().point_reviews(app.owner(), &asked).await.unwrap().is_empty());
+    // Ending the session does not count the disputed point as a failure either: a dispute
+    // leaves no review, as it does for a session that had already ended.
+    leave(&mut ws).await;
+    assert!(app.store().point_reviews(app.owner(), &asked).await.unwrap().is_empty());
 }
 
 #[tokio::test]

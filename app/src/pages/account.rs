@@ -233,9 +233,10 @@ fn FitSection(fit: ScheduleFit, now: i64) -> impl IntoView {
     let reviews = |n: u32| plural(i64::from(n), "review");
     let readiness = if !enough {
         format!(
-            "Fitting needs {} it can learn from: each a day or more after an earlier review of the same point, at an interval common in your log (FSRS sets rare ones aside, as Anki does). You have {}. Until then your schedule uses FSRS's defaults, which suit most learners.",
+            "Fitting needs {} it can learn from: each a day or more after an earlier review of the same point, at an interval common in your log (FSRS sets rare ones aside, as Anki does). You have {}: {} more are needed. Until then your schedule uses FSRS's defaults, which suit most learners.",
             reviews(any_fit),
-            items
+            items,
+            any_fit - items
         )
     } else if items < full_fit {
         format!(

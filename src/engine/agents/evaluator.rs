@@ -67,6 +67,13 @@ pub fn request(brief: EvaluatorBrief) -> Request {
             None => system.push_str(&format!("- id \"{}\": {}\n", p.id, p.content.trim())),
         }
     }
+    if !brief.guidelines.trim().is_empty() {
+        system.push_str(&format!(
+            "\nThe learner's own guidelines for the set of the point under discussion (they may say what an \
+             answer must hold):\n{}\n",
+            brief.guidelines.trim()
+        ));
+    }
     system.push_str(
         "\nJudge only the learner's latest message; earlier turns are context. A point counts as recalled \
          when the learner's own words carry its substance: paraphrase and informal wording are fine; a vague \
@@ -165,6 +172,7 @@ mod tests {
         EvaluatorBrief {
             set_name: "Letters".into(),
             review: vec![],
+            guidelines: String::new(),
             unchecked: vec![
                 PointBrief { id: "a".into(), content: "A".into(), ..PointBrief::default() },
                 PointBrief { id: "b".into(), content: "B".into(), ..PointBrief::default() },

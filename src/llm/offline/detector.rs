@@ -7,7 +7,7 @@ use crate::llm::topic::topic_of;
 
 pub(super) fn detector(brief: &DetectorBrief) -> serde_json::Value {
     let message = brief.learner_message.trim();
-    let fires = super::judge::is_tangent(brief);
+    let fires = super::tangent::is_tangent(brief);
     let topic = if fires { topic_of(message) } else { String::new() };
     json!({
         "isRabbithole": fires && !topic.is_empty(),

@@ -13,7 +13,7 @@ pub(super) fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> 
     let context = super::judge::Context::new(brief, meaning);
     // A question or small talk is no attempt, so it nearly recalls nothing (it may still say a
     // point outright).
-    let form = super::judge::kind_of(&brief.learner_message);
+    let form = super::kinds::kind_of(&brief.learner_message);
     let tries = form.climbs();
     let mut recalled = Vec::new();
     // Near misses, each with whether the message shares words with the point.
@@ -58,19 +58,21 @@ pub(super) fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> 
 }
 
 /// What the sentence model reads of the message, the tutor's question and each point (points
-/// and questions come from its cache after their first turn). None for a message with no
-/// content word, where words alone decide, or if the model fails (said in the log).
+/// and questions come from its cache after their first turn). The message is read once, after
+/// its question: "ten sixty-six" says little alone, much after "When was the Battle of
+/// Hastings?", and its words are read in that context. None for a message with no content
+/// word, where words alone decide, or if the model fails (said in the log).
 pub(super) fn meaning(embedder: &Embedder, brief: &EvaluatorBrief) -> Option<super::judge::Meaning> {
     if crate::text::tokens(&brief.learner_message).is_empty() {
         return None;
     }
     let question = super::judge::question(brief);
-    // The answer read after its question: "ten sixty-six" says little alone, much after "When
-    // was the Battle of Hastings?".
-    let answered = question.map(|q| format!("{q} {}", brief.learner_message));
-    let mut texts = vec![brief.learner_message.as_str()];
+    let answered = match question {
+        Some(question) => format!("{question}\n{}", brief.learner_message),
+        None => brief.learner_message.clone(),
+    };
+    let mut texts = vec![answered.as_str()];
     texts.extend(question);
-    texts.extend(answered.as_deref());
     texts.extend(brief.unchecked.iter().map(|p| p.content.as_str()));
     let parts: Vec<Vec<String>> = brief.unchecked.iter().map(|p| super::judge::parts(&p.content)).collect();
     texts.extend(parts.iter().flatten().map(String::as_str));
@@ -82,9 +84,10 @@ pub(super) fn meaning(embedder: &Embedder, brief: &EvaluatorBrief) -> Option<sup
         }
     };
     let mut readings = readings.into_iter();
-    let message = readings.next()?;
-    let (question, answered) =
-        if question.is_some() { (readings.next(), readings.next()) } else { (None, None) };
+    let whole = readings.next()?;
+    let message = whole.tail(answered.len() - brief.learner_message.len());
+    let answered = question.map(|_| whole.sentence);
+    let question = if question.is_some() { readings.next() } else { None };
     let points = brief.unchecked.iter().map(|p| p.id.clone()).zip(readings.by_ref()).collect();
     let parts = brief
         .unchecked

@@ -7,9 +7,9 @@
 //! With the sentence model, meaning joins the words ([`Features`]): how well the message's
 //! words in context cover each word of the point the learner had to supply ("build proteins
 //! from mRNA" covers "translate messenger RNA into proteins"), how near the point is to the
-//! message, to its nearest clause, and to the question and answer read as one ("When was the
-//! Battle of Hastings? ten sixty-six"), how well each clause of the point is said, and whether
-//! a word of the same kind stands where one of the point's should be. One logistic formula,
+//! message and to its nearest clause, how near the message is to the tutor's question (saying
+//! it back is not recalling), how well each clause of the point is said, and whether a word of
+//! the same kind stands where one of the point's should be. One logistic formula,
 //! fitted on `evals/evaluator.jsonl` and no other case (`scripts/fit-judge`), weighs them.
 //! Rules the formula cannot overturn ([`Flags::rule_out`]) keep what words decide surely:
 //! another number, the opposite word, a question back, an answer that trails off.
@@ -21,7 +21,7 @@ use std::collections::HashMap;
 
 use crate::embed::{Reading, similarity};
 use crate::llm::Role;
-use crate::llm::brief::{DetectorBrief, EvaluatorBrief, MessageKind, PointBrief};
+use crate::llm::brief::{EvaluatorBrief, PointBrief};
 use crate::text::numbers::Quantity;
 use crate::text::{Token, tokens};
 
@@ -36,18 +36,16 @@ const NEAR: f64 = 0.25;
 /// order, then the bias. Fitted by logistic regression (L2 penalty 0.3, the best in 5-fold
 /// cross-validation) on the development cases only: `warren eval evaluator
 /// evals/evaluator.jsonl --features F`, then `scripts/fit-judge F`.
-const WEIGHTS: [f64; FEATURES] = [
-    -1.182, -0.031, -1.846, 5.322, -2.853, -0.418, 0.672, 0.804, -0.492, 3.524, -0.104, 1.641, 1.458, -1.257,
-    6.634,
-];
-const BIAS: f64 = -5.383;
+const WEIGHTS: [f64; FEATURES] =
+    [-1.246, 0.103, -0.545, 4.866, -2.819, 0.901, -0.330, 1.524, 1.194, -0.523, 1.464, 0.464, 0.272, 6.059];
+const BIAS: f64 = -4.560;
 /// Log-odds from which a point counts as recalled (the development set's best F1) and from
 /// which it is a near miss (its best F2: a near miss only words the tutor's reply).
-const RECALL_ODDS: f64 = -1.240;
-const NEAR_ODDS: f64 = -2.272;
+const RECALL_ODDS: f64 = -1.104;
+const NEAR_ODDS: f64 = -2.506;
 
 /// How many features the formula weighs.
-pub const FEATURES: usize = 15;
+pub const FEATURES: usize = 14;
 
 /// What the fitted formula weighs of one point against one message.
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
@@ -62,6 +60,9 @@ pub struct Features {
     pub cover: f64,
     /// Cosine of the message and the tutor's question (saying it back is not recalling).
     pub near_question: f64,
+    /// Cosine of the point and the question and message read as one ("When was the Battle of
+    /// Hastings? ten sixty-six"); the message's own without a question.
+    pub answered: f64,
     /// 1 when the words veto a recall: a denial, a wrong number, a question back.
     pub vetoed: f64,
     /// Cosine of the point and the stretch of the message nearest it (a clause or two
@@ -72,12 +73,6 @@ pub struct Features {
     /// 1 when the message pairs the point's words across its clauses ("like charges attract,
     /// opposite charges repel" for the other way round).
     pub crossed: f64,
-    /// Cosine of the point and the question and message read as one ("When was the Battle of
-    /// Hastings? ten sixty-six"); the message's own without a question.
-    pub answered: f64,
-    /// Cosine of the point and the question alone (zero without one): what the answer adds is
-    /// the difference.
-    pub asked: f64,
     /// How well stretches of the message stand for each two neighbouring words of the point,
     /// the point's phrases ("a harmless form of a pathogen": "a weakened version of the bug").
     pub phrases: f64,
@@ -105,12 +100,11 @@ impl Features {
             self.near_point,
             self.cover,
             self.near_question,
+            self.answered,
             self.vetoed,
             self.clause,
             self.margin,
             self.crossed,
-            self.answered,
-            self.asked,
             self.phrases,
             self.least_part,
             self.parts,
@@ -192,10 +186,11 @@ pub struct Context {
 
 /// What the sentence model read: the message, the tutor's last question, each point.
 pub struct Meaning {
+    /// The message, its words read after the tutor's question.
     pub message: Reading,
     pub question: Option<Reading>,
-    /// The question and the message read as one text.
-    pub answered: Option<Reading>,
+    /// The question and the message read as one text (none without a question).
+    pub answered: Option<crate::embed::Vector>,
     /// By point id.
     pub points: HashMap<String, Reading>,
     /// By point id, each clause of a point of several (see [`parts`]).
@@ -464,18 +459,14 @@ impl Context {
                 .question
                 .as_ref()
                 .map_or(0.0, |q| f64::from(similarity(&message.sentence, &q.sentence))),
+            answered: meaning
+                .answered
+                .as_ref()
+                .map_or(near_point, |a| f64::from(similarity(a, &reading.sentence))),
             vetoed: f64::from(u8::from(lexical.vetoed)),
             clause,
             margin: if others == f64::MIN { 0.0 } else { clause - others },
             crossed: crossed(content, &self.said_text),
-            answered: meaning
-                .answered
-                .as_ref()
-                .map_or(near_point, |a| f64::from(similarity(&a.sentence, &reading.sentence))),
-            asked: meaning
-                .question
-                .as_ref()
-                .map_or(0.0, |q| f64::from(similarity(&q.sentence, &reading.sentence))),
             phrases: phrases(content, reading, &self.said_text, message, |t| self.is_given_text(t)),
             least_part,
             parts,
@@ -814,79 +805,6 @@ fn says_the_opposite(point: &str, message: &[Token]) -> bool {
     })
 }
 
-/// Talk about the session, not about any point: it climbs no ladder.
-const SESSION_TALK: &[&str] = &[
-    "brb",
-    "be right back",
-    "one sec",
-    "one moment",
-    "hang on a sec",
-    "a break",
-    "go faster",
-    "bit faster",
-    "speed up",
-    "slow down",
-    "go slower",
-    "points left",
-    "points are left",
-    "how many points",
-];
-
-/// What starts or makes an aside about the learner's day rather than an answer ("haha hang
-/// on, grabbing a coffee", "sorry my cat just walked across the keyboard"); it is small talk
-/// when it recalls and nearly recalls nothing.
-const AN_ASIDE: &[&str] = &[
-    "haha",
-    "hahaha",
-    "lol",
-    "lmao",
-    "omg",
-    "oops",
-    "my cat",
-    "my dog",
-    "my phone",
-    "my wifi",
-    "my internet",
-    "my kid",
-    "my kids",
-    "my mum",
-    "my mom",
-    "a coffee",
-    "grabbing",
-    "be back",
-    "love this",
-    "so fun",
-    "more fun",
-    "fun set",
-    "kinda fun",
-    "actually fun",
-    "crying rn",
-];
-
-/// The first word (past fillers) of each clause of the sentence that ends with the message's
-/// last question mark.
-fn question_openings(message: &str) -> Vec<String> {
-    let Some(end) = message.rfind('?') else { return Vec::new() };
-    let before = &message[..end];
-    let start = before
-        .char_indices()
-        .rev()
-        .find(|(_, c)| matches!(c, '.' | '!' | '?' | '\n'))
-        .map_or(0, |(i, c)| i + c.len_utf8());
-    before[start..]
-        .split([',', ';', ':', '—', '–'])
-        .filter_map(|clause| {
-            clause
-                .to_lowercase()
-                .replace('’', "'")
-                .split(|c: char| !(c.is_alphanumeric() || c == '\''))
-                .filter(|w| !w.is_empty())
-                .find(|w| !FILLERS.contains(w) && !matches!(*w, "sorry" | "quick" | "q" | "first" | "sec"))
-                .map(str::to_string)
-        })
-        .collect()
-}
-
 /// A message's sentences, each with its words and whether it asks (ends with "?").
 fn asked_sentences(message: &str) -> Vec<(Vec<Token>, bool)> {
     let mut out = Vec::new();
@@ -903,240 +821,6 @@ fn asked_sentences(message: &str) -> Vec<(Vec<Token>, bool)> {
     }
     out.retain(|(words, asks)| !words.is_empty() || *asks);
     out
-}
-
-/// The part of a message that asks: from the last clause opening before its last question
-/// mark, when it has one ("before that, are T cells and B cells both white blood cells?").
-fn asking_clause(message: &str) -> Option<&str> {
-    let end = message.rfind('?')?;
-    let before = &message[..end];
-    let start = before
-        .char_indices()
-        .rev()
-        .find(|(_, c)| matches!(c, '.' | '!' | '?' | ',' | ';' | ':' | '—' | '–'))
-        .map_or(0, |(i, c)| i + c.len_utf8());
-    let clause = before[start..].trim();
-    // A short tag ("…, right?", "…, or not?") asks about what came before it.
-    (clause.split_whitespace().count() >= 3).then_some(clause)
-}
-
-/// Asking for help with the point is saying "I don't know" (the next rung is the help).
-const HELP: &[&str] = &[
-    "hint",
-    "clue",
-    "skip",
-    "give up",
-    "tell me the answer",
-    "just tell me",
-    "blank",
-    "can't define",
-    "stuck",
-];
-
-/// Words that say nothing on their own.
-const SMALL_TALK: &[&str] = &[
-    "ok", "okay", "k", "sure", "cool", "nice", "lol", "haha", "hi", "hello", "hey", "yes", "no", "hmm",
-    "right", "thanks", "thank", "you", "cheers", "so", "much",
-];
-
-/// What a message is, when it recalled and nearly recalled nothing: "I don't know" (or asking
-/// for help), a question to the tutor, small talk, or an attempt (the rest, guesses included:
-/// "is it the ribosome?" and "is that the one with three flaps?" offer an answer).
-pub fn kind_of(message: &str) -> MessageKind {
-    let lower = format!(" {} ", message.trim().to_lowercase().replace('’', "'"));
-    let words: Vec<&str> =
-        lower.split(|c: char| !(c.is_alphanumeric() || c == '\'')).filter(|w| !w.is_empty()).collect();
-    if crate::text::is_dont_know(message) || HELP.iter().any(|p| lower.contains(p)) {
-        return MessageKind::DontKnow;
-    }
-    if words.is_empty()
-        || words.iter().all(|w| SMALL_TALK.contains(w))
-        || SESSION_TALK.iter().any(|p| lower.contains(&format!(" {p}")))
-        || (!message.contains('?') && AN_ASIDE.iter().any(|p| lower.contains(&format!(" {p} "))))
-    {
-        return MessageKind::SmallTalk;
-    }
-    // A question after a lead-in ("before that, are T cells…", "quick q first, is a string…")
-    // opens where its clause does.
-    let asking: Vec<String> = asking_clause(message)
-        .map(|c| {
-            c.to_lowercase()
-                .replace('’', "'")
-                .split(|c: char| !(c.is_alphanumeric() || c == '\''))
-                .filter(|w| !w.is_empty())
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default();
-    let opening: Vec<&str> = match asking.first() {
-        Some(_) => asking.iter().map(String::as_str).skip_while(|w| FILLERS.contains(w)).collect(),
-        None => words.iter().copied().skip_while(|w| FILLERS.contains(w)).collect(),
-    };
-    let first = opening.first().copied().unwrap_or_default();
-    let second = opening.get(1).copied().unwrap_or_default();
-    // "I've always wondered why…": asking without a question mark.
-    let wondering =
-        ["i wonder", "i've always wondered", "i always wondered", "i'd love to know", "i want to know"]
-            .iter()
-            .any(|p| lower.contains(p));
-    let asks = message.contains('?');
-    let is_wh_opening =
-        |w: &str| is_wh(w) || matches!(w, "what's" | "whats" | "why's" | "how's" | "who's" | "where's");
-    // "sorry what's HEAD again, is that a command?": a clause of the question opens with a wh-word.
-    let wh = is_wh_opening(first) || question_openings(message).iter().any(|w| is_wh_opening(w));
-    // "Is it the ribosome?", "is that the rule where…?", "the one with three flaps?", "…, right?".
-    let guess = (matches!(first, "is" | "was" | "isn't") && matches!(second, "it" | "that"))
-        && !lower.contains("is it true")
-        || lower.contains(" the one ")
-        || lower.contains(" the ones ")
-        || lower.trim_end().ends_with("right?");
-    let yes_no = YES_NO.contains(&first);
-    if (asks && (wh || (yes_no && !guess))) || wondering {
-        return MessageKind::Question;
-    }
-    MessageKind::Attempt
-}
-
-/// Phrases of curiosity about something beyond the question.
-const CURIOUS: &[&str] = &[
-    "why ",
-    "how did",
-    "how do ",
-    "how does",
-    "how come",
-    "how on earth",
-    "how many",
-    "how much",
-    "what happened",
-    "whatever happened",
-    "what would",
-    "what makes",
-    "what if",
-    "what about",
-    "i wonder",
-    "wondered",
-    "i'd love to know",
-    "i'd like to know",
-    "i want to know",
-    "is there any",
-    "are there any",
-    "are there other",
-    "is it true",
-    "i read",
-    "i've heard",
-    "i heard",
-    "i saw",
-    "funny",
-    "interesting",
-    "speaking of",
-    "by the way",
-    "who came up",
-    "who was",
-    "who decided",
-    "who invented",
-    "who discovered",
-    "ever ",
-    "actually",
-    "still ",
-    "do other",
-    "does any",
-    "do any",
-    "is any",
-];
-
-/// What says a message is not a tangent: a clarification, talk about the session, checking
-/// an answer, or asking about a point again.
-const NOT_TANGENT: &[&str] = &[
-    "do you mean",
-    "what do you mean",
-    "when you say",
-    "you mean",
-    "can we",
-    "could we",
-    "can i have",
-    "hint",
-    "come back",
-    "faster",
-    "slow down",
-    "skip",
-    "points left",
-    "points are left",
-    "how many points",
-    "brb",
-    "break",
-    "later",
-    ", right?",
-    "or the other way",
-    "the one",
-    "again",
-    "is that right",
-    "is that correct",
-    "is that it",
-    "is that the",
-    "is that what",
-    "isn't it",
-    "correct?",
-    "rephrase",
-    "repeat the question",
-    "say that again",
-    "what was the question",
-    "the question?",
-];
-
-/// Words that open a yes-or-no question.
-const YES_NO: &[&str] =
-    &["is", "was", "are", "were", "does", "do", "did", "can", "could", "has", "have", "will", "would"];
-
-/// Words that lead into a message without saying anything.
-const FILLERS: &[&str] =
-    &["wait", "hmm", "hm", "so", "um", "uh", "ok", "okay", "oh", "hang", "on", "and", "but"];
-
-/// Whether a message is curiosity that leaves the points: a question or musing that brings
-/// in something the points, the set's name and the tutor's words do not hold.
-pub fn is_tangent(brief: &DetectorBrief) -> bool {
-    let message = brief.learner_message.trim();
-    let lower = format!(" {}", message.to_lowercase().replace('’', "'"));
-    if crate::text::is_dont_know(message) || NOT_TANGENT.iter().any(|p| lower.contains(p)) {
-        return false;
-    }
-    let words: Vec<&str> =
-        lower.split(|c: char| !(c.is_alphanumeric() || c == '\'')).filter(|w| !w.is_empty()).collect();
-    let opening: Vec<&str> = words.iter().copied().skip_while(|w| FILLERS.contains(w)).collect();
-    // "So is it the ribosomes…", "hmm, so kneading…": a learner restating, not wondering.
-    if words.iter().take_while(|w| FILLERS.contains(w)).any(|w| *w == "so") {
-        return false;
-    }
-    // "Is it like missing someone?": a guess at the answer, not curiosity.
-    if matches!(opening.first().copied(), Some("is" | "was"))
-        && matches!(opening.get(1).copied(), Some("it" | "that"))
-        && !lower.contains("is it true")
-    {
-        return false;
-    }
-    let mut known: Vec<Token> =
-        brief.points.iter().flat_map(|p| tokens(&format!("{} {}", p.content, p.context))).collect();
-    known.extend(tokens(&brief.set_name));
-    if let Some(tutor) = brief.recent.iter().rev().find(|m| m.role == Role::Assistant) {
-        known.extend(tokens(&tutor.content));
-    }
-    let said = tokens(message);
-    if said.len() < 2 {
-        return false;
-    }
-    let new = said.iter().filter(|t| !known.iter().any(|k| k.same_as(t))).count();
-    let share = new as f64 / said.len() as f64;
-    let curious = CURIOUS.iter().any(|p| lower.contains(p));
-    let asks = message.contains('?');
-    let yes_no = opening.first().is_some_and(|w| YES_NO.contains(w));
-    if yes_no {
-        // "Is it Mercury or Venus?" checks an answer; "Is absolute zero actually reachable?" wonders.
-        return asks && (curious || share >= 0.6) && !lower.contains(" or ") || (curious && share >= 0.5);
-    }
-    (curious && share >= 0.25) || (asks && share >= 0.6 && opening.first().is_some_and(|w| is_wh(w)))
-}
-
-fn is_wh(word: &str) -> bool {
-    matches!(word, "what" | "which" | "who" | "whose" | "where" | "when" | "why" | "how")
 }
 
 /// A point's content words, each once, and whether each was said in parentheses (an
@@ -1235,6 +919,7 @@ mod tests {
         let brief = EvaluatorBrief {
             set_name: "The Solar System".into(),
             review: vec![],
+            guidelines: String::new(),
             unchecked: points(),
             learner_message: message.into(),
             mode: crate::llm::brief::EvalMode::Recall,
@@ -1277,18 +962,6 @@ mod tests {
         assert!(!other_war.recalled && !other_war.near);
     }
 
-    fn tangent(message: &str) -> bool {
-        is_tangent(&DetectorBrief {
-            set_name: "The heart".into(),
-            points: vec![point(
-                "v",
-                "The left ventricle has the thickest wall because it pumps blood to the whole body.",
-            )],
-            learner_message: message.into(),
-            recent: vec![crate::llm::Message::assistant("Which chamber has the thickest wall?")],
-        })
-    }
-
     #[test]
     fn a_message_that_trails_off_is_part_of_a_point_a_leading_dont_know_is_about_another() {
         assert!(trails_off("the left ventricle? not sure why though"));
@@ -1310,71 +983,5 @@ mod tests {
             )
             .recalled
         );
-    }
-
-    #[test]
-    fn questions_dont_knows_and_small_talk_are_told_from_attempts() {
-        for (message, kind) in [
-            (
-                "Why did the Romans hate the idea of a king so much? I've always wondered.",
-                MessageKind::Question,
-            ),
-            ("what do you mean by wall?", MessageKind::Question),
-            ("Can you explain what ATP is?", MessageKind::Question),
-            ("Hmm, how does that even work?", MessageKind::Question),
-            ("I've always wondered how they measured it", MessageKind::Question),
-            ("no idea, sorry", MessageKind::DontKnow),
-            ("I don't remember", MessageKind::DontKnow),
-            ("ok", MessageKind::SmallTalk),
-            ("brb, getting coffee", MessageKind::SmallTalk),
-            ("can we go a bit faster?", MessageKind::SmallTalk),
-            ("can I get a hint for this one?", MessageKind::DontKnow),
-            ("wait, is that the rule where the verb goes at the end?", MessageKind::Attempt),
-            ("is the clove hitch the one for joining two ends?", MessageKind::Attempt),
-            ("is it the ribosome?", MessageKind::Attempt),
-            ("Is it true that Napoleon was short?", MessageKind::Question),
-            ("Do other animals have four chambers too?", MessageKind::Question),
-            ("the left ventricle, right?", MessageKind::Attempt),
-            ("the mitochondria make energy", MessageKind::Attempt),
-            ("before that, are T cells and B cells both white blood cells?", MessageKind::Question),
-            ("quick q first — is a string mutable in python?", MessageKind::Question),
-            ("sorry my cat just walked across the keyboard", MessageKind::SmallTalk),
-            ("haha hang on, grabbing a coffee", MessageKind::SmallTalk),
-            ("sorry what's HEAD again, is that a command?", MessageKind::Question),
-            ("idk", MessageKind::DontKnow),
-            ("Jupiter, I think", MessageKind::Attempt),
-            ("It isn't that heavier things fall faster, I know that much.", MessageKind::Attempt),
-            ("the telescope, thanks to Galileo", MessageKind::Attempt),
-            ("thanks so much", MessageKind::SmallTalk),
-        ] {
-            assert_eq!(kind_of(message), kind, "{message}");
-        }
-    }
-
-    #[test]
-    fn curiosity_beyond_the_points_is_a_tangent() {
-        assert!(tangent("Why do hummingbirds have such fast heartbeats?"));
-        assert!(tangent("I've always wondered how surgeons first operated on a beating heart."));
-        assert!(tangent("Do other animals have four chambers too, or only mammals and birds?"));
-        assert!(tangent("I've heard that divers can slow their hearts down, why is that?"));
-    }
-
-    #[test]
-    fn answers_checks_clarifications_and_session_talk_are_not() {
-        for message in [
-            "the left ventricle, because it pumps to the whole body",
-            "Is it the left ventricle or the right one?",
-            "why is the left ventricle wall thicker again?",
-            "why is the left ventricle wall thicker?",
-            "the left ventricle, right?",
-            "what do you mean by wall?",
-            "can we go a bit faster?",
-            "no idea, sorry",
-            "so is it the ventricle that pumps to the body?",
-            "could you rephrase the question?",
-            "is it like a muscle that never gets tired?",
-        ] {
-            assert!(!tangent(message), "{message}");
-        }
     }
 }

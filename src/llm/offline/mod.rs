@@ -9,7 +9,9 @@ pub mod drafter;
 mod evaluator;
 mod explorer;
 mod judge;
+mod kinds;
 mod summariser;
+mod tangent;
 mod tutor;
 
 use std::sync::Arc;
@@ -264,6 +266,7 @@ mod tests {
         let brief = EvaluatorBrief {
             set_name: "Cells".into(),
             review: vec![],
+            guidelines: String::new(),
             unchecked: vec![
                 point("m", "Mitochondria produce most of the cell's ATP.", ""),
                 point("r", "Ribosomes translate messenger RNA into proteins.", ""),

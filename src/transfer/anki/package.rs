@@ -253,6 +253,73 @@ fn varint(bytes: &mut &[u8]) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Write;
+
+    /// A zip of `(name, bytes)` entries, deflated.
+    fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        let options =
+            zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+        for (name, bytes) in entries {
+            zip.start_file(*name, options).expect("a zip entry");
+            zip.write_all(bytes).expect("its bytes");
+        }
+        zip.finish().expect("a zip").into_inner()
+    }
+
+    fn zstd(bytes: &[u8]) -> Vec<u8> {
+        ruzstd::encoding::compress_to_vec(bytes, ruzstd::encoding::CompressionLevel::Fastest)
+    }
+
+    #[test]
+    fn a_zip_or_zstd_bomb_is_refused_once_it_unpacks_past_its_cap() {
+        let zeros = vec![0_u8; 3 * 1024 * 1024];
+        // Deflated, three megabytes of zeros are a few kilobytes: the size of the file says
+        // nothing of what it unpacks to, the cap does.
+        let zipped = zip_of(&[("collection.anki21", &zeros)]);
+        assert!(zipped.len() < 50_000, "{}", zipped.len());
+        let mut archive = zip::ZipArchive::new(Cursor::new(&zipped[..])).expect("a zip");
+        assert!(matches!(
+            entry(&mut archive, "collection.anki21", 1024 * 1024),
+            Err(ImportError::Unpacks(name, 1)) if name == "collection.anki21"
+        ));
+        assert_eq!(
+            entry(&mut archive, "collection.anki21", 4 * 1024 * 1024).ok().flatten().map(|b| b.len()),
+            Some(zeros.len())
+        );
+        let squeezed = zstd(&zeros);
+        assert!(squeezed.len() < 50_000, "{}", squeezed.len());
+        assert!(
+            matches!(unzstd(&squeezed, 1024 * 1024, "collection"), Err(ImportError::Unpacks(what, 1)) if what == "collection")
+        );
+        assert!(matches!(
+            unzstd(&squeezed[..squeezed.len() / 2], 4 * 1024 * 1024, "collection"),
+            Err(ImportError::Damaged(_))
+        ));
+    }
+
+    #[test]
+    fn an_image_that_unpacks_past_the_image_cap_is_left_out_in_either_format() {
+        let huge = vec![0_u8; limits::IMAGE_BYTES + 1];
+        // Anki 2.1: a JSON media map, the file deflated.
+        let old =
+            zip_of(&[("collection.anki21", b"sqlite"), ("media", br#"{"0": "big.png"}"#), ("0", &huge)]);
+        let (collection, mut package) = open(&old).expect("an older package");
+        assert_eq!(collection, b"sqlite");
+        assert_eq!(package.media("big.png"), Media::TooLarge);
+        assert_eq!(package.media("other.png"), Media::Missing);
+        // Anki 23.10+: meta says version 3, the media list is a protobuf, both zstd.
+        let list = [0x0a, 0x09, 0x0a, 0x07, b'b', b'i', b'g', b'.', b'p', b'n', b'g'];
+        let current = zip_of(&[
+            ("meta", &[0x08, 0x03]),
+            ("collection.anki21b", &zstd(b"sqlite")),
+            ("media", &zstd(&list)),
+            ("0", &zstd(&huge)),
+        ]);
+        let (collection, mut package) = open(&current).expect("a current package");
+        assert_eq!(collection, b"sqlite");
+        assert_eq!(package.media("big.png"), Media::TooLarge);
+    }
 
     #[test]
     fn protobuf_fields_read_as_anki_writes_them() {

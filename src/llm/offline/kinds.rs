@@ -1,0 +1,227 @@
+//! What a learner's message is, when it recalls and nearly recalls nothing: an attempt, "I
+//! don't know" (or asking for help), a question to the tutor, or small talk. Only an attempt
+//! or "I don't know" climbs a point's hint ladder; a question gets an answer and the same rung
+//! again.
+
+use crate::llm::brief::MessageKind;
+
+/// Talk about the session, not about any point: it climbs no ladder.
+const SESSION_TALK: &[&str] = &[
+    "brb",
+    "be right back",
+    "one sec",
+    "one moment",
+    "hang on a sec",
+    "a break",
+    "go faster",
+    "bit faster",
+    "speed up",
+    "slow down",
+    "go slower",
+    "points left",
+    "points are left",
+    "how many points",
+];
+
+/// What starts or makes an aside about the learner's day rather than an answer ("haha hang
+/// on, grabbing a coffee", "sorry my cat just walked across the keyboard"); it is small talk
+/// when it recalls and nearly recalls nothing.
+const AN_ASIDE: &[&str] = &[
+    "haha",
+    "hahaha",
+    "lol",
+    "lmao",
+    "omg",
+    "oops",
+    "my cat",
+    "my dog",
+    "my phone",
+    "my wifi",
+    "my internet",
+    "my kid",
+    "my kids",
+    "my mum",
+    "my mom",
+    "a coffee",
+    "grabbing",
+    "be back",
+    "love this",
+    "so fun",
+    "more fun",
+    "fun set",
+    "kinda fun",
+    "actually fun",
+    "crying rn",
+];
+
+/// The first word (past fillers) of each clause of the sentence that ends with the message's
+/// last question mark.
+fn question_openings(message: &str) -> Vec<String> {
+    let Some(end) = message.rfind('?') else { return Vec::new() };
+    let before = &message[..end];
+    let start = before
+        .char_indices()
+        .rev()
+        .find(|(_, c)| matches!(c, '.' | '!' | '?' | '\n'))
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    before[start..]
+        .split([',', ';', ':', '—', '–'])
+        .filter_map(|clause| {
+            clause
+                .to_lowercase()
+                .replace('’', "'")
+                .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+                .filter(|w| !w.is_empty())
+                .find(|w| !FILLERS.contains(w) && !matches!(*w, "sorry" | "quick" | "q" | "first" | "sec"))
+                .map(str::to_string)
+        })
+        .collect()
+}
+
+/// The part of a message that asks: from the last clause opening before its last question
+/// mark, when it has one ("before that, are T cells and B cells both white blood cells?").
+fn asking_clause(message: &str) -> Option<&str> {
+    let end = message.rfind('?')?;
+    let before = &message[..end];
+    let start = before
+        .char_indices()
+        .rev()
+        .find(|(_, c)| matches!(c, '.' | '!' | '?' | ',' | ';' | ':' | '—' | '–'))
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    let clause = before[start..].trim();
+    // A short tag ("…, right?", "…, or not?") asks about what came before it.
+    (clause.split_whitespace().count() >= 3).then_some(clause)
+}
+
+/// Asking for help with the point is saying "I don't know" (the next rung is the help).
+const HELP: &[&str] = &[
+    "hint",
+    "clue",
+    "skip",
+    "give up",
+    "tell me the answer",
+    "just tell me",
+    "blank",
+    "can't define",
+    "stuck",
+];
+
+/// Words that say nothing on their own.
+const SMALL_TALK: &[&str] = &[
+    "ok", "okay", "k", "sure", "cool", "nice", "lol", "haha", "hi", "hello", "hey", "yes", "no", "hmm",
+    "right", "thanks", "thank", "you", "cheers", "so", "much",
+];
+
+/// What a message is, when it recalled and nearly recalled nothing: "I don't know" (or asking
+/// for help), a question to the tutor, small talk, or an attempt (the rest, guesses included:
+/// "is it the ribosome?" and "is that the one with three flaps?" offer an answer).
+pub fn kind_of(message: &str) -> MessageKind {
+    let lower = format!(" {} ", message.trim().to_lowercase().replace('’', "'"));
+    let words: Vec<&str> =
+        lower.split(|c: char| !(c.is_alphanumeric() || c == '\'')).filter(|w| !w.is_empty()).collect();
+    if crate::text::is_dont_know(message) || HELP.iter().any(|p| lower.contains(p)) {
+        return MessageKind::DontKnow;
+    }
+    if words.is_empty()
+        || words.iter().all(|w| SMALL_TALK.contains(w))
+        || SESSION_TALK.iter().any(|p| lower.contains(&format!(" {p}")))
+        || (!message.contains('?') && AN_ASIDE.iter().any(|p| lower.contains(&format!(" {p} "))))
+    {
+        return MessageKind::SmallTalk;
+    }
+    // A question after a lead-in ("before that, are T cells…", "quick q first, is a string…")
+    // opens where its clause does.
+    let asking: Vec<String> = asking_clause(message)
+        .map(|c| {
+            c.to_lowercase()
+                .replace('’', "'")
+                .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+                .filter(|w| !w.is_empty())
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    let opening: Vec<&str> = match asking.first() {
+        Some(_) => asking.iter().map(String::as_str).skip_while(|w| FILLERS.contains(w)).collect(),
+        None => words.iter().copied().skip_while(|w| FILLERS.contains(w)).collect(),
+    };
+    let first = opening.first().copied().unwrap_or_default();
+    let second = opening.get(1).copied().unwrap_or_default();
+    // "I've always wondered why…": asking without a question mark.
+    let wondering =
+        ["i wonder", "i've always wondered", "i always wondered", "i'd love to know", "i want to know"]
+            .iter()
+            .any(|p| lower.contains(p));
+    let asks = message.contains('?');
+    let is_wh_opening =
+        |w: &str| is_wh(w) || matches!(w, "what's" | "whats" | "why's" | "how's" | "who's" | "where's");
+    // "sorry what's HEAD again, is that a command?": a clause of the question opens with a wh-word.
+    let wh = is_wh_opening(first) || question_openings(message).iter().any(|w| is_wh_opening(w));
+    // "Is it the ribosome?", "is that the rule where…?", "the one with three flaps?", "…, right?".
+    let guess = (matches!(first, "is" | "was" | "isn't") && matches!(second, "it" | "that"))
+        && !lower.contains("is it true")
+        || lower.contains(" the one ")
+        || lower.contains(" the ones ")
+        || lower.trim_end().ends_with("right?");
+    let yes_no = YES_NO.contains(&first);
+    if (asks && (wh || (yes_no && !guess))) || wondering {
+        return MessageKind::Question;
+    }
+    MessageKind::Attempt
+}
+
+/// Words that open a yes-or-no question.
+pub(super) const YES_NO: &[&str] =
+    &["is", "was", "are", "were", "does", "do", "did", "can", "could", "has", "have", "will", "would"];
+
+/// Words that lead into a message without saying anything.
+pub(super) const FILLERS: &[&str] =
+    &["wait", "hmm", "hm", "so", "um", "uh", "ok", "okay", "oh", "hang", "on", "and", "but"];
+
+pub(super) fn is_wh(word: &str) -> bool {
+    matches!(word, "what" | "which" | "who" | "whose" | "where" | "when" | "why" | "how")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn questions_dont_knows_and_small_talk_are_told_from_attempts() {
+        for (message, kind) in [
+            (
+                "Why did the Romans hate the idea of a king so much? I've always wondered.",
+                MessageKind::Question,
+            ),
+            ("what do you mean by wall?", MessageKind::Question),
+            ("Can you explain what ATP is?", MessageKind::Question),
+            ("Hmm, how does that even work?", MessageKind::Question),
+            ("I've always wondered how they measured it", MessageKind::Question),
+            ("no idea, sorry", MessageKind::DontKnow),
+            ("I don't remember", MessageKind::DontKnow),
+            ("ok", MessageKind::SmallTalk),
+            ("brb, getting coffee", MessageKind::SmallTalk),
+            ("can we go a bit faster?", MessageKind::SmallTalk),
+            ("can I get a hint for this one?", MessageKind::DontKnow),
+            ("wait, is that the rule where the verb goes at the end?", MessageKind::Attempt),
+            ("is the clove hitch the one for joining two ends?", MessageKind::Attempt),
+            ("is it the ribosome?", MessageKind::Attempt),
+            ("Is it true that Napoleon was short?", MessageKind::Question),
+            ("Do other animals have four chambers too?", MessageKind::Question),
+            ("the left ventricle, right?", MessageKind::Attempt),
+            ("the mitochondria make energy", MessageKind::Attempt),
+            ("before that, are T cells and B cells both white blood cells?", MessageKind::Question),
+            ("quick q first — is a string mutable in python?", MessageKind::Question),
+            ("sorry my cat just walked across the keyboard", MessageKind::SmallTalk),
+            ("haha hang on, grabbing a coffee", MessageKind::SmallTalk),
+            ("sorry what's HEAD again, is that a command?", MessageKind::Question),
+            ("idk", MessageKind::DontKnow),
+            ("Jupiter, I think", MessageKind::Attempt),
+            ("It isn't that heavier things fall faster, I know that much.", MessageKind::Attempt),
+            ("the telescope, thanks to Galileo", MessageKind::Attempt),
+            ("thanks so much", MessageKind::SmallTalk),
+        ] {
+            assert_eq!(kind_of(message), kind, "{message}");
+        }
+    }
+}
