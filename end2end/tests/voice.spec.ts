@@ -164,9 +164,9 @@ test('a learner answers by voice: records, reads the transcript in the box, send
   }
 });
 
-test('without a transcription service there is no microphone, and nothing says voice is on', async ({ page }) => {
+test('without a transcription service there is no microphone, and the dashboard says voice is off', async ({ page }) => {
   await signUp(page);
-  await expect(page.getByTestId('voice-notice')).toHaveCount(0);
+  await expect(page.getByTestId('voice-notice')).toHaveText('Answering by voice is off on this server.');
   await startSession(page, 'The living cell');
   // Hydrated and connected: the page has decided what its input bar holds.
   await waitForConnected(page);
