@@ -10,7 +10,8 @@ export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 # Leptos reads this at compile time; the bundle names below assume it is unset.
 unset LEPTOS_OUTPUT_NAME
 
-say() { printf '\033[1;36m==>\033[0m %s\n' "$*" >&2; }
+# Each step says how long the script has run (minutes:seconds), so a slow step shows itself.
+say() { printf '\033[1;36m==>\033[0m [%d:%02d] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*" >&2; }
 die() { printf '\033[1;31merror:\033[0m %s\n' "$*" >&2; exit 1; }
 
 as_root() {
@@ -272,6 +273,24 @@ build_server() {
   if [ "$mode" = release ]; then cargo build --quiet --release --bin warren
   else cargo build --quiet --bin warren
   fi
+}
+
+# The release client as a browser downloads it (WebAssembly, glue, stylesheet): raw, gzip and
+# Brotli, one line each, then the totals. Returns 1 when the gzip total is over the budget.
+CLIENT_BUDGET_KIB=300
+client_size() {
+  local kib total=0 total_br=0 name f path raw gz br
+  kib() { awk -v b="$1" 'BEGIN { printf "%.1f KiB", b / 1024 }'; }
+  name=$(sed -E 's/.*"name":"([^"]+)".*/\1/' "$SITE/pkg/bundle.json")
+  for f in "${name}_bg.wasm" "$name.js" "$name.css"; do
+    path="$SITE/pkg/$f"
+    raw=$(stat -c %s "$path"); gz=$(gzip -9 -c "$path" | wc -c); br=$(brotli -q 11 -c "$path" | wc -c)
+    total=$((total + gz))
+    total_br=$((total_br + br))
+    printf '%-32s %11s raw, %10s gzip, %10s brotli\n' "$f" "$(kib "$raw")" "$(kib "$gz")" "$(kib "$br")"
+  done
+  printf 'client total gzip: %s (budget %d KiB), brotli: %s\n' "$(kib "$total")" "$CLIENT_BUDGET_KIB" "$(kib "$total_br")"
+  [ "$total" -le $((CLIENT_BUDGET_KIB * 1024)) ]
 }
 
 server_bin() {

@@ -11,17 +11,10 @@ use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use candle_core::{DType, Device, Tensor};
-use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
-use tokenizers::Tokenizer;
-
 /// The model's name, as the notices give it.
 pub const MODEL_NAME: &str = "all-MiniLM-L6-v2";
 /// Dimensions of a sentence vector.
 pub const DIMENSIONS: usize = 384;
-/// Tokens read of one text; the model was trained on at most 256 (longer is cut).
-const MAX_TOKENS: usize = 256;
 /// Sentences whose vectors are kept (a session's points are embedded once, then found here).
 const CACHE: usize = 20_000;
 
@@ -42,6 +35,8 @@ pub enum EmbedError {
     Broken { dir: PathBuf, why: String },
     #[error("the sentence model failed on a text: {0}")]
     Run(String),
+    #[error("this build of Warren has no sentence model (it was built without the `model` feature)")]
+    NotBuilt,
 }
 
 /// A sentence's vector, unit length.
@@ -80,8 +75,8 @@ pub struct Word {
 
 /// The loaded model. Cheap to share (`Arc`); embedding runs on the calling thread.
 pub struct Embedder {
-    model: BertModel,
-    tokenizer: Tokenizer,
+    #[cfg(feature = "model")]
+    bert: bert::Bert,
     cache: Mutex<Cache>,
 }
 
@@ -105,32 +100,21 @@ impl Embedder {
                 return Err(EmbedError::Missing(dir.join(file)));
             }
         }
-        let broken = |why: String| EmbedError::Broken { dir: dir.to_path_buf(), why };
-        let config = std::fs::read_to_string(dir.join("config.json")).map_err(|e| broken(e.to_string()))?;
-        let config: Config = serde_json::from_str(&config).map_err(|e| broken(e.to_string()))?;
-        let mut tokenizer =
-            Tokenizer::from_file(dir.join("tokenizer.json")).map_err(|e| broken(e.to_string()))?;
-        tokenizer.with_padding(None);
-        tokenizer
-            .with_truncation(Some(tokenizers::TruncationParams {
-                max_length: MAX_TOKENS,
-                ..Default::default()
-            }))
-            .map_err(|e| broken(e.to_string()))?;
-        // SAFETY: the weights file is only read, and nothing in Warren writes it while it runs;
-        // mapping it spares copying 90 MB into memory.
-        let weights = unsafe {
-            VarBuilder::from_mmaped_safetensors(&[dir.join("model.safetensors")], DType::F32, &Device::Cpu)
+        #[cfg(feature = "model")]
+        {
+            let embedder = Self { bert: bert::Bert::load(dir)?, cache: Mutex::new(Cache::default()) };
+            // A model that loads but cannot run is found now, not at the first learner's message.
+            let probe = embedder.embed(&["A sentence."])?;
+            if probe.first().map(|v| v.len()) != Some(DIMENSIONS) {
+                return Err(EmbedError::Broken {
+                    dir: dir.to_path_buf(),
+                    why: format!("its vectors do not have {DIMENSIONS} dimensions"),
+                });
+            }
+            Ok(embedder)
         }
-        .map_err(|e| broken(e.to_string()))?;
-        let model = BertModel::load(weights, &config).map_err(|e| broken(e.to_string()))?;
-        let embedder = Self { model, tokenizer, cache: Mutex::new(Cache::default()) };
-        // A model that loads but cannot run is found now, not at the first learner's message.
-        let probe = embedder.embed(&["A sentence."])?;
-        if probe.first().map(|v| v.len()) != Some(DIMENSIONS) {
-            return Err(broken(format!("its vectors do not have {DIMENSIONS} dimensions")));
-        }
-        Ok(embedder)
+        #[cfg(not(feature = "model"))]
+        Err(EmbedError::NotBuilt)
     }
 
     /// The vectors of `texts`, in order. Texts seen lately come from the cache.
@@ -156,29 +140,19 @@ impl Embedder {
         Ok(out.into_iter().flatten().collect())
     }
 
-    /// One pass of the model over `texts`, padded to the longest.
+    /// One pass of the model over `texts`.
     fn run(&self, texts: &[&str]) -> Result<Vec<Reading>, EmbedError> {
-        let failed = |e: &dyn std::fmt::Display| EmbedError::Run(e.to_string());
-        let encodings = self.tokenizer.encode_batch(texts.to_vec(), true).map_err(|e| failed(&e))?;
-        let longest = encodings.iter().map(|e| e.get_ids().len()).max().unwrap_or(0).max(1);
-        let (mut ids, mut mask) = (Vec::new(), Vec::new());
-        for encoding in &encodings {
-            let n = encoding.get_ids().len();
-            ids.extend(encoding.get_ids().iter().copied().chain(std::iter::repeat_n(0, longest - n)));
-            mask.extend(
-                encoding.get_attention_mask().iter().copied().chain(std::iter::repeat_n(0, longest - n)),
-            );
+        #[cfg(feature = "model")]
+        return self.bert.run(texts);
+        #[cfg(not(feature = "model"))]
+        {
+            let _ = texts;
+            Err(EmbedError::NotBuilt)
         }
-        let shape = (texts.len(), longest);
-        let ids = Tensor::from_vec(ids, shape, &Device::Cpu).map_err(|e| failed(&e))?;
-        let mask = Tensor::from_vec(mask, shape, &Device::Cpu).map_err(|e| failed(&e))?;
-        let types = ids.zeros_like().map_err(|e| failed(&e))?;
-        let hidden = self.model.forward(&ids, &types, Some(&mask)).map_err(|e| failed(&e))?;
-        let hidden: Vec<Vec<Vec<f32>>> = hidden.to_vec3().map_err(|e| failed(&e))?;
-        Ok(encodings.iter().zip(hidden).map(|(encoding, rows)| reading(encoding, &rows)).collect())
     }
 }
 
+#[cfg(feature = "model")]
 /// A text's reading from the model's output for it: the sentence is the mean over all its
 /// tokens (as the model was trained), a word the mean over its pieces.
 fn reading(encoding: &tokenizers::Encoding, rows: &[Vec<f32>]) -> Reading {
@@ -209,6 +183,7 @@ fn reading(encoding: &tokenizers::Encoding, rows: &[Vec<f32>]) -> Reading {
     Reading { sentence, words: words.into() }
 }
 
+#[cfg(feature = "model")]
 fn mean<'a>(rows: impl Iterator<Item = &'a Vec<f32>>) -> Vec<f32> {
     let mut sum = vec![0.0; DIMENSIONS];
     let mut count = 0.0;
@@ -253,6 +228,79 @@ pub fn pooled(words: &[&[f32]]) -> Vector {
 /// The cosine of two unit vectors.
 pub fn similarity(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// all-MiniLM-L6-v2 on candle: the tokenizer and the BERT, and one pass over some texts.
+#[cfg(feature = "model")]
+mod bert {
+    use std::path::Path;
+
+    use candle_core::{DType, Device, Tensor};
+    use candle_nn::VarBuilder;
+    use candle_transformers::models::bert::{BertModel, Config};
+    use tokenizers::Tokenizer;
+
+    use super::{EmbedError, Reading, reading};
+
+    /// Tokens read of one text; the model was trained on at most 256 (longer is cut).
+    const MAX_TOKENS: usize = 256;
+
+    pub(super) struct Bert {
+        model: BertModel,
+        tokenizer: Tokenizer,
+    }
+
+    impl Bert {
+        pub(super) fn load(dir: &Path) -> Result<Self, EmbedError> {
+            let broken = |why: String| EmbedError::Broken { dir: dir.to_path_buf(), why };
+            let config =
+                std::fs::read_to_string(dir.join("config.json")).map_err(|e| broken(e.to_string()))?;
+            let config: Config = serde_json::from_str(&config).map_err(|e| broken(e.to_string()))?;
+            let mut tokenizer =
+                Tokenizer::from_file(dir.join("tokenizer.json")).map_err(|e| broken(e.to_string()))?;
+            tokenizer.with_padding(None);
+            tokenizer
+                .with_truncation(Some(tokenizers::TruncationParams {
+                    max_length: MAX_TOKENS,
+                    ..Default::default()
+                }))
+                .map_err(|e| broken(e.to_string()))?;
+            // SAFETY: the weights file is only read, and nothing in Warren writes it while it
+            // runs; mapping it spares copying 90 MB into memory.
+            let weights = unsafe {
+                VarBuilder::from_mmaped_safetensors(
+                    &[dir.join("model.safetensors")],
+                    DType::F32,
+                    &Device::Cpu,
+                )
+            }
+            .map_err(|e| broken(e.to_string()))?;
+            let model = BertModel::load(weights, &config).map_err(|e| broken(e.to_string()))?;
+            Ok(Self { model, tokenizer })
+        }
+
+        /// One pass of the model over `texts`, padded to the longest.
+        pub(super) fn run(&self, texts: &[&str]) -> Result<Vec<Reading>, EmbedError> {
+            let failed = |e: &dyn std::fmt::Display| EmbedError::Run(e.to_string());
+            let encodings = self.tokenizer.encode_batch(texts.to_vec(), true).map_err(|e| failed(&e))?;
+            let longest = encodings.iter().map(|e| e.get_ids().len()).max().unwrap_or(0).max(1);
+            let (mut ids, mut mask) = (Vec::new(), Vec::new());
+            for encoding in &encodings {
+                let n = encoding.get_ids().len();
+                ids.extend(encoding.get_ids().iter().copied().chain(std::iter::repeat_n(0, longest - n)));
+                mask.extend(
+                    encoding.get_attention_mask().iter().copied().chain(std::iter::repeat_n(0, longest - n)),
+                );
+            }
+            let shape = (texts.len(), longest);
+            let ids = Tensor::from_vec(ids, shape, &Device::Cpu).map_err(|e| failed(&e))?;
+            let mask = Tensor::from_vec(mask, shape, &Device::Cpu).map_err(|e| failed(&e))?;
+            let types = ids.zeros_like().map_err(|e| failed(&e))?;
+            let hidden = self.model.forward(&ids, &types, Some(&mask)).map_err(|e| failed(&e))?;
+            let hidden: Vec<Vec<Vec<f32>>> = hidden.to_vec3().map_err(|e| failed(&e))?;
+            Ok(encodings.iter().zip(hidden).map(|(encoding, rows)| reading(encoding, &rows)).collect())
+        }
+    }
 }
 
 /// How the offline judges compare text, as the notices and `/readyz` say it.

@@ -35,6 +35,10 @@ pub mod limits {
     pub const PASSWORD_MIN: usize = 10;
     pub const PASSWORD: usize = 200;
     /// A username's length: at least `USERNAME_MIN`, at most `USERNAME`.
+    /// A label on a session's entry.
+    pub const LABEL: usize = 60;
+    /// A message's own id, as the page names it for replies and refusals.
+    pub const CLIENT_MESSAGE_ID: usize = 100;
     pub const USERNAME_MIN: usize = 3;
     pub const USERNAME: usize = 32;
 }

@@ -51,7 +51,7 @@ pub use sources::{KeptDraft, NewDraft, SOURCE_LAPSE_MS, Source, SourceDraft, Sou
 pub use struggles::{Struggle, StruggleRow};
 pub use summaries::{LatestSummary, SummaryScope};
 pub use today::{DailyLimits, DuePoints};
-pub use tree::{MAX_LABEL, Resolved, Tree, first_kept_id, resolve};
+pub use tree::{Resolved, Tree, first_kept_id, resolve};
 pub use warren_app::tree::{EntryKind, Speaker};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]

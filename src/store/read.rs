@@ -1,6 +1,7 @@
 //! Reading: [`Read`], the handle every query that only reads runs on. It is not an sqlx
 //! executor, so nothing can `execute` through it: a write has to go through the writer
-//! (`writer.rs`), and "writes take turns" is kept by the compiler.
+//! (`writer.rs`), and "writes take turns" is kept by the compiler, but for one gap: a
+//! statement that writes and returns rows could still be fetched through [`Reads`].
 //!
 //! ```
 //! # async fn demo(store: &warren::store::Store) -> Result<(), sqlx::Error> {

@@ -336,7 +336,8 @@ impl Store {
             Some(target) if target.kind != EntryKind::Label => {}
             Some(_) | None => return Ok(false),
         }
-        let label: String = label.unwrap_or_default().trim().chars().take(MAX_LABEL).collect();
+        let label: String =
+            label.unwrap_or_default().trim().chars().take(warren_app::forms::limits::LABEL).collect();
         let new = NewEntry::note(EntryKind::Label, label, json!({ "targetId": target_id }));
         self.append_entry(learner, session_id, session.leaf_id.as_deref(), new, false).await?;
         Ok(true)
@@ -403,6 +404,3 @@ impl TreeCache {
         self.trees.remove(session_id);
     }
 }
-
-/// Characters kept of a label.
-pub const MAX_LABEL: usize = 60;

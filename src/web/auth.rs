@@ -58,7 +58,7 @@ impl Throttle {
             return Ok(false);
         }
         // Longer names cannot be accounts; keep keys short all the same.
-        let name: String = username.chars().take(32).collect();
+        let name: String = username.chars().take(warren_app::forms::limits::USERNAME).collect();
         self.store.take_token(&format!("sign-in account {name}"), ACCOUNT_BURST, REFILL).await
     }
 

@@ -395,7 +395,7 @@ impl<'a> Writer<'a> {
              <input name=\"label\" maxlength=\"{}\" aria-label=\"Label\" placeholder=\"e.g. revisit\" value=\"",
             attr(&entry.id),
             attr(&back),
-            crate::store::MAX_LABEL
+            warren_app::forms::limits::LABEL
         );
         escape(label.unwrap_or_default(), out);
         out.push_str("\" autofocus><button type=\"submit\" class=\"button\">Save label</button>");

@@ -214,7 +214,7 @@ fn AccountView(page: AccountPage) -> impl IntoView {
             <form method="post" action="/account/delete" class="stack" data-testid="delete-form">
                 <label>
                     {format!("Type your username, {}, to confirm", page.username)}
-                    <input name="username" required autocomplete="off" autocapitalize="none" spellcheck="false" maxlength="32" />
+                    <input name="username" required autocomplete="off" autocapitalize="none" spellcheck="false" maxlength=limits::USERNAME />
                     {confirm_error.map(|e| view! { <small class="field-error" role="alert">{e}</small> })}
                 </label>
                 <button type="submit" class="button danger">"Delete my account and everything in it"</button>

@@ -310,10 +310,11 @@ fn open_label_form(entry: &web_sys::Element) {
             r#"<button type="submit" name="clear" value="1" class="button quiet">Remove</button>"#
         };
         let html = format!(
-            r#"<form method="post" action="{}/label" class="label-form" data-testid="label-form"><input type="hidden" name="target" value="{}"><input type="hidden" name="back" value="{}"><input name="label" maxlength="60" aria-label="Label" placeholder="e.g. revisit" value="{}"><button type="submit" class="button">Save label</button>{remove}</form>"#,
+            r#"<form method="post" action="{}/label" class="label-form" data-testid="label-form"><input type="hidden" name="target" value="{}"><input type="hidden" name="back" value="{}"><input name="label" maxlength="{}" aria-label="Label" placeholder="e.g. revisit" value="{}"><button type="submit" class="button">Save label</button>{remove}</form>"#,
             attribute(&path),
             attribute(target),
             attribute(&back),
+            crate::forms::limits::LABEL,
             attribute(&label)
         );
         let _ = entry.insert_adjacent_html("beforeend", &html);

@@ -158,9 +158,12 @@ fn validate(message: &ClientMessage) -> Result<(), ProtocolError> {
                 ));
             }
             if let Some(id) = client_message_id
-                && (id.is_empty() || id.chars().count() > 100)
+                && (id.is_empty() || id.chars().count() > crate::forms::limits::CLIENT_MESSAGE_ID)
             {
-                return invalid("clientMessageId must have 1 to 100 characters".into());
+                return invalid(format!(
+                    "clientMessageId must have 1 to {} characters",
+                    crate::forms::limits::CLIENT_MESSAGE_ID
+                ));
             }
             Ok(())
         }

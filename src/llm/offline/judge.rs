@@ -178,6 +178,10 @@ pub struct Context {
     /// The message ends by saying the rest escapes the learner ("…, I forget the last one").
     trails_off: bool,
     meaning: Option<Meaning>,
+    /// The words of each word the model read of the message (none for "the", "is", …).
+    message_words: Vec<Vec<Token>>,
+    /// The message's clauses, as words.
+    message_clauses: Vec<Vec<Token>>,
     /// The message's clauses and neighbouring pairs of them, and the whole, as vectors.
     stretches: Vec<crate::embed::Vector>,
     /// By point id: the cosine of the point and the message's stretch nearest it.
@@ -227,6 +231,8 @@ impl Context {
             // A question back ("is it the ribosome?") is a guess, not a recall.
             asks: asked_sentences(&brief.learner_message),
             trails_off: trails_off(&brief.learner_message),
+            message_words: Vec::new(),
+            message_clauses: clauses(&brief.learner_message).iter().map(|c| tokens(c)).collect(),
             stretches: Vec::new(),
             clauses: HashMap::new(),
             meaning: None,
@@ -237,6 +243,12 @@ impl Context {
     /// The message's stretches and each point's nearest one, once a message.
     fn with_meaning(mut self, meaning: Option<Meaning>) -> Self {
         if let Some(meaning) = &meaning {
+            self.message_words = meaning
+                .message
+                .words
+                .iter()
+                .map(|w| meaning_word(&self.said_text, w.span.clone()).map(tokens).unwrap_or_default())
+                .collect();
             self.stretches = stretches(&self.said_text, &meaning.message);
             self.clauses = meaning
                 .points
@@ -296,7 +308,7 @@ impl Context {
                 && self.others.iter().any(|other| other.iter().any(|o| o.same_as(m)))
         };
         // The clause opens on the other point's word, and this point's come right after it.
-        clauses(&self.said_text).iter().map(|c| tokens(c)).any(|clause| match clause.as_slice() {
+        self.message_clauses.iter().any(|clause| match clause.as_slice() {
             [first, second, ..] => anothers(first) && ours(second) && !second.negated,
             [_] | [] => false,
         })
@@ -466,7 +478,7 @@ impl Context {
             vetoed: f64::from(u8::from(lexical.vetoed)),
             clause,
             margin: if others == f64::MIN { 0.0 } else { clause - others },
-            crossed: crossed(content, &self.said_text),
+            crossed: crossed(content, &self.message),
             phrases: phrases(content, reading, &self.said_text, message, |t| self.is_given_text(t)),
             least_part,
             parts,
@@ -494,18 +506,17 @@ impl Context {
         content: &str,
         message: &Reading,
     ) -> f64 {
+        let ours = tokens(content);
         let strays: Vec<&[f32]> = message
             .words
             .iter()
-            .filter(|w| {
-                meaning_word(&self.said_text, w.span.clone()).is_some_and(|t| {
-                    let said = tokens(t);
-                    !said.is_empty()
-                        && said.iter().all(|m| !self.given.iter().any(|g| g.same_as(m)))
-                        && !tokens(content).iter().any(|k| said.iter().any(|m| m.same_as(k)))
-                })
+            .zip(self.message_words.iter())
+            .filter(|(_, said)| {
+                !said.is_empty()
+                    && said.iter().all(|m| !self.given.iter().any(|g| g.same_as(m)))
+                    && !ours.iter().any(|k| said.iter().any(|m| m.same_as(k)))
             })
-            .map(|w| &*w.vector)
+            .map(|(w, _)| &*w.vector)
             .collect();
         let lacking: Vec<&[f32]> = point
             .words
@@ -770,7 +781,7 @@ fn clauses(text: &str) -> Vec<String> {
 /// its words that belong to one clause of the point switch clause more often than going
 /// through them one after another needs ("phloem carries water and xylem sugar" for "xylem
 /// carries water, while phloem moves sugar").
-fn crossed(point: &str, message: &str) -> f64 {
+fn crossed(point: &str, message: &[Token]) -> f64 {
     let parts: Vec<Vec<Token>> = clauses(point).iter().map(|c| tokens(c)).filter(|t| !t.is_empty()).collect();
     if parts.len() < 2 {
         return 0.0;
@@ -784,7 +795,7 @@ fn crossed(point: &str, message: &str) -> f64 {
         }
     };
     let mut runs: Vec<usize> = Vec::new();
-    for part in tokens(message).iter().filter(|m| !m.negated).filter_map(part_of) {
+    for part in message.iter().filter(|m| !m.negated).filter_map(part_of) {
         if runs.last() != Some(&part) {
             runs.push(part);
         }
