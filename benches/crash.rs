@@ -361,7 +361,8 @@ async fn read_until_quiet(ws: &mut Socket, known: &mut Known, deadline: Option<I
             | ServerMessage::ShowResource(_)
             | ServerMessage::SessionComplete(_)
             | ServerMessage::Pong(_)
-            | ServerMessage::Resumed(_) => false,
+            | ServerMessage::Resumed(_)
+            | ServerMessage::Notice(_) => false,
         };
         if !of_a_turn {
             continue;

@@ -3,7 +3,8 @@
 //! page drafts them), near repeats dropped by their words; then again with near repeats
 //! dropped by meaning, when the sentence model is installed. The source is the evaluation
 //! set's passages (`evals/drafter.jsonl`), repeated with their numbers changed until long
-//! enough. Run with `cargo bench --bench drafter`.
+//! enough. Each run starts with the sentence model's cache empty. Run with
+//! `cargo bench --bench drafter`.
 
 // A measuring harness: a failure to set up should stop it loudly, like a test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -47,17 +48,20 @@ fn source() -> String {
     out.chars().take(CHARS).collect()
 }
 
+/// The median of [`RUNS`] draftings of `text`; each run's sentence model (from `embedder`) is
+/// loaded afresh before its clock starts, so no run reads what an earlier one left in its cache.
 async fn time(
     provider: &dyn Provider,
-    embedder: Option<&Arc<warren::embed::Embedder>>,
+    embedder: impl Fn() -> Option<Arc<warren::embed::Embedder>>,
     text: &str,
 ) -> (Duration, usize, usize) {
     let mut times = Vec::new();
     let mut counts = (0, 0);
     for _ in 0..RUNS {
+        let embedder = embedder();
         let started = Instant::now();
         let cut = passages(text);
-        let drafts = draft_passages(provider, embedder, "Bench", "Source", &cut, |_| async {}).await;
+        let drafts = draft_passages(provider, embedder.as_ref(), "Bench", "Source", &cut, |_| async {}).await;
         times.push(started.elapsed());
         counts = (cut.len(), drafts.drafts.len());
     }
@@ -75,12 +79,14 @@ fn main() {
             text.chars().count()
         );
         let offline = Offline::new(Duration::ZERO, None);
-        let (took, cut, drafts) = time(&offline, None, &text).await;
+        let (took, cut, drafts) = time(&offline, || None, &text).await;
         println!("  by words: {cut} passages, {drafts} drafts in {:.0} ms", took.as_secs_f64() * 1000.0);
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        match Judgement::load(&root.join(warren::config::DEFAULT_MODEL_DIR)) {
-            Judgement::Meaning(embedder) => {
-                let (took, cut, drafts) = time(&offline, Some(&embedder), &text).await;
+        let model = root.join(warren::config::DEFAULT_MODEL_DIR);
+        match Judgement::load(&model) {
+            Judgement::Meaning(_) => {
+                let fresh = || Judgement::load(&model).embedder().cloned();
+                let (took, cut, drafts) = time(&offline, fresh, &text).await;
                 println!(
                     "  repeats by meaning: {cut} passages, {drafts} drafts in {:.0} ms",
                     took.as_secs_f64() * 1000.0

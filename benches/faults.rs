@@ -292,7 +292,8 @@ async fn read_turn(ws: &mut Socket, outcome: &mut Outcome) -> Turn {
             | ServerMessage::ShowResource(_)
             | ServerMessage::SessionComplete(_)
             | ServerMessage::Pong(_)
-            | ServerMessage::Resumed(_) => {}
+            | ServerMessage::Resumed(_)
+            | ServerMessage::Notice(_) => {}
         }
     }
 }

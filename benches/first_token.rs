@@ -205,7 +205,7 @@ async fn run(cases: &[Case], way: Way, judgement: &Judgement) -> Run {
     let model = Arc::new(SlowModel::default());
     let judge: Option<SharedProvider> = (way == Way::GuessesLocally)
         .then(|| Arc::new(Offline::new(Duration::ZERO, judgement.embedder().cloned())) as SharedProvider);
-    let local = InProcess { judge, embedder: None, health: None };
+    let local = InProcess { judge, embedder: None, health: None, offline: None };
     let config = EngineConfig { speculative_tutor: way != Way::Waits, ..EngineConfig::default() };
     let engine = Engine::judged(store.clone(), model.clone(), local, config);
     let mut run = Run::default();

@@ -107,7 +107,8 @@ async fn read_turn(
             | ServerMessage::ShowResource(_)
             | ServerMessage::SessionComplete(_)
             | ServerMessage::Pong(_)
-            | ServerMessage::Resumed(_) => {}
+            | ServerMessage::Resumed(_)
+            | ServerMessage::Notice(_) => {}
         }
     }
 }

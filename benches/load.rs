@@ -30,6 +30,9 @@ mod common;
 
 use common::Socket;
 
+/// What the servers' `/metrics` asks for.
+const METRICS_TOKEN: &str = "load-bench";
+
 /// The server process, killed when dropped.
 struct Server(Child);
 
@@ -106,6 +109,7 @@ async fn run() -> usize {
             .env("WARREN_ADDR", &addr)
             .env("DATABASE_URL", &database)
             .env("WARREN_LLM", "offline")
+            .env("WARREN_METRICS_TOKEN", METRICS_TOKEN)
             .env("WARREN_OFFLINE_DELAY_MS", "0")
             .env("WARREN_LOG", "error")
             .stdout(Stdio::null())
@@ -307,7 +311,15 @@ async fn run() -> usize {
 async fn turn_buckets(http: &reqwest::Client, addrs: &[String]) -> Vec<(f64, u64)> {
     let mut total: Vec<(f64, u64)> = Vec::new();
     for addr in addrs {
-        let text = http.get(format!("http://{addr}/metrics")).send().await.unwrap().text().await.unwrap();
+        let text = http
+            .get(format!("http://{addr}/metrics"))
+            .bearer_auth(METRICS_TOKEN)
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
         let buckets = text.lines().filter_map(|line| {
             let rest = line.strip_prefix("warren_turn_seconds_bucket{le=\"")?;
             let (le, count) = rest.split_once("\"} ")?;
@@ -347,7 +359,8 @@ async fn read_turn(socket: &mut Socket) -> Result<(), ()> {
             | ServerMessage::ShowResource(_)
             | ServerMessage::SessionComplete(_)
             | ServerMessage::Pong(_)
-            | ServerMessage::Resumed(_) => {}
+            | ServerMessage::Resumed(_)
+            | ServerMessage::Notice(_) => {}
         }
     }
 }

@@ -62,6 +62,30 @@ pub struct Config {
     #[arg(long, env = "WARREN_INSTANCE_ID", global = true)]
     pub instance_id: Option<String>,
 
+    /// The token `/metrics` asks for, as `Authorization: Bearer …`. Without it (and without
+    /// WARREN_METRICS_ADDR), `/metrics` is not served.
+    #[arg(long, env = "WARREN_METRICS_TOKEN", hide_env_values = true, global = true)]
+    pub metrics_token: Option<String>,
+
+    /// An address of its own that serves `/metrics` alone, with no token: bind it to
+    /// loopback or a private network, where only the monitoring can reach it.
+    #[arg(long, env = "WARREN_METRICS_ADDR", global = true)]
+    pub metrics_addr: Option<SocketAddr>,
+
+    /// A price list for the language models (a JSON file: model name to US dollars per
+    /// million `input`, `cached_input` and `output` tokens), for what sessions cost.
+    #[arg(long, env = "WARREN_PRICES", global = true)]
+    pub prices: Option<PathBuf>,
+
+    /// Tokens (input and output) of a network model one learner may use in a day (UTC); past
+    /// it their sessions go on with the offline tutor until the next day.
+    #[arg(long, env = "WARREN_DAILY_TOKENS_PER_LEARNER", global = true)]
+    pub daily_tokens_per_learner: Option<u64>,
+
+    /// The same for a month (UTC).
+    #[arg(long, env = "WARREN_MONTHLY_TOKENS_PER_LEARNER", global = true)]
+    pub monthly_tokens_per_learner: Option<u64>,
+
     #[command(flatten)]
     pub llm: LlmConfig,
 
@@ -104,6 +128,11 @@ impl Config {
             db_acquire_timeout_ms: 5000,
             db_statement_timeout_ms: 10_000,
             instance_id: None,
+            metrics_token: None,
+            metrics_addr: None,
+            prices: None,
+            daily_tokens_per_learner: None,
+            monthly_tokens_per_learner: None,
             llm: LlmConfig::offline(),
             voice: VoiceConfig::off(),
             rabbithole_cooldown: 3,

@@ -12,6 +12,7 @@ use tokio::net::TcpListener;
 
 use crate::config::{Config, Switch};
 use crate::embed::Judgement;
+use crate::engine::usage::{Budgets, Prices, PricesError};
 use crate::engine::{Engine, EngineConfig, InProcess, Instance};
 use crate::llm::SharedProvider;
 use crate::llm::health::ProviderHealth;
@@ -39,11 +40,15 @@ pub enum StartupError {
     Bind { addr: SocketAddr, source: std::io::Error },
     #[error("the server stopped: {0}")]
     Serve(std::io::Error),
+    #[error(transparent)]
+    Prices(#[from] PricesError),
 }
 
 /// A started, ready application bound to its address.
 pub struct Application {
     listener: TcpListener,
+    /// `/metrics` alone, on an address of its own (`WARREN_METRICS_ADDR`).
+    metrics_listener: Option<TcpListener>,
     state: AppState,
 }
 
@@ -61,6 +66,10 @@ impl Application {
             }
         }
         let provider = select::build(&config.llm, &judgement)?;
+        let prices = match &config.prices {
+            Some(path) => Prices::load(path)?,
+            None => Prices::default(),
+        };
         // A provider that fails its check does not stop Warren: the operator sees why here and
         // on /readyz, and learners see a notice; the offline tutor needs no check.
         let every = Duration::from_secs(config.llm.provider_recheck_secs.max(1));
@@ -85,6 +94,12 @@ impl Application {
             .map_err(|source| StartupError::Bind { addr: config.addr, source })?;
         let addr =
             listener.local_addr().map_err(|source| StartupError::Bind { addr: config.addr, source })?;
+        let metrics_listener = match config.metrics_addr {
+            Some(at) => {
+                Some(TcpListener::bind(at).await.map_err(|source| StartupError::Bind { addr: at, source })?)
+            }
+            None => None,
+        };
 
         let address = config.public_url.clone().unwrap_or_else(|| format!("http://{addr}"));
         // The speculative tutor guesses with the offline evaluator, which answers in
@@ -95,6 +110,10 @@ impl Application {
             }),
             embedder: judgement.embedder().cloned(),
             health: Some(health.clone()),
+            offline: Some(Arc::new(Offline::new(
+                Duration::from_millis(config.llm.offline_delay_ms),
+                judgement.embedder().cloned(),
+            ))),
         };
         let engine = Engine::judged(
             store.clone(),
@@ -107,6 +126,11 @@ impl Application {
                 summary_attempts: config.summary_attempts,
                 summary_backoff: Duration::from_millis(config.summary_backoff_ms),
                 instance: Instance::named(config.instance_id.clone(), addr.port(), address),
+                prices: Arc::new(prices),
+                budgets: Budgets {
+                    daily: config.daily_tokens_per_learner,
+                    monthly: config.monthly_tokens_per_learner,
+                },
                 ..EngineConfig::default()
             },
         );
@@ -148,6 +172,7 @@ impl Application {
             store: store.clone(),
             provider: engine.provider(),
             embedder: judgement.embedder().cloned(),
+            meter: Some(engine.meter().clone()),
         };
         let state = AppState {
             leptos_options,
@@ -160,8 +185,9 @@ impl Application {
             backend,
             voice,
             drafting,
+            metrics_token: web::MetricsToken(config.metrics_token.as_deref().map(Arc::from)),
         };
-        Ok(Self { listener, state })
+        Ok(Self { listener, metrics_listener, state })
     }
 
     /// The engine, for tools and tests that drive sessions without a socket.
@@ -174,11 +200,24 @@ impl Application {
         self.state.leptos_options.site_addr
     }
 
+    /// Where `/metrics` is served on its own, if it is.
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        self.metrics_listener.as_ref().and_then(|l| l.local_addr().ok())
+    }
+
     /// Serves until Ctrl-C or SIGTERM, then finishes in-flight requests.
     pub async fn run(self) -> Result<(), StartupError> {
         tokio::spawn(sweep_hourly(self.state.store.clone()));
         let engine = self.state.engine.clone();
         tokio::spawn(engine.clone().keep_alive());
+        if let Some(listener) = self.metrics_listener {
+            let metrics = web::metrics_router(engine.clone());
+            tokio::spawn(async move {
+                if let Err(err) = axum::serve(listener, metrics).await {
+                    tracing::error!("the metrics address stopped serving: {err}");
+                }
+            });
+        }
         let router = web::router(self.state);
         // Replies stream as many small frames: without TCP_NODELAY, Nagle's algorithm holds
         // the second one until the first is acknowledged, a stall of about 40 ms per reply.

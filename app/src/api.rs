@@ -423,6 +423,21 @@ pub struct AccountPage {
     pub fit: ScheduleFit,
     /// Newest first.
     pub sign_ins: Vec<SignInRow>,
+    /// What the language models used for the learner this month (UTC), by agent.
+    pub month_usage: Vec<crate::usage::AgentTokens>,
+    /// The learner's allowance of model tokens a day and a month, if the server sets one.
+    pub allowance: Allowance,
+}
+
+/// A learner's allowance of model tokens, and what they used of it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Allowance {
+    pub daily: Option<i64>,
+    pub monthly: Option<i64>,
+    pub used_today: i64,
+    pub used_this_month: i64,
+    /// The operator lifted the caps until then (ms).
+    pub lifted_until: Option<i64>,
 }
 
 /// Fitting the learner's schedule to their reviews, as the account page shows it.
@@ -506,6 +521,8 @@ pub struct Transcript {
     /// branches folded beside the entries they left from.
     pub html: String,
     pub summary: SummaryView,
+    /// What the language models used for this session, by agent (empty on the offline tutor).
+    pub usage: Vec<crate::usage::AgentTokens>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -19,6 +19,7 @@ pub mod schedule;
 pub mod summary;
 pub mod tree;
 pub mod url;
+pub mod usage;
 pub mod voice;
 
 pub use app::{App, shell};

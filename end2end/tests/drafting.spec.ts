@@ -48,6 +48,18 @@ test('a learner pastes a chapter, watches it drafted, reviews the drafts and stu
   await expect(resources.first()).toContainText('Pasted text');
   await expect(resources.first()).toContainText(/Linked to point 1/);
 
+  // More points from another passage, into the same set.
+  await page.getByTestId('add-from-source').click();
+  await page.getByLabel('Text or Markdown').fill(
+    'The Golgi apparatus packages proteins into vesicles for export. Lysosomes contain digestive enzymes that break down worn-out parts of the cell.',
+  );
+  await page.getByRole('button', { name: 'Draft points' }).click();
+  await expect(page.getByTestId('draft').first()).toBeVisible({ timeout: 30_000 });
+  const added = await page.getByTestId('draft').count();
+  await page.getByTestId('keep-drafts').click();
+  await expect(page.getByRole('heading', { level: 1, name: 'From my notes' })).toBeVisible();
+  await expect(page.getByTestId('point')).toHaveCount(count - 1 + added);
+
   // The new set can be studied.
   await page.goto('/');
   const card = page.getByTestId('set-card').filter({ hasText: 'From my notes' });

@@ -126,6 +126,34 @@ test('a learner with a history fits their schedule and sees the figures before a
   await expect(figures.getByRole('row', { name: /RMSE/ })).toHaveText(/RMSE\s*0\.\d{3}\s*0\.\d{3}/);
   await expect(page.getByTestId('fit-outcome')).toHaveText(/Your fitted parameters are in use\. \d+ due dates? moved\./);
   await page.screenshot({ path: screenshotPath('schedule-fit'), fullPage: true });
+
+  // A point whose history carries four lapses is a leech at the default threshold, with its
+  // chance of recall beside it.
+  const day = 86_400_000;
+  const slipping = {
+    format: 'warren-set',
+    version: 2,
+    name: 'Slipping',
+    points: [
+      {
+        content: 'The stapes is the smallest bone in the body.',
+        reviews: [8, 7, 6, 5].map((ago) => ({ rating: 'again', at: Date.now() - ago * day })),
+      },
+    ],
+  };
+  await page.goto('/import');
+  await page.getByLabel('File').setInputFiles({
+    name: 'slipping.json',
+    mimeType: 'application/json',
+    buffer: Buffer.from(JSON.stringify(slipping)),
+  });
+  await page.getByRole('button', { name: 'Preview' }).click();
+  await page.getByTestId('confirm-import').click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Slipping' })).toBeVisible();
+  const point = page.getByTestId('point');
+  await expect(point.getByTestId('leech')).toContainText('forgotten 4 times');
+  await expect(point.getByTestId('leech')).toContainText('split it or reword it');
+  await expect(point.getByTestId('schedule')).toContainText('likely recalled now');
   expect(errors).toEqual([]);
 });
 

@@ -34,11 +34,12 @@ pub async fn command(
         store: store.clone(),
         provider: select::build(&llm, &judgement)?,
         embedder: judgement.embedder().cloned(),
+        meter: None,
     };
     let passages = passages(&text);
     let set_id = set.as_ref().map(|s| s.id.as_str());
     let id = store.create_source(&learner, set_id, set_name, &title, &passages).await?;
-    drafting.run(&learner, &id).await?;
+    drafting.run(&learner, &id, crate::store::FIRST_RUN).await?;
     let Some(source) = store.source(&learner, &id).await? else { return Ok(()) };
     let reviewed = drafting::reviewed(&store, drafting.embedder.as_ref(), &learner, &source).await?;
     let count = |n: usize, word: &str| warren_app::format::plural(i64::try_from(n).unwrap_or(i64::MAX), word);
@@ -56,7 +57,10 @@ pub async fn command(
         }
     }
     for passage in &source.not_drafted {
-        println!("Passage {} was not drafted: the model's answer could not be read.", passage + 1);
+        println!(
+            "Passage {} was not drafted: the model did not answer, or its answer could not be read.",
+            passage + 1
+        );
     }
     if !keep {
         println!("Nothing is kept yet: review them at /sources/{id} (for a day), or run again with --yes.");

@@ -1,10 +1,12 @@
-//! The command line: `warren [serve|migrate|import|export|summaries|disputes|draft|eval]`, each
+//! The command line: `warren [serve|migrate|import|export|summaries|disputes|draft|eval|backup|restore|usage|allowance]`, each
 //! command's flags, and the one error type every command ends with (printed as one sentence by
 //! `main`).
 
+mod backup;
 mod draft;
 mod eval;
 mod transfer;
+mod usage;
 
 use std::path::PathBuf;
 
@@ -90,6 +92,46 @@ pub enum Command {
         #[arg(long)]
         yes: bool,
     },
+    /// Copy the SQLite database to a new file while Warren serves, and check the copy.
+    Backup {
+        /// Where the copy goes (a file that does not exist yet).
+        file: PathBuf,
+    },
+    /// Put a copy made by `warren backup` in place of the SQLite database. Refused while an
+    /// instance of Warren holds the database.
+    Restore {
+        /// The copy.
+        file: PathBuf,
+    },
+    /// Print what the language models were asked to do, by learner, agent and model: calls,
+    /// tokens and cost (priced from WARREN_PRICES).
+    Usage {
+        /// Only this learner's calls.
+        #[arg(long)]
+        user: Option<String>,
+        /// From this day (UTC, e.g. 2026-11-01); the start of this month by default.
+        #[arg(long)]
+        since: Option<String>,
+    },
+    /// Set one learner's allowance of model tokens: a cap of their own, the server's defaults
+    /// again, or no cap for some hours.
+    Allowance {
+        /// The learner's username.
+        #[arg(long)]
+        user: String,
+        /// Tokens a day (UTC) for this learner.
+        #[arg(long)]
+        daily: Option<u64>,
+        /// Tokens a month (UTC) for this learner.
+        #[arg(long)]
+        monthly: Option<u64>,
+        /// No cap for this many hours from now.
+        #[arg(long, value_name = "HOURS")]
+        lift: Option<u64>,
+        /// Back to the server's defaults (before any of the above).
+        #[arg(long)]
+        defaults: bool,
+    },
     /// Measure a judge of the configured provider on labelled cases (JSON Lines; see evals/).
     Eval {
         /// What to measure: the evaluator, the detector, or the drafter.
@@ -137,6 +179,10 @@ pub enum CliError {
     Provider(#[from] crate::llm::select::ProviderConfigError),
     #[error(transparent)]
     Source(#[from] crate::drafting::SourceError),
+    #[error(transparent)]
+    Backup(#[from] crate::store::BackupError),
+    #[error(transparent)]
+    Usage(#[from] usage::UsageError),
 }
 
 /// Runs the command the line names (serving when it names none).
@@ -154,6 +200,13 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         }
         Command::Disputes { user } => transfer::disputes(&config, &user).await,
         Command::Draft { user, set, file, yes } => draft::command(&config, &user, &set, &file, yes).await,
+        Command::Backup { file } => backup::backup(&config, &file).await,
+        Command::Restore { file } => backup::restore_from(&config, &file).await,
+        Command::Usage { user, since } => usage::usage(&config, user.as_deref(), since.as_deref()).await,
+        Command::Allowance { user, daily, monthly, lift, defaults } => {
+            let change = usage::AllowanceChange { daily, monthly, lift_hours: lift, defaults };
+            usage::allowance(&config, &user, change).await
+        }
         Command::Eval { what, cases, min_f1, min_coverage, min_faithfulness, features } => {
             eval::command(
                 &config,

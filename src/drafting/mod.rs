@@ -9,6 +9,9 @@ mod checks;
 mod read;
 
 use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::time::Instant;
 
 use futures_util::StreamExt;
 
@@ -17,7 +20,7 @@ use crate::engine::agents::drafter::{self, Drafted, NotDrafted};
 use crate::llm::brief::DraftBrief;
 use crate::llm::offline::drafter::{repeat_of, stems};
 use crate::llm::{Provider, SharedProvider};
-use crate::store::{NewDraft, Source, SourceDraft, Store, StoreError};
+use crate::store::{NewDraft, SOURCE_BEAT_MS, Source, SourceDraft, Store, StoreError};
 use warren_app::api::DraftCheck;
 use warren_app::learner::LearnerId;
 
@@ -40,6 +43,8 @@ pub struct Drafting {
     pub store: Store,
     pub provider: SharedProvider,
     pub embedder: Option<Arc<Embedder>>,
+    /// Meters each learner's drafting against their allowance (`None` from a shell).
+    pub meter: Option<crate::engine::usage::Meter>,
 }
 
 /// The text cut into passages: paragraphs (blank-line separated, or lines for a page's
@@ -228,36 +233,60 @@ pub async fn reviewed(
 }
 
 impl Drafting {
-    /// Drafts a source's passages, recording progress as each finishes, and keeps the drafts
-    /// for review. A passage the agent could not draft is named, not fatal.
-    pub async fn run(&self, learner: &LearnerId, source_id: &str) -> Result<(), StoreError> {
+    /// Drafts a source's passages as its `run` (0 for the first, then as `claim_source` says),
+    /// recording progress as each finishes and beating its heartbeat meanwhile, and keeps the
+    /// drafts for review, unless a newer run has taken the source over. A passage the agent
+    /// could not draft is named, not fatal.
+    pub async fn run(&self, learner: &LearnerId, source_id: &str, run: i64) -> Result<(), StoreError> {
         let Some(source) = self.store.source(learner, source_id).await? else { return Ok(()) };
-        let progress = |done: usize| {
+        let progress = |done: Option<usize>| {
             let store = self.store.clone();
             let (learner, id) = (learner.clone(), source_id.to_string());
             async move {
-                if let Err(err) = store.source_progress(&learner, &id, done).await {
+                if let Err(err) = store.source_progress(&learner, &id, run, done).await {
                     tracing::warn!(source = id, "cannot record a drafting's progress: {err}");
                 }
             }
         };
+        // A slow model may take longer than the lapse over one passage: the heartbeat goes on
+        // beating meanwhile, so the page never shows a drafting under way as stopped. (A
+        // `JoinSet` aborts its task when dropped, however this function ends.)
+        let mut beating = tokio::task::JoinSet::new();
+        beating.spawn({
+            let (store, learner, id) = (self.store.clone(), learner.clone(), source_id.to_string());
+            async move {
+                let period = Duration::from_millis(SOURCE_BEAT_MS.unsigned_abs());
+                let mut tick = tokio::time::interval_at(Instant::now() + period, period);
+                loop {
+                    tick.tick().await;
+                    if let Err(err) = store.source_progress(&learner, &id, run, None).await {
+                        tracing::warn!(source = id, "cannot beat a drafting's heartbeat: {err}");
+                    }
+                }
+            }
+        });
+        let provider = match &self.meter {
+            Some(meter) => meter.wrap(self.provider.clone(), learner, None) as SharedProvider,
+            None => self.provider.clone(),
+        };
         let drafts = draft_passages(
-            self.provider.as_ref(),
+            provider.as_ref(),
             self.embedder.as_ref(),
             &source.set_name,
             &source.title,
             &source.passages,
-            progress,
+            |done| progress(Some(done)),
         )
         .await;
-        self.store.finish_source(learner, source_id, &drafts.drafts, &drafts.not_drafted).await
+        drop(beating);
+        self.store.finish_source(learner, source_id, run, &drafts.drafts, &drafts.not_drafted).await
     }
 
-    /// Starts drafting a source in the background.
-    pub fn spawn(&self, learner: LearnerId, source_id: String) {
+    /// Starts drafting a source in the background, as its `run`.
+    pub fn spawn(&self, learner: LearnerId, source_id: String, run: i64) {
         let drafting = self.clone();
         tokio::spawn(async move {
-            if let Err(err) = drafting.run(&learner, &source_id).await {
+            if let Err(err) = drafting.run(&learner, &source_id, run).await {
                 tracing::error!(source = source_id, "drafting failed: {err}");
                 let _ = drafting
                     .store

@@ -7,6 +7,7 @@ use std::fmt::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use warren_app::protocol::{ErrorCode, SessionEvent};
+use warren_app::usage::Agent;
 
 use super::reply_check::Rule;
 
@@ -91,6 +92,7 @@ impl Counter {
             }
             // The reply itself is counted once, as `AssistantMessage`.
             SessionEvent::AssistantStreamingEnd { .. } => ("assistant_streaming_end", None),
+            SessionEvent::Notice(_) => ("notice", None),
         }
     }
 }
@@ -108,6 +110,8 @@ pub struct Metrics {
     /// The tutor's and the explorer's replies' tokens as their providers reported them:
     /// input, output.
     reply_tokens: [AtomicU64; 2],
+    /// Every model call by agent: calls, input, cached input and output tokens.
+    model_calls: [[AtomicU64; 4]; Agent::ALL.len()],
 }
 
 /// Upper bounds of the turn-time buckets, in milliseconds: fine where a turn with the
@@ -159,6 +163,15 @@ impl Metrics {
         let ms = took.as_secs_f64() * 1000.0;
         let bucket = TURN_BUCKETS_MS.iter().position(|le| ms <= *le).unwrap_or(TURN_BUCKETS_MS.len());
         self.turns[bucket].fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Counts a call to a language model and the tokens its provider said it used.
+    pub fn model_call(&self, agent: Agent, input: u64, cached_input: u64, output: u64) {
+        if let Some(i) = Agent::ALL.iter().position(|a| *a == agent) {
+            for (counter, n) in self.model_calls[i].iter().zip([1, input, cached_input, output]) {
+                counter.fetch_add(n, Ordering::Relaxed);
+            }
+        }
     }
 
     /// Speculative tutor replies (kept, thrown away) so far.
@@ -228,6 +241,22 @@ impl Metrics {
                 "warren_reply_tokens_total{{kind=\"{kind}\"}} {}",
                 self.reply_tokens[i].load(Ordering::Relaxed)
             );
+        }
+        let _ = writeln!(out, "# TYPE warren_model_calls_total counter");
+        for (i, agent) in Agent::ALL.iter().enumerate() {
+            let calls = self.model_calls[i][0].load(Ordering::Relaxed);
+            let _ = writeln!(out, "warren_model_calls_total{{agent=\"{}\"}} {calls}", agent.as_str());
+        }
+        let _ = writeln!(out, "# TYPE warren_model_tokens_total counter");
+        for (i, agent) in Agent::ALL.iter().enumerate() {
+            for (k, kind) in ["input", "cached_input", "output"].iter().enumerate() {
+                let n = self.model_calls[i][k + 1].load(Ordering::Relaxed);
+                let _ = writeln!(
+                    out,
+                    "warren_model_tokens_total{{agent=\"{}\",kind=\"{kind}\"}} {n}",
+                    agent.as_str()
+                );
+            }
         }
         let _ = writeln!(out, "# TYPE warren_turn_seconds histogram");
         let mut total = 0;

@@ -17,6 +17,7 @@ pub mod struggle;
 mod synthesis;
 pub mod today;
 mod turn;
+pub mod usage;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -68,6 +69,9 @@ pub struct EngineConfig {
     /// word its sessions may be taken over by another instance.
     pub heartbeat: Duration,
     pub lease_lapse: Duration,
+    /// What models cost (`WARREN_PRICES`), and how many tokens a learner may use by default.
+    pub prices: Arc<usage::Prices>,
+    pub budgets: usage::Budgets,
 }
 
 impl Default for EngineConfig {
@@ -88,6 +92,8 @@ impl Default for EngineConfig {
             instance: Instance::default(),
             heartbeat: Duration::from_secs(1),
             lease_lapse: Duration::from_secs(5),
+            prices: Arc::default(),
+            budgets: usage::Budgets::default(),
         }
     }
 }
@@ -125,6 +131,9 @@ pub struct InProcess {
     pub embedder: Option<Arc<crate::embed::Embedder>>,
     /// Whether the provider answers, told of each turn's outcome (see `llm::health`).
     pub health: Option<Arc<crate::llm::health::ProviderHealth>>,
+    /// The offline tutor that answers a learner whose allowance of the model is spent (see
+    /// `usage`); one that compares words when not given.
+    pub offline: Option<SharedProvider>,
 }
 
 pub(crate) struct Shared {
@@ -136,8 +145,10 @@ pub(crate) struct Shared {
     pub embedder: Option<Arc<crate::embed::Embedder>>,
     pub health: Option<Arc<crate::llm::health::ProviderHealth>>,
     pub config: EngineConfig,
-    pub metrics: Metrics,
+    pub metrics: Arc<Metrics>,
     pub synthesis: synthesis::Synthesis,
+    /// Every call for a learner is metered (see `usage`).
+    pub meter: usage::Meter,
 }
 
 #[derive(Clone)]
@@ -202,6 +213,16 @@ impl Engine {
         in_process: InProcess,
         config: EngineConfig,
     ) -> Self {
+        let metrics = Arc::new(Metrics::default());
+        let meter = usage::Meter {
+            store: store.clone(),
+            prices: config.prices.clone(),
+            budgets: config.budgets,
+            offline: in_process.offline.unwrap_or_else(|| {
+                Arc::new(crate::llm::offline::Offline::new(Duration::ZERO, None)) as SharedProvider
+            }),
+            metrics: metrics.clone(),
+        };
         let shared = Shared {
             store,
             provider,
@@ -209,8 +230,9 @@ impl Engine {
             embedder: in_process.embedder,
             health: in_process.health,
             config,
-            metrics: Metrics::default(),
+            metrics,
             synthesis: Default::default(),
+            meter,
         };
         let (sign_ins, _) = tokio::sync::broadcast::channel(64);
         Self { shared: Arc::new(shared), live: Arc::default(), starting: Arc::default(), sign_ins }
@@ -251,6 +273,17 @@ impl Engine {
     /// What the engine has counted since start-up.
     pub fn metrics(&self) -> &Metrics {
         &self.shared.metrics
+    }
+
+    /// The provider, metered for `learner` (and `session`): for calls made outside a live
+    /// session's actor (drafting, a spoken answer's clean-up, a session's summary).
+    pub fn metered(&self, learner: &LearnerId, session: Option<&str>) -> Arc<usage::Metered> {
+        self.shared.meter.wrap(self.shared.provider.clone(), learner, session)
+    }
+
+    /// What models cost, and the usual allowances.
+    pub fn meter(&self) -> &usage::Meter {
+        &self.shared.meter
     }
 
     pub fn provider_info(&self) -> ProviderInfo {

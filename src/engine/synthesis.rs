@@ -143,7 +143,8 @@ async fn write(shared: &Shared, learner: &LearnerId, session_id: &str) -> Result
         return Ok(());
     };
     let digest = digest(&session, now_ms());
-    let summary = summariser::summarise_session(&*shared.provider, &session.full_title(), digest).await?;
+    let provider = shared.meter.wrap(shared.provider.clone(), learner, Some(session_id));
+    let summary = summariser::summarise_session(&*provider, &session.full_title(), digest).await?;
     let data = serde_json::to_value(&summary).unwrap_or_default();
     let me = &shared.config.instance.id;
     if shared.store.store_summary(learner, session_id, me, summary.text(), data).await?.is_none() {

@@ -57,6 +57,21 @@ struct EvaluatorCase {
     kind: Option<String>,
 }
 
+impl EvaluatorCase {
+    /// What the evaluator is asked: the case's message against all its points, in recall mode.
+    fn brief(&self) -> EvaluatorBrief {
+        EvaluatorBrief {
+            set_name: self.set.clone(),
+            review: vec![],
+            guidelines: String::new(),
+            unchecked: briefs(&self.points),
+            learner_message: self.message.clone(),
+            mode: EvalMode::Recall,
+            recent: recent_messages(&self.recent),
+        }
+    }
+}
+
 /// A recall the learner disputed as an evaluator case, one JSON line: the points still open
 /// then (named `p1`, `p2`, … in the set's order), the conversation before, the message, and as
 /// recalled only what the learner let stand.
@@ -247,15 +262,7 @@ pub async fn run(
                     Some(kind) => Some(kind.parse().map_err(|e| EvalError::BadCase(line, format!("{e}")))?),
                     None => None,
                 };
-                let brief = EvaluatorBrief {
-                    set_name: case.set.clone(),
-                    review: vec![],
-                    guidelines: String::new(),
-                    unchecked: briefs(&case.points),
-                    learner_message: case.message.clone(),
-                    mode: EvalMode::Recall,
-                    recent: recent_messages(&case.recent),
-                };
+                let brief = case.brief();
                 let started = Instant::now();
                 let found = evaluator::evaluate(provider, brief).await;
                 report.latencies.push(started.elapsed());
@@ -332,15 +339,7 @@ pub fn features(
 ) -> Result<usize, EvalError> {
     let mut rows = 0;
     for (line, case) in cases::<EvaluatorCase>(text)? {
-        let brief = EvaluatorBrief {
-            set_name: case.set.clone(),
-            review: vec![],
-            guidelines: String::new(),
-            unchecked: briefs(&case.points),
-            learner_message: case.message.clone(),
-            mode: EvalMode::Recall,
-            recent: recent_messages(&case.recent),
-        };
+        let brief = case.brief();
         for (point, features) in crate::llm::offline::features(&brief, embedder) {
             let row = serde_json::json!({
                 "line": line,

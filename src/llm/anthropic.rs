@@ -8,7 +8,7 @@ use warren_app::protocol::{ProviderInfo, ProviderKind};
 use std::collections::BTreeMap;
 
 use super::http::{Decoded, Endpoint, decode_stream, send_with_retries, sse_events, tool_call};
-use super::{Format, LlmError, NetPolicy, Output, Provider, ReplyStream, Request, Usage};
+use super::{Format, LlmError, NetPolicy, Output, Provider, ReplyStream, Request, Tier, Usage};
 
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 pub const DEFAULT_MODEL: &str = "claude-sonnet-4-5-20250929";
@@ -141,6 +141,10 @@ impl Provider for Anthropic {
             offline: false,
             label: format!("Anthropic · {}", self.endpoint.model),
         }
+    }
+
+    fn model(&self, tier: Tier) -> String {
+        self.endpoint.model(tier).to_string()
     }
 
     async fn stream(&self, request: &Request) -> Result<ReplyStream, LlmError> {

@@ -161,6 +161,11 @@ pub type ReplyStream = Pin<Box<dyn Stream<Item = Result<Output, LlmError>> + Sen
 pub trait Provider: Send + Sync {
     fn info(&self) -> ProviderInfo;
 
+    /// The model that answers requests of `tier` (what a call's usage is priced as).
+    fn model(&self, _tier: Tier) -> String {
+        self.info().model
+    }
+
     /// Starts a reply. Connection failures and retryable statuses are retried before this
     /// returns; once text flows, a failure arrives as an `Err` item and ends the stream.
     async fn stream(&self, request: &Request) -> Result<ReplyStream, LlmError>;

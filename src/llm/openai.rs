@@ -10,7 +10,7 @@ use warren_app::protocol::{ProviderInfo, ProviderKind};
 use std::collections::BTreeMap;
 
 use super::http::{Decoded, Endpoint, decode_stream, send_with_retries, sse_events, tool_call};
-use super::{Format, LlmError, NetPolicy, Output, Provider, ReplyStream, Request, Usage};
+use super::{Format, LlmError, NetPolicy, Output, Provider, ReplyStream, Request, Tier, Usage};
 
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 pub const DEFAULT_MODEL: &str = "gpt-4.1-mini";
@@ -120,6 +120,10 @@ impl Provider for OpenAi {
             offline: false,
             label: format!("{} · {}", host_of(&self.endpoint.base_url), self.endpoint.model),
         }
+    }
+
+    fn model(&self, tier: Tier) -> String {
+        self.endpoint.model(tier).to_string()
     }
 
     async fn stream(&self, request: &Request) -> Result<ReplyStream, LlmError> {

@@ -160,8 +160,10 @@ impl Store {
             .fetch_all(&mut *tx)
             .await?;
         // Children before parents, so no statement leans on a cascade.
-        const OWNED: [&str; 19] = [
+        const OWNED: [&str; 21] = [
             "DELETE FROM session_leases WHERE session_id IN (SELECT id FROM sessions WHERE owner_id = $1)",
+            "DELETE FROM model_calls WHERE owner_id = $1",
+            "DELETE FROM learner_budgets WHERE owner_id = $1",
             "DELETE FROM review_disputes WHERE owner_id = $1",
             "DELETE FROM schedule_fits WHERE owner_id = $1",
             "DELETE FROM reviews WHERE owner_id = $1",

@@ -204,7 +204,7 @@ async fn migration_turn(path: &Path) -> Result<std::fs::File, StoreError> {
 
 /// Recognises the backend and, for SQLite, creates the parent directory and asks for the file
 /// to be created if missing.
-fn normalise_url(url: &str) -> Result<(Backend, String), StoreError> {
+pub(super) fn normalise_url(url: &str) -> Result<(Backend, String), StoreError> {
     let url = url.trim();
     if url.starts_with("postgres://") || url.starts_with("postgresql://") {
         return Ok((Backend::Postgres, url.to_string()));
@@ -228,7 +228,7 @@ fn normalise_url(url: &str) -> Result<(Backend, String), StoreError> {
 }
 
 /// The file of a normalised SQLite URL.
-fn sqlite_file(url: &str) -> Option<std::path::PathBuf> {
+pub(super) fn sqlite_file(url: &str) -> Option<std::path::PathBuf> {
     let rest = url.strip_prefix("sqlite://")?;
     Some(std::path::PathBuf::from(rest.split_once('?').map_or(rest, |(path, _)| path)))
 }

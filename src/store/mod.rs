@@ -4,6 +4,7 @@
 //! `BIGINT`/`i64`, and JSON is stored as text. Every query on learner data is scoped by learner.
 
 mod accounts;
+mod backup;
 mod columns;
 mod db;
 mod disputes;
@@ -28,10 +29,12 @@ mod struggles;
 mod summaries;
 mod today;
 mod tree;
+mod usage;
 mod writer;
 
 pub use crate::schedule::FsrsCard;
 pub use accounts::{Credentials, SignIn};
+pub use backup::{BackupError, Copied, restore};
 pub use db::{Check, PoolSettings};
 pub use disputes::{Dispute, DisputedCase};
 pub use entries::{Appended, Entry, NewEntry};
@@ -47,11 +50,14 @@ pub use resources::{NewResource, Resource, image_type, media_url};
 pub use reviews::{LoggedReview, PointLog, ReviewKind};
 pub use sessions::{ImportedRecall, ImportedSession, NewOutcome, OutcomeRow, SessionRow, SessionState};
 pub use sets::{NewPoint, NewSet, RecallSet, SetContents, SetSummary};
-pub use sources::{KeptDraft, NewDraft, SOURCE_LAPSE_MS, Source, SourceDraft, SourceStatus};
+pub use sources::{
+    FIRST_RUN, KeptDraft, NewDraft, SOURCE_BEAT_MS, SOURCE_LAPSE_MS, Source, SourceDraft, SourceStatus,
+};
 pub use struggles::{Struggle, StruggleRow};
 pub use summaries::{LatestSummary, SummaryScope};
 pub use today::{DailyLimits, DuePoints};
 pub use tree::{Resolved, Tree, first_kept_id, resolve};
+pub use usage::{CallSum, LearnerBudget, NewCall};
 pub use warren_app::tree::{EntryKind, Speaker};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]

@@ -3,6 +3,9 @@
 //! as rated, and when a session ends each point tried and not recalled in it is one Again
 //! review. There is one review per session and point (a unique index), so crashes, resumes
 //! and retries cannot double one.
+//!
+//! Long by design: writing a review and replaying the schedule it changes are one
+//! transaction, so they live side by side.
 
 use std::collections::HashMap;
 

@@ -1,4 +1,7 @@
 //! Sessions and the recall outcomes they record.
+//!
+//! Long by design: a session row, the sets it draws on and its outcomes are written together,
+//! in the same transactions, and read together by the engine when a session opens.
 
 use std::collections::HashMap;
 use warren_app::api::review_title;

@@ -14,6 +14,11 @@ use warren_app::api::ResourceKind;
 pub const SOURCE_LIFETIME_MS: i64 = 24 * 60 * 60 * 1000;
 /// A source still drafting whose heartbeat is older than this stopped with its instance.
 pub const SOURCE_LAPSE_MS: i64 = 60_000;
+/// The run a new source is drafted as; "Draft again" starts the next.
+pub const FIRST_RUN: i64 = 0;
+/// How often a drafting under way says it is alive, whether or not a passage has finished
+/// (a slow model may take longer than the lapse over one).
+pub const SOURCE_BEAT_MS: i64 = SOURCE_LAPSE_MS / 4;
 
 warren_app::named_enum! {
     /// Where a source's drafting stands.
@@ -152,14 +157,15 @@ impl Store {
         row.map(Source::try_from).transpose()
     }
 
-    /// Takes a source over to draft it again: true unless it is being drafted (with a fresh
-    /// heartbeat) already. Its earlier drafts go.
-    pub async fn claim_source(&self, learner: &LearnerId, id: &str) -> Result<bool, StoreError> {
+    /// Takes a source over to draft it again: its next run, unless it is being drafted (with a
+    /// fresh heartbeat) already. Its earlier drafts go, and the run it replaces can no longer
+    /// record progress or write drafts.
+    pub async fn claim_source(&self, learner: &LearnerId, id: &str) -> Result<Option<i64>, StoreError> {
         let now = now_ms();
         let mut tx = self.write_transaction().await?;
         let taken = sqlx::query(
             "UPDATE sources SET status = 'drafting', passages_done = 0, not_drafted = '[]', error = NULL,
-                    heartbeat_at = $1
+                    heartbeat_at = $1, drafting_run = drafting_run + 1
               WHERE id = $2 AND owner_id = $3 AND (status <> 'drafting' OR heartbeat_at < $4)",
         )
         .bind(now)
@@ -169,53 +175,74 @@ impl Store {
         .execute(&mut *tx)
         .await?
         .rows_affected();
-        if taken == 1 {
-            sqlx::query("DELETE FROM source_drafts WHERE source_id = $1 AND owner_id = $2")
-                .bind(id)
-                .bind(learner)
-                .execute(&mut *tx)
-                .await?;
+        if taken != 1 {
+            return Ok(None);
         }
+        sqlx::query("DELETE FROM source_drafts WHERE source_id = $1 AND owner_id = $2")
+            .bind(id)
+            .bind(learner)
+            .execute(&mut *tx)
+            .await?;
+        let run: i64 = sqlx::query_scalar("SELECT drafting_run FROM sources WHERE id = $1")
+            .bind(id)
+            .fetch_one(&mut *tx)
+            .await?;
         tx.commit().await?;
-        Ok(taken == 1)
+        Ok(Some(run))
     }
 
-    /// Records how many passages are drafted (and that the drafting is alive).
+    /// Records how many passages `run` has drafted, or only that it is alive (`None`).
     pub async fn source_progress(
         &self,
         learner: &LearnerId,
         id: &str,
-        done: usize,
+        run: i64,
+        done: Option<usize>,
     ) -> Result<(), StoreError> {
-        self.write_one(
-            sqlx::query(
-                "UPDATE sources SET passages_done = $1, heartbeat_at = $2
-                  WHERE id = $3 AND owner_id = $4 AND status = 'drafting'",
-            )
-            .bind(i64::try_from(done).unwrap_or(i64::MAX))
-            .bind(now_ms())
-            .bind(id)
-            .bind(learner),
-        )
+        // Two statements rather than a NULL bound through `Any`, which PostgreSQL refuses.
+        let query = match done {
+            Some(_) => sqlx::query(
+                "UPDATE sources SET heartbeat_at = $1, passages_done = $5
+                  WHERE id = $2 AND owner_id = $3 AND status = 'drafting' AND drafting_run = $4",
+            ),
+            None => sqlx::query(
+                "UPDATE sources SET heartbeat_at = $1
+                  WHERE id = $2 AND owner_id = $3 AND status = 'drafting' AND drafting_run = $4",
+            ),
+        }
+        .bind(now_ms())
+        .bind(id)
+        .bind(learner)
+        .bind(run);
+        self.write_one(match done {
+            Some(done) => query.bind(i64::try_from(done).unwrap_or(i64::MAX)),
+            None => query,
+        })
         .await?;
         Ok(())
     }
 
-    /// Writes a source's drafts, in order, and marks it ready for review.
+    /// Writes the drafts of a source's `run`, in order, and marks it ready for review.
     pub async fn finish_source(
         &self,
         learner: &LearnerId,
         id: &str,
+        run: i64,
         drafts: &[NewDraft],
         not_drafted: &[usize],
     ) -> Result<(), StoreError> {
         let mut tx = self.write_transaction().await?;
-        // A source deleted while it was drafted (dropped, or swept) takes no drafts.
-        let kept: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM sources WHERE id = $1 AND owner_id = $2")
-            .bind(id)
-            .bind(learner)
-            .fetch_one(&mut *tx)
-            .await?;
+        // A source deleted while it was drafted (dropped, or swept) takes no drafts, nor does
+        // one a newer run has taken over ("Draft again" after this run seemed to stop).
+        let kept: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM sources
+              WHERE id = $1 AND owner_id = $2 AND status = 'drafting' AND drafting_run = $3",
+        )
+        .bind(id)
+        .bind(learner)
+        .bind(run)
+        .fetch_one(&mut *tx)
+        .await?;
         if kept == 0 {
             return Ok(());
         }

@@ -67,6 +67,14 @@ impl Database {
         Ok(conn.list_applied_migrations(&migrator.table_name).await?)
     }
 
+    /// Writes a snapshot of a SQLite database to a new file (`VACUUM INTO`): a read of the
+    /// whole database, on a reading connection, beside the writer.
+    pub(super) async fn copy_into(&self, path: &str) -> Result<(), sqlx::Error> {
+        let mut conn = self.pool.acquire().await?;
+        sqlx::query("VACUUM INTO $1").bind(path.to_string()).execute(&mut *conn).await?;
+        Ok(())
+    }
+
     /// The pool itself, for tests that hold its connections.
     #[cfg(test)]
     pub(super) fn pool(&self) -> &AnyPool {

@@ -8,8 +8,8 @@ use warren_app::learner::LearnerId;
 
 use async_trait::async_trait;
 use warren_app::api::{
-    AccountPage, DraftView, FitFigures, FitRun, LeftOff, PreviewSet, ScheduleFit, SignInRow, SourceForm,
-    SourceStage, SourceView, SummaryView, TodayReview, review_title,
+    AccountPage, Allowance, DraftView, FitFigures, FitRun, LeftOff, PreviewSet, ScheduleFit, SignInRow,
+    SourceForm, SourceStage, SourceView, SummaryView, TodayReview, review_title,
 };
 use warren_app::api::{
     ApiError, Backend, Dashboard, HistoryFilter, HistoryItem, HistoryList, ImportPreview, PointPage,
@@ -251,9 +251,24 @@ impl Backend for ServerBackend {
         let sign_ins = self.store.sign_ins(&viewer.learner).await.map_err(internal)?;
         let scheduler = self.store.scheduler(&viewer.learner).await.map_err(internal)?;
         let limits = self.store.daily_limits(&viewer.learner).await.map_err(internal)?;
+        let now = now_ms();
+        let (day, _, month, _) = crate::engine::usage::periods(now);
+        let meter = self.engine.meter();
+        let calls = self.store.calls_since(Some(&viewer.learner), month).await.map_err(internal)?;
+        let budget = self.store.budget(&viewer.learner).await.map_err(internal)?;
+        let default = |d: Option<u64>| d.map(|d| i64::try_from(d).unwrap_or(i64::MAX));
+        let allowance = Allowance {
+            daily: budget.daily_tokens.or(default(meter.budgets.daily)),
+            monthly: budget.monthly_tokens.or(default(meter.budgets.monthly)),
+            used_today: self.store.tokens_since(&viewer.learner, day).await.map_err(internal)?,
+            used_this_month: calls.iter().map(|c| c.input + c.output).sum(),
+            lifted_until: budget.lifted_until.filter(|until| *until > now),
+        };
         Ok(AccountPage {
+            month_usage: meter.prices.by_agent(&calls),
+            allowance,
             username: viewer.username.clone(),
-            now: now_ms(),
+            now,
             retention_percent: retention_percent(scheduler.retention()),
             leech_lapses: self.store.leech_lapses(&viewer.learner).await.map_err(internal)?,
             review_points_per_session: limits.points_per_session,
@@ -613,7 +628,9 @@ impl Backend for ServerBackend {
         let (status, entry_id) =
             self.store.summary_link(learner, id).await.map_err(internal)?.unwrap_or_default();
         let summary = summary_view(status, entry_id.as_deref().and_then(|e| tree.get(e)));
+        let calls = self.store.session_calls(learner, id).await.map_err(internal)?;
         Ok(Transcript {
+            usage: self.engine.meter().prices.by_agent(&calls),
             now: now_ms(),
             card: card(&row, &name, &counts),
             study_ms: row.state.active_ms,

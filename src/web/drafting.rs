@@ -19,7 +19,7 @@ use warren_app::forms::{FieldErrors, limits};
 use super::AppState;
 use super::forms::{echo, not_found, render, see_other, storage_failed};
 use crate::drafting::{self, SourceError, passages};
-use crate::store::{KeptDraft, SOURCE_LAPSE_MS, SourceStatus, now_ms};
+use crate::store::{FIRST_RUN, KeptDraft, SOURCE_LAPSE_MS, SourceStatus, now_ms};
 
 pub fn routes() -> Router<AppState> {
     Router::new()
@@ -134,7 +134,7 @@ async fn start(state: AppState, request: Request, set: Option<(String, String)>)
     let set_id = set.as_ref().map(|(id, _)| id.as_str());
     match state.store.create_source(learner, set_id, &set_name, &title, &passages).await {
         Ok(id) => {
-            state.drafting.spawn(learner.clone(), id.clone());
+            state.drafting.spawn(learner.clone(), id.clone(), FIRST_RUN);
             see_other(&format!("/sources/{id}"))
         }
         Err(err) => storage_failed(err),
@@ -272,9 +272,9 @@ async fn again(State(state): State<AppState>, Path(id): Path<String>, request: R
         Err(err) => return storage_failed(err),
     }
     match state.store.claim_source(&viewer.learner, &id).await {
-        Ok(true) => state.drafting.spawn(viewer.learner.clone(), id.clone()),
+        Ok(Some(run)) => state.drafting.spawn(viewer.learner.clone(), id.clone(), run),
         // Being drafted already: its page shows how far it is.
-        Ok(false) => {}
+        Ok(None) => {}
         Err(err) => return storage_failed(err),
     }
     see_other(&format!("/sources/{id}"))

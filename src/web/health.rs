@@ -1,10 +1,12 @@
 //! `/healthz`: the process is up. `/readyz`: it can do its job (database, migrations), and
 //! which instance it is.
-//! `/metrics`: the engine's counters, in Prometheus's text format.
+//! `/metrics`: the engine's counters, in Prometheus's text format, to the operator's monitoring
+//! only (a bearer token, or an address of its own).
 
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
 use std::sync::Arc;
@@ -61,6 +63,37 @@ pub async fn readyz(
     (status, Json(readiness))
 }
 
-pub async fn metrics(State(engine): State<Engine>) -> ([(axum::http::HeaderName, &'static str); 1], String) {
+/// `/metrics` on the learners' address: only with the operator's token (`WARREN_METRICS_TOKEN`)
+/// as a bearer token, and not there at all without one.
+pub async fn metrics(
+    State(engine): State<Engine>,
+    State(token): State<MetricsToken>,
+    headers: axum::http::HeaderMap,
+) -> Response {
+    let Some(token) = token.0 else { return StatusCode::NOT_FOUND.into_response() };
+    let given = headers
+        .get(axum::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
+    // Compared in constant time: the token is a password.
+    let matches = given.is_some_and(|given| {
+        given.len() == token.len()
+            && given.bytes().zip(token.bytes()).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0
+    });
+    if !matches {
+        return (StatusCode::UNAUTHORIZED, [(axum::http::header::WWW_AUTHENTICATE, "Bearer")], "")
+            .into_response();
+    }
+    open_metrics(State(engine)).await.into_response()
+}
+
+/// `/metrics` on its own address (`WARREN_METRICS_ADDR`), which only the monitoring reaches.
+pub async fn open_metrics(
+    State(engine): State<Engine>,
+) -> ([(axum::http::HeaderName, &'static str); 1], String) {
     ([(axum::http::header::CONTENT_TYPE, "text/plain; version=0.0.4")], engine.metrics().render())
 }
+
+/// The token `/metrics` asks for on the learners' address, if the operator set one.
+#[derive(Clone, Debug, Default)]
+pub struct MetricsToken(pub Option<Arc<str>>);

@@ -50,6 +50,7 @@ use crate::store::Store;
 use crate::voice::Voice;
 pub use auth::Throttle;
 pub use backend::ServerBackend;
+pub use health::MetricsToken;
 
 /// Request bodies (forms, server-function arguments) larger than this are refused with 413;
 /// uploads have their own limits (see [`body_limit`]).
@@ -75,6 +76,8 @@ pub struct AppState {
     pub voice: Arc<Voice>,
     /// Drafting points from a learner's material, in the background.
     pub drafting: crate::drafting::Drafting,
+    /// What `/metrics` asks for on this address.
+    pub metrics_token: health::MetricsToken,
 }
 
 /// Percent-encodes a query-string value, leaving `/` readable (for `next=/sets`).
@@ -135,6 +138,11 @@ pub fn router(state: AppState) -> Router {
         // Outermost: every response gets the security headers, refusals and errors included.
         .layer(middleware::from_fn_with_state(security::Https(state.secure_cookies), security::headers))
         .with_state(state)
+}
+
+/// `/metrics` alone, for its own address (`WARREN_METRICS_ADDR`).
+pub fn metrics_router(engine: Engine) -> Router {
+    Router::new().route("/metrics", get(health::open_metrics)).with_state(engine)
 }
 
 /// How large a request's body may be: uploads of images and files to import get their own

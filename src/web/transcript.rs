@@ -220,8 +220,10 @@ impl<'a> Writer<'a> {
         let field = |e: &Entry, key: &str| -> Option<String> {
             e.data.as_ref().and_then(|d| d.get(key)).and_then(|v| v.as_str()).map(str::to_string)
         };
-        match (start.kind, field(start, "rabbitholeId")) {
-            (EntryKind::ModeChange, Some(hole)) => {
+        let other = || ("Another line of the conversation".to_string(), None);
+        match start.kind {
+            EntryKind::ModeChange => {
+                let Some(hole) = field(start, "rabbitholeId") else { return other() };
                 let summary = start.parent_id.as_deref().and_then(|parent| {
                     self.children(parent)
                         .find(|e| {
@@ -233,7 +235,12 @@ impl<'a> Writer<'a> {
                 let topic = field(start, "topic").unwrap_or_else(|| "a side question".into());
                 (format!("Rabbit hole: {topic}"), summary)
             }
-            _ => ("Another line of the conversation".to_string(), None),
+            EntryKind::Message
+            | EntryKind::BranchSummary
+            | EntryKind::Compaction
+            | EntryKind::Label
+            | EntryKind::Summary
+            | EntryKind::Custom => other(),
         }
     }
 

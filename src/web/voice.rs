@@ -80,7 +80,7 @@ pub async fn transcribe(
             return refusal(TranscribeError::Unavailable);
         }
     };
-    let provider = state.engine.provider();
+    let provider = state.engine.metered(learner, Some(&session_id));
     match state.voice.transcribe(provider.as_ref(), set, &audio, &mime).await {
         Ok(transcript) => {
             (StatusCode::OK, [(header::CACHE_CONTROL, "no-store")], Json(transcript)).into_response()

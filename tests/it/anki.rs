@@ -186,6 +186,11 @@ async fn the_current_apkg_brings_decks_notes_images_history_and_due_dates() {
     assert!(html.contains("4 points and 1 resource will be added. They bring 7 reviews with them. 1 more is suspended in Anki"), "{html}");
     assert!(html.contains("its sound “heartbeat.mp3” is left out"), "{html}");
     assert!(html.contains("it is an image occlusion note, which needs its image to point at"), "{html}");
+    // The reversed note's second card was reviewed once: named, and not among the 7.
+    assert!(
+        html.contains("its other card's review is left out: a note is one point, with the history of its card reviewed most"),
+        "{html}"
+    );
     // Nothing is written before the confirmation.
     assert!(app.store().set_named(app.owner(), "Biology").await.unwrap().is_none());
     drop(path);
@@ -259,10 +264,20 @@ async fn damaged_packages_are_one_sentence_and_write_nothing() {
     let modern = package("modern.apkg");
     let cut = &modern[..modern.len() / 2];
     let newer = package("newer-schema.apkg");
+    // A well-formed zip whose collection is not a database at all.
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    zip.start_file("collection.anki21", zip::write::SimpleFileOptions::default()).unwrap();
+    std::io::Write::write_all(&mut zip, b"these words are not an SQLite database").unwrap();
+    let garbage = zip.finish().unwrap().into_inner();
     for (name, bytes, says) in [
         ("cut.apkg", cut, "The package is cut short"),
         ("text.apkg", &b"not a zip at all"[..], "is not a zip archive"),
         ("newer-schema.apkg", &newer[..], "schema 19, newer than Warren reads (up to 18)"),
+        (
+            "garbage.apkg",
+            &garbage[..],
+            "The package's collection cannot be read as an Anki database (file is not a database); export it from Anki again.",
+        ),
     ] {
         let err = warren::transfer::read(name, bytes).await.unwrap_err().to_string();
         assert!(err.contains(says), "{err}");

@@ -339,6 +339,19 @@ async fn the_tutors_system_prompt_is_role_then_guidelines_then_the_safety_block_
             assert_eq!(role, 0, "{wire:?}: the role comes first");
             assert!(role < guidelines && guidelines < safety, "{wire:?}: {}", s.system);
             assert!(s.system.trim_end().ends_with("through visual and audio UI elements."), "{wire:?}");
+            // A session of one set reads as it did before reviews across sets existed.
+            assert!(
+                !s.system.contains("Today's review") && !s.system.contains("[set \""),
+                "{wire:?}: {}",
+                s.system
+            );
+        }
+        for s in sent.iter().filter(|s| matches!(s.agent, Agent::Evaluator | Agent::Explorer)) {
+            assert!(
+                !s.system.contains("Today's review") && !s.system.contains("[set \""),
+                "{wire:?}: {}",
+                s.system
+            );
         }
     }
 }
@@ -436,14 +449,16 @@ async fn the_summariser_condenses_the_older_main_line_and_the_tutor_reads_its_su
 
 /// Today's review over the demo sets, scripted: a rabbit hole taken from a point of one set,
 /// a recall, then leaving (so the session's summary is asked for). Returns what every agent
-/// was sent and the points in the order asked.
-async fn scripted_review(wire: Wire) -> (Vec<Sent>, Vec<warren::store::Point>) {
+/// was sent, the points in the order asked, and the name of the first one's set (the point in
+/// play when the rabbit hole opens).
+async fn scripted_review(wire: Wire) -> (Vec<Sent>, Vec<warren::store::Point>, String) {
     let fake = FakeLlm::start_with(wire, vec![], Some(Arc::new(answerer()))).await;
     let app = TestApp::on_fake(wire, &fake).await;
     let row = app.engine.start_review(app.owner(), 0).await.unwrap();
     let all = app.store().session_points(app.owner(), &row.id).await.unwrap();
     let points: Vec<warren::store::Point> =
         row.target_point_ids.iter().filter_map(|id| all.iter().find(|p| &p.id == id).cloned()).collect();
+    let first_set = app.store().set(app.owner(), &points[0].set_id).await.unwrap().expect("its set").name;
     let mut ws = app.connect(&row.id).await;
     ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
     assert_eq!(say(&mut ws, "TANGENT one: is the moon made of rock?").await, None);
@@ -467,7 +482,7 @@ async fn scripted_review(wire: Wire) -> (Vec<Sent>, Vec<warren::store::Point>) {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
     let sent = fake.received().iter().map(|r| Sent::read(&r.body)).collect();
-    (sent, points)
+    (sent, points, first_set)
 }
 
 #[tokio::test]
@@ -478,7 +493,7 @@ async fn a_review_across_sets_keeps_every_contract_and_names_each_points_set() {
         ("Searching and sorting", "Big-O notation can be said in words"),
     ];
     for wire in WIRES {
-        let (sent, points) = scripted_review(wire).await;
+        let (sent, points, first_set) = scripted_review(wire).await;
         for (i, s) in sent.iter().enumerate() {
             let roles: Vec<&str> = s.messages.iter().map(|(r, _)| r.as_str()).collect();
             assert_eq!(roles.first(), Some(&"user"), "{wire:?} request {i} ({:?})", s.agent);
@@ -521,7 +536,12 @@ async fn a_review_across_sets_keeps_every_contract_and_names_each_points_set() {
         // The explorer is told the set of the point under discussion: its name and description.
         let explorer = sent.iter().find(|s| s.agent == Agent::Explorer).expect("the explorer");
         let told: Vec<&str> = SETS.iter().map(|(n, _)| *n).filter(|n| explorer.system.contains(n)).collect();
-        assert_eq!(told.len(), 1, "{wire:?}: one set, that of the point in play: {}", explorer.system);
+        assert_eq!(
+            told,
+            [first_set.as_str()],
+            "{wire:?}: one set, that of the point in play: {}",
+            explorer.system
+        );
         let summary = sent.iter().find(|s| s.agent == Agent::SessionSummariser).expect("the session summary");
         for (name, _) in SETS {
             assert!(summary.system.contains(name), "{wire:?}: {name} in {}", summary.system);

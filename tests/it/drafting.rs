@@ -5,6 +5,7 @@
 //! sentence on the form; another learner's source unknown.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use reqwest::multipart::{Form, Part};
@@ -275,6 +276,56 @@ async fn sources_nobody_kept_are_swept_after_a_day_and_a_file_over_the_cap_is_a_
 }
 
 #[tokio::test]
+async fn a_drafting_overtaken_by_draft_again_records_and_writes_nothing_when_it_ends() {
+    use sqlx::Connection;
+    use warren::store::{FIRST_RUN, NewDraft, SOURCE_LAPSE_MS, SourceStatus};
+    let app = TestApp::spawn().await;
+    let (store, me) = (app.store(), app.owner());
+    let passage = "Ribosomes build proteins by reading messenger RNA.".to_string();
+    let id =
+        store.create_source(me, None, "Cells", "Pasted text", std::slice::from_ref(&passage)).await.unwrap();
+    assert_eq!(
+        store.claim_source(me, &id).await.unwrap(),
+        None,
+        "a drafting with a fresh heartbeat is left alone"
+    );
+    // The first run goes quiet past the lapse (a model slower than that, on an instance that
+    // then died), and the learner presses "Draft again".
+    sqlx::any::install_default_drivers();
+    let mut db = sqlx::AnyConnection::connect(&app.database_url).await.unwrap();
+    sqlx::query("UPDATE sources SET heartbeat_at = heartbeat_at - $1 WHERE id = $2")
+        .bind(SOURCE_LAPSE_MS + 1)
+        .bind(&id)
+        .execute(&mut db)
+        .await
+        .unwrap();
+    let second = store.claim_source(me, &id).await.unwrap().expect("a quiet drafting is taken over");
+    assert_eq!(second, FIRST_RUN + 1);
+    let draft = |content: &str| NewDraft {
+        passage: 0,
+        content: content.into(),
+        cue: String::new(),
+        quote: passage.clone(),
+    };
+    // The first run ends after all: its progress and drafts go nowhere.
+    store.source_progress(me, &id, FIRST_RUN, Some(1)).await.unwrap();
+    store.finish_source(me, &id, FIRST_RUN, &[draft("From the run that stopped")], &[]).await.unwrap();
+    let source = store.source(me, &id).await.unwrap().unwrap();
+    assert_eq!((source.status, source.passages_done), (SourceStatus::Drafting, 0));
+    assert!(store.source_drafts(me, &id).await.unwrap().is_empty());
+    // The run that holds the source records and keeps its own, once.
+    store.source_progress(me, &id, second, Some(1)).await.unwrap();
+    store.finish_source(me, &id, second, &[draft("From the run that holds it")], &[]).await.unwrap();
+    let source = store.source(me, &id).await.unwrap().unwrap();
+    assert_eq!((source.status, source.passages_done), (SourceStatus::Ready, 1));
+    let kept: Vec<String> =
+        store.source_drafts(me, &id).await.unwrap().into_iter().map(|d| d.content).collect();
+    assert_eq!(kept, ["From the run that holds it"]);
+    store.finish_source(me, &id, second, &[draft("Again")], &[]).await.unwrap();
+    assert_eq!(store.source_drafts(me, &id).await.unwrap().len(), 1, "a finished run finishes once");
+}
+
+#[tokio::test]
 async fn the_command_line_prints_drafts_and_keeps_them_with_yes() {
     let app = TestApp::spawn().await;
     let dir = tempfile::tempdir().unwrap();
@@ -420,5 +471,39 @@ async fn the_drafting_agent_asks_each_wire_format_and_a_bad_answer_leaves_a_pass
             page.contains("data-testid=\"not-drafted\"") && page.contains("passage 1"),
             "{wire:?} {page}"
         );
+
+        // Three passages drafted at once: one answered, one refused by the provider, one
+        // answered in words that are not JSON, twice. The first keeps its drafts; the other two
+        // are named.
+        let answer = move |body: &Value| -> Reply {
+            let asked = body["messages"].to_string();
+            if !asked.contains("Passage:") {
+                Reply::Text(vec!["What comes to mind?"])
+            } else if asked.contains("Ribosomes build") {
+                Reply::Said(good.to_string())
+            } else if asked.contains("Robert Hooke") {
+                Reply::Status { status: 400, headers: vec![], body: r#"{"error":{"message":"bad request"}}"# }
+            } else {
+                Reply::Text(vec!["Here are some points about the Golgi apparatus."])
+            }
+        };
+        let llm = FakeLlm::start_with(wire, vec![], Some(Arc::new(answer))).await;
+        let app = TestApp::on_fake(wire, &llm).await;
+        let paragraph = |sentence: &str| sentence.repeat(1_000 / sentence.len() + 1).trim().to_string();
+        let text = [
+            paragraph("Ribosomes build proteins by reading messenger RNA. "),
+            paragraph("In 1665, Robert Hooke named the cell after the small rooms of a monastery. "),
+            paragraph("The Golgi apparatus packages proteins into vesicles for export. "),
+        ]
+        .join("\n\n");
+        assert_eq!(warren::drafting::passages(&text).len(), 3);
+        let path = app.drafted("Three passages", &text, None).await;
+        let drafts = app.store().source_drafts(app.owner(), &TestApp::source_id(&path)).await.unwrap();
+        let kept: Vec<(i64, &str)> = drafts.iter().map(|d| (d.passage, d.content.as_str())).collect();
+        assert_eq!(kept, [(0, "Ribosomes build proteins by reading messenger RNA.")], "{wire:?}");
+        let source = app.store().source(app.owner(), &TestApp::source_id(&path)).await.unwrap().unwrap();
+        assert_eq!((source.passages_done, source.not_drafted), (3, vec![1, 2]), "{wire:?}");
+        let (_, page) = app.page(&path).await;
+        assert!(page.contains("passages 2, 3."), "{wire:?} {page}");
     }
 }

@@ -82,6 +82,50 @@ fn the_command_prints_each_case_and_the_figures_and_fails_below_the_minimum() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("line 1 is not a case"));
 }
 
+#[test]
+fn the_drafter_is_measured_case_by_case_and_fails_below_either_minimum() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = dir.path().join("drafter.jsonl");
+    let case = serde_json::json!({
+        "title": "Organelles",
+        "source": "The nucleus is the organelle that holds most of a cell's DNA. Ribosomes build proteins by reading messenger RNA. In 1665, Robert Hooke named the cell after the small rooms of a monastery.",
+        "facts": [
+            "The nucleus holds most of a cell's DNA.",
+            "Ribosomes build proteins by reading messenger RNA.",
+            "Robert Hooke named the cell in 1665.",
+            "The Golgi apparatus packages proteins for export.",
+        ],
+    });
+    std::fs::write(&cases, format!("{case}\n")).unwrap();
+    let path = cases.to_str().unwrap();
+
+    let out = warren(&["eval", "drafter", path, "--min-faithfulness", "0.9"]);
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    // The case's line and the figures agree: the facts its drafts cover, of the four (one of
+    // which the source does not hold), and every draft quoting the source.
+    let line = stdout.lines().find(|l| l.starts_with("line   1  Organelles: ")).expect("the case's line");
+    let covered: usize = line["line   1  Organelles: ".len()..].split(' ').next().unwrap().parse().unwrap();
+    assert!((1..=3).contains(&covered), "{stdout}");
+    let coverage = covered as f64 / 4.0;
+    assert!(stdout.contains(&format!("coverage {coverage:.3}  ({covered} of 4 facts)")), "{stdout}");
+    let faithful = stdout.lines().find(|l| l.starts_with("faithfulness ")).unwrap_or_default();
+    assert!(faithful.starts_with("faithfulness 1.000"), "every draft quotes the source: {stdout}");
+
+    // Just above what it reaches, the command fails and says why; just under, it passes.
+    let above = format!("{:.3}", coverage + 0.01);
+    let out = warren(&["eval", "drafter", path, "--min-coverage", &above]);
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains(&format!("coverage {coverage:.3} is below the minimum {above}")), "{said}");
+    let below = format!("{:.3}", coverage - 0.01);
+    assert!(warren(&["eval", "drafter", path, "--min-coverage", &below]).status.success());
+    let out = warren(&["eval", "drafter", path, "--min-faithfulness", "1.01"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("faithfulness 1.000 is below the minimum 1.010"));
+    let out = warren(&["eval", "drafter", dir.path().join("none.jsonl").to_str().unwrap()]);
+    assert!(!out.status.success(), "a file that is not there is an error");
+}
+
 /// The share of labelled message kinds the offline evaluator reads as labelled, in `file`.
 fn kinds_read_right(file: &str) -> f64 {
     let out = warren(&["eval", "evaluator", file]);

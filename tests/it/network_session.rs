@@ -42,7 +42,7 @@ async fn the_tokens_each_reply_used_are_counted_as_the_provider_reports_them() {
         ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
         crate::common::reply_of(&ws.say("No idea, to be honest.").await);
 
-        let metrics = app.http.get(app.url("/metrics")).send().await.unwrap().text().await.unwrap();
+        let metrics = app.metrics().await;
         let replies = 2;
         assert!(metrics.contains(&format!("warren_replies_total {replies}")), "{wire:?}: {metrics}");
         // Each tutor reply came in two pieces, one output token each in the fake's count.
@@ -264,7 +264,7 @@ async fn praise_progress_and_a_point_given_away_are_taken_out_of_the_tutors_repl
     let reply = crate::common::reply_of(&ws.say("OTHER WORDS").await);
     assert_eq!(reply, "What else comes to mind?");
 
-    let metrics = app.http.get(app.url("/metrics")).send().await.unwrap().text().await.unwrap();
+    let metrics = app.metrics().await;
     for (rule, times) in [("praise", 1), ("progress", 1), ("leak", 2)] {
         let line = format!("warren_tutor_sentences_removed_total{{rule=\"{rule}\"}} {times}");
         assert!(metrics.contains(&line), "{line} in {metrics}");

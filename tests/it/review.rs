@@ -180,8 +180,10 @@ async fn a_recall_in_one_set_does_not_check_off_a_point_of_another_with_similar_
     for set in app.store().list_sets(app.owner(), i64::MAX).await.unwrap() {
         app.store().delete_set(app.owner(), &set.id).await.unwrap();
     }
+    // Points of other sets that share most of its words.
     for (name, point) in [
-        ("Biology", "Mitochondria are the powerhouse of the cell"),
+        ("Biology", "Mitochondria make most of the energy a cell uses"),
+        ("Batteries", "A battery cell makes energy from a chemical reaction"),
         ("Prisons", "A prison cell holds one inmate"),
         ("Phones", "A cell tower relays mobile phone calls"),
     ] {
@@ -196,9 +198,104 @@ async fn a_recall_in_one_set_does_not_check_off_a_point_of_another_with_similar_
     let points = targets(&app, &row.id).await;
     let mut ws = app.connect(&row.id).await;
     ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
-    let frames = ws.say("Mitochondria are the powerhouse of the cell.").await;
+    let frames = ws.say("Most of the energy a cell uses is made by its mitochondria.").await;
     let biology = points.iter().find(|p| p.content.starts_with("Mitochondria")).unwrap();
     assert_eq!(recalled_ids(&frames), vec![biology.id.clone()], "{}", reply_of(&frames));
+}
+
+#[tokio::test]
+async fn the_queue_puts_the_most_forgotten_first_keeps_linked_points_together_and_leaves_out_todays_recalls()
+{
+    use sqlx::Connection;
+    use warren::schedule::Logged;
+    use warren::store::PointLog;
+    use warren_app::api::ResourceKind;
+    let app = TestApp::spawn().await;
+    for set in app.store().list_sets(app.owner(), i64::MAX).await.unwrap() {
+        app.store().delete_set(app.owner(), &set.id).await.unwrap();
+    }
+    let now = warren::store::now_ms();
+    // Each point reviewed once, `days` ago: the longer ago, the less likely recalled now.
+    let reviewed = |content: &str, days: i64| NewPoint {
+        content: content.into(),
+        log: Some(PointLog {
+            carried: None,
+            reviews: vec![Logged { rating: Rating::Good, at: now - days * DAY_MS }],
+            due_at: None,
+        }),
+        ..NewPoint::default()
+    };
+    let anatomy = NewSet {
+        name: "Anatomy".into(),
+        points: vec![
+            reviewed("The femur is the longest bone.", 40),
+            reviewed("The stapes is the smallest bone.", 10),
+            reviewed("The femur meets the hip at the acetabulum.", 3),
+            reviewed("The tibia is the shin bone.", 25),
+        ],
+        // The two femur points share a note.
+        resources: vec![NewResource {
+            kind: ResourceKind::Text,
+            title: "The femur".into(),
+            body: "The femur runs from the hip to the knee.".into(),
+            points: vec![(0, 1.0), (2, 1.0)],
+            ..NewResource::default()
+        }],
+        ..NewSet::default()
+    };
+    let botany = NewSet {
+        name: "Botany".into(),
+        points: vec![
+            reviewed("Xylem carries water up from the roots.", 30),
+            reviewed("Phloem carries sugars from the leaves.", 20),
+            reviewed("Stomata let gases in and out of a leaf.", 15),
+        ],
+        ..NewSet::default()
+    };
+    app.store().create_set(app.owner(), &anatomy).await.unwrap();
+    app.store().create_set(app.owner(), &botany).await.unwrap();
+    let plan = today::plan(app.store(), app.owner(), now, 0).await.unwrap();
+    let points = app.store().due_points(app.owner(), now, 0).await.unwrap();
+    assert_eq!(points.candidates.len(), 7, "each reviewed once, days ago: all due");
+    let mut by_id = std::collections::HashMap::new();
+    for set in app.store().list_sets(app.owner(), i64::MAX).await.unwrap() {
+        for point in app.store().points(app.owner(), &set.id).await.unwrap() {
+            by_id.insert(point.id.clone(), point.content.clone());
+        }
+    }
+    let order: Vec<&str> = plan.queue.points.iter().map(|c| by_id[&c.id].as_str()).collect();
+    assert_eq!(order.len(), 7, "{order:?}");
+    assert_eq!(order[0], "The femur is the longest bone.", "the most forgotten first: {order:?}");
+    assert_eq!(
+        order[1], "The femur meets the hip at the acetabulum.",
+        "its linked point beside it: {order:?}"
+    );
+    assert_eq!(order[2], "Xylem carries water up from the roots.", "then the other set: {order:?}");
+    // Otherwise the sets take turns, each most forgotten first.
+    let set_of = |i: usize| plan.queue.points[i].set_id.clone();
+    for i in 2..order.len() - 1 {
+        assert_ne!(set_of(i), set_of(i + 1), "sets take turns: {order:?}");
+    }
+    let r: Vec<f64> = plan.queue.points.iter().map(|c| c.retrievability.unwrap_or(1.0)).collect();
+    assert!(r[0] < r[2], "{r:?}");
+
+    // A point recalled today stays out of another review today, even while it is still due
+    // (a due date carried in from elsewhere, say).
+    let row = app.engine.start_review(app.owner(), 0).await.unwrap();
+    let stomata =
+        targets(&app, &row.id).await.into_iter().find(|p| p.content.starts_with("Stomata")).unwrap();
+    recall(&app, &row.id, &stomata, now).await;
+    sqlx::any::install_default_drivers();
+    let mut db = sqlx::AnyConnection::connect(&app.database_url).await.unwrap();
+    sqlx::query("UPDATE recall_points SET due_at = $1 WHERE id = $2")
+        .bind(now - 1)
+        .bind(&stomata.id)
+        .execute(&mut db)
+        .await
+        .unwrap();
+    let later = today::plan(app.store(), app.owner(), now + 1_000, 0).await.unwrap();
+    assert_eq!(later.queue.points.len(), 6);
+    assert!(later.queue.points.iter().all(|c| c.id != stomata.id), "recalled today");
 }
 
 #[tokio::test]

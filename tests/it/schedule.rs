@@ -119,6 +119,45 @@ async fn a_point_revealed_and_said_back_is_one_again_review() {
 }
 
 #[tokio::test]
+async fn a_point_revealed_and_never_said_back_is_one_again_review_when_the_session_is_left() {
+    let app = TestApp::spawn().await;
+    let (session, points) = app.start(CELL).await;
+    let (mut ws, asked) = open(&app, &session, &points).await;
+    // The ladder's last rung gives the answer; the learner leaves without saying it back.
+    for _ in 0..4 {
+        ws.say("I don't know").await;
+    }
+    let struggles = app.store().struggles(app.owner(), &session).await.unwrap();
+    assert!(struggles.get(&asked).is_some_and(|s| s.revealed), "{struggles:?}");
+    leave(&mut ws).await;
+    let reviews = app.store().point_reviews(app.owner(), &asked).await.unwrap();
+    assert_eq!(reviews.len(), 1, "{reviews:?}");
+    assert_eq!((reviews[0].rating, reviews[0].kind), (Rating::Again, ReviewKind::Failure));
+}
+
+#[tokio::test]
+async fn a_session_abandoned_by_starting_over_reviews_its_failed_point_once() {
+    let app = TestApp::spawn().await;
+    let (session, points) = app.start(CELL).await;
+    let (mut ws, asked) = open(&app, &session, &points).await;
+    ws.say("I don't know").await;
+    // No leaving: the learner starts the set over from another tab, which abandons this one.
+    let set =
+        app.store().session(app.owner(), &session).await.unwrap().unwrap().set_id.expect("a set session");
+    app.engine.start_session(app.owner(), &set, true).await.unwrap();
+    drop(ws);
+    let ended = app.store().session(app.owner(), &session).await.unwrap().unwrap();
+    assert_eq!(ended.state.status, warren_app::protocol::SessionStatus::Abandoned);
+    let reviews = app.store().point_reviews(app.owner(), &asked).await.unwrap();
+    assert_eq!(reviews.len(), 1, "{reviews:?}");
+    assert_eq!((reviews[0].rating, reviews[0].kind), (Rating::Again, ReviewKind::Failure));
+    assert_eq!(reviews[0].session_id.as_deref(), Some(session.as_str()));
+    for point in points.iter().filter(|p| p.id != asked) {
+        assert!(app.store().point_reviews(app.owner(), &point.id).await.unwrap().is_empty(), "never asked");
+    }
+}
+
+#[tokio::test]
 async fn resuming_after_a_restart_and_ending_again_doubles_no_review() {
     let app = TestApp::spawn().await;
     let (session, points) = app.start(CELL).await;
@@ -364,7 +403,10 @@ async fn the_set_page_shows_recall_now_and_flags_a_point_that_keeps_slipping() {
     #[allow(clippy::cast_possible_truncation)]
     let shown = format!("{} % likely recalled now", (expected * 100.0).round() as i64);
     assert!(page.contains(&shown), "{shown} in {page}");
+    let stability = format!("data-testid=\"stability\">{:.1} days<", card.stability);
+    assert!(page.contains(&stability), "{stability} in {page}");
     assert_eq!(page.matches("data-testid=\"leech\"").count(), 1, "only the point forgotten four times");
+    assert!(page.contains("split it or reword it"), "a leech comes with what to do about it");
     assert!(page.contains("forgotten 4 times"), "{page}");
     // The threshold is the learner's: raised to five, nothing is flagged.
     app.post_form("/account/schedule", &[("retention", "90"), ("leech_lapses", "5")]).await;
@@ -481,6 +523,22 @@ async fn fitting_a_schedule_learns_from_the_log_keeps_better_parameters_and_move
         "{page}"
     );
     assert_eq!(app.store().fit_run(app.owner()).await.unwrap(), None);
+
+    // While a fit runs, its owner sees how far it is, on the page and to the page's poll.
+    assert!(app.store().claim_fit(app.owner(), FitReason::Asked).await.unwrap());
+    app.store().fit_progress(app.owner(), 200, 3, 10).await.unwrap();
+    let (_, page) = app.page("/account").await;
+    assert!(page.contains("data-testid=\"fit-running\"") && page.contains("3 of 10 steps"), "{page}");
+    let res = app
+        .http
+        .get(app.url("/account/schedule/fit"))
+        .header("cookie", &app.learner.cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!((res.status().as_u16(), res.text().await.unwrap()), (202, "3/10".to_string()));
+    assert!(!app.store().claim_fit(app.owner(), FitReason::Asked).await.unwrap(), "one fit at a time");
+    app.store().fail_fit(app.owner(), "set aside by the test").await.unwrap();
 
     let set = NewSet { name: "Forgetful".into(), points: forgetful_points(40), ..NewSet::default() };
     let set_id = app.store().create_set(app.owner(), &set).await.unwrap();

@@ -196,3 +196,34 @@ async fn the_client_files_go_by_their_content_hash_and_are_kept_for_good() {
     assert_eq!(missing.status(), 404);
     assert_eq!(missing.headers()["cache-control"], "no-cache");
 }
+
+#[tokio::test]
+async fn metrics_are_for_the_operators_monitoring_only() {
+    // With a token: nobody without it, nor with another.
+    let app = TestApp::spawn().await;
+    let res = app.http.get(app.url("/metrics")).send().await.unwrap();
+    assert_eq!(res.status(), 401);
+    assert_eq!(res.headers()["www-authenticate"], "Bearer");
+    let res = app.http.get(app.url("/metrics")).bearer_auth("a guess").send().await.unwrap();
+    assert_eq!(res.status(), 401);
+    let res = app.http.get(app.url("/metrics")).header("cookie", &app.learner.cookie).send().await.unwrap();
+    assert_eq!(res.status(), 401, "a learner's sign-in is no token");
+    assert!(app.metrics().await.contains("warren_learner_messages_total"));
+
+    // Without one, not on the learners' address at all; on an address of its own, open.
+    let dir = tempfile::tempdir().unwrap();
+    let database = crate::common::fresh_database(&dir).await;
+    let mut config = warren::config::Config::for_database(&database);
+    config.metrics_addr = Some(std::net::SocketAddr::from(([127, 0, 0, 1], 0)));
+    let server = warren::startup::Application::build(&config).await.unwrap();
+    let (addr, metrics) = (server.local_addr(), server.metrics_addr().expect("its own address"));
+    tokio::spawn(server.run());
+    let http = reqwest::Client::new();
+    let res = http.get(format!("http://{addr}/metrics")).send().await.unwrap();
+    assert_eq!(res.status(), 404);
+    let res = http.get(format!("http://{metrics}/metrics")).send().await.unwrap();
+    assert_eq!(res.status(), 200);
+    assert!(res.text().await.unwrap().contains("warren_learner_messages_total"));
+    let res = http.get(format!("http://{metrics}/")).send().await.unwrap();
+    assert_eq!(res.status(), 404, "the metrics address serves nothing else");
+}

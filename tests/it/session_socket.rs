@@ -226,7 +226,7 @@ async fn metrics_count_what_the_engine_did() {
     ws.until(|m| matches!(m, ServerMessage::Error(_))).await;
     drop(app.connect("no-such-session").await);
 
-    let metrics = app.http.get(app.url("/metrics")).send().await.unwrap().text().await.unwrap();
+    let metrics = app.metrics().await;
     for line in [
         "warren_session_attaches_total 1",
         "warren_learner_messages_total 1",
@@ -238,7 +238,7 @@ async fn metrics_count_what_the_engine_did() {
     }
     // The refusal is counted once its frame is sent.
     tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    let metrics = app.http.get(app.url("/metrics")).send().await.unwrap().text().await.unwrap();
+    let metrics = app.metrics().await;
     assert!(metrics.contains("warren_errors_total{code=\"SESSION_NOT_FOUND\"} 1"), "{metrics}");
 }
 

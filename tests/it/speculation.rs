@@ -126,7 +126,7 @@ async fn a_turn_that_finds_nothing_shows_the_early_reply_once_and_one_that_finds
         );
         assert_eq!(replies.iter().filter(|c| **c == SECOND).count(), 2, "{wire:?}");
 
-        let metrics = app.http.get(app.url("/metrics")).send().await.unwrap().text().await.unwrap();
+        let metrics = app.metrics().await;
         assert!(metrics.contains("warren_speculative_tutor_total{outcome=\"kept\"} 1"), "{metrics}");
         assert!(metrics.contains("warren_speculative_tutor_total{outcome=\"wasted\"} 2"), "{metrics}");
     }
@@ -181,7 +181,7 @@ async fn the_early_reply_starts_on_the_in_process_judges_verdict_and_is_kept_whe
         assert_eq!(tutor_requests(&fake, "RECALL"), 2, "{wire:?}");
         cancelled_becomes(&fake, 1).await;
 
-        let metrics = app.http.get(app.url("/metrics")).send().await.unwrap().text().await.unwrap();
+        let metrics = app.metrics().await;
         assert!(metrics.contains("warren_speculative_tutor_total{outcome=\"kept\"} 1"), "{metrics}");
         assert!(metrics.contains("warren_speculative_tutor_total{outcome=\"wasted\"} 1"), "{metrics}");
     }

@@ -147,6 +147,24 @@ async fn each_learner_has_an_allowance_of_recordings() {
 }
 
 #[tokio::test]
+async fn the_allowance_is_shared_by_every_instance() {
+    let fake = FakeTranscriber::start(vec![Heard::Text("hyphae")]).await;
+    let app = TestApp::spawn_with(voice_at(&fake)).await;
+    let other = app.another_instance_with(voice_at(&fake)).await;
+    let (session, _) = fungi(&app).await;
+    // Twelve recordings spread over both instances spend the learner's allowance on both.
+    for i in 0..12 {
+        let on = if i % 2 == 0 { &app } else { &other };
+        assert_eq!(on.transcribe(&session, vec![1; 64]).await.0, 200, "recording {i}");
+    }
+    for on in [&app, &other] {
+        let (status, answer) = on.transcribe(&session, vec![1; 64]).await;
+        assert_eq!((status, answer["code"].as_str()), (429, Some("rate_limited")), "{answer}");
+    }
+    assert_eq!(fake.sent().len(), 12);
+}
+
+#[tokio::test]
 async fn a_failing_service_is_retried_and_one_that_stays_silent_is_a_timeout() {
     let fake = FakeTranscriber::start(vec![Heard::Status(500), Heard::Text("hyphae")]).await;
     let app = TestApp::spawn_with(voice_at(&fake)).await;

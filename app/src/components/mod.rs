@@ -6,4 +6,5 @@ pub mod markdown;
 pub mod stats;
 pub mod summary;
 pub mod theme;
+pub mod usage;
 pub mod widgets;

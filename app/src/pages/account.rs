@@ -10,6 +10,7 @@ use crate::api::{AccountPage, FitRun, ScheduleFit, SignInRow, get_account};
 use crate::components::await_progress::AwaitProgress;
 use crate::components::fields::NumberField;
 use crate::components::format::{ago, plural};
+use crate::components::usage::UsageTable;
 use crate::components::widgets::loaded;
 use crate::forms::{PasswordProblem, limits};
 
@@ -199,6 +200,9 @@ fn AccountView(page: AccountPage) -> impl IntoView {
                 <button type="submit" class="button">"Save"</button>
             </form>
 
+            <h2 id="usage">"The language model this month"</h2>
+            <UsageSection usage=page.month_usage allowance=page.allowance now />
+
             <h2 id="export">"Take your data with you"</h2>
             <p>
                 "One zip file with everything: each recall set (with its schedule and images), each session with every message, and every summary. "
@@ -380,5 +384,38 @@ mod tests {
         let safari = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Version/17.0 Safari/604.1";
         assert_eq!(browser_name(safari), "Safari on iOS");
         assert_eq!(browser_name("curl/8.0"), "A browser");
+    }
+}
+
+/// This month's (UTC) use of the language model, and the learner's allowance of it.
+#[component]
+fn UsageSection(
+    usage: Vec<crate::usage::AgentTokens>,
+    allowance: crate::api::Allowance,
+    now: i64,
+) -> impl IntoView {
+    let tokens = |n: i64| plural(n, "token");
+    let caps = [
+        ("today", allowance.daily, allowance.used_today),
+        ("this month", allowance.monthly, allowance.used_this_month),
+    ]
+    .into_iter()
+    .filter_map(|(when, cap, used)| cap.map(|cap| format!("{} of {} {when}", tokens(used), cap)))
+    .collect::<Vec<_>>();
+    let allowance_line = match (allowance.lifted_until, caps.is_empty()) {
+        (Some(until), _) => format!("Your allowance is lifted until {}.", crate::format::due(now, until)),
+        (None, true) => "This server sets no allowance.".to_string(),
+        (None, false) => format!(
+            "Your allowance: {}. Past it, the built-in offline tutor answers until it comes round again (days and months in UTC).",
+            caps.join("; ")
+        ),
+    };
+    view! {
+        <p data-testid="allowance">{allowance_line}</p>
+        {if usage.is_empty() {
+            view! { <p data-testid="usage-none">"No calls to a language model this month."</p> }.into_any()
+        } else {
+            view! { <UsageTable lines=usage test_id="month-usage" /> }.into_any()
+        }}
     }
 }

@@ -11,6 +11,7 @@ use crate::api::{
 use crate::components::format::{ago, plural, span};
 use crate::components::markdown::TypesetMath;
 use crate::components::summary::SummaryPanel;
+use crate::components::usage::{UsageTable, cost};
 use crate::components::widgets::{SessionItem, StatusPill, loaded, route_id, status_label, titled};
 use crate::protocol::SessionStatus;
 use crate::url::query_value;
@@ -211,6 +212,12 @@ fn TranscriptView(transcript: Transcript) -> impl IntoView {
                 )}
             </p>
             <SummaryPanel session_id=session.clone() view=transcript.summary now />
+            {(!transcript.usage.is_empty()).then(|| view! {
+                <details class="usage-details" data-testid="session-usage">
+                    <summary>{format!("Language model: {}", cost(crate::usage::total(&transcript.usage).cost_usd))}</summary>
+                    <UsageTable lines=transcript.usage.clone() test_id="usage-table" />
+                </details>
+            })}
             <nav class="filters" aria-label="Which entries" data-testid="entry-filters">{filters}</nav>
             <form class="search" method="get" action=format!("/history/{session}") role="search">
                 {query.leaf_id.clone().map(|leaf| view! { <input type="hidden" name="leafId" value=leaf /> })}

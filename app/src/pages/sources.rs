@@ -158,7 +158,8 @@ fn DraftsReview(id: String, into: String, drafts: Vec<DraftView>, not_drafted: V
         {(!not_drafted.is_empty()).then(|| view! {
             <p class="notice warning" role="status" data-testid="not-drafted">
                 {format!(
-                    "Not drafted (the model's answer could not be read): passage {}.",
+                    "Not drafted (the model did not answer, or its answer could not be read): {} {}.",
+                    if not_drafted.len() == 1 { "passage" } else { "passages" },
                     not_drafted.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
                 )}
             </p>

@@ -1,7 +1,7 @@
 //! Engine events: everything the session engine reports, and the frame each becomes.
 
 use super::{
-    AssistantComplete, RabbitholeDetected, RabbitholeEntered, RabbitholeExited, RecallPointNearMiss,
+    AssistantComplete, Notice, RabbitholeDetected, RabbitholeEntered, RabbitholeExited, RecallPointNearMiss,
     RecallPointRecalled, ServerMessage, SessionComplete, SessionCompleteOverlay, SessionCompletionSummary,
     SessionPaused, SessionStarted, ShowImage, ShowResource,
 };
@@ -63,6 +63,8 @@ pub enum SessionEvent {
     },
     /// The first piece of a reply is on its way.
     AssistantStreamingStart,
+    /// The learner was told something about how the session goes on.
+    Notice(Notice),
     /// A reply finished streaming.
     AssistantStreamingEnd {
         /// The whole reply.
@@ -100,6 +102,7 @@ impl SessionEvent {
             SessionEvent::AssistantMessage { .. } => None,
             // The first `assistant_chunk` signals the start.
             SessionEvent::AssistantStreamingStart => None,
+            SessionEvent::Notice(p) => Some(ServerMessage::Notice(p)),
             SessionEvent::AssistantStreamingEnd { full_content, total_chunks, html } => {
                 Some(ServerMessage::AssistantComplete(AssistantComplete { full_content, total_chunks, html }))
             }

@@ -80,6 +80,8 @@ server_messages! {
     Pong(Pong) = "pong",
     /// A reconnecting socket was sent every frame it missed; the stream is live again.
     Resumed(Resumed) = "resumed",
+    /// Something the learner should know about how the session goes on, in a sentence.
+    Notice(Notice) = "notice",
 }
 
 /// A frame as it goes on the wire: the message, and its place in the session's stream.
@@ -159,6 +161,31 @@ pub struct SessionStarted {
     /// Text excerpts shown so far in this session, in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resources: Vec<ShowResource>,
+    /// A notice still in force (the model's allowance spent, the offline tutor answering).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notice: Option<Notice>,
+}
+
+crate::named_enum! {
+    /// What a `notice` is about.
+    pub enum NoticeCode {
+        /// The learner's allowance of the language model is spent for the day (or month):
+        /// the built-in offline tutor answers until it comes round again.
+        ModelAllowanceSpent = "MODEL_ALLOWANCE_SPENT",
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+/// Something the learner should know about how the session goes on.
+pub struct Notice {
+    /// What it is about.
+    pub code: NoticeCode,
+    /// One sentence, for the page.
+    pub message: String,
+    /// Until when it holds (ms since the epoch), if it lapses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<i64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

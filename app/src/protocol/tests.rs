@@ -111,6 +111,7 @@ fn one_of_each_server_message() -> Vec<ServerMessage> {
                 mime_type: Some("image/png".into()),
             }],
             resources: vec![],
+            notice: None,
         })),
         ServerMessage::AssistantChunk(AssistantChunk { content: "Wh".into() }),
         ServerMessage::AssistantComplete(AssistantComplete {
@@ -182,6 +183,11 @@ fn one_of_each_server_message() -> Vec<ServerMessage> {
             replayed: 2,
             elapsed_ms: 9,
             last_client_message_id: Some("c".into()),
+        }),
+        ServerMessage::Notice(Notice {
+            code: NoticeCode::ModelAllowanceSpent,
+            message: "The offline tutor answers until midnight (UTC).".into(),
+            until: Some(86_400_000),
         }),
     ]
 }

@@ -77,6 +77,7 @@ impl Actor {
             return Ok(());
         }
         self.emit(SessionEvent::UserMessage { content: content.clone() }, Audience::All);
+        self.check_allowance(true).await;
         match mode {
             SessionMode::Recall => {
                 let earlier = self.session.learner_messages_in_recall().saturating_sub(1);

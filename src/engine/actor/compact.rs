@@ -45,7 +45,7 @@ impl Actor {
                 messages: plan.messages.clone(),
             },
         };
-        let provider = self.shared.provider.clone();
+        let provider = self.provider.clone();
         let (tx, rx) = oneshot::channel();
         tokio::spawn(async move {
             let summary = summariser::summarise(&*provider, brief).await;

@@ -22,8 +22,8 @@ use warren_app::learner::LearnerId;
 
 use tokio::sync::{mpsc, oneshot};
 use warren_app::protocol::{
-    ClientMessage, ErrorCode, ErrorPayload, Resumed, ServerFrame, ServerMessage, SessionEvent, SessionMode,
-    SessionStatus,
+    ClientMessage, ErrorCode, ErrorPayload, Notice, Resumed, ServerFrame, ServerMessage, SessionEvent,
+    SessionMode, SessionStatus,
 };
 use warren_app::summary::SessionSummary;
 
@@ -32,7 +32,9 @@ use super::session::LiveSession;
 use super::struggle;
 use super::synthesis;
 use super::turn::{TurnKind, TutorPlan};
+use super::usage::Metered;
 use super::{EngineError, Outbound, Shared};
+use crate::llm::Provider;
 use crate::llm::brief::Recap;
 use crate::store::{Speaker, Store, StoreError, SummaryScope, now_ms};
 use compact::Compaction;
@@ -89,6 +91,8 @@ fn refuse(code: ErrorCode, message: impl Into<String>) -> Handled {
 
 pub struct Actor {
     shared: Arc<Shared>,
+    /// The provider, metered for this session's learner (see `usage`).
+    provider: Arc<Metered>,
     /// The store fenced by the session's lease: every write checks the lease still stands.
     store: Store,
     session: LiveSession,
@@ -108,13 +112,17 @@ pub struct Actor {
     learner_rate: TokenBucket,
     /// Stopping for another instance (see `hand_over`).
     handed_over: bool,
+    /// Said when the learner's allowance of the model ran out; in force until it comes round.
+    allowance_notice: Option<Notice>,
 }
 
 impl Actor {
     /// An actor for `session`, writing through `store` (fenced by the session's lease).
     pub fn new(shared: Arc<Shared>, store: Store, session: LiveSession) -> Self {
         let learner_rate = TokenBucket::new(shared.config.message_burst, shared.config.message_interval);
+        let provider = shared.meter.wrap(shared.provider.clone(), session.learner(), Some(session.id()));
         Self {
+            provider,
             shared,
             store,
             session,
@@ -128,6 +136,7 @@ impl Actor {
             returning: None,
             learner_rate,
             handed_over: false,
+            allowance_notice: None,
         }
     }
 
@@ -290,6 +299,8 @@ impl Actor {
         if self.session.row.state != before {
             self.session.save(&self.store).await?;
         }
+        // The page is told in its first frame whether the offline tutor stands in for the model.
+        self.check_allowance(false).await;
 
         let fresh = matches!(&next, Some((TurnKind::Opening(_) | TurnKind::Resume(_), _)));
         let missed = since
@@ -311,8 +322,13 @@ impl Actor {
             None => {
                 let opening = if fresh { String::new() } else { self.session.current_agent_text() };
                 let streaming = self.turn.as_ref().map(|t| t.streamed.clone()).filter(|s| !s.is_empty());
-                let started =
-                    self.session.started_payload(self.shared.provider.info(), opening, streaming, now);
+                let started = self.session.started_payload(
+                    self.provider.info(),
+                    self.allowance_notice.clone(),
+                    opening,
+                    streaming,
+                    now,
+                );
                 self.emit(SessionEvent::SessionStarted(Box::new(started)), Audience::One(subscriber));
             }
         }

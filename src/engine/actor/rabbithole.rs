@@ -85,7 +85,7 @@ impl Actor {
                 recalled: self.session.points_recalled_in_rabbithole(),
             },
         };
-        let provider = self.shared.provider.clone();
+        let provider = self.provider.clone();
         let wait = self.shared.config.branch_summary_timeout;
         let (tx, rx) = oneshot::channel();
         let session = self.session.id().to_string();

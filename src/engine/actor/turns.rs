@@ -2,10 +2,11 @@
 //! the finished reply (stored before it is announced) or a failure.
 
 use tokio::sync::mpsc;
-use warren_app::protocol::{AssistantChunk, ErrorCode, ServerMessage, SessionEvent};
+use warren_app::protocol::{AssistantChunk, ErrorCode, Notice, NoticeCode, ServerMessage, SessionEvent};
 
 use super::{Actor, Audience};
 use crate::engine::turn::{self, TurnEvent, TurnInput, TurnKind};
+use crate::engine::usage::Allowance;
 use crate::llm::brief::{SetBrief, ShowTool};
 use crate::llm::{LlmError, ToolCall};
 use crate::store::{NewEntry, RecallSet, Speaker, StoreError};
@@ -26,6 +27,34 @@ pub(super) async fn next_event(turn: &mut Option<ActiveTurn>) -> Option<TurnEven
 }
 
 impl Actor {
+    /// Before a learner message's turn (and when a page attaches, `announce` false: the
+    /// notice then goes in `session_started`): if their allowance of the model is spent, says
+    /// so once (the offline tutor answers until it comes round; see `usage`), and lifts the
+    /// notice once it has come round.
+    pub(super) async fn check_allowance(&mut self, announce: bool) {
+        if !self.provider.metered() {
+            return;
+        }
+        match self.provider.check().await {
+            Allowance::Spent { until } if self.allowance_notice.is_none() => {
+                let notice = Notice {
+                    code: NoticeCode::ModelAllowanceSpent,
+                    message:
+                        "You have used your allowance of the language model for now: the built-in offline \
+                              tutor answers until it comes round again (midnight UTC)."
+                            .to_string(),
+                    until: Some(until),
+                };
+                self.allowance_notice = Some(notice.clone());
+                if announce {
+                    self.emit(SessionEvent::Notice(notice), Audience::All);
+                }
+            }
+            Allowance::Spent { .. } => {}
+            Allowance::Open => self.allowance_notice = None,
+        }
+    }
+
     pub(super) fn start_turn(&mut self, kind: TurnKind, speaker: Speaker) {
         let s = &self.session;
         let in_play = s.set_in_play();
@@ -49,7 +78,7 @@ impl Actor {
             resources: s.resource_briefs(),
             embedder: self.shared.embedder.clone(),
         };
-        let events = turn::spawn(self.shared.provider.clone(), input);
+        let events = turn::spawn(self.provider.clone(), input);
         self.turn = Some(ActiveTurn { events, speaker, streamed: String::new() });
     }
 

@@ -3,8 +3,8 @@
 
 use warren_app::api::ResourceKind;
 use warren_app::protocol::{
-    ProviderInfo, RabbitholeDetected, RabbitholeEntered, SessionCompleteOverlay, SessionEvent, SessionMode,
-    SessionStarted, SessionStatus, ShowImage, ShowResource,
+    Notice, ProviderInfo, RabbitholeDetected, RabbitholeEntered, SessionCompleteOverlay, SessionEvent,
+    SessionMode, SessionStarted, SessionStatus, ShowImage, ShowResource,
 };
 
 use crate::store::{RabbitholeRow, Resource};
@@ -45,6 +45,7 @@ impl LiveSession {
     pub fn started_payload(
         &self,
         provider: ProviderInfo,
+        notice: Option<Notice>,
         opening_message: String,
         streaming_reply: Option<String>,
         now: i64,
@@ -82,6 +83,7 @@ impl LiveSession {
             last_client_message_id: self.last_client_message_id(),
             images,
             resources,
+            notice,
         }
     }
 

@@ -60,8 +60,7 @@ pub async fn read(sqlite: &[u8]) -> Result<Collection, ImportError> {
     let file = tempfile::NamedTempFile::new().map_err(|e| ImportError::BadCollection(e.to_string()))?;
     std::fs::write(file.path(), sqlite).map_err(|e| ImportError::BadCollection(e.to_string()))?;
     let url = format!("sqlite://{}?mode=ro", file.path().display());
-    let mut db =
-        SqliteConnection::connect(&url).await.map_err(|e| ImportError::BadCollection(e.to_string()))?;
+    let mut db = SqliteConnection::connect(&url).await.map_err(bad)?;
     let read = read_from(&mut db).await;
     let closed = db.close().await;
     let collection = read?;
@@ -69,8 +68,11 @@ pub async fn read(sqlite: &[u8]) -> Result<Collection, ImportError> {
     Ok(collection)
 }
 
+/// What SQLite said, without sqlx's wrapping ("file is not a database", "no such table: col").
 fn bad(e: sqlx::Error) -> ImportError {
-    ImportError::BadCollection(e.to_string())
+    ImportError::BadCollection(
+        e.as_database_error().map_or_else(|| e.to_string(), |db| db.message().to_string()),
+    )
 }
 
 async fn read_from(db: &mut SqliteConnection) -> Result<Collection, ImportError> {

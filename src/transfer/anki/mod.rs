@@ -76,8 +76,23 @@ pub async fn read(stem: &str, bytes: &[u8]) -> Result<Vec<Preview>, ImportError>
                     "what it has beyond its front and back is left out: a point is a front and a back".into(),
                 );
             }
-            // One point per note: the card with the most reviews speaks for it.
+            // One point per note: the card with the most reviews speaks for it, and the
+            // preview says what the others' reviews were (a reversed card's own history).
             let card = cards.iter().max_by_key(|c| (c.reviews.len(), -c.ord));
+            let others: usize = cards
+                .iter()
+                .filter(|c| card.is_none_or(|kept| !std::ptr::eq(*c, kept)))
+                .map(|c| c.reviews.len())
+                .sum();
+            if others > 0 {
+                problems.push(format!(
+                    "its other card's {} left out: a note is one point, with the history of its card reviewed most",
+                    match others {
+                        1 => "review is".to_string(),
+                        n => format!("{n} reviews are"),
+                    }
+                ));
+            }
             points.push((content, cue, card));
         }
         let deck_id = points.iter().find_map(|(_, _, c)| c.map(|c| c.deck)).or(cards.first().map(|c| c.deck));

@@ -42,6 +42,8 @@ pub struct Learner {
 }
 
 pub const PASSWORD: &str = "correct horse battery";
+/// What the test apps' `/metrics` asks for (see [`TestApp::metrics`]).
+pub const METRICS_TOKEN: &str = "metrics-for-the-tests";
 
 impl TestApp {
     pub async fn spawn() -> Self {
@@ -52,6 +54,7 @@ impl TestApp {
         let dir = tempfile::tempdir().expect("temp dir");
         let database_url = fresh_database(&dir).await;
         let mut config = Config::for_database(&database_url);
+        config.metrics_token = Some(METRICS_TOKEN.into());
         adjust(&mut config);
         let app = Application::build(&config).await.expect("app starts");
         let addr = app.local_addr();
@@ -95,7 +98,15 @@ impl TestApp {
     /// Another Warren on the same database, as after a restart: fresh actors that know only
     /// what was stored. The learner's sign-in carries over.
     pub async fn another_instance(&self) -> TestApp {
-        let app = Application::build(&Config::for_database(&self.database_url)).await.expect("app starts");
+        self.another_instance_with(|_| {}).await
+    }
+
+    /// Another Warren on the same database, configured as `adjust` says.
+    pub async fn another_instance_with(&self, adjust: impl FnOnce(&mut Config)) -> TestApp {
+        let mut config = Config::for_database(&self.database_url);
+        config.metrics_token = Some(METRICS_TOKEN.into());
+        adjust(&mut config);
+        let app = Application::build(&config).await.expect("app starts");
         let addr = app.local_addr();
         let engine = app.engine();
         tokio::spawn(app.run());
@@ -107,6 +118,13 @@ impl TestApp {
             learner: self.learner.clone(),
             _dir: None,
         }
+    }
+
+    /// The engine's counters, as the operator's monitoring reads them.
+    pub async fn metrics(&self) -> String {
+        let res = self.http.get(self.url("/metrics")).bearer_auth(METRICS_TOKEN).send().await.unwrap();
+        assert_eq!(res.status(), 200, "/metrics with the token");
+        res.text().await.unwrap()
     }
 
     /// Signs up through the real form handler; returns the learner with their cookie.

@@ -183,6 +183,7 @@ pub fn LiveSession(
     let images = Memo::new(move |_| state.with(|s| s.images.clone()));
     let resources = Memo::new(move |_| state.with(|s| s.resources.clone()));
     let error = Memo::new(move |_| state.with(|s| s.error.clone()));
+    let notice = Memo::new(move |_| state.with(|s| s.notice.as_ref().map(|n| n.message.clone())));
     let closed = Memo::new(move |_| {
         matches!(connection.get(), Some(Connection::Closed(_)))
             || matches!(status.get(), Some(SessionStatus::Completed | SessionStatus::Abandoned))
@@ -223,6 +224,9 @@ pub fn LiveSession(
                     <a href=format!("/history/{}", card.id)>"Read it"</a>
                     " or start a new one from the dashboard."
                 </p>
+            })}
+            {move || notice.get().map(|message| view! {
+                <p class="notice warning" role="status" data-testid="session-notice">{message}</p>
             })}
             <SessionProgress total recalled=shown just_filled labels hidden=in_rabbithole />
             {move || hole.get().map(|hole| view! { <RabbitholeIndicator hole link /> })}

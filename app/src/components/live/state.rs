@@ -10,9 +10,9 @@
 #![cfg_attr(not(feature = "hydrate"), allow(dead_code))]
 
 use crate::protocol::{
-    ClientMessage, ErrorCode, ErrorPayload, InputVia, MAX_FRAME_BYTES, MAX_MESSAGE_CHARS, ProviderInfo,
-    RabbitholeDetected, RabbitholeEntered, ServerMessage, SessionCompleteOverlay, SessionMode, SessionStatus,
-    ShowImage, ShowResource,
+    ClientMessage, ErrorCode, ErrorPayload, InputVia, MAX_FRAME_BYTES, MAX_MESSAGE_CHARS, Notice,
+    ProviderInfo, RabbitholeDetected, RabbitholeEntered, ServerMessage, SessionCompleteOverlay, SessionMode,
+    SessionStatus, ShowImage, ShowResource,
 };
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -84,6 +84,8 @@ pub struct LiveState {
     pub resources: Vec<ShowResource>,
     pub near_miss: Option<String>,
     pub error: Option<ErrorPayload>,
+    /// How the session goes on, when the server has said (the offline tutor standing in).
+    pub notice: Option<Notice>,
     /// Study time at the last `session_started` or `resumed`.
     pub elapsed_ms: u64,
     pub outbox: Vec<Outgoing>,
@@ -164,6 +166,7 @@ impl LiveState {
                 // What the session has shown stays shown across reloads and reconnects.
                 self.images = started.images;
                 self.resources = started.resources;
+                self.notice = started.notice;
                 match started.streaming_reply {
                     Some(partial) => {
                         self.agent_text = partial;
@@ -318,6 +321,7 @@ impl LiveState {
                 self.error = Some(error);
             }
             ServerMessage::Pong(_) => {}
+            ServerMessage::Notice(notice) => self.notice = Some(notice),
         }
         actions
     }
@@ -421,6 +425,7 @@ mod tests {
             last_client_message_id: None,
             images: vec![],
             resources: vec![],
+            notice: None,
         }))
     }
 

@@ -11,6 +11,9 @@
 //! browser's objects, kept in a thread-local: a page has one recorder), so the recorder adds
 //! no reactive views of its own to the bundle. Untrusted text (a transcript's terms, a
 //! server's message) only ever becomes text nodes.
+//!
+//! Long by design: the recorder, its two elements and the upload are one piece of browser
+//! state, driven directly rather than through reactive views (see above).
 
 use leptos::prelude::*;
 
