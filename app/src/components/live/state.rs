@@ -545,6 +545,27 @@ mod tests {
     }
 
     #[test]
+    fn a_notice_stays_on_screen_and_comes_back_with_the_state_or_goes_with_it() {
+        let mut s = LiveState::default();
+        s.apply(started(0));
+        assert_eq!(s.notice, None);
+        let notice = Notice {
+            code: crate::protocol::NoticeCode::ModelAllowanceSpent,
+            message: "The offline tutor answers now.".into(),
+            until: Some(1),
+        };
+        assert!(s.apply(ServerMessage::Notice(notice.clone())).is_empty());
+        assert_eq!(s.notice.as_ref().map(|n| n.message.as_str()), Some("The offline tutor answers now."));
+        // A reconnect's whole state says whether it still holds.
+        let ServerMessage::SessionStarted(mut again) = started(0) else { unreachable!() };
+        again.notice = Some(notice);
+        s.apply(ServerMessage::SessionStarted(again));
+        assert!(s.notice.is_some());
+        s.apply(started(0));
+        assert_eq!(s.notice, None, "the allowance came round");
+    }
+
+    #[test]
     fn a_refused_message_goes_back_to_the_learner() {
         let mut s = LiveState::default();
         s.apply(started(0));
