@@ -199,6 +199,11 @@ ensure_chromium() {
   command -v chromium >/dev/null || apt_install chromium
 }
 
+# Debian's nginx, which the proxy test puts in front of two instances (deploy/nginx.conf).
+ensure_nginx() {
+  [ -x /usr/sbin/nginx ] || apt_install nginx
+}
+
 ensure_e2e_deps() {
   command -v npm >/dev/null || apt_install nodejs npm
   # The account test reads the database the way an operator would.

@@ -2,7 +2,7 @@
 
 use async_trait::async_trait;
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{Value, json};
 use warren_app::protocol::{ProviderInfo, ProviderKind};
 
 use std::collections::BTreeMap;
@@ -149,10 +149,26 @@ impl Provider for Anthropic {
 
     async fn stream(&self, request: &Request) -> Result<ReplyStream, LlmError> {
         let model = self.endpoint.model(request.tier);
-        let mut system = request.system.clone();
-        if request.format == Format::Json {
-            system.push_str("\n\nAnswer with one JSON object and nothing else.");
-        }
+        let json_only =
+            (request.format == Format::Json).then_some("\n\nAnswer with one JSON object and nothing else.");
+        // The stable pieces of the prompt end in cache breakpoints (see `Request::cache_at`);
+        // without any, the prompt is one string, as it always was.
+        let system = if request.cache_at.is_empty() {
+            json!(format!("{}{}", request.system, json_only.unwrap_or_default()))
+        } else {
+            let mut blocks: Vec<Value> = request
+                .system_pieces()
+                .into_iter()
+                .map(|(text, cached)| match cached {
+                    true => json!({"type": "text", "text": text, "cache_control": {"type": "ephemeral"}}),
+                    false => json!({"type": "text", "text": text}),
+                })
+                .collect();
+            if let Some(json_only) = json_only {
+                blocks.push(json!({"type": "text", "text": json_only.trim_start()}));
+            }
+            Value::Array(blocks)
+        };
         let messages: Vec<_> =
             request.messages.iter().map(|m| json!({"role": m.role.as_str(), "content": m.content})).collect();
         let mut body = json!({

@@ -129,6 +129,12 @@ pub struct Usage {
 #[derive(Clone, Debug)]
 pub struct Request {
     pub system: String,
+    /// Where stretches of `system` that stay the same from one call of a session to the next
+    /// end (byte offsets, ascending). Each agent writes what is stable first (its role, the
+    /// set, the points) and what changes each turn after, so a provider's prompt cache can
+    /// serve the prefix: Anthropic is sent a `cache_control` breakpoint at each offset;
+    /// OpenAI caches the longest prefix it has seen by itself.
+    pub cache_at: Vec<usize>,
     pub messages: Vec<Message>,
     /// Tools the model may call (none for most agents).
     pub tools: Vec<Tool>,
@@ -180,6 +186,28 @@ pub trait Provider: Send + Sync {
 }
 
 pub type SharedProvider = Arc<dyn Provider>;
+
+impl Request {
+    /// `system` cut at its cache breakpoints: each piece, and whether a breakpoint ends it
+    /// (empty pieces left out).
+    pub fn system_pieces(&self) -> Vec<(&str, bool)> {
+        let mut pieces = Vec::new();
+        let mut from = 0;
+        for &at in &self.cache_at {
+            let at = at.min(self.system.len());
+            if at > from
+                && let Some(piece) = self.system.get(from..at)
+            {
+                pieces.push((piece, true));
+                from = at;
+            }
+        }
+        if let Some(rest) = self.system.get(from..).filter(|r| !r.is_empty()) {
+            pieces.push((rest, false));
+        }
+        pieces
+    }
+}
 
 /// The whole reply's text as one string (tool calls are for streamed replies only).
 pub async fn complete(provider: &dyn Provider, request: &Request) -> Result<String, LlmError> {

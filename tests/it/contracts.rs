@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use serde_json::{Value, json};
 use warren_app::protocol::ServerMessage;
 
-use crate::common::fake_llm::{FakeLlm, Reply, Wire, recalls_in};
+use crate::common::fake_llm::{FakeLlm, Reply, Wire, anthropic_system, recalls_in};
 use crate::common::{TestApp, Ws};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,8 +45,8 @@ impl Sent {
             })
             .unwrap_or_default();
         // OpenAI's system prompt is its first message; Anthropic's has its own field.
-        let system = match body["system"].as_str() {
-            Some(system) => system.to_string(),
+        let system = match anthropic_system(body) {
+            Some(system) => system,
             None if messages.first().is_some_and(|(role, _)| role == "system") => messages.remove(0).1,
             None => String::new(),
         };
@@ -327,7 +327,7 @@ async fn the_branch_note_is_written_from_the_rabbit_hole_alone_and_names_no_open
 }
 
 #[tokio::test]
-async fn the_tutors_system_prompt_is_role_then_guidelines_then_the_safety_block_last() {
+async fn the_tutors_system_prompt_is_role_guidelines_and_safety_first_then_this_replys_own() {
     for wire in WIRES {
         let (sent, _, _) = scripted_session(wire).await;
         let tutor: Vec<&Sent> = sent.iter().filter(|s| s.agent == Agent::Tutor).collect();
@@ -338,7 +338,15 @@ async fn the_tutors_system_prompt_is_role_then_guidelines_then_the_safety_block_
             let safety = s.system.find("## CRITICAL: UI-Handled Content").expect("the safety block");
             assert_eq!(role, 0, "{wire:?}: the role comes first");
             assert!(role < guidelines && guidelines < safety, "{wire:?}: {}", s.system);
-            assert!(s.system.trim_end().ends_with("through visual and audio UI elements."), "{wire:?}");
+            // What changes from reply to reply comes after everything that does not.
+            let points = s
+                .system
+                .find("Points not yet recalled")
+                .or_else(|| s.system.find("Every point has been recalled"));
+            assert!(points.is_some_and(|p| p > safety), "{wire:?}: {}", s.system);
+            if let Some(focus) = s.system.find("Point under discussion") {
+                assert!(focus > points.unwrap_or_default(), "{wire:?}: {}", s.system);
+            }
             // A session of one set reads as it did before reviews across sets existed.
             assert!(
                 !s.system.contains("Today's review") && !s.system.contains("[set \""),
@@ -353,6 +361,86 @@ async fn the_tutors_system_prompt_is_role_then_guidelines_then_the_safety_block_
                 s.system
             );
         }
+    }
+}
+
+/// Each agent's requests of one session, as the provider received them, in order.
+async fn requests_of(wire: Wire) -> Vec<Value> {
+    let (_, _, fake) = scripted_session(wire).await;
+    fake.received().into_iter().map(|r| r.body).collect()
+}
+
+#[tokio::test]
+async fn every_agents_stable_prompt_comes_first_byte_for_byte_and_anthropic_caches_it() {
+    for wire in WIRES {
+        let bodies = requests_of(wire).await;
+        let mut stable: std::collections::HashMap<String, Vec<String>> = Default::default();
+        for body in &bodies {
+            let sent = Sent::read(body);
+            let agent = format!("{:?}", sent.agent);
+            let blocks = body["system"].as_array().cloned().unwrap_or_default();
+            let cached: Vec<&Value> = blocks.iter().filter(|b| b.get("cache_control").is_some()).collect();
+            match sent.agent {
+                // Each summary is its own prompt: nothing to serve again.
+                Agent::Summariser | Agent::BranchNote | Agent::SessionSummariser => {
+                    assert!(cached.is_empty(), "{agent}: {body}");
+                    continue;
+                }
+                Agent::Tutor | Agent::Evaluator | Agent::Detector | Agent::Explorer => {}
+            }
+            match wire {
+                Wire::Anthropic => {
+                    assert!(
+                        !cached.is_empty() && cached.len() <= 4,
+                        "{wire:?} {agent}: breakpoints in {body}"
+                    );
+                    for block in &cached {
+                        assert_eq!(block["cache_control"], json!({"type": "ephemeral"}), "{agent}");
+                    }
+                    // The first cached block: what every request of this agent starts with.
+                    stable
+                        .entry(agent)
+                        .or_default()
+                        .push(cached[0]["text"].as_str().unwrap_or_default().to_string());
+                }
+                Wire::OpenAi => {
+                    // No breakpoints to mark: the provider caches the longest prefix it has
+                    // seen, so the system message must open with the same bytes every time.
+                    stable.entry(agent).or_default().push(sent.system.clone());
+                }
+            }
+        }
+        for (agent, prompts) in &stable {
+            assert!(prompts.len() >= 2, "{wire:?} {agent}: {} requests", prompts.len());
+            let common = prompts.iter().skip(1).fold(prompts[0].as_str(), |common, p| {
+                let same = common.bytes().zip(p.bytes()).take_while(|(a, b)| a == b).count();
+                &common[..common.floor_char_boundary(same)]
+            });
+            match wire {
+                Wire::Anthropic => {
+                    assert!(
+                        prompts.iter().all(|p| p == &prompts[0]),
+                        "{wire:?} {agent}: the cached block changed"
+                    )
+                }
+                Wire::OpenAi => {
+                    // The role and the rules at least, the same to the byte in every request.
+                    let stable_part = match agent.as_str() {
+                        "Tutor" => "## CRITICAL: UI-Handled Content",
+                        "Evaluator" => "Answer with JSON only",
+                        "Detector" => "Points:",
+                        "Explorer" => "Keep responses concise",
+                        _ => "",
+                    };
+                    assert!(common.contains(stable_part), "{wire:?} {agent}: common prefix {common}");
+                }
+            }
+        }
+        assert!(
+            stable.contains_key("Tutor") && stable.contains_key("Evaluator"),
+            "{wire:?}: {:?}",
+            stable.keys()
+        );
     }
 }
 
@@ -510,7 +598,7 @@ async fn a_review_across_sets_keeps_every_contract_and_names_each_points_set() {
                     "{wire:?}: {name} listed with its description"
                 );
             }
-            // One set's guidelines at most, that of the point under discussion, before the safety block.
+            // One set's guidelines at most, that of the point under discussion.
             let shown: Vec<&str> = SETS.iter().map(|(_, g)| *g).filter(|g| s.system.contains(g)).collect();
             assert!(shown.len() <= 1, "{wire:?}: {shown:?} in {}", s.system);
             if let Some(g) = shown.first() {
@@ -526,7 +614,8 @@ async fn a_review_across_sets_keeps_every_contract_and_names_each_points_set() {
                     .find(|l| l.contains(point.content.trim()) && l.contains("[set "))
                     .unwrap();
                 assert!(line.contains(&format!("[set \"{set}\"]")), "{wire:?}: {line} under {g}");
-                assert!(s.system.find(g) < s.system.find("## CRITICAL: UI-Handled Content"), "{wire:?}");
+                // A review's guidelines change with the point: after what stays the same.
+                assert!(s.system.find(g) > s.system.find("## CRITICAL: UI-Handled Content"), "{wire:?}");
             }
         }
         for s in sent.iter().filter(|s| s.agent == Agent::Evaluator) {

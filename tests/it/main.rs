@@ -23,6 +23,7 @@ mod instances;
 mod ladder;
 mod network_session;
 mod providers;
+mod proxy;
 mod review;
 mod schedule;
 mod security;

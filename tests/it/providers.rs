@@ -42,6 +42,7 @@ fn provider(wire: Wire, fake: &FakeLlm) -> Box<dyn Provider> {
 
 fn request(format: Format, tier: Tier) -> Request {
     Request {
+        cache_at: Vec::new(),
         system: "You are terse.".into(),
         messages: vec![Message::user("Hello?")],
         tools: vec![],

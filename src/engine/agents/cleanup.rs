@@ -36,8 +36,10 @@ pub fn request(brief: CleanupBrief) -> Request {
          {\"text\":\"the transcript, corrected\",\"corrections\":[{\"heard\":\"my selenium\",\"meant\":\"mycelium\"}]}",
     );
     let max_tokens = u32::try_from(brief.transcript.len() / 2 + 300).unwrap_or(u32::MAX).min(4000);
+    let cache_at = vec![system.len()];
     Request {
         system,
+        cache_at,
         messages: vec![Message::user(brief.transcript.clone())],
         tools: vec![],
         max_tokens,

@@ -51,8 +51,11 @@ pub fn request(brief: DetectorBrief) -> Request {
         super::transcript(&brief.recent, "Tutor"),
         brief.learner_message.trim()
     );
+    // The whole prompt holds for the session: a provider's cache serves it (`cache_at`).
+    let cache_at = vec![system.len()];
     Request {
         system,
+        cache_at,
         messages: vec![Message::user(user)],
         tools: vec![],
         max_tokens: 300,

@@ -50,8 +50,11 @@ pub fn request(brief: DraftBrief) -> Request {
         brief.set_name
     );
     let user = format!("Source: {}\n\nPassage:\n{}", brief.title, brief.passage);
+    // The prompt holds for every passage of the source: a provider's cache serves it.
+    let cache_at = vec![system.len()];
     Request {
         system,
+        cache_at,
         messages: vec![Message::user(user)],
         tools: vec![],
         max_tokens: 3000,

@@ -50,9 +50,27 @@ struct NearMissItem {
 }
 
 pub fn request(brief: EvaluatorBrief) -> Request {
+    // How to judge and how to answer first (the same for every call), then the set and the
+    // points to go (the same until one is recalled), then what holds for this message only: a
+    // provider's prompt cache serves the first two (`cache_at`).
     let mut system = String::from(
-        "You check which recall points a learner has just shown they remember. You never talk to the learner.\n\n",
+        "You check which recall points a learner has just shown they remember. You never talk to the learner.\n\n\
+         Judge only the learner's latest message; earlier turns are context. A point counts as recalled \
+         when the learner's own words carry its substance: paraphrase and informal wording are fine; a vague \
+         gesture, a guess among options, or repeating what the tutor just said is not. One message can recall \
+         several points. A near miss is an attempt at a point that is close but imprecise or incomplete.\n\n\
+         Answer with JSON only, in this shape:\n\
+         {\"recalled\":[{\"pointId\":\"...\",\"confidence\":0.9}],\
+         \"nearMisses\":[{\"pointId\":\"...\",\"feedback\":\"what was close and what was missing, a short phrase\"}],\
+         \"observation\":\"one sentence for the tutor about this message, or empty\",\
+         \"messageKind\":\"attempt\"}\n\
+         Use only the ids listed below. Use empty arrays when nothing applies. messageKind says what the \
+         message is: \"attempt\" (an answer or a guess, right or wrong), \"dont_know\" (the learner says \
+         they do not know or remember), \"question\" (a question to the tutor, about the question asked or \
+         about something else; a guess phrased as a question is an attempt), \"small_talk\" (anything \
+         else: thanks, a pause, talk about the session).\n\n",
     );
+    let mut cache_at = vec![system.len()];
     if brief.review.is_empty() {
         system.push_str(&format!("Recall set: \"{}\".\n\n", brief.set_name));
     } else {
@@ -67,6 +85,7 @@ pub fn request(brief: EvaluatorBrief) -> Request {
             None => system.push_str(&format!("- id \"{}\": {}\n", p.id, p.content.trim())),
         }
     }
+    cache_at.push(system.len());
     if !brief.guidelines.trim().is_empty() {
         system.push_str(&format!(
             "\nThe learner's own guidelines for the set of the point under discussion (they may say what an \
@@ -74,24 +93,8 @@ pub fn request(brief: EvaluatorBrief) -> Request {
             brief.guidelines.trim()
         ));
     }
-    system.push_str(
-        "\nJudge only the learner's latest message; earlier turns are context. A point counts as recalled \
-         when the learner's own words carry its substance: paraphrase and informal wording are fine; a vague \
-         gesture, a guess among options, or repeating what the tutor just said is not. One message can recall \
-         several points. A near miss is an attempt at a point that is close but imprecise or incomplete.\n\n\
-         Answer with JSON only, in this shape:\n\
-         {\"recalled\":[{\"pointId\":\"...\",\"confidence\":0.9}],\
-         \"nearMisses\":[{\"pointId\":\"...\",\"feedback\":\"what was close and what was missing, a short phrase\"}],\
-         \"observation\":\"one sentence for the tutor about this message, or empty\",\
-         \"messageKind\":\"attempt\"}\n\
-         Use only the ids listed above. Use empty arrays when nothing applies. messageKind says what the \
-         message is: \"attempt\" (an answer or a guess, right or wrong), \"dont_know\" (the learner says \
-         they do not know or remember), \"question\" (a question to the tutor, about the question asked or \
-         about something else; a guess phrased as a question is an attempt), \"small_talk\" (anything \
-         else: thanks, a pause, talk about the session).",
-    );
     if brief.mode == EvalMode::Rabbithole {
-        system.push_str(" The learner is exploring a side topic; leave the observation empty.");
+        system.push_str("\nThe learner is exploring a side topic; leave the observation empty.");
     }
     let user = format!(
         "Recent conversation:\n{}\nLatest learner message:\n{}",
@@ -100,6 +103,7 @@ pub fn request(brief: EvaluatorBrief) -> Request {
     );
     Request {
         system,
+        cache_at,
         messages: vec![Message::user(user)],
         tools: vec![],
         max_tokens: 600,

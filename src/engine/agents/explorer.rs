@@ -40,8 +40,11 @@ pub fn system_prompt(brief: &ExplorerBrief, description: &str) -> String {
 pub fn request(brief: ExplorerBrief, description: &str) -> Request {
     let system = system_prompt(&brief, description);
     let messages = alternating(brief.history.clone(), &opening_prompt(&brief.topic));
+    // The prompt holds for the whole rabbit hole: a provider's cache serves it.
+    let cache_at = vec![system.len()];
     Request {
         system,
+        cache_at,
         messages,
         tools: vec![],
         max_tokens: 700,

@@ -40,6 +40,8 @@ pub fn request(brief: SummaryBrief) -> Request {
     };
     Request {
         system,
+        // Written now and then, each to its own prompt: nothing a cache would serve again.
+        cache_at: Vec::new(),
         messages: vec![Message::user(user)],
         tools: vec![],
         max_tokens,

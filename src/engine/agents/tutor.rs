@@ -11,7 +11,7 @@ use crate::llm::brief::{
 };
 use crate::llm::{Format, Message, Purpose, Request, Tier, Tool, alternating};
 
-/// Appended last to the tutor's prompt: what the UI says through events, the tutor must not.
+/// In the tutor's prompt, after its role: what the UI says through events, the tutor must not.
 pub const UI_HANDLED_CONTENT: &str = "## CRITICAL: UI-Handled Content — Do NOT Generate
 
 The following types of content are handled by the application's UI through structured events.
@@ -54,11 +54,21 @@ const OPENER: &str = "(The learner opens the session.)";
 
 /// The tutor's request. `guidelines` are those of the set whose point is under discussion.
 pub fn request(brief: TutorBrief, guidelines: &str, context: Vec<Message>) -> Request {
-    let mut system = if brief.review.is_empty() {
-        format!("{ROLE}\n\nRecall set: \"{}\".\n\n", brief.set_name)
-    } else {
+    // First what stays the same all session (the role, the set or sets, a set's guidelines,
+    // the safety block), then what stays until a point is recalled (the points to go), then
+    // this reply's own: a provider's prompt cache serves the first two (`cache_at`).
+    let review = !brief.review.is_empty();
+    let mut system = if review {
         format!("{ROLE}\n\n{}", review_lines(&brief.review))
+    } else {
+        format!("{ROLE}\n\nRecall set: \"{}\".\n\n", brief.set_name)
     };
+    if !review && !guidelines.trim().is_empty() {
+        system.push_str(&format!("Guidelines for this recall set:\n{}\n\n", guidelines.trim()));
+    }
+    system.push_str(UI_HANDLED_CONTENT);
+    system.push_str("\n\n");
+    let mut cache_at = vec![system.len()];
     if brief.pending.is_empty() {
         system.push_str(
             "Every point has been recalled. The learner chose to keep talking: discuss, connect \
@@ -75,6 +85,7 @@ pub fn request(brief: TutorBrief, guidelines: &str, context: Vec<Message>) -> Re
         }
         system.push('\n');
     }
+    cache_at.push(system.len());
     if let Some(focus) = &brief.focus {
         system.push_str(&focus_lines(focus));
     }
@@ -146,16 +157,15 @@ pub fn request(brief: TutorBrief, guidelines: &str, context: Vec<Message>) -> Re
     if !brief.showable.is_empty() {
         system.push_str(&showable_lines(&brief.showable, &brief.pending));
     }
-    if !guidelines.trim().is_empty() {
-        let heading = match brief.focus.as_ref().and_then(|f| f.point.set.as_deref()) {
-            Some(set) => {
-                format!("Guidelines for the recall set \"{set}\", while its point is under discussion")
-            }
-            None => "Guidelines for this recall set".to_string(),
-        };
-        system.push_str(&format!("{heading}:\n{}\n\n", guidelines.trim()));
+    // In a review the guidelines are those of the set whose point is under discussion.
+    if review && !guidelines.trim().is_empty() {
+        let set = brief.focus.as_ref().and_then(|f| f.point.set.as_deref()).unwrap_or_default();
+        system.push_str(&format!(
+            "Guidelines for the recall set \"{set}\", while its point is under discussion:\n{}\n\n",
+            guidelines.trim()
+        ));
     }
-    system.push_str(UI_HANDLED_CONTENT);
+    let system = system.trim_end().to_string();
 
     let mut messages = context;
     match brief.moment {
@@ -168,6 +178,7 @@ pub fn request(brief: TutorBrief, guidelines: &str, context: Vec<Message>) -> Re
     let messages = alternating(messages, OPENER);
     Request {
         system,
+        cache_at,
         messages,
         tools: tools(&brief.showable),
         max_tokens: 400,
@@ -343,13 +354,22 @@ mod tests {
     }
 
     #[test]
-    fn safety_instruction_comes_last_after_guidelines() {
+    fn the_safety_instruction_follows_the_guidelines_and_closes_what_stays_the_same() {
         let r =
             request(brief(TutorMoment::Reply), "Use British spelling.", vec![Message::user("mitochondria")]);
         let guidelines = r.system.find("Use British spelling.").unwrap();
         let safety = r.system.find("## CRITICAL: UI-Handled Content").unwrap();
         assert!(guidelines < safety);
-        assert!(r.system.trim_end().ends_with("through visual and audio UI elements."));
+        // The first cache breakpoint ends the session-long part, the safety block its last.
+        let first = r.cache_at.first().copied().unwrap_or_default();
+        assert!(r.system[..first].trim_end().ends_with("through visual and audio UI elements."));
+        // This reply's own (the point under discussion, the observation) comes after the points.
+        let points = r.cache_at.get(1).copied().unwrap_or_default();
+        assert!(first < points && points < r.system.len(), "{:?} of {}", r.cache_at, r.system.len());
+        assert!(
+            r.system[points..].contains("not the molecule")
+                && !r.system[..points].contains("not the molecule")
+        );
         for banned in
             ["Great job!", "Well done!", "Excellent!", "Perfect!", "Correct!", "Let's move to the next point"]
         {

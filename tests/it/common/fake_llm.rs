@@ -63,6 +63,95 @@ struct Shared {
     cancelled: Arc<std::sync::atomic::AtomicUsize>,
     /// Refusing every request, the key check included, as a provider that is down does.
     down: Arc<std::sync::atomic::AtomicBool>,
+    /// With a prompt cache, usage is worked out from each request as the real APIs count it;
+    /// without, every reply reports [`INPUT_TOKENS`] and [`CACHED_TOKENS`].
+    cache: Option<Arc<Mutex<PromptCache>>>,
+}
+
+/// Input tokens as a reply reports them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Figures {
+    /// Every input token of the request.
+    pub input: u64,
+    /// Of them, read from the prompt cache.
+    pub cache_read: u64,
+    /// Of them, written to it (Anthropic bills these at 1.25 times).
+    pub cache_write: u64,
+}
+
+/// A provider's prompt cache, as the APIs describe theirs, counting four characters a token.
+/// Anthropic: the prompt up to each `cache_control` breakpoint (tools, then system blocks) is
+/// written on first sight and read after, when it is at least 1,024 tokens. OpenAI: the longest
+/// prefix shared with an earlier request is read, in steps of 128 tokens from 1,024.
+#[derive(Default)]
+pub struct PromptCache {
+    seen: std::collections::HashSet<String>,
+    prompts: Vec<String>,
+    /// What each reply reported, in order.
+    pub reported: Vec<Figures>,
+}
+
+/// The shortest prefix a provider caches.
+const CACHE_MIN_TOKENS: u64 = 1024;
+
+fn tokens(text: &str) -> u64 {
+    (text.chars().count() as u64).div_ceil(4)
+}
+
+impl PromptCache {
+    fn figures(&mut self, wire: Wire, body: &serde_json::Value) -> Figures {
+        let tools = body.get("tools").map(|t| t.to_string()).unwrap_or_default();
+        let messages = body["messages"].to_string();
+        let figures = match wire {
+            Wire::Anthropic => {
+                let blocks: Vec<(String, bool)> = match &body["system"] {
+                    serde_json::Value::Array(blocks) => blocks
+                        .iter()
+                        .map(|b| {
+                            (
+                                b["text"].as_str().unwrap_or_default().to_string(),
+                                b.get("cache_control").is_some(),
+                            )
+                        })
+                        .collect(),
+                    other => vec![(other.as_str().unwrap_or_default().to_string(), false)],
+                };
+                let system: String = blocks.iter().map(|(t, _)| t.as_str()).collect();
+                let input = tokens(&tools) + tokens(&system) + tokens(&messages);
+                let mut prefix = tools.clone();
+                let (mut read, mut longest) = (0, 0);
+                let mut written = Vec::new();
+                for (text, breakpoint) in &blocks {
+                    prefix.push_str(text);
+                    if !breakpoint || tokens(&prefix) < CACHE_MIN_TOKENS {
+                        continue;
+                    }
+                    longest = tokens(&prefix);
+                    if self.seen.contains(&prefix) {
+                        read = tokens(&prefix);
+                    } else {
+                        written.push(prefix.clone());
+                    }
+                }
+                self.seen.extend(written);
+                Figures { input, cache_read: read, cache_write: longest.saturating_sub(read) }
+            }
+            Wire::OpenAi => {
+                let prompt = format!("{tools}{messages}");
+                let shared = self
+                    .prompts
+                    .iter()
+                    .map(|p| p.chars().zip(prompt.chars()).take_while(|(a, b)| a == b).count() as u64 / 4)
+                    .max()
+                    .unwrap_or(0);
+                let cache_read = if shared >= CACHE_MIN_TOKENS { shared / 128 * 128 } else { 0 };
+                self.prompts.push(prompt.clone());
+                Figures { input: tokens(&prompt), cache_read, cache_write: 0 }
+            }
+        };
+        self.reported.push(figures);
+        figures
+    }
 }
 
 pub struct FakeLlm {
@@ -84,7 +173,26 @@ impl FakeLlm {
             received: Arc::default(),
             cancelled: Arc::default(),
             down: Arc::default(),
+            cache: None,
         };
+        Self::serve(shared).await
+    }
+
+    /// With a fallback answerer, reporting usage as a provider with a prompt cache does.
+    pub async fn start_caching(wire: Wire, fallback: Answerer) -> Self {
+        let shared = Shared {
+            wire,
+            script: Arc::default(),
+            fallback: Some(fallback),
+            received: Arc::default(),
+            cancelled: Arc::default(),
+            down: Arc::default(),
+            cache: Some(Arc::default()),
+        };
+        Self::serve(shared).await
+    }
+
+    async fn serve(shared: Shared) -> Self {
         let app = Router::new()
             .route("/v1/messages", post(answer))
             .route("/v1/chat/completions", post(answer))
@@ -112,6 +220,11 @@ impl FakeLlm {
 
     pub fn received(&self) -> Vec<Received> {
         self.shared.received.lock().unwrap().clone()
+    }
+
+    /// What each reply reported of its input, with a prompt cache.
+    pub fn reported(&self) -> Vec<Figures> {
+        self.shared.cache.as_ref().map(|c| c.lock().unwrap().reported.clone()).unwrap_or_default()
     }
 
     /// How many replies the client stopped reading before their end (closing the connection).
@@ -143,7 +256,13 @@ async fn answer(State(shared): State<Shared>, headers: HeaderMap, body: Bytes) -
         return unavailable();
     }
     let body: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
-    let usage = body["stream_options"]["include_usage"] == true;
+    let usage = Usage {
+        sent: shared.wire == Wire::Anthropic || body["stream_options"]["include_usage"] == true,
+        figures: match &shared.cache {
+            Some(cache) => cache.lock().unwrap().figures(shared.wire, &body),
+            None => Figures { input: INPUT_TOKENS, cache_read: CACHED_TOKENS, cache_write: 0 },
+        },
+    };
     shared.received.lock().unwrap().push(Received { headers, body: body.clone() });
     let next = shared.script.lock().unwrap().pop_front();
     let reply = match (next, &shared.fallback) {
@@ -195,13 +314,21 @@ fn thirds(input: &str) -> Vec<String> {
 pub const INPUT_TOKENS: u64 = 42;
 pub const CACHED_TOKENS: u64 = 30;
 
+/// The usage a reply reports: whether it reports any (OpenAI only when asked), and its input.
+#[derive(Clone, Copy)]
+struct Usage {
+    sent: bool,
+    figures: Figures,
+}
+
 /// A reply's events. OpenAI reports usage only when the request asked for it
 /// (`stream_options.include_usage`), in a last chunk with no choices.
-fn events(wire: Wire, pieces: &[&str], end: End, usage: bool) -> Vec<String> {
+fn events(wire: Wire, pieces: &[&str], end: End, usage: Usage) -> Vec<String> {
+    let Figures { input, cache_read, cache_write } = usage.figures;
     let mut out = Vec::new();
     match wire {
         Wire::Anthropic => {
-            let start = serde_json::json!({"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"fake","stop_reason":null,"usage":{"input_tokens":INPUT_TOKENS - CACHED_TOKENS,"cache_creation_input_tokens":0,"cache_read_input_tokens":CACHED_TOKENS,"output_tokens":1}}});
+            let start = serde_json::json!({"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"fake","stop_reason":null,"usage":{"input_tokens":input - cache_read - cache_write,"cache_creation_input_tokens":cache_write,"cache_read_input_tokens":cache_read,"output_tokens":1}}});
             out.push(format!("event: message_start\ndata: {start}\n\n"));
             let delta = |stop: &str| {
                 let data = serde_json::json!({"type":"message_delta","delta":{"stop_reason":stop,"stop_sequence":null},"usage":{"output_tokens":pieces.len()}});
@@ -236,8 +363,8 @@ fn events(wire: Wire, pieces: &[&str], end: End, usage: bool) -> Vec<String> {
             }
         }
         Wire::OpenAi => {
-            let usage_chunk = usage.then(|| {
-                let data = serde_json::json!({"id":"c1","object":"chat.completion.chunk","created":1,"model":"fake","choices":[],"usage":{"prompt_tokens":INPUT_TOKENS,"completion_tokens":pieces.len(),"total_tokens":INPUT_TOKENS + pieces.len() as u64,"prompt_tokens_details":{"cached_tokens":CACHED_TOKENS}}});
+            let usage_chunk = usage.sent.then(|| {
+                let data = serde_json::json!({"id":"c1","object":"chat.completion.chunk","created":1,"model":"fake","choices":[],"usage":{"prompt_tokens":input,"completion_tokens":pieces.len(),"total_tokens":input + pieces.len() as u64,"prompt_tokens_details":{"cached_tokens":cache_read}}});
                 format!("data: {data}\n\n")
             });
             out.push("data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"fake\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}\n\n".to_string());
@@ -340,13 +467,23 @@ fn watched(
         .unwrap()
 }
 
-/// A request's system prompt, wherever the wire format puts it.
+/// A request's system prompt, wherever the wire format puts it: Anthropic's `system` (a
+/// string, or text blocks with cache breakpoints, joined), or OpenAI's first message.
 pub fn system_of(body: &serde_json::Value) -> String {
-    body["system"]
-        .as_str()
-        .or_else(|| body["messages"][0]["content"].as_str())
+    anthropic_system(body)
+        .or_else(|| body["messages"][0]["content"].as_str().map(str::to_string))
         .unwrap_or_default()
-        .to_string()
+}
+
+/// Anthropic's `system`, joined, if the request has one.
+pub fn anthropic_system(body: &serde_json::Value) -> Option<String> {
+    match &body["system"] {
+        serde_json::Value::String(text) => Some(text.clone()),
+        serde_json::Value::Array(blocks) => {
+            Some(blocks.iter().filter_map(|b| b["text"].as_str()).collect::<Vec<_>>().join(""))
+        }
+        _ => None,
+    }
 }
 
 /// A scripted evaluator's finding: each point listed in its system prompt (`- id "…": text`,
