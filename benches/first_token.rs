@@ -259,7 +259,7 @@ async fn until_complete(a: &mut Attachment) -> Option<Instant> {
     while let Some(frame) = a.messages.recv().await {
         let message = match frame {
             Outbound::Frame(text) => serde_json::from_str::<ServerMessage>(&text).ok(),
-            Outbound::TakenOver(_) | Outbound::SignedOut(_) => None,
+            Outbound::TakenOver(_) | Outbound::SignedOut(_) | Outbound::Paused(_) => None,
         };
         match message {
             Some(ServerMessage::AssistantChunk(_)) if first.is_none() => first = Some(Instant::now()),

@@ -312,6 +312,10 @@ pg_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
 as_postgres() {
   if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
+# Debian's PostgreSQL: the tests start throwaway servers with it.
+ensure_postgres() {
+  [ -n "$(pg_bin)" ] || apt_install postgresql
+}
 # start_postgres DIR PORT [durable]: a throwaway server; without "durable" it skips fsync
 # (tests need no crash safety from it; measurements do).
 start_postgres() {

@@ -107,6 +107,9 @@ impl Engine {
             tracing::error!("cannot register this instance: {err}");
         }
         let mut last_heard = Instant::now();
+        // Sessions are stopped once an outage: one that opens as the database comes back is
+        // not stopped again by a heartbeat that still fails.
+        let mut paused = false;
         let mut last_sweep = Instant::now();
         let mut tick = tokio::time::interval(config.heartbeat);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -114,9 +117,13 @@ impl Engine {
             tick.tick().await;
             // Leases taken after this are by starts this loop would see under way.
             let checked = now_ms();
-            match store.heartbeat(&config.instance.id, &config.instance.address).await {
+            let beat = store.heartbeat(&config.instance.id, &config.instance.address).await;
+            *self.shared.writes.lock().unwrap_or_else(std::sync::PoisonError::into_inner) =
+                beat.as_ref().map(drop).map_err(ToString::to_string);
+            match beat {
                 Ok(wanted) => {
                     last_heard = Instant::now();
+                    paused = false;
                     for session in wanted {
                         if let Some(actor) = self.running(&session) {
                             // It gives the lease back as it stops.
@@ -134,14 +141,16 @@ impl Engine {
                 }
                 Err(err) => {
                     tracing::warn!("cannot beat this instance's heartbeat: {err}");
-                    if last_heard.elapsed() + config.heartbeat >= config.lease_lapse {
+                    if !paused && last_heard.elapsed() + config.heartbeat >= config.lease_lapse {
+                        paused = true;
                         tracing::error!("no heartbeat for too long: stopping every session run here");
                         let running: Vec<_> = {
                             let live = self.live.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
                             live.values().cloned().collect()
                         };
+                        // Their pages are told saving is paused, and try again.
                         for actor in running {
-                            let _ = actor.send(Command::HandOver).await;
+                            let _ = actor.send(Command::StoragePaused).await;
                         }
                     }
                 }

@@ -149,6 +149,8 @@ pub(crate) struct Shared {
     pub synthesis: synthesis::Synthesis,
     /// Every call for a learner is metered (see `usage`).
     pub meter: usage::Meter,
+    /// Whether this instance's last heartbeat could be written, and if not, why.
+    pub writes: std::sync::Mutex<Result<(), String>>,
 }
 
 #[derive(Clone)]
@@ -163,6 +165,10 @@ pub struct Engine {
     sign_ins: tokio::sync::broadcast::Sender<LearnerId>,
 }
 
+/// What a learner is told while nothing can be saved (`ErrorCode::StorageUnavailable`).
+pub const STORAGE_PAUSED: &str = "Saving is paused: Warren cannot reach its database just now. What you wrote \
+is back in the box; the session goes on by itself once the database is back.";
+
 /// What a socket receives from its session.
 pub enum Outbound {
     /// A frame of the session's stream, written once for every socket (it carries its `seq`).
@@ -171,6 +177,9 @@ pub enum Outbound {
     TakenOver(ErrorPayload),
     /// The learner's account is being deleted: this one sends the error and closes (4401).
     SignedOut(ErrorPayload),
+    /// The database has been out of reach too long to go on: this one sends the error and
+    /// closes (1013), and the page tries again until the session can be opened.
+    Paused(ErrorPayload),
 }
 
 /// A socket's connection to a session actor. Dropping it detaches.
@@ -233,6 +242,7 @@ impl Engine {
             metrics,
             synthesis: Default::default(),
             meter,
+            writes: std::sync::Mutex::new(Ok(())),
         };
         let (sign_ins, _) = tokio::sync::broadcast::channel(64);
         Self { shared: Arc::new(shared), live: Arc::default(), starting: Arc::default(), sign_ins }
@@ -279,6 +289,12 @@ impl Engine {
     /// session's actor (drafting, a spoken answer's clean-up, a session's summary).
     pub fn metered(&self, learner: &LearnerId, session: Option<&str>) -> Arc<usage::Metered> {
         self.shared.meter.wrap(self.shared.provider.clone(), learner, session)
+    }
+
+    /// Whether the database takes writes, as this instance's heartbeat last found it (every
+    /// second): `Err` with why while it does not.
+    pub fn writes(&self) -> Result<(), String> {
+        self.shared.writes.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
     }
 
     /// What models cost, and the usual allowances.

@@ -41,6 +41,64 @@ pub enum StoreError {
     LeaseLost(String),
 }
 
+impl StoreError {
+    /// The database cannot be reached or written to just now (down, restarting, locked by
+    /// someone else past the wait, read-only, out of connections), as opposed to a mistake in
+    /// what was asked: trying again later may work, and nothing was written.
+    pub fn is_unavailable(&self) -> bool {
+        match self {
+            StoreError::PoolExhausted | StoreError::Connect { .. } => true,
+            StoreError::Query(err) => unavailable(err),
+            StoreError::UnsupportedUrl(_)
+            | StoreError::CreateDir { .. }
+            | StoreError::Migrate(_)
+            | StoreError::MigrationLock { .. }
+            | StoreError::Corrupt(_)
+            | StoreError::NameTaken(_)
+            | StoreError::LeaseLost(_) => false,
+        }
+    }
+}
+
+/// Whether sqlx's error says the database is out of reach rather than the query wrong.
+fn unavailable(err: &sqlx::Error) -> bool {
+    match err {
+        sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::WorkerCrashed
+        | sqlx::Error::Protocol(_) => true,
+        sqlx::Error::Database(db) => {
+            let code = db.code().unwrap_or_default();
+            // SQLite: busy, locked, read-only, I/O, full, cannot open (and their extended
+            // codes, whose low byte is the primary one).
+            let sqlite =
+                code.parse::<i32>().ok().is_some_and(|c| matches!(c & 0xff, 5 | 6 | 8 | 10 | 13 | 14));
+            // PostgreSQL: connection exceptions (08…), shutting down or starting (57P01-57P03),
+            // out of resources (53…).
+            let postgres = code.starts_with("08") || code.starts_with("57P") || code.starts_with("53");
+            sqlite || postgres
+        }
+        sqlx::Error::Configuration(_)
+        | sqlx::Error::InvalidArgument(_)
+        | sqlx::Error::RowNotFound
+        | sqlx::Error::TypeNotFound { .. }
+        | sqlx::Error::ColumnIndexOutOfBounds { .. }
+        | sqlx::Error::ColumnNotFound(_)
+        | sqlx::Error::ColumnDecode { .. }
+        | sqlx::Error::Encode(_)
+        | sqlx::Error::Decode(_)
+        | sqlx::Error::AnyDriverError(_)
+        | sqlx::Error::Migrate(_)
+        | sqlx::Error::InvalidSavePointStatement
+        | sqlx::Error::BeginFailed => false,
+        // sqlx may add kinds (the enum is non-exhaustive): a new one is a mistake until known.
+        #[allow(clippy::wildcard_enum_match_arm)]
+        _ => false,
+    }
+}
+
 impl From<sqlx::Error> for StoreError {
     fn from(err: sqlx::Error) -> Self {
         if matches!(err, sqlx::Error::PoolTimedOut) {

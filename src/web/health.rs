@@ -42,6 +42,12 @@ pub async fn readyz(
 ) -> (StatusCode, Json<Readiness>) {
     let provider = health.status();
     let mut checks = store.readiness().await;
+    // Reading may work while writing does not (SQLite locked by another process, a read-only
+    // file, a PostgreSQL replica): the heartbeat, written every second, says which.
+    checks.push(match engine.writes() {
+        Ok(()) => Check { name: "writes", ok: true, detail: "the heartbeat was written".to_string() },
+        Err(why) => Check { name: "writes", ok: false, detail: format!("nothing can be saved: {why}") },
+    });
     let ready = checks.iter().all(|c| c.ok);
     checks.push(Check { name: "llm", ok: provider.ok, detail: provider.detail.clone() });
     checks.push(Check { name: "judge", ok: provider.by_meaning, detail: provider.judge.clone() });

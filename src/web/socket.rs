@@ -15,9 +15,9 @@ use warren_app::protocol::{
     parse_client_message,
 };
 
-use super::viewer::CurrentViewer;
+use super::viewer::{CurrentViewer, StorageAway};
 use crate::engine::rate::TokenBucket;
-use crate::engine::{Engine, EngineError, Outbound};
+use crate::engine::{Engine, EngineError, Outbound, STORAGE_PAUSED};
 use crate::store::now_ms;
 use warren_app::api::CurrentSignIn;
 
@@ -58,8 +58,10 @@ pub async fn upgrade(
     State(engine): State<Engine>,
     CurrentViewer(viewer): CurrentViewer,
     sign_in: Option<Extension<CurrentSignIn>>,
+    away: Option<Extension<StorageAway>>,
 ) -> Response {
     let sign_in = sign_in.map(|Extension(CurrentSignIn(id))| id);
+    let away = away.is_some();
     let since = reconnect.since.and_then(|since| since.parse::<u64>().ok());
     ws.max_message_size(HARD_FRAME_LIMIT)
         .max_frame_size(HARD_FRAME_LIMIT)
@@ -70,7 +72,7 @@ pub async fn upgrade(
         .max_write_buffer_size(HARD_FRAME_LIMIT * 4)
         .on_upgrade(move |socket| {
             let learner = viewer.map(|v| v.learner).zip(sign_in);
-            serve(socket, engine, learner, session_id, since)
+            serve(socket, engine, learner, away, session_id, since)
         })
 }
 
@@ -78,15 +80,22 @@ pub async fn upgrade(
 /// signed out elsewhere, changed their password or ended it from the account page).
 const SIGN_IN_CHECK: Duration = Duration::from_secs(30);
 
-/// `learner`: the signed-in learner's id and their sign-in's.
+/// `learner`: the signed-in learner's id and their sign-in's; `away`: the database could not
+/// say who it is (the page is told to try again, not to sign in).
 async fn serve(
     mut socket: WebSocket,
     engine: Engine,
     learner: Option<(LearnerId, String)>,
+    away: bool,
     session_id: String,
     since: Option<u64>,
 ) {
     let Some((learner, sign_in)) = learner else {
+        if away {
+            let code = ErrorCode::StorageUnavailable;
+            refuse(&mut socket, &engine, code, STORAGE_PAUSED, CLOSE_TRY_AGAIN).await;
+            return;
+        }
         refuse(
             &mut socket,
             &engine,
@@ -111,6 +120,13 @@ async fn serve(
                         "This session is still open on another server; trying again.".to_string(),
                         CLOSE_TRY_AGAIN,
                     )
+                }
+                EngineError::Store(err) if err.is_unavailable() => {
+                    tracing::warn!(
+                        session = session_id,
+                        "cannot attach: the database is out of reach: {err}"
+                    );
+                    (ErrorCode::StorageUnavailable, STORAGE_PAUSED.to_string(), CLOSE_TRY_AGAIN)
                 }
                 EngineError::EmptySet
                 | EngineError::Archived
@@ -152,6 +168,10 @@ async fn serve(
                     }
                     Some(Outbound::SignedOut(e)) => {
                         close_with(&mut sink, e.code, &e.message, CLOSE_UNAUTHORIZED).await;
+                        break;
+                    }
+                    Some(Outbound::Paused(e)) => {
+                        close_with(&mut sink, e.code, &e.message, CLOSE_TRY_AGAIN).await;
                         break;
                     }
                     None => break,

@@ -33,26 +33,52 @@ pub async fn resolve(
 ) -> Response {
     let path = request.uri().path();
     let static_file = ["/pkg/", "/katex/", "/demo/"].iter().any(|p| path.starts_with(p));
-    if !static_file && let Some(mut viewer) = lookup(&store, &session).await {
-        viewer.utc_offset_min = utc_offset(request.headers());
-        request.extensions_mut().insert(viewer);
-        if let Some(id) = session.id() {
-            request.extensions_mut().insert(warren_app::api::CurrentSignIn(id.to_string()));
+    if !static_file {
+        match lookup(&store, &session).await {
+            Ok(Some(mut viewer)) => {
+                viewer.utc_offset_min = utc_offset(request.headers());
+                request.extensions_mut().insert(viewer);
+                if let Some(id) = session.id() {
+                    request.extensions_mut().insert(warren_app::api::CurrentSignIn(id.to_string()));
+                }
+            }
+            Ok(None) => {}
+            // Not signed out: the database cannot say who this is just now.
+            Err(()) => {
+                request.extensions_mut().insert(StorageAway);
+            }
         }
     }
     next.run(request).await
 }
 
-async fn lookup(store: &Store, session: &Session) -> Option<Viewer> {
-    let id = session.get::<LearnerId>(LEARNER_KEY).await.ok().flatten()?;
+/// Set on a request whose sign-in could not be read because the database is out of reach: the
+/// visitor may well be signed in, so they are told to try again rather than to sign in.
+#[derive(Clone, Copy, Debug)]
+pub struct StorageAway;
+
+/// The signed-in learner, nobody, or `Err` when the database could not say.
+async fn lookup(store: &Store, session: &Session) -> Result<Option<Viewer>, ()> {
+    let id = match session.get::<LearnerId>(LEARNER_KEY).await {
+        Ok(Some(id)) => id,
+        Ok(None) => return Ok(None),
+        Err(err) => {
+            tracing::warn!("cannot read a sign-in: {err}");
+            return Err(());
+        }
+    };
     match store.learner(&id).await {
         Ok(Some(learner)) => {
-            Some(Viewer { learner: learner.id, username: learner.username, utc_offset_min: 0 })
+            Ok(Some(Viewer { learner: learner.id, username: learner.username, utc_offset_min: 0 }))
         }
-        Ok(None) => None,
+        Ok(None) => Ok(None),
+        Err(err) if err.is_unavailable() => {
+            tracing::warn!("cannot load the signed-in learner: {err}");
+            Err(())
+        }
         Err(err) => {
             tracing::error!("cannot load the signed-in learner: {err}");
-            None
+            Ok(None)
         }
     }
 }
@@ -77,6 +103,10 @@ pub async fn require_for_pages(State(store): State<Store>, request: Request, nex
     let path = request.uri().path();
     if request.extensions().get::<Viewer>().is_some() || is_public(path) || request.method() != Method::GET {
         return next.run(request).await;
+    }
+    if request.extensions().get::<StorageAway>().is_some() {
+        let why = "Warren cannot reach its database just now; nothing is lost. Try again in a moment.";
+        return (StatusCode::SERVICE_UNAVAILABLE, [(header::RETRY_AFTER, "5")], why).into_response();
     }
     let page = match store.account_count().await {
         Ok(0) => "/signup",

@@ -22,6 +22,7 @@ mod injection;
 mod instances;
 mod ladder;
 mod network_session;
+mod outage;
 mod providers;
 mod proxy;
 mod review;

@@ -437,5 +437,9 @@ crate::named_enum! {
         ProviderError = "PROVIDER_ERROR",
         /// Something went wrong on the server; nothing the learner wrote was lost.
         Internal = "INTERNAL",
+        /// The database cannot be reached, so nothing can be saved: a message refused with it
+        /// goes back into the box, and the session goes on by itself once the database is back
+        /// (a socket closed with it, 1013, tries again).
+        StorageUnavailable = "STORAGE_UNAVAILABLE",
     }
 }

@@ -33,7 +33,7 @@ use super::struggle;
 use super::synthesis;
 use super::turn::{TurnKind, TutorPlan};
 use super::usage::Metered;
-use super::{EngineError, Outbound, Shared};
+use super::{EngineError, Outbound, STORAGE_PAUSED, Shared};
 use crate::llm::Provider;
 use crate::llm::brief::Recap;
 use crate::store::{Speaker, Store, StoreError, SummaryScope, now_ms};
@@ -56,9 +56,13 @@ pub enum Command {
     },
     /// A newer session of the same set replaced this one (already written to the database).
     Abandoned,
-    /// Another instance wants the session (a newer socket reached it), or this instance may
-    /// have lost its lease: stop now, leaving everything to what is stored.
+    /// Another instance wants the session (a newer socket reached it): stop now, leaving
+    /// everything to what is stored.
     HandOver,
+    /// The database has been out of reach for so long that this instance's lease may have
+    /// lapsed: stop now, telling every socket that saving is paused (they try again, and
+    /// attach wherever the session runs once the database is back).
+    StoragePaused,
     /// The learner's account is being deleted: stop at once, writing nothing more, and say
     /// so once stopped.
     Stop(oneshot::Sender<()>),
@@ -228,6 +232,7 @@ impl Actor {
                 self.send(Audience::All, frame);
             }
             Command::HandOver => self.hand_over().await,
+            Command::StoragePaused => self.storage_paused(),
             Command::Stop(done) => {
                 self.turn = None;
                 self.compaction = None;
@@ -399,6 +404,10 @@ impl Actor {
         }
         let (code, message) = match refusal {
             Refusal::Client(code, message) => (code, message),
+            Refusal::Store(err) if err.is_unavailable() => {
+                tracing::warn!(session = self.session.id(), "the database is out of reach: {err}");
+                (ErrorCode::StorageUnavailable, STORAGE_PAUSED.into())
+            }
             Refusal::Store(err) => {
                 tracing::error!(session = self.session.id(), "storage failed: {err}");
                 (
@@ -439,6 +448,24 @@ impl Actor {
         }
         self.handed_over = true;
         tracing::info!(session = self.session.id(), "handed the session over to another instance");
+    }
+
+    /// The database has been out of reach so long that another instance may run the session
+    /// once it is back: stop at once, writing nothing (nothing could be written), and tell
+    /// every page that saving is paused. Each tries again until the session can be opened;
+    /// what it had not yet had stored it sends again then, so nothing is lost.
+    fn storage_paused(&mut self) {
+        let paused = ErrorPayload::new(ErrorCode::StorageUnavailable, STORAGE_PAUSED, true);
+        for (_, socket) in self.subscribers.drain(..) {
+            self.shared.metrics.error(ErrorCode::StorageUnavailable);
+            let _ = socket.try_send(Outbound::Paused(paused.clone()));
+        }
+        self.turn = None;
+        self.compaction = None;
+        self.returning = None;
+        self.queue.clear();
+        self.handed_over = true;
+        tracing::warn!(session = self.session.id(), "stopped: the database is out of reach");
     }
 
     /// A write found the session's lease taken over (this instance was frozen past the lapse,

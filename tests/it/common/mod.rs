@@ -5,6 +5,7 @@
 
 pub mod fake_llm;
 pub mod fake_transcribe;
+pub mod pg;
 pub mod process;
 
 use std::net::SocketAddr;
@@ -53,6 +54,18 @@ impl TestApp {
     pub async fn spawn_with(adjust: impl FnOnce(&mut Config)) -> Self {
         let dir = tempfile::tempdir().expect("temp dir");
         let database_url = fresh_database(&dir).await;
+        Self::spawn_at(dir, database_url, adjust).await
+    }
+
+    /// On a SQLite file, whichever database the other tests run on.
+    pub async fn spawn_sqlite_with(adjust: impl FnOnce(&mut Config)) -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let database_url = format!("sqlite://{}/warren.db", dir.path().display());
+        Self::spawn_at(dir, database_url, adjust).await
+    }
+
+    /// On `database_url`, whose folder (if any) is `dir`.
+    pub async fn spawn_at(dir: TempDir, database_url: String, adjust: impl FnOnce(&mut Config)) -> Self {
         let mut config = Config::for_database(&database_url);
         config.metrics_token = Some(METRICS_TOKEN.into());
         adjust(&mut config);
@@ -243,7 +256,9 @@ pub fn kind(m: &ServerMessage) -> &'static str {
 pub async fn attached_frame(a: &mut Attachment, within: Duration) -> Option<ServerMessage> {
     match tokio::time::timeout(within, a.messages.recv()).await.ok()?? {
         Outbound::Frame(text) => Some(serde_json::from_str(&text).expect("a frame the client reads")),
-        Outbound::TakenOver(error) | Outbound::SignedOut(error) => Some(ServerMessage::Error(error)),
+        Outbound::TakenOver(error) | Outbound::SignedOut(error) | Outbound::Paused(error) => {
+            Some(ServerMessage::Error(error))
+        }
     }
 }
 
@@ -323,6 +338,18 @@ impl Ws {
             seen.push(frame);
             if stop {
                 return seen;
+            }
+        }
+    }
+
+    /// The code the socket closes with (after any frames still on their way), within `within`.
+    pub async fn close_code(&mut self, within: Duration) -> Option<u16> {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            match tokio::time::timeout_at(deadline, self.stream.next()).await.ok()? {
+                Some(Ok(Message::Close(close))) => return close.map(|c| u16::from(c.code)),
+                Some(Ok(_)) => continue,
+                Some(Err(_)) | None => return None,
             }
         }
     }

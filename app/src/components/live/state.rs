@@ -310,7 +310,8 @@ impl LiveState {
                         | ErrorCode::SessionTakenOver
                         | ErrorCode::SessionElsewhere
                         | ErrorCode::InvalidState
-                        | ErrorCode::Internal => {}
+                        | ErrorCode::Internal
+                        | ErrorCode::StorageUnavailable => {}
                     }
                 }
                 if !error.recoverable {
