@@ -21,7 +21,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use warren_app::protocol::ServerMessage;
 
-use fake_llm::{FakeLlm, Figures, Reply, Wire, recalls_in, system_of};
+use fake_llm::{FakeLlm, Figures, Reply, Wire, last_message, recalls_in, system_of};
 
 const TURNS: usize = 20;
 
@@ -29,11 +29,7 @@ const TURNS: usize = 20;
 /// tangent; the tutor and the summariser say something.
 fn answers(body: &Value) -> Reply {
     let system = system_of(body);
-    let last = body["messages"]
-        .as_array()
-        .and_then(|m| m.last())
-        .map(|m| m["content"].to_string())
-        .unwrap_or_default();
+    let last = last_message(body);
     if system.contains("You check which recall points") {
         let message = last.split("Latest learner message:").nth(1).unwrap_or_default().to_string();
         Reply::Said(

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::common::TestApp;
-use crate::common::fake_llm::{FakeLlm, INPUT_TOKENS, Reply, Wire, system_of};
+use crate::common::fake_llm::{FakeLlm, INPUT_TOKENS, Reply, Wire, last_message, system_of};
 use serde_json::json;
 use warren::config::ProviderChoice;
 use warren_app::protocol::{ErrorCode, ServerMessage};
@@ -13,11 +13,7 @@ use warren_app::protocol::{ErrorCode, ServerMessage};
 /// learner message of "CUT" makes its stream break half-way.
 fn answers(body: &serde_json::Value) -> Reply {
     let system = system_of(body);
-    let last = body["messages"]
-        .as_array()
-        .and_then(|m| m.last())
-        .map(|m| m["content"].to_string())
-        .unwrap_or_default();
+    let last = last_message(body);
     if system.contains("You check which recall points") {
         Reply::Text(vec![r#"{"recalled":[],"nearMisses":[],"observation":""}"#])
     } else if system.contains("for tangents") {
@@ -113,8 +109,7 @@ async fn an_unreachable_provider_is_reported_at_start_up_and_on_readyz() {
 /// image the prompt lists.
 fn showing(body: &serde_json::Value) -> Reply {
     let system = system_of(body);
-    let last = body["messages"].as_array().and_then(|m| m.last()).map(|m| m["content"].to_string());
-    let last = last.unwrap_or_default();
+    let last = last_message(body);
     if !system.contains("recall facilitator") {
         return answers(body);
     }
@@ -200,8 +195,7 @@ async fn the_tutor_shows_resources_through_tool_calls_checked_against_the_sessio
 /// and "NAMED" by naming the point just recalled before asking on.
 fn careless(body: &serde_json::Value) -> Reply {
     let system = system_of(body);
-    let last = body["messages"].as_array().and_then(|m| m.last()).map(|m| m["content"].to_string());
-    let last = last.unwrap_or_default();
+    let last = last_message(body);
     if system.contains("You check which recall points") {
         let recalled: Vec<serde_json::Value> = system
             .lines()
@@ -309,11 +303,7 @@ async fn a_recall_whose_reply_failed_is_answered_when_the_page_reconnects() {
     let broke = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let answer = move |body: &serde_json::Value| {
         let system = system_of(body);
-        let last = body["messages"]
-            .as_array()
-            .and_then(|m| m.last())
-            .map(|m| m["content"].to_string())
-            .unwrap_or_default();
+        let last = last_message(body);
         if system.contains("You check which recall points") {
             let id = system
                 .lines()

@@ -475,6 +475,11 @@ pub fn system_of(body: &serde_json::Value) -> String {
         .unwrap_or_default()
 }
 
+/// The request's last message's content, as JSON text (quotes and escapes kept), or "".
+pub fn last_message(body: &serde_json::Value) -> String {
+    body["messages"].as_array().and_then(|m| m.last()).map(|m| m["content"].to_string()).unwrap_or_default()
+}
+
 /// Anthropic's `system`, joined, if the request has one.
 pub fn anthropic_system(body: &serde_json::Value) -> Option<String> {
     match &body["system"] {
