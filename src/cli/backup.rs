@@ -5,13 +5,13 @@ use std::path::Path;
 
 use super::CliError;
 use crate::config::Config;
-use crate::store::{Backend, BackupError, Copied, Store, restore};
+use crate::store::{Backend, BackupError, Copied, Store, restore, sqlite_path};
 
 pub async fn backup(config: &Config, to: &Path) -> Result<(), CliError> {
-    if let Some(file) = sqlite_file(&config.database_url)
-        && !Path::new(file).exists()
+    if let Some(file) = sqlite_path(&config.database_url)
+        && !file.exists()
     {
-        return Err(BackupError::Missing(file.to_string()).into());
+        return Err(BackupError::Missing(file.display().to_string()).into());
     }
     let store = Store::open_with(&config.database_url, &config.pool_settings()).await?;
     if store.backend() != Backend::Sqlite {
@@ -31,12 +31,6 @@ pub async fn restore_from(config: &Config, from: &Path) -> Result<(), CliError> 
         holds(&copied)
     );
     Ok(())
-}
-
-/// The file a `sqlite://` URL names, if it is one.
-fn sqlite_file(url: &str) -> Option<&str> {
-    let rest = url.trim().strip_prefix("sqlite://").or_else(|| url.trim().strip_prefix("sqlite:"))?;
-    Some(rest.split_once('?').map_or(rest, |(path, _)| path))
 }
 
 fn holds(copied: &Copied) -> String {

@@ -290,7 +290,7 @@ impl Drafting {
                 tracing::error!(source = source_id, "drafting failed: {err}");
                 let _ = drafting
                     .store
-                    .fail_source(&learner, &source_id, "Warren could not keep the drafts.")
+                    .fail_source(&learner, &source_id, run, "Warren could not keep the drafts.")
                     .await;
             }
         });

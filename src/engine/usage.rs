@@ -3,8 +3,9 @@
 //!
 //! Every call to a network model made for a learner goes through [`Metered`], which records
 //! the provider's own usage figures (`model_calls`: input, cached input and output tokens,
-//! against the session and agent; a reply cut off is recorded too, with what the provider
-//! had said by then) and checks the learner's allowance first. Once the day's or month's
+//! against the session and agent; a reply cut off before its provider said, as a speculative
+//! reply the evaluator overruled is, is recorded by its request and what it wrote, at four
+//! characters a token) and checks the learner's allowance first. Once the day's or month's
 //! allowance (`WARREN_DAILY_TOKENS_PER_LEARNER`, `WARREN_MONTHLY_TOKENS_PER_LEARNER`, or the
 //! operator's word for that learner) is spent, the call goes to the offline tutor instead,
 //! until the allowance comes round again: the learner goes on studying, and the session says
@@ -15,7 +16,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::task::{Context, Poll};
 
 use async_trait::async_trait;
@@ -27,7 +28,7 @@ use warren_app::usage::{Agent, AgentTokens, Tokens};
 
 use super::metrics::Metrics;
 use crate::llm::{LlmError, Output, Provider, Purpose, ReplyStream, Request, SharedProvider, Tier, Usage};
-use crate::store::{CallSum, NewCall, Store, StoreError, now_ms};
+use crate::store::{CallSum, LearnerBudget, NewCall, Store, StoreError, now_ms};
 
 /// What a model costs, in US dollars per million tokens.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Deserialize)]
@@ -121,9 +122,10 @@ pub struct Budgets {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Allowance {
     Open,
-    /// Spent: the offline tutor answers until then (ms).
+    /// Spent: the offline tutor answers until then (ms), the next UTC day or (`monthly`) month.
     Spent {
         until: i64,
+        monthly: bool,
     },
 }
 
@@ -139,28 +141,34 @@ pub struct Meter {
 }
 
 impl Meter {
-    /// Where `learner` stands at `now`: their allowance for today (UTC) and this month, as the
-    /// operator set it or by default, against what their calls used.
-    pub async fn allowance(&self, learner: &LearnerId, now: i64) -> Result<Allowance, StoreError> {
-        let budget = self.store.budget(learner).await?;
-        if budget.lifted_until.is_some_and(|until| until > now) {
-            return Ok(Allowance::Open);
-        }
-        let (day, next_day, month, next_month) = periods(now);
+    /// A learner's caps a day and a month: the operator's word for them, or the defaults.
+    pub fn caps(&self, budget: &LearnerBudget) -> (Option<i64>, Option<i64>) {
         let cap = |set: Option<i64>, default: Option<u64>| {
             set.or_else(|| default.map(|d| i64::try_from(d).unwrap_or(i64::MAX)))
         };
-        if let Some(daily) = cap(budget.daily_tokens, self.budgets.daily)
-            && self.store.tokens_since(learner, day).await? >= daily
-        {
-            return Ok(Allowance::Spent { until: next_day });
-        }
-        if let Some(monthly) = cap(budget.monthly_tokens, self.budgets.monthly)
-            && self.store.tokens_since(learner, month).await? >= monthly
-        {
-            return Ok(Allowance::Spent { until: next_month });
-        }
-        Ok(Allowance::Open)
+        (cap(budget.daily_tokens, self.budgets.daily), cap(budget.monthly_tokens, self.budgets.monthly))
+    }
+
+    /// Where `learner` stands at `now`: their caps for today (UTC) and this month, as the
+    /// operator set them or by default, and what their calls used (read only for a cap there is).
+    pub async fn standing(&self, learner: &LearnerId, now: i64) -> Result<Standing, StoreError> {
+        let budget = self.store.budget(learner).await?;
+        let (day, next_day, month, next_month) = periods(now);
+        let (daily, monthly) = self.caps(&budget);
+        let lifted = budget.lifted_until.is_some_and(|until| until > now);
+        let used = async |cap: Option<i64>, since: i64| match cap {
+            Some(_) if !lifted => self.store.tokens_since(learner, since).await,
+            Some(_) | None => Ok(0),
+        };
+        Ok(Standing {
+            daily,
+            monthly,
+            today: used(daily, day).await?,
+            this_month: used(monthly, month).await?,
+            lifted,
+            next_day,
+            next_month,
+        })
     }
 
     /// `provider`, metered for `learner` (in `session`, if any).
@@ -171,7 +179,37 @@ impl Meter {
             learner: learner.clone(),
             session: session.map(str::to_string),
             spent: AtomicBool::new(false),
+            checked: std::sync::Mutex::new(None),
+            added: Arc::default(),
         })
+    }
+}
+
+/// A learner's caps and what they used when last read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Standing {
+    daily: Option<i64>,
+    monthly: Option<i64>,
+    today: i64,
+    this_month: i64,
+    lifted: bool,
+    next_day: i64,
+    next_month: i64,
+}
+
+impl Standing {
+    /// The allowance, with `added` tokens used since it was read.
+    fn allowance(&self, added: i64) -> Allowance {
+        if self.lifted {
+            return Allowance::Open;
+        }
+        if self.daily.is_some_and(|cap| self.today.saturating_add(added) >= cap) {
+            return Allowance::Spent { until: self.next_day, monthly: false };
+        }
+        if self.monthly.is_some_and(|cap| self.this_month.saturating_add(added) >= cap) {
+            return Allowance::Spent { until: self.next_month, monthly: true };
+        }
+        Allowance::Open
     }
 }
 
@@ -213,18 +251,38 @@ pub struct Metered {
     session: Option<String>,
     /// The last check found the allowance spent.
     spent: AtomicBool,
+    /// Where the learner stood when last read, and when: a turn's calls (evaluator, detector,
+    /// tutor) share one reading.
+    checked: std::sync::Mutex<Option<(std::time::Instant, Standing)>>,
+    /// Tokens this provider's own calls used since that reading: its own calls count at once.
+    added: Arc<AtomicU64>,
 }
 
+/// How long a reading of the learner's standing serves: a turn's calls share it, and what the
+/// learner's other sessions (on any instance) spend counts a few seconds late at most.
+const CHECK_STANDS: std::time::Duration = std::time::Duration::from_secs(3);
+
 impl Metered {
-    /// Checks the learner's allowance now; remembered for [`Metered::spent`] and `info`.
+    /// The learner's allowance, read again unless a check stands (see [`CHECK_STANDS`]);
+    /// remembered for [`Metered::spent`] and `info`.
     pub async fn check(&self) -> Allowance {
-        let allowance = match self.meter.allowance(&self.learner, now_ms()).await {
-            Ok(allowance) => allowance,
-            Err(err) => {
-                // A database that cannot say is no reason to stop a learner mid-sentence.
-                tracing::warn!("cannot read a learner's model allowance: {err}");
-                Allowance::Open
-            }
+        let added = || i64::try_from(self.added.load(Ordering::Relaxed)).unwrap_or(i64::MAX);
+        let standing = *self.checked.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let allowance = match standing {
+            Some((at, standing)) if at.elapsed() < CHECK_STANDS => standing.allowance(added()),
+            Some(_) | None => match self.meter.standing(&self.learner, now_ms()).await {
+                Ok(standing) => {
+                    self.added.store(0, Ordering::Relaxed);
+                    *self.checked.lock().unwrap_or_else(std::sync::PoisonError::into_inner) =
+                        Some((std::time::Instant::now(), standing));
+                    standing.allowance(0)
+                }
+                Err(err) => {
+                    // A database that cannot say is no reason to stop a learner mid-sentence.
+                    tracing::warn!("cannot read a learner's model allowance: {err}");
+                    Allowance::Open
+                }
+            },
         };
         self.spent.store(matches!(allowance, Allowance::Spent { .. }), Ordering::Relaxed);
         allowance
@@ -260,17 +318,34 @@ impl Provider for Metered {
             return self.meter.offline.stream(request).await;
         }
         let stream = self.inner.stream(request).await?;
+        // What a reply cut off before its provider said anything is taken to have used: its
+        // request, at four characters a token (the providers report usage at the end).
+        let sent: usize = request.system.len()
+            + request.messages.iter().map(|m| m.content.len()).sum::<usize>()
+            + request
+                .tools
+                .iter()
+                .map(|t| t.description.len() + t.input_schema.to_string().len())
+                .sum::<usize>();
         let call = NewCall {
             learner: self.learner.clone(),
             session_id: self.session.clone(),
             agent,
             model: self.inner.model(request.tier),
-            input: 0,
+            input: u64::try_from(sent.div_ceil(4)).unwrap_or(u64::MAX),
             cached_input: 0,
             output: 0,
             finished: false,
         };
-        Ok(Box::pin(Recording { inner: stream, usage: None, call: Some(call), meter: self.meter.clone() }))
+        Ok(Box::pin(Recording {
+            inner: stream,
+            usage: None,
+            written: 0,
+            failed: false,
+            call: Some(call),
+            meter: self.meter.clone(),
+            added: self.added.clone(),
+        }))
     }
 
     async fn probe(&self) -> Result<(), LlmError> {
@@ -283,12 +358,19 @@ impl Provider for Metered {
 }
 
 /// A metered reply: passes every piece on, keeps the provider's usage figures, and records
-/// the call when it ends or is dropped (a reply cut off still cost what it cost).
+/// the call when it ends or is dropped (a reply cut off still cost what it cost: without the
+/// provider's figures, its request and what it wrote, at four characters a token).
 struct Recording {
     inner: ReplyStream,
     usage: Option<Usage>,
+    /// Characters of text received, for a reply cut off before its usage came.
+    written: usize,
+    /// The reply failed part-way (a finished stream after an error is no finished reply).
+    failed: bool,
     call: Option<NewCall>,
     meter: Meter,
+    /// Its provider's count of tokens used since the learner's standing was read.
+    added: Arc<AtomicU64>,
 }
 
 impl Stream for Recording {
@@ -298,13 +380,16 @@ impl Stream for Recording {
         let polled = self.inner.as_mut().poll_next(cx);
         match &polled {
             Poll::Ready(Some(Ok(Output::Usage(usage)))) => self.usage = Some(*usage),
+            Poll::Ready(Some(Ok(Output::Text(text)))) => self.written += text.len(),
+            Poll::Ready(Some(Err(_))) => self.failed = true,
             Poll::Ready(None) => {
+                let finished = !self.failed;
                 if let Some(call) = self.call.as_mut() {
-                    call.finished = true;
+                    call.finished = finished;
                 }
                 self.record();
             }
-            Poll::Ready(Some(Ok(Output::Text(_) | Output::Tool(_)) | Err(_))) | Poll::Pending => {}
+            Poll::Ready(Some(Ok(Output::Tool(_)))) | Poll::Pending => {}
         }
         polled
     }
@@ -314,9 +399,14 @@ impl Recording {
     /// Writes the call down, once, in the background.
     fn record(&mut self) {
         let Some(mut call) = self.call.take() else { return };
-        let usage = self.usage.unwrap_or_default();
-        (call.input, call.cached_input, call.output) = (usage.input, usage.cached_input, usage.output);
+        match self.usage {
+            Some(usage) => {
+                (call.input, call.cached_input, call.output) = (usage.input, usage.cached_input, usage.output)
+            }
+            None => call.output = u64::try_from(self.written.div_ceil(4)).unwrap_or(u64::MAX),
+        }
         self.meter.metrics.model_call(call.agent, call.input, call.cached_input, call.output);
+        self.added.fetch_add(call.input.saturating_add(call.output), Ordering::Relaxed);
         let store = self.meter.store.clone();
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(async move {
@@ -346,6 +436,24 @@ mod tests {
         let at = |y, m, d| Utc.with_ymd_and_hms(y, m, d, 0, 0, 0).unwrap().timestamp_millis();
         assert_eq!((day, next_day), (at(2026, 12, 31), at(2027, 1, 1)));
         assert_eq!((month, next_month), (at(2026, 12, 1), at(2027, 1, 1)));
+    }
+
+    #[test]
+    fn a_standing_counts_what_was_used_since_it_was_read() {
+        let standing = Standing {
+            daily: Some(1_000),
+            monthly: Some(5_000),
+            today: 900,
+            this_month: 900,
+            lifted: false,
+            next_day: 1,
+            next_month: 2,
+        };
+        assert_eq!(standing.allowance(0), Allowance::Open);
+        assert_eq!(standing.allowance(100), Allowance::Spent { until: 1, monthly: false });
+        let month = Standing { daily: None, this_month: 4_990, ..standing };
+        assert_eq!(month.allowance(10), Allowance::Spent { until: 2, monthly: true });
+        assert_eq!(Standing { lifted: true, ..standing }.allowance(10_000), Allowance::Open);
     }
 
     #[test]

@@ -93,17 +93,38 @@ pub async fn restore(url: &str, from: &Path) -> Result<Copied, BackupError> {
     let staged = PathBuf::from(staged);
     std::fs::copy(from, &staged).map_err(|e| write(&staged, e))?;
     std::fs::File::open(&staged).and_then(|f| f.sync_all()).map_err(|e| write(&staged, e))?;
-    for suffix in ["-wal", "-shm"] {
+    // The database's write-ahead log would be read into the copy: it is set aside first, and
+    // put back if the copy cannot take the database's place.
+    let beside = |suffix: &str| {
         let mut side = target.as_os_str().to_owned();
         side.push(suffix);
-        match std::fs::remove_file(PathBuf::from(&side)) {
-            Ok(()) => {}
+        PathBuf::from(side)
+    };
+    let mut set_aside = Vec::new();
+    for suffix in ["-wal", "-shm"] {
+        let (side, aside) = (beside(suffix), beside(&format!("{suffix}.before-restore")));
+        match std::fs::rename(&side, &aside) {
+            Ok(()) => set_aside.push((side, aside)),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(write(Path::new(&side), e)),
+            Err(e) => return Err(write(&side, e)),
         }
     }
-    std::fs::rename(&staged, &target).map_err(|e| write(&target, e))?;
+    if let Err(e) = std::fs::rename(&staged, &target) {
+        for (side, aside) in &set_aside {
+            let _ = std::fs::rename(aside, side);
+        }
+        return Err(write(&target, e));
+    }
+    for (_, aside) in &set_aside {
+        let _ = std::fs::remove_file(aside);
+    }
     Ok(Copied { path: target, ..copy })
+}
+
+/// The SQLite database file a `DATABASE_URL` names, if it names one.
+pub fn sqlite_path(url: &str) -> Option<PathBuf> {
+    let (backend, url) = super::db::normalise_url(url).ok()?;
+    (backend == Backend::Sqlite).then(|| super::db::sqlite_file(&url)).flatten()
 }
 
 /// Opens a copy read-only and checks it: sound, and Warren's.

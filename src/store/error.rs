@@ -76,8 +76,11 @@ fn unavailable(err: &sqlx::Error) -> bool {
             let sqlite =
                 code.parse::<i32>().ok().is_some_and(|c| matches!(c & 0xff, 5 | 6 | 8 | 10 | 13 | 14));
             // PostgreSQL: connection exceptions (08…), shutting down or starting (57P01-57P03),
-            // out of resources (53…).
-            let postgres = code.starts_with("08") || code.starts_with("57P") || code.starts_with("53");
+            // out of resources (53…), a read-only server (25006, a replica).
+            let postgres = code.starts_with("08")
+                || code.starts_with("57P")
+                || code.starts_with("53")
+                || code == "25006";
             sqlite || postgres
         }
         sqlx::Error::Configuration(_)

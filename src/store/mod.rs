@@ -34,7 +34,7 @@ mod writer;
 
 pub use crate::schedule::FsrsCard;
 pub use accounts::{Credentials, SignIn};
-pub use backup::{BackupError, Copied, restore};
+pub use backup::{BackupError, Copied, restore, sqlite_path};
 pub use db::{Check, PoolSettings};
 pub use disputes::{Dispute, DisputedCase};
 pub use entries::{Appended, Entry, NewEntry};

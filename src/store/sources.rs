@@ -278,13 +278,24 @@ impl Store {
         Ok(())
     }
 
-    /// Marks a source's drafting failed, with why.
-    pub async fn fail_source(&self, learner: &LearnerId, id: &str, error: &str) -> Result<(), StoreError> {
+    /// Marks a source's drafting (its `run`) failed, with why.
+    pub async fn fail_source(
+        &self,
+        learner: &LearnerId,
+        id: &str,
+        run: i64,
+        error: &str,
+    ) -> Result<(), StoreError> {
+        // Only the run that holds the source: one overtaken by "Draft again" leaves it alone.
         self.write_one(
-            sqlx::query("UPDATE sources SET status = 'failed', error = $1 WHERE id = $2 AND owner_id = $3")
-                .bind(error)
-                .bind(id)
-                .bind(learner),
+            sqlx::query(
+                "UPDATE sources SET status = 'failed', error = $1
+                  WHERE id = $2 AND owner_id = $3 AND drafting_run = $4",
+            )
+            .bind(error)
+            .bind(id)
+            .bind(learner)
+            .bind(run),
         )
         .await?;
         Ok(())

@@ -256,10 +256,10 @@ impl Backend for ServerBackend {
         let meter = self.engine.meter();
         let calls = self.store.calls_since(Some(&viewer.learner), month).await.map_err(internal)?;
         let budget = self.store.budget(&viewer.learner).await.map_err(internal)?;
-        let default = |d: Option<u64>| d.map(|d| i64::try_from(d).unwrap_or(i64::MAX));
+        let (daily, monthly) = meter.caps(&budget);
         let allowance = Allowance {
-            daily: budget.daily_tokens.or(default(meter.budgets.daily)),
-            monthly: budget.monthly_tokens.or(default(meter.budgets.monthly)),
+            daily,
+            monthly,
             used_today: self.store.tokens_since(&viewer.learner, day).await.map_err(internal)?,
             used_this_month: calls.iter().map(|c| c.input + c.output).sum(),
             lifted_until: budget.lifted_until.filter(|until| *until > now),

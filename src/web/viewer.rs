@@ -62,9 +62,15 @@ async fn lookup(store: &Store, session: &Session) -> Result<Option<Viewer>, ()> 
     let id = match session.get::<LearnerId>(LEARNER_KEY).await {
         Ok(Some(id)) => id,
         Ok(None) => return Ok(None),
-        Err(err) => {
+        // The store could not be asked: the database is away.
+        Err(tower_sessions::session::Error::Store(tower_sessions::session_store::Error::Backend(err))) => {
             tracing::warn!("cannot read a sign-in: {err}");
             return Err(());
+        }
+        // A sign-in that cannot be read (not one this Warren wrote) is no sign-in.
+        Err(err) => {
+            tracing::warn!("a sign-in that cannot be read is taken as none: {err}");
+            return Ok(None);
         }
     };
     match store.learner(&id).await {

@@ -347,13 +347,9 @@ async fn a_recall_whose_reply_failed_is_answered_when_the_page_reconnects() {
 /// that recalls nothing; the tutor asks briefly.
 fn asking(body: &serde_json::Value) -> Reply {
     let system = system_of(body);
-    let last = body["messages"].as_array().and_then(|m| m.last()).map(|m| m["content"].to_string());
+    let last = last_message(body);
     if system.contains("You check which recall points") {
-        let kind = if last.unwrap_or_default().contains("Latest learner message:\\nWhy") {
-            "question"
-        } else {
-            "attempt"
-        };
+        let kind = if last.contains("Latest learner message:\\nWhy") { "question" } else { "attempt" };
         return Reply::Said(json!({"recalled": [], "nearMisses": [], "messageKind": kind}).to_string());
     }
     answers(body)

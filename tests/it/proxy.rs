@@ -73,12 +73,14 @@ impl Nginx {
             .stderr(Stdio::null())
             .spawn()
             .expect("nginx starts");
+        // Stopped when dropped, even if it never comes up.
+        let nginx = Nginx { child, port, _dir: dir };
         let deadline = Instant::now() + Duration::from_secs(10);
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "nginx did not listen: {}", read_log(prefix));
+            assert!(Instant::now() < deadline, "nginx did not listen: {}", read_log(nginx._dir.path()));
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        Nginx { child, port, _dir: dir }
+        nginx
     }
 
     fn url(&self, path: &str) -> String {

@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::json;
 use warren_app::protocol::ServerMessage;
 
-use crate::common::fake_llm::{FakeLlm, Reply, Wire, recalls_in, system_of};
+use crate::common::fake_llm::{FakeLlm, Reply, Wire, last_message, recalls_in, system_of};
 use crate::common::{TestApp, reply_of};
 
 /// The slow reply the tutor starts before the evaluator answers.
@@ -19,8 +19,7 @@ const SECOND: &str = "Which part of that is still missing?";
 /// finds nothing otherwise; the tutor answers slowly unless it has an observation to use.
 fn answers(body: &serde_json::Value) -> Reply {
     let system = system_of(body);
-    let last = body["messages"].as_array().and_then(|m| m.last()).map(|m| m["content"].to_string());
-    let last = last.unwrap_or_default();
+    let last = last_message(body);
     if system.contains("You check which recall points") {
         let first = system
             .lines()
@@ -69,12 +68,7 @@ fn tutor_requests(fake: &FakeLlm, said: &str) -> usize {
     fake.received()
         .iter()
         .filter(|r| system_of(&r.body).contains("recall facilitator"))
-        .filter(|r| {
-            r.body["messages"]
-                .as_array()
-                .and_then(|m| m.last())
-                .is_some_and(|m| m["content"].to_string().contains(said))
-        })
+        .filter(|r| last_message(&r.body).contains(said))
         .count()
 }
 
@@ -136,8 +130,7 @@ async fn a_turn_that_finds_nothing_shows_the_early_reply_once_and_one_that_finds
 /// `answers` does, the first point listed on "RECALL").
 fn by_content(body: &serde_json::Value) -> Reply {
     let system = system_of(body);
-    let last = body["messages"].as_array().and_then(|m| m.last()).map(|m| m["content"].to_string());
-    let said = last.unwrap_or_default();
+    let said = last_message(body);
     let said = said.rsplit("Latest learner message:").next().unwrap_or_default();
     if system.contains("You check which recall points") && !said.contains("RECALL") {
         let recalled = recalls_in(&system, said);

@@ -196,8 +196,15 @@ async fn past_the_allowance_the_offline_tutor_answers_on_every_instance_with_not
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stdout).contains("lifted until"));
-    ws.say("Linear search looks at each one in turn.").await;
+    // A check of the allowance stands a few seconds (a turn's calls share it).
+    tokio::time::sleep(Duration::from_millis(3_100)).await;
+    let frames = ws.say("Linear search looks at each one in turn.").await;
     assert!(fake.received().len() > asked, "the model is asked again");
+    let told = frames.iter().find_map(|f| match f {
+        ServerMessage::Notice(n) => Some(n.code),
+        _ => None,
+    });
+    assert_eq!(told, Some(NoticeCode::ModelAllowanceRestored), "the page is told: {frames:?}");
 }
 
 #[tokio::test]

@@ -172,6 +172,8 @@ crate::named_enum! {
         /// The learner's allowance of the language model is spent for the day (or month):
         /// the built-in offline tutor answers until it comes round again.
         ModelAllowanceSpent = "MODEL_ALLOWANCE_SPENT",
+        /// The allowance came round again (or the operator lifted it): the model answers again.
+        ModelAllowanceRestored = "MODEL_ALLOWANCE_RESTORED",
     }
 }
 

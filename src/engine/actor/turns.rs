@@ -36,13 +36,14 @@ impl Actor {
             return;
         }
         match self.provider.check().await {
-            Allowance::Spent { until } if self.allowance_notice.is_none() => {
+            Allowance::Spent { until, monthly } if self.allowance_notice.is_none() => {
+                let when = if monthly { "on the first of next month (UTC)" } else { "at midnight (UTC)" };
                 let notice = Notice {
                     code: NoticeCode::ModelAllowanceSpent,
-                    message:
+                    message: format!(
                         "You have used your allowance of the language model for now: the built-in offline \
-                              tutor answers until it comes round again (midnight UTC)."
-                            .to_string(),
+                         tutor answers until it comes round again, {when}."
+                    ),
                     until: Some(until),
                 };
                 self.allowance_notice = Some(notice.clone());
@@ -51,7 +52,17 @@ impl Actor {
                 }
             }
             Allowance::Spent { .. } => {}
-            Allowance::Open => self.allowance_notice = None,
+            // It came round (or the operator lifted it): the page is told the model is back.
+            Allowance::Open => {
+                if self.allowance_notice.take().is_some() && announce {
+                    let notice = Notice {
+                        code: NoticeCode::ModelAllowanceRestored,
+                        message: "The language model answers again.".to_string(),
+                        until: None,
+                    };
+                    self.emit(SessionEvent::Notice(notice), Audience::All);
+                }
+            }
         }
     }
 
