@@ -254,9 +254,10 @@ pub fn coverage(key: &[String], text: &[String]) -> (f64, Vec<String>) {
     (present.len() as f64 / key.len() as f64, present)
 }
 
-/// "I don't know", "no idea", "can't remember"…
+/// "I don't know", "no idea", "can't remember"… (also with an adverb inside: "I don't actually
+/// remember").
 pub fn is_dont_know(text: &str) -> bool {
-    let t = words_spaced(text);
+    let t = words_spaced(text).replace(" actually ", " ").replace(" really ", " ");
     DONT_KNOW.iter().any(|p| t.contains(&format!(" {p} ")))
 }
 
