@@ -93,6 +93,20 @@ impl Store {
     pub fn read(&self) -> Read<'_> {
         self.db.read()
     }
+
+    /// The rows a query reads of one of a learner's sets: `$1` is the set, `$2` the learner,
+    /// whose own the rows must be (each query says so in its `WHERE`).
+    async fn set_rows<O>(
+        &self,
+        sql: &'static str,
+        learner: &warren_app::learner::LearnerId,
+        set_id: &str,
+    ) -> Result<Vec<O>, sqlx::Error>
+    where
+        O: Send + Unpin + for<'r> sqlx::FromRow<'r, sqlx::any::AnyRow>,
+    {
+        sqlx::query_as(sql).bind(set_id).bind(learner).all(self.read()).await
+    }
 }
 
 /// Milliseconds since the Unix epoch.

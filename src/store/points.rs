@@ -185,11 +185,8 @@ pub(super) async fn write_card(
 impl Store {
     /// A set's points in their order.
     pub async fn points(&self, learner: &LearnerId, set_id: &str) -> Result<Vec<Point>, StoreError> {
-        Ok(sqlx::query_as(select_points!("WHERE set_id = $1 AND owner_id = $2 ORDER BY position, id"))
-            .bind(set_id)
-            .bind(learner)
-            .all(self.read())
-            .await?)
+        const SQL: &str = select_points!("WHERE set_id = $1 AND owner_id = $2 ORDER BY position, id");
+        Ok(self.set_rows(SQL, learner, set_id).await?)
     }
 
     /// The points of every set a session draws on (its own set's, or a review's sets').
@@ -329,16 +326,12 @@ impl Store {
 
     /// Every recall of a set's points, oldest first.
     pub async fn reviews(&self, learner: &LearnerId, set_id: &str) -> Result<Vec<Review>, StoreError> {
-        Ok(sqlx::query_as(
+        const SQL: &str =
             "SELECT o.point_id, o.session_id, o.rating, o.recalled_at, o.entry_id FROM recall_outcomes o
-             JOIN recall_points p ON p.id = o.point_id
-             WHERE p.set_id = $1 AND p.owner_id = $2 AND o.owner_id = $2
-             ORDER BY o.recalled_at, o.id",
-        )
-        .bind(set_id)
-        .bind(learner)
-        .all(self.read())
-        .await?)
+            JOIN recall_points p ON p.id = o.point_id
+            WHERE p.set_id = $1 AND p.owner_id = $2 AND o.owner_id = $2
+            ORDER BY o.recalled_at, o.id";
+        Ok(self.set_rows(SQL, learner, set_id).await?)
     }
 }
 

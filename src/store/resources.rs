@@ -110,23 +110,13 @@ pub(super) async fn insert_resource(
 
 impl Store {
     pub async fn resources(&self, learner: &LearnerId, set_id: &str) -> Result<Vec<Resource>, StoreError> {
-        let mut resources: Vec<Resource> = sqlx::query_as(
-            "SELECT id, kind, title, body, url, mime_type, licence FROM resources
-             WHERE set_id = $1 AND owner_id = $2 ORDER BY created_at, id",
-        )
-        .bind(set_id)
-        .bind(learner)
-        .all(self.read())
-        .await?;
-        let links: Vec<(String, String, f64)> = sqlx::query_as(
-            "SELECT pr.resource_id, pr.point_id, pr.relevance FROM point_resources pr
-             JOIN resources r ON r.id = pr.resource_id
-             WHERE r.set_id = $1 AND r.owner_id = $2 AND pr.owner_id = $2",
-        )
-        .bind(set_id)
-        .bind(learner)
-        .all(self.read())
-        .await?;
+        const RESOURCES: &str = "SELECT id, kind, title, body, url, mime_type, licence FROM resources
+            WHERE set_id = $1 AND owner_id = $2 ORDER BY created_at, id";
+        let mut resources: Vec<Resource> = self.set_rows(RESOURCES, learner, set_id).await?;
+        const LINKS: &str = "SELECT pr.resource_id, pr.point_id, pr.relevance FROM point_resources pr
+            JOIN resources r ON r.id = pr.resource_id
+            WHERE r.set_id = $1 AND r.owner_id = $2 AND pr.owner_id = $2";
+        let links: Vec<(String, String, f64)> = self.set_rows(LINKS, learner, set_id).await?;
         for (resource_id, point_id, relevance) in links {
             if let Some(r) = resources.iter_mut().find(|r| r.id == resource_id) {
                 r.points.push((point_id, relevance));

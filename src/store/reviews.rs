@@ -411,16 +411,11 @@ impl Store {
 
     /// The review log of a set's points, oldest first.
     pub async fn set_log(&self, learner: &LearnerId, set_id: &str) -> Result<Vec<LoggedReview>, StoreError> {
-        Ok(sqlx::query_as(
-            "SELECT r.point_id, r.session_id, r.rating, r.kind, r.reviewed_at FROM reviews r
-               JOIN recall_points p ON p.id = r.point_id
-              WHERE p.set_id = $1 AND p.owner_id = $2 AND r.owner_id = $2
-              ORDER BY r.reviewed_at, r.id",
-        )
-        .bind(set_id)
-        .bind(learner)
-        .all(self.read())
-        .await?)
+        const SQL: &str = "SELECT r.point_id, r.session_id, r.rating, r.kind, r.reviewed_at FROM reviews r
+            JOIN recall_points p ON p.id = r.point_id
+            WHERE p.set_id = $1 AND p.owner_id = $2 AND r.owner_id = $2
+            ORDER BY r.reviewed_at, r.id";
+        Ok(self.set_rows(SQL, learner, set_id).await?)
     }
 
     /// The log of each of a set's points that has one, as an export writes it: the carried
@@ -430,27 +425,18 @@ impl Store {
         learner: &LearnerId,
         set_id: &str,
     ) -> Result<HashMap<String, PointLog>, StoreError> {
-        let starts: Vec<(String, f64, f64, i64, i64, i64)> = sqlx::query_as(
+        const STARTS: &str =
             "SELECT id, carried_stability, carried_difficulty, carried_at, carried_reps, carried_lapses
-               FROM recall_points
-              WHERE set_id = $1 AND owner_id = $2 AND carried_stability IS NOT NULL
-                AND carried_difficulty IS NOT NULL AND carried_at IS NOT NULL",
-        )
-        .bind(set_id)
-        .bind(learner)
-        .all(self.read())
-        .await?;
-        let reviews: Vec<(String, String, String, i64)> = sqlx::query_as(
-            "SELECT r.id, r.point_id, r.rating, r.reviewed_at FROM reviews r
-               JOIN recall_points p ON p.id = r.point_id
-              WHERE p.set_id = $1 AND p.owner_id = $2 AND r.owner_id = $2
-                AND r.reviewed_at >= COALESCE(p.schedule_reset_at, 0)
-              ORDER BY r.reviewed_at, r.id",
-        )
-        .bind(set_id)
-        .bind(learner)
-        .all(self.read())
-        .await?;
+            FROM recall_points
+            WHERE set_id = $1 AND owner_id = $2 AND carried_stability IS NOT NULL
+            AND carried_difficulty IS NOT NULL AND carried_at IS NOT NULL";
+        let starts: Vec<(String, f64, f64, i64, i64, i64)> = self.set_rows(STARTS, learner, set_id).await?;
+        const REVIEWS: &str = "SELECT r.id, r.point_id, r.rating, r.reviewed_at FROM reviews r
+            JOIN recall_points p ON p.id = r.point_id
+            WHERE p.set_id = $1 AND p.owner_id = $2 AND r.owner_id = $2
+            AND r.reviewed_at >= COALESCE(p.schedule_reset_at, 0)
+            ORDER BY r.reviewed_at, r.id";
+        let reviews: Vec<(String, String, String, i64)> = self.set_rows(REVIEWS, learner, set_id).await?;
         let mut logs: HashMap<String, PointLog> = HashMap::new();
         for (point_id, stability, difficulty, at, reps, lapses) in starts {
             logs.entry(point_id).or_default().carried =

@@ -88,53 +88,23 @@ enum Word {
 }
 
 fn word(w: &str) -> Option<Word> {
-    const UNITS: [&str; 10] =
-        ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"];
-    const TEENS: [&str; 10] = [
-        "ten",
-        "eleven",
-        "twelve",
-        "thirteen",
-        "fourteen",
-        "fifteen",
-        "sixteen",
-        "seventeen",
-        "eighteen",
-        "nineteen",
-    ];
-    const TENS: [&str; 8] = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"];
-    const UNIT_ORDINALS: [&str; 10] =
-        ["zeroth", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth"];
-    const TEEN_ORDINALS: [&str; 10] = [
-        "tenth",
-        "eleventh",
-        "twelfth",
-        "thirteenth",
-        "fourteenth",
-        "fifteenth",
-        "sixteenth",
-        "seventeenth",
-        "eighteenth",
-        "nineteenth",
-    ];
-    const TENS_ORDINALS: [&str; 8] = [
-        "twentieth",
-        "thirtieth",
-        "fortieth",
-        "fiftieth",
-        "sixtieth",
-        "seventieth",
-        "eightieth",
-        "ninetieth",
-    ];
-    let at = |list: &[&str]| list.iter().position(|x| *x == w).and_then(|i| u32::try_from(i).ok());
-    if let Some(n) = at(&UNITS).or_else(|| at(&UNIT_ORDINALS).filter(|n| *n >= 1)) {
+    // Each list in order of value, as one line of words.
+    const UNITS: &str = "zero one two three four five six seven eight nine";
+    const TEENS: &str = "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen";
+    const TENS: &str = "twenty thirty forty fifty sixty seventy eighty ninety";
+    const UNIT_ORDINALS: &str = "zeroth first second third fourth fifth sixth seventh eighth ninth";
+    const TEEN_ORDINALS: &str =
+        "tenth eleventh twelfth thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth";
+    const TENS_ORDINALS: &str =
+        "twentieth thirtieth fortieth fiftieth sixtieth seventieth eightieth ninetieth";
+    let at = |list: &str| list.split(' ').position(|x| x == w).and_then(|i| u32::try_from(i).ok());
+    if let Some(n) = at(UNITS).or_else(|| at(UNIT_ORDINALS).filter(|n| *n >= 1)) {
         return Some(Word::Unit(n));
     }
-    if let Some(n) = at(&TEENS).or_else(|| at(&TEEN_ORDINALS)) {
+    if let Some(n) = at(TEENS).or_else(|| at(TEEN_ORDINALS)) {
         return Some(Word::Teen(10 + n));
     }
-    if let Some(n) = at(&TENS).or_else(|| at(&TENS_ORDINALS)) {
+    if let Some(n) = at(TENS).or_else(|| at(TENS_ORDINALS)) {
         return Some(Word::Tens(20 + 10 * n));
     }
     match w {
