@@ -12,7 +12,8 @@
 //! the same kind stands where one of the point's should be. One logistic formula,
 //! fitted on `evals/evaluator.jsonl` and no other case (`scripts/fit-judge`), weighs them.
 //! Rules the formula cannot overturn ([`Flags::rule_out`]) keep what words decide surely:
-//! another number, the opposite word, a question back, an answer that trails off.
+//! another number, the opposite word, a question back, an answer that trails or breaks off,
+//! another point's subject in its place, the point's pairs swapped, a thing denied by name.
 //!
 //! Long by design: one judgement, its word features and its fitted formula in one place, so
 //! a change to a feature and to its weight are seen together.
