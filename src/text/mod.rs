@@ -16,8 +16,21 @@ use rust_stemmers::{Algorithm, Stemmer};
 
 static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
 
+/// The lexicon's lists as sets and maps: a judgement looks words up in them thousands of times.
+static STOPWORD_SET: LazyLock<HashSet<&'static str>> = LazyLock::new(|| STOPWORDS.iter().copied().collect());
+static BASE_FORM_OF: LazyLock<HashMap<&'static str, &'static str>> = LazyLock::new(|| {
+    let mut map = HashMap::new();
+    // The first pair for a form wins, as a scan of the list would find it.
+    for (form, base) in BASE_FORMS {
+        map.entry(*form).or_insert(*base);
+    }
+    map
+});
+static GENERIC_TERMS: LazyLock<HashSet<String>> =
+    LazyLock::new(|| GENERIC.iter().map(|g| canonical(g)).collect());
+
 pub fn is_stopword(word: &str) -> bool {
-    STOPWORDS.contains(&word)
+    STOPWORD_SET.contains(word)
 }
 
 /// One content word of a text, as the judges compare it.
@@ -60,7 +73,7 @@ impl Token {
 
     /// Counts for less in telling points apart.
     pub fn is_generic(&self) -> bool {
-        GENERIC.iter().any(|g| canonical(g) == self.term)
+        GENERIC_TERMS.contains(&self.term)
     }
 }
 
@@ -128,7 +141,7 @@ static SYNONYM_STEMS: LazyLock<HashMap<String, String>> = LazyLock::new(|| {
 
 /// A word's canonical stem: its base form, then its stem, then its synonym group's.
 fn canonical(word: &str) -> String {
-    let base = BASE_FORMS.iter().find(|(form, _)| *form == word).map_or(word, |(_, base)| base);
+    let base = BASE_FORM_OF.get(word).copied().unwrap_or(word);
     let stemmed = stem(base);
     SYNONYM_STEMS.get(&stemmed).cloned().unwrap_or(stemmed)
 }

@@ -3,6 +3,9 @@
 //! "fifteen-oh-eight", "two seventy-three"), ordinals ("fourteenth"), and the units after them,
 //! so "about two inches" can be compared with "5 centimetres".
 
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
 /// Converts an amount in some unit to base units (metres, seconds, kelvin, kilograms, m/s).
 pub type ToBase = fn(f64) -> f64;
 
@@ -87,25 +90,39 @@ enum Word {
     Point,
 }
 
+/// The words for 0 to 99 that stand alone, with what they are, looked up once for every word
+/// of every text the judges read.
+static NUMBER_WORDS: LazyLock<HashMap<&'static str, Word>> = LazyLock::new(|| {
+    // Each list in order of value, as one line of words; ordinals read as their numbers.
+    let lists: [(&str, fn(u32) -> Word); 6] = [
+        ("zero one two three four five six seven eight nine", Word::Unit),
+        ("ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen", |n| {
+            Word::Teen(10 + n)
+        }),
+        ("twenty thirty forty fifty sixty seventy eighty ninety", |n| Word::Tens(20 + 10 * n)),
+        // "zeroth" is no number a learner says.
+        ("- first second third fourth fifth sixth seventh eighth ninth", Word::Unit),
+        (
+            "tenth eleventh twelfth thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth",
+            |n| Word::Teen(10 + n),
+        ),
+        ("twentieth thirtieth fortieth fiftieth sixtieth seventieth eightieth ninetieth", |n| {
+            Word::Tens(20 + 10 * n)
+        }),
+    ];
+    let mut map = HashMap::new();
+    for (list, what) in lists {
+        for (n, w) in (0u32..).zip(list.split(' ')) {
+            map.insert(w, what(n));
+        }
+    }
+    map.remove("-");
+    map
+});
+
 fn word(w: &str) -> Option<Word> {
-    // Each list in order of value, as one line of words.
-    const UNITS: &str = "zero one two three four five six seven eight nine";
-    const TEENS: &str = "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen";
-    const TENS: &str = "twenty thirty forty fifty sixty seventy eighty ninety";
-    const UNIT_ORDINALS: &str = "zeroth first second third fourth fifth sixth seventh eighth ninth";
-    const TEEN_ORDINALS: &str =
-        "tenth eleventh twelfth thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth";
-    const TENS_ORDINALS: &str =
-        "twentieth thirtieth fortieth fiftieth sixtieth seventieth eightieth ninetieth";
-    let at = |list: &str| list.split(' ').position(|x| x == w).and_then(|i| u32::try_from(i).ok());
-    if let Some(n) = at(UNITS).or_else(|| at(UNIT_ORDINALS).filter(|n| *n >= 1)) {
-        return Some(Word::Unit(n));
-    }
-    if let Some(n) = at(TEENS).or_else(|| at(TEEN_ORDINALS)) {
-        return Some(Word::Teen(10 + n));
-    }
-    if let Some(n) = at(TENS).or_else(|| at(TENS_ORDINALS)) {
-        return Some(Word::Tens(20 + 10 * n));
+    if let Some(word) = NUMBER_WORDS.get(w) {
+        return Some(*word);
     }
     match w {
         "hundred" | "hundredth" => Some(Word::Hundred),

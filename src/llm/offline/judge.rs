@@ -421,7 +421,7 @@ impl Context {
         let partial = self.trails_off && score < 1.0;
         let opposite = says_the_opposite(&point.content, &self.message);
         let another_point = self.names_another_subject(&key);
-        let swapped = swapped(&point.content, &self.said_text);
+        let swapped = swapped(&point.content, &self.message_clauses);
         let denied = self.denies_by_name(&key);
         let recalled = enough && !vetoed && !partial && !opposite && !another_point && !swapped && !denied;
         // A number of the point nearly right is a near miss, however few words came with it.
@@ -866,7 +866,7 @@ fn clauses(text: &str) -> Vec<String> {
 /// the message's clauses each join a word only one of them has with a word only another has
 /// ("sound is a transverse wave, while light is a longitudinal wave"). One such clause is a
 /// compact answer ("Octavian became Augustus in 27 BC"); two are a crossed pairing.
-fn swapped(point: &str, message: &str) -> bool {
+fn swapped(point: &str, message_clauses: &[Vec<Token>]) -> bool {
     let parts: Vec<Vec<Token>> = clauses(point).iter().map(|c| tokens(c)).collect();
     // Each word of the point that only one clause has, with that clause; a clause counts only
     // with two such words (a lone "B" in "topsoil (A) lies above subsoil (B)" pairs nothing).
@@ -883,10 +883,10 @@ fn swapped(point: &str, message: &str) -> bool {
             own.extend(only_here.into_iter().map(|k| (k.clone(), i)));
         }
     }
-    let joined = clauses(message)
+    let joined = message_clauses
         .iter()
         .filter(|clause| {
-            let mut found: Vec<usize> = tokens(clause)
+            let mut found: Vec<usize> = clause
                 .iter()
                 .filter(|m| !m.negated)
                 .filter_map(|m| own.iter().find(|(k, _)| k.same_as(m)).map(|(_, i)| *i))
@@ -1080,20 +1080,31 @@ mod tests {
     #[test]
     fn a_swapped_pairing_is_no_recall_a_compact_answer_is() {
         let point = "Sound is a longitudinal wave, while light is a transverse wave.";
-        assert!(swapped(point, "sound is a transverse wave, while light is a longitudinal wave"));
-        assert!(!swapped(point, "sound is longitudinal and light is transverse"));
-        assert!(!swapped(point, "longitudinal for sound, transverse for light"));
+        assert!(swapped(
+            point,
+            &clause_tokens("sound is a transverse wave, while light is a longitudinal wave")
+        ));
+        assert!(!swapped(point, &clause_tokens("sound is longitudinal and light is transverse")));
+        assert!(!swapped(point, &clause_tokens("longitudinal for sound, transverse for light")));
         let xylem = "Xylem carries water up from the roots, while phloem transports sugars around the plant.";
-        assert!(swapped(xylem, "phloem carries water up from the roots and xylem moves the sugars around"));
-        assert!(!swapped(xylem, "xylem takes water up from the roots and phloem moves sugars about"));
+        assert!(swapped(
+            xylem,
+            &clause_tokens("phloem carries water up from the roots and xylem moves the sugars around")
+        ));
+        assert!(!swapped(
+            xylem,
+            &clause_tokens("xylem takes water up from the roots and phloem moves sugars about")
+        ));
         // One clause joining both halves is an answer in few words, not a swap.
         let octavian = "Octavian took the title Augustus in 27 BC and became the first Roman emperor.";
-        assert!(!swapped(octavian, "Octavian became Augustus in 27 BC, the first emperor"));
+        assert!(!swapped(octavian, &clause_tokens("Octavian became Augustus in 27 BC, the first emperor")));
         // A clause with a single word of its own pairs nothing.
         let soil = "Soil horizons are layers: topsoil (A) lies above subsoil (B), with weathered parent material (C) below.";
         assert!(!swapped(
             soil,
-            "A is the topsoil at the top, B is subsoil under it, C is the weathered parent rock"
+            &clause_tokens(
+                "A is the topsoil at the top, B is subsoil under it, C is the weathered parent rock"
+            )
         ));
     }
 
@@ -1130,6 +1141,11 @@ mod tests {
         assert!(asked[0].1);
         let said_then_asked = asked_sentences("It's the mitochondria... Why do they have their own DNA?");
         assert_eq!(said_then_asked.iter().map(|(_, asks)| *asks).collect::<Vec<_>>(), vec![false, true]);
+    }
+
+    /// A message's clauses as words, as the judge reads them.
+    fn clause_tokens(message: &str) -> Vec<Vec<Token>> {
+        clauses(message).iter().map(|c| tokens(c)).collect()
     }
 
     /// The verdict on one point, with no question and no other point.
