@@ -94,7 +94,9 @@ enum Word {
 /// of every text the judges read.
 static NUMBER_WORDS: LazyLock<HashMap<&'static str, Word>> = LazyLock::new(|| {
     // Each list in order of value, as one line of words; ordinals read as their numbers.
-    let lists: [(&str, fn(u32) -> Word); 6] = [
+    // What the nth word of a list stands for.
+    type Nth = fn(u32) -> Word;
+    let lists: [(&str, Nth); 6] = [
         ("zero one two three four five six seven eight nine", Word::Unit),
         ("ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen", |n| {
             Word::Teen(10 + n)
