@@ -296,13 +296,14 @@ async fn check(
         started.pending_rabbithole.as_ref().map(|d| (d.rabbithole_event_id.clone(), d.topic.clone()));
     let (now_stored, still): (Vec<_>, Vec<_>) =
         known.unacknowledged.drain(..).partition(|(id, _)| stored.contains_key(id));
-    // A learner message at the leaf has no reply yet: the server gives it on attach.
+    // A learner message at the leaf has no reply yet: the server gives it on attach. So is a
+    // new session's opening question: its frames answer no message of the learner's.
     let leaf = store.session(owner, session).await.unwrap().and_then(|row| row.leaf_id);
-    known.unsolicited_turn = entries
-        .iter()
-        .find(|e| Some(&e.id) == leaf.as_ref())
-        .is_some_and(|e| e.is_message_from(warren::store::Speaker::Learner))
-        && started.overlay.is_none();
+    let unanswered = match entries.iter().find(|e| Some(&e.id) == leaf.as_ref()) {
+        Some(entry) => entry.is_message_from(warren::store::Speaker::Learner),
+        None => entries.is_empty(),
+    };
+    known.unsolicited_turn = unanswered && started.overlay.is_none();
     known.acknowledged.extend(now_stored.into_iter().map(|(id, _)| id));
     known.unacknowledged = still;
     losses
