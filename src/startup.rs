@@ -57,7 +57,7 @@ impl Application {
         let store = open_and_migrate(config).await?;
         // Loaded once: the offline judges compare meaning with it, or words alone without it
         // (and every notice says so).
-        let judgement = Judgement::load(&config.llm.model_dir);
+        let judgement = config.llm.load_judgement();
         match &judgement {
             Judgement::Meaning(_) => tracing::info!("offline judges: {}", judgement.describe()),
             Judgement::Words(_) => {

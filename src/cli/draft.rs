@@ -8,7 +8,6 @@ use super::CliError;
 use super::transfer::{TransferError, learner};
 use crate::config::Config;
 use crate::drafting::{self, Drafting, passages};
-use crate::embed::Judgement;
 use crate::llm::select;
 use crate::startup::open_and_migrate;
 use crate::store::KeptDraft;
@@ -27,7 +26,7 @@ pub async fn command(
     let title = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let text = drafting::read(Some(&title), bytes).await?;
     let set = store.set_named(&learner, set_name).await?;
-    let judgement = Judgement::load(&config.llm.model_dir);
+    let judgement = config.llm.load_judgement();
     let mut llm = config.llm.clone();
     llm.offline_delay_ms = 0;
     let drafting = Drafting {

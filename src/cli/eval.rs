@@ -38,7 +38,7 @@ pub async fn command(
     // The offline provider's typing pause is for people watching, not for measuring.
     let mut llm = config.llm.clone();
     llm.offline_delay_ms = 0;
-    let judgement = crate::embed::Judgement::load(&llm.model_dir);
+    let judgement = llm.load_judgement();
     let provider = select::build(&llm, &judgement)?;
     println!(
         "{} on {} ({})",

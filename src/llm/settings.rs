@@ -19,6 +19,8 @@ pub enum ProviderChoice {
 
 /// Where scripts/run installs the sentence model, relative to the working directory.
 pub const DEFAULT_MODEL_DIR: &str = "data/models/all-MiniLM-L6-v2";
+/// Where scripts/run installs WordNet's nouns, relative to the working directory.
+pub const DEFAULT_WORDNET_DIR: &str = "data/models/wordnet";
 
 /// Which language model answers, and how to reach it.
 #[derive(Args, Debug, Clone)]
@@ -67,6 +69,12 @@ pub struct LlmConfig {
     #[arg(long, env = "WARREN_MODEL_DIR", default_value = DEFAULT_MODEL_DIR, global = true)]
     pub model_dir: PathBuf,
 
+    /// Folder of WordNet's nouns (index.noun, data.noun), which scripts/run installs: the
+    /// offline evaluator reads a sibling term in place of a point's ("troposphere" for
+    /// "stratosphere") as a wrong detail. Without it, it does not (and says so in the log).
+    #[arg(long, env = "WARREN_WORDNET_DIR", default_value = DEFAULT_WORDNET_DIR, global = true)]
+    pub wordnet_dir: PathBuf,
+
     /// Milliseconds to wait for a network model's first byte, and then between two pieces of
     /// a streamed reply, before the request counts as failed (and is retried).
     #[arg(long, env = "WARREN_LLM_TIMEOUT_MS", default_value_t = 60_000,
@@ -88,6 +96,18 @@ pub enum Switch {
 }
 
 impl LlmConfig {
+    /// The offline judges' aids, read once: WordNet's nouns (for the rest of the process; the
+    /// log says whether) and the sentence model.
+    pub fn load_judgement(&self) -> crate::embed::Judgement {
+        match crate::text::kinship::install(&self.wordnet_dir) {
+            Ok(lemmas) => tracing::info!(lemmas, "offline judges: WordNet's nouns loaded"),
+            Err(why) => tracing::warn!(
+                "offline judges: no sibling terms without WordNet's nouns ({why}); scripts/install-model installs them"
+            ),
+        }
+        crate::embed::Judgement::load(&self.model_dir)
+    }
+
     /// The offline provider with no streaming delay: what tests use.
     pub fn offline() -> Self {
         Self {
@@ -103,6 +123,7 @@ impl LlmConfig {
             provider_recheck_secs: 60,
             offline_delay_ms: 0,
             model_dir: DEFAULT_MODEL_DIR.into(),
+            wordnet_dir: DEFAULT_WORDNET_DIR.into(),
             llm_timeout_ms: 60_000,
             speculative_tutor: Switch::Auto,
         }

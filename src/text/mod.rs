@@ -3,6 +3,7 @@
 //! mitochondrion produces atp".
 
 pub mod html;
+pub mod kinship;
 mod lexicon;
 pub mod numbers;
 pub mod vocabulary;

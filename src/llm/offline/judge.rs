@@ -13,7 +13,8 @@
 //! fitted on `evals/evaluator.jsonl` and no other case (`scripts/fit-judge`), weighs them.
 //! Rules the formula cannot overturn ([`Flags::rule_out`]) keep what words decide surely:
 //! another number, the opposite word, a question back, an answer that trails or breaks off,
-//! another point's subject in its place, the point's pairs swapped, a thing denied by name.
+//! another point's subject in its place, the point's pairs swapped, a thing denied by name, a
+//! sibling term in place of one of its words (WordNet's nouns: [`crate::text::kinship`]).
 //!
 //! Long by design: one judgement, its word features and its fitted formula in one place, so
 //! a change to a feature and to its weight are seen together.
@@ -158,6 +159,10 @@ pub struct Flags {
     /// The message denies one of the point's things by name, and never says it ("definitely
     /// not the pituitary", "not around the Ring of Fire").
     pub denied: bool,
+    /// The message has a sibling of a word of the point in its place, and not the word: another
+    /// kind of the same thing ("troposphere" for "stratosphere", "Kenya" for "Tanzania"; see
+    /// [`crate::text::kinship`]).
+    pub sibling: bool,
 }
 
 impl Flags {
@@ -170,6 +175,7 @@ impl Flags {
             || self.another_point
             || self.swapped
             || self.denied
+            || self.sibling
     }
 }
 
@@ -349,6 +355,31 @@ impl Context {
         })
     }
 
+    /// Whether the message has, where a word of the point should be, another kind of the same
+    /// thing: a word of the point missing, and a word of the message that is no point's, nor
+    /// the question's, nor a kind of a missing one ("enzymes" for proteins), and is
+    /// its sibling in WordNet ("Danton and the Committee of Public Safety" for Robespierre's
+    /// point). Never without WordNet's nouns.
+    fn names_a_sibling(&self, key: &[&Token]) -> bool {
+        let Some(nouns) = crate::text::kinship::nouns() else { return false };
+        let plain = |t: &Token| !t.is_generic() && t.quantity.is_none();
+        let lacking: Vec<&&Token> = key
+            .iter()
+            .filter(|k| plain(k) && !self.is_given(k) && !self.message.iter().any(|m| m.same_as(k)))
+            .collect();
+        self.message
+            .iter()
+            .filter(|m| {
+                !m.negated
+                    && plain(m)
+                    && !key.iter().any(|k| k.same_as(m))
+                    && !self.given.iter().any(|g| g.same_as(m))
+                    && !self.others.iter().any(|other| other.iter().any(|o| o.same_as(m)))
+                    && !lacking.iter().any(|k| nouns.related(&k.word, &m.word))
+            })
+            .any(|m| lacking.iter().any(|k| nouns.siblings(&k.word, &m.word)))
+    }
+
     /// Whether the message asks about the point rather than says it: every sentence with a
     /// word of the point is a question ("does proofing mean the same as proving? I've seen
     /// both"), or, with none, it ends with one. "It's the mitochondria. Why do they have their
@@ -423,7 +454,9 @@ impl Context {
         let another_point = self.names_another_subject(&key);
         let swapped = swapped(&point.content, &self.message_clauses);
         let denied = self.denies_by_name(&key);
-        let recalled = enough && !vetoed && !partial && !opposite && !another_point && !swapped && !denied;
+        let sibling = self.names_a_sibling(&key);
+        let recalled =
+            enough && !vetoed && !partial && !opposite && !another_point && !swapped && !denied && !sibling;
         // A number of the point nearly right is a near miss, however few words came with it.
         let number_near = self.message.iter().any(|m| {
             m.quantity.as_ref().is_some_and(|q| {
@@ -431,7 +464,8 @@ impl Context {
             })
         });
         let near = !recalled && ((score >= NEAR && !present.is_empty()) || number_near);
-        let flags = Flags { wrong_number, opposed, asks, partial, opposite, another_point, swapped, denied };
+        let flags =
+            Flags { wrong_number, opposed, asks, partial, opposite, another_point, swapped, denied, sibling };
         Verdict { score, recalled, near, present, vetoed, flags }
     }
 
@@ -1030,7 +1064,15 @@ mod tests {
         ]
     }
 
+    /// WordNet's nouns, as `scripts/test` installs them: every judgement here reads siblings,
+    /// whichever test runs first.
+    fn with_wordnet() {
+        crate::text::kinship::install(std::path::Path::new("data/models/wordnet"))
+            .expect("WordNet's nouns, which scripts/test installs");
+    }
+
     fn judged(message: &str, question: Option<&str>, id: &str) -> Verdict {
+        with_wordnet();
         let brief = EvaluatorBrief {
             set_name: "The Solar System".into(),
             review: vec![],
@@ -1124,6 +1166,25 @@ mod tests {
     }
 
     #[test]
+    fn a_sibling_in_a_words_place_is_no_recall_a_kind_of_it_or_the_word_is() {
+        let terror = "The Reign of Terror was led by Robespierre and the Committee of Public Safety.";
+        let danton =
+            judged_on(terror, "the Reign of Terror was led by Danton and the Committee of Public Safety");
+        assert!(danton.flags.sibling && !danton.recalled, "{danton:?}");
+        let circle = "The area of a circle is pi times the radius squared.";
+        assert!(judged_on(circle, "the area of a circle is pi times the diameter squared").flags.sibling);
+        for said in [
+            "the area of a circle is pi times the radius squared",
+            "the area is pi r squared, the radius times itself times pi",
+        ] {
+            assert!(!judged_on(circle, said).flags.sibling, "{said}");
+        }
+        // A kind of the missing word stands for it: enzymes are proteins.
+        let golgi = "The Golgi apparatus modifies and packages proteins.";
+        assert!(!judged_on(golgi, "the Golgi apparatus modifies and packages enzymes").flags.sibling);
+    }
+
+    #[test]
     fn an_answer_that_breaks_off_is_part_of_a_point_a_pause_is_not() {
         assert!(trails_off("xylem takes water up from the roots, phloem... can't remember"));
         assert!(trails_off("sensorimotor, preoperational, concrete operational and... the last one's gone"));
@@ -1150,6 +1211,7 @@ mod tests {
 
     /// The verdict on one point, with no question and no other point.
     fn judged_on(content: &str, message: &str) -> Verdict {
+        with_wordnet();
         let brief = EvaluatorBrief {
             set_name: String::new(),
             review: vec![],
