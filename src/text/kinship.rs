@@ -30,6 +30,8 @@ pub struct Nouns {
     hypernyms: HashMap<u32, Box<[u32]>>,
     /// By synset offset, how many synsets it is the hypernym of.
     kinds: HashMap<u32, u16>,
+    /// The synsets that are instances (a city, a person), not kinds.
+    instances: HashSet<u32>,
 }
 
 static NOUNS: OnceLock<Nouns> = OnceLock::new();
@@ -72,6 +74,7 @@ impl Nouns {
             senses.insert(fields[0].to_string(), offsets?);
         }
         let mut hypernyms = HashMap::new();
+        let mut instances = HashSet::new();
         for line in data.lines().filter(|l| !l.starts_with(' ')) {
             // offset lex_filenum ss_type w_cnt (word lex_id)… p_cnt (symbol offset pos st)… | gloss
             let head = line.split('|').next().unwrap_or_default();
@@ -83,15 +86,19 @@ impl Nouns {
             };
             let at = 4 + 2 * words;
             let Some(count) = fields.get(at).and_then(|p| p.parse::<usize>().ok()) else { continue };
+            let own = offset(own)?;
             let mut up = Vec::new();
             for pointer in fields[at + 1..].chunks(4).take(count) {
                 if let [symbol, target, "n", _] = pointer
                     && matches!(*symbol, "@" | "@i")
                 {
                     up.push(offset(target)?);
+                    if *symbol == "@i" {
+                        instances.insert(own);
+                    }
                 }
             }
-            hypernyms.insert(offset(own)?, up.into_boxed_slice());
+            hypernyms.insert(own, up.into_boxed_slice());
         }
         if senses.is_empty() || hypernyms.is_empty() {
             return Err("no nouns in WordNet's files".into());
@@ -100,13 +107,14 @@ impl Nouns {
         for parent in hypernyms.values().flat_map(|h| h.iter()) {
             *kinds.entry(*parent).or_default() += 1;
         }
-        Ok(Self { senses, hypernyms, kinds })
+        Ok(Self { senses, hypernyms, kinds, instances })
     }
 
     /// Whether `a` and `b` name two kinds of one thing: among their two most frequent senses,
-    /// two specific ones (see [`KINDS`]) with a hypernym in common, while no sense of one is a
-    /// sense or a kind of the other ("alveolus" and "air sac" are one thing; "hieroglyph" is a
-    /// kind of "script").
+    /// two specific ones (see [`KINDS`]) with a hypernym in common, or two instances whose
+    /// classes meet a step up ("Canberra", a national capital, and "Sydney", a city), while no
+    /// sense of one is a sense or a kind of the other ("alveolus" and "air sac" are one thing;
+    /// "hieroglyph" is a kind of "script").
     pub fn siblings(&self, a: &str, b: &str) -> bool {
         let (Some(of_a), Some(of_b)) = (self.senses_of(a), self.senses_of(b)) else { return false };
         if self.related(a, b) {
@@ -114,11 +122,19 @@ impl Nouns {
         }
         let parents = |s: &u32| self.hypernyms.get(s).map(|h| &**h).unwrap_or_default();
         let specific = |s: &&u32| self.kinds.get(*s).copied().unwrap_or(0) <= KINDS;
+        // An instance's class and that class's own: where two cities, or two people, meet.
+        let classes = |s: &u32| -> Vec<u32> {
+            let mut out = parents(s).to_vec();
+            out.extend(parents(s).iter().flat_map(parents));
+            out
+        };
         of_a.iter().take(SENSES).filter(specific).any(|sa| {
-            of_b.iter()
-                .take(SENSES)
-                .filter(specific)
-                .any(|sb| parents(sa).iter().any(|p| parents(sb).contains(p)))
+            of_b.iter().take(SENSES).filter(specific).any(|sb| {
+                parents(sa).iter().any(|p| parents(sb).contains(p))
+                    || (self.instances.contains(sa)
+                        && self.instances.contains(sb)
+                        && classes(sa).iter().any(|p| classes(sb).contains(p)))
+            })
         })
     }
 
@@ -196,6 +212,7 @@ mod tests {
             ("Robespierre", "Danton"),
             ("pea", "beans"),
             ("neuter", "feminine"),
+            ("Canberra", "sydney"),
         ] {
             assert!(nouns.siblings(a, b), "{a} and {b}");
         }
