@@ -8,11 +8,13 @@
 //! - it waits for the evaluator (two round trips a turn);
 //! - it starts alongside the evaluator as if nothing is recalled, and is kept when that is so;
 //! - it starts on the in-process judge's verdict (the offline evaluator, with the sentence
-//!   model when `data/models/all-MiniLM-L6-v2` holds it), kept when the evaluator agrees.
+//!   model when `data/models/all-MiniLM-L6-v2` holds it, and WordNet's nouns), kept when the
+//!   evaluator agrees.
 //!
 //! Round trips are printed separately for turns whose early reply was kept (the guess agreed
-//! with the evaluator) and thrown away, with the agreement rate. `cargo bench --bench
-//! first_token`; `WARREN_MODEL_DIR` names another model folder.
+//! with the evaluator) and thrown away, with the agreement rate. `FIRST_TOKEN_LATENCY_MS` sets
+//! the model's time a call (default 100), `FIRST_TOKEN_LOCAL_ONLY=1` runs the last way alone.
+//! `cargo bench --bench first_token`; `WARREN_MODEL_DIR` names another model folder.
 
 // A measuring harness: a failure to set up should stop it loudly, like a test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -31,8 +33,14 @@ use warren::llm::{LlmError, Output, Provider, Purpose, ReplyStream, Request, Sha
 use warren::store::{NewPoint, NewSet, Store};
 use warren_app::protocol::{ClientMessage, ProviderInfo, ServerMessage};
 
-/// How long the model takes to answer any request.
-const LATENCY: Duration = Duration::from_millis(100);
+/// How long the model takes to answer any request: 100 ms, or `FIRST_TOKEN_LATENCY_MS` (a
+/// hosted model's first token takes several times that, which the in-process judge's fixed
+/// cost is then a smaller part of).
+static LATENCY: std::sync::LazyLock<Duration> = std::sync::LazyLock::new(|| {
+    Duration::from_millis(
+        std::env::var("FIRST_TOKEN_LATENCY_MS").ok().and_then(|v| v.parse().ok()).unwrap_or(100),
+    )
+});
 /// How long the learner takes to read the question and answer (the judges read ahead then).
 const THINKING: Duration = Duration::from_millis(150);
 
@@ -74,7 +82,7 @@ impl Provider for SlowModel {
     }
 
     async fn stream(&self, request: &Request) -> Result<ReplyStream, LlmError> {
-        tokio::time::sleep(LATENCY).await;
+        tokio::time::sleep(*LATENCY).await;
         let text = {
             let script = self.script.lock().expect("script");
             match &request.purpose {
@@ -146,6 +154,10 @@ fn main() {
     let model_dir = std::env::var_os("WARREN_MODEL_DIR")
         .map_or_else(|| root.join("data/models/all-MiniLM-L6-v2"), PathBuf::from);
     let judgement = Judgement::load(&model_dir);
+    // WordNet's nouns, as `warren serve` reads them beside the model (the sibling rule).
+    let wordnet = std::env::var_os("WARREN_WORDNET_DIR")
+        .map_or_else(|| root.join("data/models/wordnet"), PathBuf::from);
+    warren::text::kinship::install(&wordnet).unwrap_or_else(|e| panic!("{e}"));
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     runtime.block_on(async {
         println!(
@@ -155,10 +167,13 @@ fn main() {
             cases.len(),
             THINKING.as_millis()
         );
-        let waiting = run(&cases, Way::Waits, &judgement).await;
-        report("tutor waits for the evaluator", &waiting, false);
-        let nothing = run(&cases, Way::AssumesNothing, &judgement).await;
-        report("tutor starts as if nothing is recalled", &nothing, true);
+        // `FIRST_TOKEN_LOCAL_ONLY=1`: the last way alone (at a long latency the others take long).
+        if std::env::var_os("FIRST_TOKEN_LOCAL_ONLY").is_none() {
+            let waiting = run(&cases, Way::Waits, &judgement).await;
+            report("tutor waits for the evaluator", &waiting, false);
+            let nothing = run(&cases, Way::AssumesNothing, &judgement).await;
+            report("tutor starts as if nothing is recalled", &nothing, true);
+        }
         let local = run(&cases, Way::GuessesLocally, &judgement).await;
         report(&format!("tutor starts on the in-process judge's verdict ({})", judgement.describe()), &local, true);
     });

@@ -7,8 +7,9 @@ const port = Number(process.env.E2E_PORT ?? 3987);
 const database = process.env.E2E_DATABASE_URL ?? `sqlite://${path.join(os.tmpdir(), `warren-e2e-${port}.db`)}`;
 const bin = process.env.WARREN_BIN ?? '../target/debug/warren';
 const siteRoot = process.env.WARREN_SITE_ROOT ?? '../target/site';
-// The server runs from this folder: the sentence model's default path is the project's.
+// The server runs from this folder: the sentence model's and WordNet's default paths are the project's.
 const modelDir = process.env.WARREN_MODEL_DIR ?? '../data/models/all-MiniLM-L6-v2';
+const wordnetDir = process.env.WARREN_WORDNET_DIR ?? '../data/models/wordnet';
 
 export default defineConfig({
   testDir: './tests',
@@ -48,6 +49,7 @@ export default defineConfig({
       DATABASE_URL: database,
       WARREN_SITE_ROOT: siteRoot,
       WARREN_MODEL_DIR: modelDir,
+      WARREN_WORDNET_DIR: wordnetDir,
       WARREN_LOG: 'warn',
       // Each test's browser says which address it is (see tests/fixtures.ts).
       WARREN_TRUSTED_PROXIES: '127.0.0.1',

@@ -157,6 +157,7 @@ export class OwnServer {
         DATABASE_URL: this.databaseUrl,
         WARREN_SITE_ROOT: process.env.WARREN_SITE_ROOT ?? '../target/site',
         WARREN_MODEL_DIR: process.env.WARREN_MODEL_DIR ?? '../data/models/all-MiniLM-L6-v2',
+        WARREN_WORDNET_DIR: process.env.WARREN_WORDNET_DIR ?? '../data/models/wordnet',
         WARREN_LOG: 'warn',
         ...this.env,
       },
