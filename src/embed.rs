@@ -332,7 +332,13 @@ impl Judgement {
     pub fn describe(&self) -> String {
         match self {
             Judgement::Meaning(_) => {
-                format!("sentence model {MODEL_NAME} loaded (the offline judges compare meaning and words)")
+                let siblings = match crate::text::kinship::nouns() {
+                    Some(_) => "WordNet's nouns loaded (a sibling term is a wrong detail)",
+                    None => "no WordNet nouns: scripts/install-model installs them",
+                };
+                format!(
+                    "sentence model {MODEL_NAME} loaded (the offline judges compare meaning and words); {siblings}"
+                )
             }
             Judgement::Words(why) => format!("judges by word matching only: {why}"),
         }

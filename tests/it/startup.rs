@@ -157,6 +157,7 @@ async fn with_the_sentence_model_the_judges_compare_meaning_and_say_so() {
     let judge = body["checks"].as_array().unwrap().iter().find(|c| c["name"] == "judge").unwrap().clone();
     assert_eq!(judge["ok"], true, "the model is installed (scripts/install-model): {body}");
     assert!(judge["detail"].as_str().unwrap().contains("all-MiniLM-L6-v2"), "{body}");
+    assert!(judge["detail"].as_str().unwrap().contains("WordNet's nouns loaded"), "{body}");
     let (_, dashboard) = app.page("/").await;
     assert!(dashboard.contains("its sentence model is loaded"), "the dashboard's notice says so");
 }
