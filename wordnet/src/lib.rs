@@ -100,10 +100,23 @@ impl Nouns {
     /// sense of one is a sense or a kind of the other ("alveolus" and "air sac" are one thing;
     /// "hieroglyph" is a kind of "script").
     pub fn siblings(&self, a: &str, b: &str) -> bool {
-        let (Some(of_a), Some(of_b)) = (self.senses_of(a), self.senses_of(b)) else { return false };
-        if self.related(a, b) {
+        self.stands_in(&[a], b)
+    }
+
+    /// Whether `word` stands where one of `missing` should be as its sibling (see
+    /// [`Nouns::siblings`]): a sibling of one of them, and one thing with, or a kind of, none
+    /// ("enzymes" for a missing "proteins" says it, in other words). Each pair is weighed once.
+    pub fn stands_in(&self, missing: &[&str], word: &str) -> bool {
+        if missing.iter().any(|m| self.related(m, word)) {
             return false;
         }
+        missing.iter().any(|m| self.kin(m, word))
+    }
+
+    /// Whether two specific senses of `a` and `b` share a hypernym, or two instances' classes
+    /// meet a step up (the first half of [`Nouns::siblings`]).
+    fn kin(&self, a: &str, b: &str) -> bool {
+        let (Some(of_a), Some(of_b)) = (self.senses_of(a), self.senses_of(b)) else { return false };
         let parents = |s: &u32| self.hypernyms.get(s).map(|h| &**h).unwrap_or_default();
         let specific = |s: &&u32| self.kinds.get(*s).copied().unwrap_or(0) <= KINDS;
         // An instance's class and that class's own: where two cities, or two people, meet.

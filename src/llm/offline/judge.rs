@@ -363,21 +363,19 @@ impl Context {
     fn names_a_sibling(&self, key: &[&Token]) -> bool {
         let Some(nouns) = crate::text::kinship::nouns() else { return false };
         let plain = |t: &Token| !t.is_generic() && t.quantity.is_none();
-        let lacking: Vec<&&Token> = key
+        let lacking: Vec<&str> = key
             .iter()
             .filter(|k| plain(k) && !self.is_given(k) && !self.message.iter().any(|m| m.same_as(k)))
+            .map(|k| k.word.as_str())
             .collect();
-        self.message
-            .iter()
-            .filter(|m| {
-                !m.negated
-                    && plain(m)
-                    && !key.iter().any(|k| k.same_as(m))
-                    && !self.given.iter().any(|g| g.same_as(m))
-                    && !self.others.iter().any(|other| other.iter().any(|o| o.same_as(m)))
-                    && !lacking.iter().any(|k| nouns.related(&k.word, &m.word))
-            })
-            .any(|m| lacking.iter().any(|k| nouns.siblings(&k.word, &m.word)))
+        self.message.iter().any(|m| {
+            !m.negated
+                && plain(m)
+                && !key.iter().any(|k| k.same_as(m))
+                && !self.given.iter().any(|g| g.same_as(m))
+                && !self.others.iter().any(|other| other.iter().any(|o| o.same_as(m)))
+                && nouns.stands_in(&lacking, &m.word)
+        })
     }
 
     /// Whether the message asks about the point rather than says it: every sentence with a
