@@ -56,10 +56,7 @@ async fn create_set(State(state): State<AppState>, request: Request) -> Response
             let echo = echo("set", &fields, name_taken(&name), None);
             render(&state, parts, Some(echo), StatusCode::UNPROCESSABLE_ENTITY).await
         }
-        Err(err) => {
-            let path = parts.uri.path().to_string();
-            failed(&state, parts, &path, "set", &fields, err).await
-        }
+        Err(err) => failed(&state, parts, None, "set", &fields, err).await,
     }
 }
 
@@ -81,10 +78,7 @@ async fn edit_set(State(state): State<AppState>, Path(set): Path<String>, reques
             let echo = echo("set", &fields, name_taken(&name), None);
             render(&state, parts, Some(echo), StatusCode::UNPROCESSABLE_ENTITY).await
         }
-        Err(err) => {
-            let path = parts.uri.path().to_string();
-            failed(&state, parts, &path, "set", &fields, err).await
-        }
+        Err(err) => failed(&state, parts, None, "set", &fields, err).await,
     }
 }
 
@@ -92,43 +86,36 @@ async fn edit_set(State(state): State<AppState>, Path(set): Path<String>, reques
 #[derive(Deserialize, serde::Serialize)]
 struct Nothing {}
 
-async fn archive_set(state: State<AppState>, set: Path<String>, request: Request) -> Response {
-    archive(state, set, request, true).await
+async fn archive_set(state: State<AppState>, set: Path<String>, posted: Posted<Nothing>) -> Response {
+    archive(state, set, posted, true).await
 }
 
-async fn unarchive_set(state: State<AppState>, set: Path<String>, request: Request) -> Response {
-    archive(state, set, request, false).await
+async fn unarchive_set(state: State<AppState>, set: Path<String>, posted: Posted<Nothing>) -> Response {
+    archive(state, set, posted, false).await
 }
 
 async fn archive(
     State(state): State<AppState>,
     Path(set): Path<String>,
-    request: Request,
+    Posted { parts, viewer, fields }: Posted<Nothing>,
     archived: bool,
 ) -> Response {
-    let Posted { parts, viewer, fields } = match forms::read::<Nothing>(&state, request).await {
-        Ok(posted) => posted,
-        Err(response) => return response,
-    };
     match state.store.set_archived(&viewer.learner, &set, archived).await {
         Ok(true) => see_other(&format!("/sets/{set}")),
         Ok(false) => not_found(&state, parts).await,
-        Err(err) => failed(&state, parts, &format!("/sets/{set}"), "archive", &fields, err).await,
+        Err(err) => failed(&state, parts, Some(&format!("/sets/{set}")), "archive", &fields, err).await,
     }
 }
 
-async fn delete_set(State(state): State<AppState>, Path(set): Path<String>, request: Request) -> Response {
-    let Posted { parts, viewer, fields } = match forms::read::<Nothing>(&state, request).await {
-        Ok(posted) => posted,
-        Err(response) => return response,
-    };
+async fn delete_set(
+    State(state): State<AppState>,
+    Path(set): Path<String>,
+    Posted { parts, viewer, fields }: Posted<Nothing>,
+) -> Response {
     match state.store.delete_set(&viewer.learner, &set).await {
         Ok(true) => see_other("/sets"),
         Ok(false) => not_found(&state, parts).await,
-        Err(err) => {
-            let path = parts.uri.path().to_string();
-            failed(&state, parts, &path, "delete", &fields, err).await
-        }
+        Err(err) => failed(&state, parts, None, "delete", &fields, err).await,
     }
 }
 
@@ -142,7 +129,7 @@ async fn add_point(State(state): State<AppState>, Path(set): Path<String>, reque
     match state.store.add_point(&viewer.learner, &set, &checked.content, &checked.context).await {
         Ok(Some(_)) => see_other(&format!("/sets/{set}#points")),
         Ok(None) => not_found(&state, parts).await,
-        Err(err) => failed(&state, parts, &format!("/sets/{set}"), "add-point", &fields, err).await,
+        Err(err) => failed(&state, parts, Some(&format!("/sets/{set}")), "add-point", &fields, err).await,
     }
 }
 
@@ -164,10 +151,7 @@ async fn edit_point(
     match state.store.update_point(learner, &point, &checked.content, &checked.context, reset).await {
         Ok(true) => see_other(&format!("/sets/{set}#point-{point}")),
         Ok(false) => not_found(&state, parts).await,
-        Err(err) => {
-            let path = parts.uri.path().to_string();
-            failed(&state, parts, &path, "point", &fields, err).await
-        }
+        Err(err) => failed(&state, parts, None, "point", &fields, err).await,
     }
 }
 
@@ -180,12 +164,8 @@ struct Move {
 async fn move_point(
     State(state): State<AppState>,
     Path((set, point)): Path<(String, String)>,
-    request: Request,
+    Posted { parts, viewer, fields }: Posted<Move>,
 ) -> Response {
-    let Posted { parts, viewer, fields } = match forms::read::<Move>(&state, request).await {
-        Ok(posted) => posted,
-        Err(response) => return response,
-    };
     let learner = &viewer.learner;
     if !owns_point(&state, learner, &set, &point).await {
         return not_found(&state, parts).await;
@@ -193,19 +173,15 @@ async fn move_point(
     match state.store.move_point(learner, &point, fields.direction == "up").await {
         // At an end already: nothing to do, and nothing wrong.
         Ok(_) => see_other(&format!("/sets/{set}#point-{point}")),
-        Err(err) => failed(&state, parts, &format!("/sets/{set}"), "move", &fields, err).await,
+        Err(err) => failed(&state, parts, Some(&format!("/sets/{set}")), "move", &fields, err).await,
     }
 }
 
 async fn delete_point(
     State(state): State<AppState>,
     Path((set, point)): Path<(String, String)>,
-    request: Request,
+    Posted { parts, viewer, fields }: Posted<Nothing>,
 ) -> Response {
-    let Posted { parts, viewer, fields } = match forms::read::<Nothing>(&state, request).await {
-        Ok(posted) => posted,
-        Err(response) => return response,
-    };
     let learner = &viewer.learner;
     if !owns_point(&state, learner, &set, &point).await {
         return not_found(&state, parts).await;
@@ -213,10 +189,7 @@ async fn delete_point(
     match state.store.delete_point(learner, &point).await {
         Ok(true) => see_other(&format!("/sets/{set}#points")),
         Ok(false) => not_found(&state, parts).await,
-        Err(err) => {
-            let path = parts.uri.path().to_string();
-            failed(&state, parts, &path, "delete", &fields, err).await
-        }
+        Err(err) => failed(&state, parts, None, "delete", &fields, err).await,
     }
 }
 
@@ -316,19 +289,15 @@ async fn add_resource(State(state): State<AppState>, Path(set): Path<String>, re
     match state.store.add_resource(&viewer.learner, &set, &new, &fields.points).await {
         Ok(Some(_)) => see_other(&format!("/sets/{set}#resources")),
         Ok(None) => not_found(&state, parts).await,
-        Err(err) => failed(&state, parts, &format!("/sets/{set}"), form, &fields, err).await,
+        Err(err) => failed(&state, parts, Some(&format!("/sets/{set}")), form, &fields, err).await,
     }
 }
 
 async fn delete_resource(
     State(state): State<AppState>,
     Path((set, resource)): Path<(String, String)>,
-    request: Request,
+    Posted { parts, viewer, fields }: Posted<Nothing>,
 ) -> Response {
-    let Posted { parts, viewer, fields } = match forms::read::<Nothing>(&state, request).await {
-        Ok(posted) => posted,
-        Err(response) => return response,
-    };
     let learner = &viewer.learner;
     let in_set = matches!(state.store.resources(learner, &set).await, Ok(list) if list.iter().any(|r| r.id == resource));
     if !in_set {
@@ -337,9 +306,6 @@ async fn delete_resource(
     match state.store.delete_resource(learner, &resource).await {
         Ok(true) => see_other(&format!("/sets/{set}#resources")),
         Ok(false) => not_found(&state, parts).await,
-        Err(err) => {
-            let path = parts.uri.path().to_string();
-            failed(&state, parts, &path, "delete", &fields, err).await
-        }
+        Err(err) => failed(&state, parts, None, "delete", &fields, err).await,
     }
 }

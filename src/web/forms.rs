@@ -26,16 +26,20 @@ pub struct Posted<T> {
 }
 
 /// Reads a url-encoded form. No learner: off to sign in. Fields that are not this form's: 400.
-pub async fn read<T: DeserializeOwned>(state: &AppState, request: Request) -> Result<Posted<T>, Response> {
-    let (parts, body) = request.into_parts();
-    let Some(viewer) = parts.extensions.get::<Viewer>().cloned() else {
-        return Err(Redirect::to("/signin").into_response());
-    };
-    let request = Request::from_parts(parts.clone(), body);
-    let axum::Form(fields) = axum::Form::<T>::from_request(request, state)
-        .await
-        .map_err(|rejection| (StatusCode::BAD_REQUEST, rejection.body_text()).into_response())?;
-    Ok(Posted { parts, viewer, fields })
+impl<T: DeserializeOwned> FromRequest<AppState> for Posted<T> {
+    type Rejection = Response;
+
+    async fn from_request(request: Request, state: &AppState) -> Result<Self, Response> {
+        let (parts, body) = request.into_parts();
+        let Some(viewer) = parts.extensions.get::<Viewer>().cloned() else {
+            return Err(Redirect::to("/signin").into_response());
+        };
+        let request = Request::from_parts(parts.clone(), body);
+        let axum::Form(fields) = axum::Form::<T>::from_request(request, state)
+            .await
+            .map_err(|rejection| (StatusCode::BAD_REQUEST, rejection.body_text()).into_response())?;
+        Ok(Posted { parts, viewer, fields })
+    }
 }
 
 /// Reads a form and checks it. One with mistakes goes back at once: the page at `page` (the
@@ -47,7 +51,7 @@ pub async fn read_checked<T: DeserializeOwned + Serialize>(
     page: Option<&str>,
     check: impl FnOnce(&T) -> Result<T, FieldErrors>,
 ) -> Result<(Posted<T>, T), Response> {
-    let posted = read::<T>(state, request).await?;
+    let posted = Posted::<T>::from_request(request, state).await?;
     match check(&posted.fields) {
         Ok(checked) => Ok((posted, checked)),
         Err(errors) => {
@@ -117,11 +121,11 @@ pub async fn not_found(state: &AppState, parts: Parts) -> Response {
 }
 
 /// The answer to a storage failure: nothing the learner typed is lost, since the form comes
-/// back with it (on the page at `path`).
+/// back with it, on the page at `page` (the post's own address when `None`).
 pub async fn failed(
     state: &AppState,
     parts: Parts,
-    path: &str,
+    page: Option<&str>,
     form: &str,
     fields: &impl Serialize,
     err: StoreError,
@@ -129,7 +133,8 @@ pub async fn failed(
     tracing::error!("storage failed: {err}");
     let message = "The server could not save that; what you typed is still here. Try again.".to_string();
     let echo = echo(form, fields, FieldErrors::default(), Some(message));
-    render_at(state, parts, path, Some(echo), StatusCode::INTERNAL_SERVER_ERROR).await
+    let path = page.map_or_else(|| parts.uri.path().to_string(), str::to_string);
+    render_at(state, parts, &path, Some(echo), StatusCode::INTERNAL_SERVER_ERROR).await
 }
 
 /// The storage failed: logged, and the learner told that nothing changed.

@@ -5,13 +5,13 @@
 use std::time::Duration;
 
 use axum::Router;
-use axum::extract::{Path, Request, State};
+use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde::Deserialize;
 
-use super::forms::{self, Posted, not_found, see_other, storage_failed};
+use super::forms::{Posted, not_found, see_other, storage_failed};
 use super::viewer::CurrentViewer;
 use super::{AppState, download, export_page};
 use warren_app::summary::SummaryStatus;
@@ -43,11 +43,11 @@ struct LabelForm {
     back: String,
 }
 
-async fn label(State(state): State<AppState>, Path(id): Path<String>, request: Request) -> Response {
-    let Posted { parts, viewer, fields } = match forms::read::<LabelForm>(&state, request).await {
-        Ok(posted) => posted,
-        Err(response) => return response,
-    };
+async fn label(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Posted { parts, viewer, fields }: Posted<LabelForm>,
+) -> Response {
     let typed = warren_app::clean::line(&fields.label);
     let label = if fields.clear.is_some() { None } else { Some(&*typed) };
     match state.store.set_label(&viewer.learner, &id, &fields.target, label).await {
@@ -91,11 +91,11 @@ const RETRY_WAIT: Duration = Duration::from_secs(10);
 #[derive(Deserialize)]
 struct RetryForm {}
 
-async fn retry_summary(State(state): State<AppState>, Path(id): Path<String>, request: Request) -> Response {
-    let Posted { parts, viewer, .. } = match forms::read::<RetryForm>(&state, request).await {
-        Ok(posted) => posted,
-        Err(response) => return response,
-    };
+async fn retry_summary(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Posted { parts, viewer, .. }: Posted<RetryForm>,
+) -> Response {
     match state.engine.retry_summary(&viewer.learner, &id, RETRY_WAIT).await {
         Ok(()) => see_other(&format!("/history/{id}#summary")),
         Err(EngineError::Store(err)) => storage_failed(err),
@@ -114,11 +114,11 @@ struct DisputeForm {
 /// "Not a recall": the recall's review leaves the log and the point's schedule is replayed
 /// (see `Store::dispute_recall`). A recall that is not the learner's, or not there, is not
 /// found, and nothing changes.
-async fn dispute(State(state): State<AppState>, Path(id): Path<String>, request: Request) -> Response {
-    let Posted { parts, viewer, fields } = match forms::read::<DisputeForm>(&state, request).await {
-        Ok(posted) => posted,
-        Err(response) => return response,
-    };
+async fn dispute(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Posted { parts, viewer, fields }: Posted<DisputeForm>,
+) -> Response {
     match state.store.dispute_recall(&viewer.learner, &id, &fields.point_id).await {
         Ok(true) => {
             // Back to the message, when its id is one (it goes into the Location header).
