@@ -5,11 +5,10 @@
 use std::path::Path;
 
 use super::CliError;
-use super::transfer::{TransferError, learner};
+use super::transfer::{open_as, read_file};
 use crate::config::Config;
 use crate::drafting::{self, Drafting, passages};
 use crate::llm::select;
-use crate::startup::open_and_migrate;
 use crate::store::KeptDraft;
 use warren_app::api::DraftCheck;
 
@@ -20,9 +19,8 @@ pub async fn command(
     file: &Path,
     keep: bool,
 ) -> Result<(), CliError> {
-    let store = open_and_migrate(config).await?;
-    let learner = learner(&store, username).await?;
-    let bytes = std::fs::read(file).map_err(|e| TransferError::Read(file.display().to_string(), e))?;
+    let (store, learner) = open_as(config, username).await?;
+    let bytes = read_file(file)?;
     let title = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let text = drafting::read(Some(&title), bytes).await?;
     let set = store.set_named(&learner, set_name).await?;

@@ -29,6 +29,7 @@ pub enum TransferError {
     NoSetNamed,
 }
 
+/// The learner called `username`.
 pub(super) async fn learner(store: &Store, username: &str) -> Result<LearnerId, CliError> {
     let name = username.trim().to_lowercase();
     match store.credentials(&name).await? {
@@ -37,15 +38,26 @@ pub(super) async fn learner(store: &Store, username: &str) -> Result<LearnerId, 
     }
 }
 
+/// The store, opened and migrated, and the learner called `username` in it.
+pub(super) async fn open_as(config: &Config, username: &str) -> Result<(Store, LearnerId), CliError> {
+    let store = open_and_migrate(config).await?;
+    let learner = learner(&store, username).await?;
+    Ok((store, learner))
+}
+
+/// A file's bytes, or which file could not be read and why.
+pub(super) fn read_file(file: &Path) -> Result<Vec<u8>, TransferError> {
+    std::fs::read(file).map_err(|e| TransferError::Read(file.display().to_string(), e))
+}
+
 pub async fn import(
     config: &Config,
     username: &str,
     file: &Path,
     with_suspended: bool,
 ) -> Result<(), CliError> {
-    let store = open_and_migrate(config).await?;
-    let learner = learner(&store, username).await?;
-    let bytes = std::fs::read(file).map_err(|e| TransferError::Read(file.display().to_string(), e))?;
+    let (store, learner) = open_as(config, username).await?;
+    let bytes = read_file(file)?;
     let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("import");
     let (format, previews) = match transfer::read_upload(name, &bytes).await.map_err(TransferError::Upload)? {
         Upload::Archive(read) => {
@@ -110,8 +122,7 @@ pub async fn export(
     set: Option<&str>,
     format: ExportFormat,
 ) -> Result<(), CliError> {
-    let store = open_and_migrate(config).await?;
-    let learner = learner(&store, username).await?;
+    let (store, learner) = open_as(config, username).await?;
     if format == ExportFormat::Archive {
         let name = username.trim().to_lowercase();
         let file = archive::export(&store, &learner, &name).await?;
@@ -140,8 +151,7 @@ pub async fn summaries(
     set: Option<&str>,
     limit: u32,
 ) -> Result<(), CliError> {
-    let store = open_and_migrate(config).await?;
-    let learner = learner(&store, username).await?;
+    let (store, learner) = open_as(config, username).await?;
     let set_id = match set {
         Some(name) => {
             let found = store.set_named(&learner, name).await?;
@@ -159,8 +169,7 @@ pub async fn summaries(
 
 /// `warren disputes`: the learner's disputed recalls as evaluator cases on standard output.
 pub async fn disputes(config: &Config, username: &str) -> Result<(), CliError> {
-    let store = open_and_migrate(config).await?;
-    let learner = learner(&store, username).await?;
+    let (store, learner) = open_as(config, username).await?;
     let mut out = String::new();
     for case in store.disputed_cases(&learner).await? {
         let line = crate::eval::disputed_case(&case).map_err(|e| StoreError::Corrupt(e.to_string()))?;

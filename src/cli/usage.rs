@@ -5,7 +5,7 @@
 use chrono::NaiveDate;
 
 use super::CliError;
-use super::transfer::learner;
+use super::transfer::{learner, open_as};
 use crate::config::Config;
 use crate::engine::usage::{Prices, periods};
 use crate::startup::open_and_migrate;
@@ -120,8 +120,7 @@ pub async fn allowance(config: &Config, user: &str, change: AllowanceChange) -> 
     if change == AllowanceChange::default() {
         return Err(UsageError::Nothing.into());
     }
-    let store = open_and_migrate(config).await?;
-    let learner = learner(&store, user).await?;
+    let (store, learner) = open_as(config, user).await?;
     let mut budget = if change.defaults { LearnerBudget::default() } else { store.budget(&learner).await? };
     let n = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
     if let Some(daily) = change.daily {

@@ -203,50 +203,37 @@ impl Metrics {
             let _ =
                 writeln!(out, "# TYPE {name} counter\n{name} {}", self.counters[i].load(Ordering::Relaxed));
         }
-        let _ = writeln!(out, "# TYPE warren_errors_total counter");
-        for (i, code) in ErrorCode::ALL.iter().enumerate() {
-            let _ = writeln!(
-                out,
-                "warren_errors_total{{code=\"{}\"}} {}",
-                code.as_str(),
-                self.errors[i].load(Ordering::Relaxed)
-            );
-        }
-        let _ = writeln!(out, "# TYPE warren_speculative_tutor_total counter");
-        for (i, outcome) in ["kept", "wasted"].iter().enumerate() {
-            let _ = writeln!(
-                out,
-                "warren_speculative_tutor_total{{outcome=\"{outcome}\"}} {}",
-                self.speculation[i].load(Ordering::Relaxed)
-            );
-        }
+        let load =
+            |counters: &[AtomicU64]| counters.iter().map(|c| c.load(Ordering::Relaxed)).collect::<Vec<_>>();
+        family(
+            &mut out,
+            "warren_errors_total",
+            "code",
+            ErrorCode::ALL.iter().map(|c| c.as_str()),
+            load(&self.errors),
+        );
+        family(
+            &mut out,
+            "warren_speculative_tutor_total",
+            "outcome",
+            ["kept", "wasted"],
+            load(&self.speculation[..2]),
+        );
         let _ = writeln!(
             out,
             "# TYPE warren_speculative_tutor_wasted_chars_total counter\nwarren_speculative_tutor_wasted_chars_total {}",
             self.speculation[2].load(Ordering::Relaxed)
         );
-        let _ = writeln!(out, "# TYPE warren_tutor_sentences_removed_total counter");
-        for (i, rule) in Rule::ALL.iter().enumerate() {
-            let _ = writeln!(
-                out,
-                "warren_tutor_sentences_removed_total{{rule=\"{}\"}} {}",
-                rule.as_str(),
-                self.removed[i].load(Ordering::Relaxed)
-            );
-        }
-        let _ = writeln!(out, "# TYPE warren_reply_tokens_total counter");
-        for (i, kind) in ["input", "output"].iter().enumerate() {
-            let _ = writeln!(
-                out,
-                "warren_reply_tokens_total{{kind=\"{kind}\"}} {}",
-                self.reply_tokens[i].load(Ordering::Relaxed)
-            );
-        }
-        let _ = writeln!(out, "# TYPE warren_model_calls_total counter");
-        for (i, agent) in Agent::ALL.iter().enumerate() {
-            let calls = self.model_calls[i][0].load(Ordering::Relaxed);
-            let _ = writeln!(out, "warren_model_calls_total{{agent=\"{}\"}} {calls}", agent.as_str());
-        }
+        family(
+            &mut out,
+            "warren_tutor_sentences_removed_total",
+            "rule",
+            Rule::ALL.iter().map(|r| r.as_str()),
+            load(&self.removed),
+        );
+        family(&mut out, "warren_reply_tokens_total", "kind", ["input", "output"], load(&self.reply_tokens));
+        let calls = self.model_calls.iter().map(|agent| agent[0].load(Ordering::Relaxed)).collect();
+        family(&mut out, "warren_model_calls_total", "agent", Agent::ALL.iter().map(|a| a.as_str()), calls);
         let _ = writeln!(out, "# TYPE warren_model_tokens_total counter");
         for (i, agent) in Agent::ALL.iter().enumerate() {
             for (k, kind) in ["input", "cached_input", "output"].iter().enumerate() {
@@ -267,6 +254,20 @@ impl Metrics {
         }
         let _ = writeln!(out, "warren_turn_seconds_count {total}");
         out
+    }
+}
+
+/// A counter with one label: its type line, then a line a label value.
+fn family<'a>(
+    out: &mut String,
+    name: &str,
+    label: &str,
+    values: impl IntoIterator<Item = &'a str>,
+    counts: Vec<u64>,
+) {
+    let _ = writeln!(out, "# TYPE {name} counter");
+    for (value, count) in values.into_iter().zip(counts) {
+        let _ = writeln!(out, "{name}{{{label}=\"{value}\"}} {count}");
     }
 }
 

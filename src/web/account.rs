@@ -15,13 +15,14 @@ use serde::Deserialize;
 use tower_sessions::Session;
 use warren_app::forms::limits;
 
+use super::auth::refusal;
 use super::client_ip::ClientIp;
 use super::password::{hash, verify, weakness};
 use super::viewer::CurrentViewer;
 use super::{AppState, download};
 use crate::fitting;
 use crate::schedule::{LEECH_RANGE, RETENTION_RANGE, fit};
-use crate::store::{DailyLimits, FIT_LAPSE_MS, FitReason, FitStatus, now_ms};
+use crate::store::{DailyLimits, FIT_LAPSE_MS, FitReason, FitStatus, StoreError, now_ms};
 use crate::transfer::archive;
 
 pub fn routes() -> Router<AppState> {
@@ -61,13 +62,8 @@ async fn change_password(
     let Some(session_id) = session.id() else { return to_sign_in() };
     // Checking the current password costs a hash, and guessing it here is guessing a
     // sign-in: it counts against the same allowance.
-    match state.throttle.allow(&viewer.username, client).await {
-        Ok(true) => {}
-        Ok(false) => return back("error=throttled", "password"),
-        Err(err) => {
-            tracing::error!("cannot count a password change: {err}");
-            return back("error=server", "password");
-        }
+    if let Some(code) = refusal(state.throttle.allow(&viewer.username, client).await, "a password change") {
+        return back(&format!("error={code}"), "password");
     }
     let stored = match state.store.password_hash(&viewer.learner).await {
         Ok(stored) => stored,
@@ -120,15 +116,25 @@ async fn set_schedule(
     let Some(retention) = percent.map(|p| p / 100.0).filter(|r| RETENTION_RANGE.contains(r)) else {
         return back("error=retention_range", "schedule");
     };
-    let Some(leech_lapses) = form.leech_lapses.trim().parse::<u32>().ok().filter(|n| LEECH_RANGE.contains(n))
-    else {
+    let Some(leech_lapses) = within(&form.leech_lapses, LEECH_RANGE) else {
         return back("error=leech_range", "schedule");
     };
-    match state.store.set_schedule(&viewer.learner, retention, leech_lapses).await {
-        Ok(moved) => back(&format!("done=retention&moved={moved}"), "schedule"),
+    let moved = state.store.set_schedule(&viewer.learner, retention, leech_lapses).await;
+    saved(moved.map(|moved| format!("done=retention&moved={moved}")), "schedule", "set a retention")
+}
+
+/// A whole number typed into a form's number field, if it is within `range`.
+fn within(text: &str, range: std::ops::RangeInclusive<u32>) -> Option<u32> {
+    text.trim().parse::<u32>().ok().filter(|n| range.contains(n))
+}
+
+/// Back to the form's section after a write: saying `done`, or that the server failed (logged).
+fn saved(done: Result<String, StoreError>, anchor: &str, what: &str) -> Redirect {
+    match done {
+        Ok(done) => back(&done, anchor),
         Err(err) => {
-            tracing::error!("cannot set a retention: {err}");
-            back("error=server", "schedule")
+            tracing::error!("cannot {what}: {err}");
+            back("error=server", anchor)
         }
     }
 }
@@ -146,23 +152,15 @@ async fn set_review_limits(
     Form(form): Form<ReviewLimitsForm>,
 ) -> Redirect {
     let Some(viewer) = viewer else { return to_sign_in() };
-    let within = |text: &str, range: std::ops::RangeInclusive<u32>| {
-        text.trim().parse::<u32>().ok().filter(|n| range.contains(n))
-    };
     let Some(points_per_session) = within(&form.points_per_session, DailyLimits::PER_SESSION) else {
         return back("error=per_session_range", "review-limits");
     };
     let Some(new_per_day) = within(&form.new_per_day, DailyLimits::NEW_PER_DAY) else {
         return back("error=new_per_day_range", "review-limits");
     };
-    match state.store.set_daily_limits(&viewer.learner, DailyLimits { points_per_session, new_per_day }).await
-    {
-        Ok(()) => back("done=review_limits", "review-limits"),
-        Err(err) => {
-            tracing::error!("cannot set review limits: {err}");
-            back("error=server", "review-limits")
-        }
-    }
+    let limits = DailyLimits { points_per_session, new_per_day };
+    let done = state.store.set_daily_limits(&viewer.learner, limits).await;
+    saved(done.map(|()| "done=review_limits".into()), "review-limits", "set review limits")
 }
 
 /// Starts fitting the learner's schedule to their reviews in the background; the account page

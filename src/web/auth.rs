@@ -69,6 +69,19 @@ impl Throttle {
     }
 }
 
+/// Why an attempt counted by [`Throttle`] may not go on, as the page's error code: over its
+/// allowance (`throttled`), or the count could not be kept (`server`, logged). `None`: go on.
+pub(super) fn refusal(allowed: Result<bool, StoreError>, attempt: &str) -> Option<&'static str> {
+    match allowed {
+        Ok(true) => None,
+        Ok(false) => Some("throttled"),
+        Err(err) => {
+            tracing::error!("cannot count {attempt}: {err}");
+            Some("server")
+        }
+    }
+}
+
 /// Lower-cased; 3 to 32 letters, digits, dots, dashes or underscores.
 fn normalise_username(raw: &str) -> Option<String> {
     let name = raw.trim().to_lowercase();
@@ -119,13 +132,8 @@ pub async fn sign_up(
     Form(form): Form<AuthForm>,
 ) -> Redirect {
     let next = form.next.as_deref();
-    match state.throttle.allow_address(client).await {
-        Ok(true) => {}
-        Ok(false) => return back_to("/signup", "throttled", &form.username, next),
-        Err(err) => {
-            tracing::error!("cannot count a sign-up attempt: {err}");
-            return back_to("/signup", "server", &form.username, next);
-        }
+    if let Some(code) = refusal(state.throttle.allow_address(client).await, "a sign-up attempt") {
+        return back_to("/signup", code, &form.username, next);
     }
     let Some(username) = normalise_username(&form.username) else {
         return back_to("/signup", "username", &form.username, next);
@@ -163,13 +171,8 @@ pub async fn sign_in(
 ) -> Redirect {
     let next = form.next.as_deref();
     let username = form.username.trim().to_lowercase();
-    match state.throttle.allow(&username, client).await {
-        Ok(true) => {}
-        Ok(false) => return back_to("/signin", "throttled", &username, next),
-        Err(err) => {
-            tracing::error!("cannot count a sign-in attempt: {err}");
-            return back_to("/signin", "server", &username, next);
-        }
+    if let Some(code) = refusal(state.throttle.allow(&username, client).await, "a sign-in attempt") {
+        return back_to("/signin", code, &username, next);
     }
     let credentials = match state.store.credentials(&username).await {
         Ok(credentials) => credentials,
