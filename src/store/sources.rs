@@ -3,6 +3,7 @@
 //! Keeping writes the points, each linked to a text resource holding its passage, in one
 //! transaction.
 
+use sqlx::AnyConnection;
 use warren_app::learner::LearnerId;
 
 use super::points::{insert_point, owns_set, touch_set};
@@ -332,17 +333,7 @@ impl Store {
         let mut tx = self.write_transaction().await?;
         // The source goes first, so a form sent twice (a double click) keeps its drafts once:
         // the second finds nothing left to keep.
-        sqlx::query("DELETE FROM source_drafts WHERE source_id = $1 AND owner_id = $2")
-            .bind(source_id)
-            .bind(learner)
-            .execute(&mut *tx)
-            .await?;
-        let gone = sqlx::query("DELETE FROM sources WHERE id = $1 AND owner_id = $2")
-            .bind(source_id)
-            .bind(learner)
-            .execute(&mut *tx)
-            .await?;
-        if gone.rows_affected() == 0 {
+        if !drop_source(&mut tx, learner, source_id).await? {
             return Ok(None);
         }
         let set_id = match &source.set_id {
@@ -414,19 +405,9 @@ impl Store {
     /// Drops a source and its drafts; false when it is not the learner's.
     pub async fn delete_source(&self, learner: &LearnerId, id: &str) -> Result<bool, StoreError> {
         let mut tx = self.write_transaction().await?;
-        sqlx::query("DELETE FROM source_drafts WHERE source_id = $1 AND owner_id = $2")
-            .bind(id)
-            .bind(learner)
-            .execute(&mut *tx)
-            .await?;
-        let done = sqlx::query("DELETE FROM sources WHERE id = $1 AND owner_id = $2")
-            .bind(id)
-            .bind(learner)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
+        let dropped = drop_source(&mut tx, learner, id).await?;
         tx.commit().await?;
-        Ok(done == 1)
+        Ok(dropped)
     }
 
     /// Deletes sources nobody kept within a day; returns how many.
@@ -447,4 +428,19 @@ impl Store {
         tx.commit().await?;
         Ok(done)
     }
+}
+
+/// Deletes a source and its drafts; false when it is not the learner's.
+async fn drop_source(conn: &mut AnyConnection, learner: &LearnerId, id: &str) -> Result<bool, sqlx::Error> {
+    sqlx::query("DELETE FROM source_drafts WHERE source_id = $1 AND owner_id = $2")
+        .bind(id)
+        .bind(learner)
+        .execute(&mut *conn)
+        .await?;
+    let gone = sqlx::query("DELETE FROM sources WHERE id = $1 AND owner_id = $2")
+        .bind(id)
+        .bind(learner)
+        .execute(&mut *conn)
+        .await?;
+    Ok(gone.rows_affected() == 1)
 }
