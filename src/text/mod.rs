@@ -149,6 +149,27 @@ fn canonical(word: &str) -> String {
 
 /// The content words of a text, in order, numbers read with their units, negations marked.
 pub fn tokens(text: &str) -> Vec<Token> {
+    tokens_keeping(text, |_| false)
+}
+
+/// Words that say only how a clause is built (articles, "is", pronouns, "of", "to"), never
+/// which thing it pairs with which.
+const FRAME_WORDS: &[&str] = &[
+    "a", "an", "the", "of", "to", "is", "are", "was", "were", "am", "been", "being", "it", "its", "it's",
+    "they", "them", "their", "this", "that", "these", "those", "which", "who", "what", "i", "you", "we",
+    "he", "she", "his", "her", "our", "your", "each", "other", "one", "ones", "just", "so", "um", "uh",
+    "yeah", "think",
+];
+
+/// A text's words with the common words that can carry a role kept ("like charges repel",
+/// "oxygen diffuses out", "essere means to be"): only words that build the clause are left
+/// out. For telling which of a point's things the learner paired with which.
+pub fn role_tokens(text: &str) -> Vec<Token> {
+    tokens_keeping(text, |word| !FRAME_WORDS.contains(&word))
+}
+
+/// [`tokens`], keeping the stopwords `keep` accepts.
+fn tokens_keeping(text: &str, keep: impl Fn(&str) -> bool) -> Vec<Token> {
     let words = raw_words(text);
     let refs: Vec<&str> = words.iter().map(String::as_str).collect();
     let mut out: Vec<Token> = Vec::new();
@@ -218,7 +239,9 @@ pub fn tokens(text: &str) -> Vec<Token> {
             }
             continue;
         }
-        if is_stopword(word) || (word.chars().count() < 2 && !word.chars().all(|c| c.is_ascii_digit())) {
+        if (is_stopword(word) && !keep(word))
+            || (word.chars().count() < 2 && !word.chars().all(|c| c.is_ascii_digit()))
+        {
             continue;
         }
         out.push(Token { word: word.to_string(), term: canonical(word), negated, quantity: None });

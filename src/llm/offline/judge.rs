@@ -25,7 +25,7 @@ use crate::embed::{Reading, similarity};
 use crate::llm::Role;
 use crate::llm::brief::{EvaluatorBrief, PointBrief};
 use crate::text::numbers::Quantity;
-use crate::text::{Token, tokens};
+use crate::text::{Token, role_tokens, tokens};
 
 /// Share of a point's weight a message must carry to recall it.
 const RECALL: f64 = 0.5;
@@ -199,6 +199,8 @@ pub struct Context {
     message_words: Vec<Vec<Token>>,
     /// The message's clauses, as words.
     message_clauses: Vec<Vec<Token>>,
+    /// The message's clauses, as words with those that can carry a role ([`role_tokens`]).
+    message_roles: Vec<Vec<Token>>,
     /// The message's clauses and neighbouring pairs of them, and the whole, as vectors.
     stretches: Vec<crate::embed::Vector>,
     /// By point id: the cosine of the point and the message's stretch nearest it.
@@ -250,6 +252,7 @@ impl Context {
             trails_off: trails_off(&brief.learner_message),
             message_words: Vec::new(),
             message_clauses: clauses(&brief.learner_message).iter().map(|c| tokens(c)).collect(),
+            message_roles: clauses(&brief.learner_message).iter().map(|c| role_tokens(c)).collect(),
             stretches: Vec::new(),
             clauses: HashMap::new(),
             meaning: None,
@@ -450,7 +453,7 @@ impl Context {
         let partial = self.trails_off && score < 1.0;
         let opposite = says_the_opposite(&point.content, &self.message);
         let another_point = self.names_another_subject(&key);
-        let swapped = swapped(&point.content, &self.message_clauses);
+        let swapped = swapped(&point.content, &self.message_roles);
         let denied = self.denies_by_name(&key);
         let sibling = self.names_a_sibling(&key);
         let recalled =
@@ -899,14 +902,14 @@ fn clauses(text: &str) -> Vec<String> {
 /// ("sound is a transverse wave, while light is a longitudinal wave"). One such clause is a
 /// compact answer ("Octavian became Augustus in 27 BC"); two are a crossed pairing.
 fn swapped(point: &str, message_clauses: &[Vec<Token>]) -> bool {
-    let parts: Vec<Vec<Token>> = clauses(point).iter().map(|c| tokens(c)).collect();
+    let parts: Vec<Vec<Token>> = clauses(point).iter().map(|c| role_tokens(c)).collect();
     // Each word of the point that only one clause has, with that clause; a clause counts only
     // with two such words (a lone "B" in "topsoil (A) lies above subsoil (B)" pairs nothing).
     let mut own: Vec<(Token, usize)> = Vec::new();
     for (i, part) in parts.iter().enumerate() {
         let only_here: Vec<&Token> = part
             .iter()
-            .filter(|k| !k.is_generic() && k.quantity.is_none())
+            .filter(|k| k.quantity.is_none())
             .filter(|k| {
                 parts.iter().enumerate().all(|(j, other)| j == i || !other.iter().any(|o| o.same_as(k)))
             })
@@ -1135,6 +1138,13 @@ mod tests {
             xylem,
             &clause_tokens("xylem takes water up from the roots and phloem moves sugars about")
         ));
+        // The words that pair can be common ones.
+        let charges = "Like charges repel and unlike charges attract.";
+        assert!(swapped(charges, &clause_tokens("like charges attract and unlike charges repel")));
+        assert!(!swapped(charges, &clause_tokens("charges that are alike push apart, unlike ones attract")));
+        let verbs = "\"Ser\" means \"to be\" and \"tener\" means \"to have\".";
+        assert!(swapped(verbs, &clause_tokens("ser means to have and tener means to be")));
+        assert!(!swapped(verbs, &clause_tokens("ser is to be, tener is to have")));
         // One clause joining both halves is an answer in few words, not a swap.
         let octavian = "Octavian took the title Augustus in 27 BC and became the first Roman emperor.";
         assert!(!swapped(octavian, &clause_tokens("Octavian became Augustus in 27 BC, the first emperor")));
@@ -1204,7 +1214,7 @@ mod tests {
 
     /// A message's clauses as words, as the judge reads them.
     fn clause_tokens(message: &str) -> Vec<Vec<Token>> {
-        clauses(message).iter().map(|c| tokens(c)).collect()
+        clauses(message).iter().map(|c| role_tokens(c)).collect()
     }
 
     /// The verdict on one point, with no question and no other point.
