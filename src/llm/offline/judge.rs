@@ -451,7 +451,11 @@ impl Context {
         // "…, but I don't remember the upper limit": what was said is part of the point, unless
         // it is all of it.
         let partial = self.trails_off && score < 1.0;
-        let opposite = says_the_opposite(&point.content, &self.message);
+        // Or it says plainly, with no negation anywhere, what the point denies ("entropy
+        // always decreases" for "never decreases").
+        let affirms_denied = !self.message.iter().any(|m| m.negated)
+            && key.iter().any(|k| k.negated && self.message.iter().any(|m| m.same_as(k)));
+        let opposite = affirms_denied || says_the_opposite(&point.content, &self.message);
         let another_point = self.names_another_subject(&key);
         let swapped = swapped(&point.content, &self.message_roles);
         let denied = self.denies_by_name(&key);
@@ -1171,6 +1175,18 @@ mod tests {
         // Denied and then said is said.
         let nucleus = "The nucleus stores the cell's DNA.";
         assert!(!judged_on(nucleus, "not the ribosome, the nucleus stores the DNA").flags.denied);
+    }
+
+    #[test]
+    fn saying_plainly_what_the_point_denies_is_the_opposite_saying_it_denied_is_not() {
+        let conservation = "In an isolated system, total momentum never changes.";
+        let flipped = judged_on(conservation, "in an isolated system the total momentum always changes");
+        assert!(flipped.flags.opposite && !flipped.recalled, "{flipped:?}");
+        let kept = judged_on(conservation, "total momentum doesn't change when the system is isolated");
+        assert!(!kept.flags.opposite, "{kept:?}");
+        let false_friend = "\"Gift\" in German means poison, not a present.";
+        assert!(judged_on(false_friend, "a present").flags.opposite);
+        assert!(!judged_on(false_friend, "poison, not a present").flags.opposite);
     }
 
     #[test]
