@@ -449,8 +449,9 @@ impl Context {
         let asks = self.asks_about(&key);
         let vetoed = wrong_number || opposed || asks;
         // "…, but I don't remember the upper limit": what was said is part of the point, unless
-        // it is all of it.
-        let partial = self.trails_off && score < 1.0;
+        // it is all of it and the gap is in none of its words ("46, not sure about katakana"
+        // says half of "hiragana and katakana each have 46", even with both in the question).
+        let partial = self.trails_off && (score < 1.0 || opposed);
         // Or it says plainly, with no negation anywhere, what the point denies ("entropy
         // always decreases" for "never decreases").
         let affirms_denied = !self.message.iter().any(|m| m.negated)
@@ -1258,6 +1259,21 @@ mod tests {
         assert!(!trails_off("um the mitochondria make ATP through respiration, I think, not sure tbh"));
         assert!(!trails_off("ribosomes translate mRNA into proteins but I don't know"));
         assert!(trails_off("hiragana's forty-six, I'm not sure about katakana"));
+        // A gap in a word of the point the question gave is a gap all the same.
+        let kana = "Hiragana and katakana each have 46 basic characters.";
+        let brief = EvaluatorBrief {
+            set_name: String::new(),
+            review: vec![],
+            guidelines: String::new(),
+            unchecked: vec![PointBrief { id: "k".into(), content: kana.into(), ..PointBrief::default() }],
+            learner_message: "hiragana has forty-six, I'm not sure about katakana".into(),
+            mode: crate::llm::brief::EvalMode::Recall,
+            recent: vec![crate::llm::Message::assistant(
+                "How many basic characters do hiragana and katakana have?",
+            )],
+        };
+        let half = Context::new(&brief, None).judge(&brief.unchecked[0]);
+        assert!(half.flags.partial && !half.recalled, "{half:?}");
         let partial =
             judged("Venus, because its atmosphere is thick, but I forget why that matters", None, "v");
         assert!(!partial.recalled && partial.near, "{partial:?}");
