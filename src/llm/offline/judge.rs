@@ -24,7 +24,7 @@ use std::collections::HashMap;
 use crate::embed::{Reading, similarity};
 use crate::llm::Role;
 use crate::llm::brief::{EvaluatorBrief, PointBrief};
-use crate::text::numbers::Quantity;
+use crate::text::numbers::{self, Quantity};
 use crate::text::{Token, role_tokens, tokens};
 
 /// Share of a point's weight a message must carry to recall it.
@@ -444,6 +444,16 @@ impl Context {
                     && missing_numbers.iter().any(|n| n.comparable(q))
             })
         });
+        // A unit of the point missing, and another of its dimension in its place ("1/72 of a cm"
+        // for "of an inch"; "cm" for "centimetres" is the same unit).
+        let unit = |t: &Token| {
+            numbers::unit(&[t.word.as_str()]).map(|(dimension, to_base, _)| (dimension, to_base(1.0)))
+        };
+        let units: Vec<_> = self.message.iter().filter(|m| !m.negated).filter_map(unit).collect();
+        let wrong_unit = key.iter().filter_map(|k| unit(k)).any(|(dimension, size)| {
+            !units.contains(&(dimension, size)) && units.iter().any(|(d, _)| *d == dimension)
+        });
+        let wrong_number = wrong_number || wrong_unit;
         let score = if total > 0.0 { carried / total } else { 0.0 };
         let enough = score >= RECALL || (number_right && score >= RECALL_WITH_NUMBER);
         let asks = self.asks_about(&key);
@@ -1176,6 +1186,16 @@ mod tests {
         // Denied and then said is said.
         let nucleus = "The nucleus stores the cell's DNA.";
         assert!(!judged_on(nucleus, "not the ribosome, the nucleus stores the DNA").flags.denied);
+    }
+
+    #[test]
+    fn another_unit_in_the_points_place_is_a_wrong_number_the_same_unit_spelt_otherwise_is_not() {
+        let plates = "Tectonic plates move a few centimetres per year.";
+        let miles = judged_on(plates, "tectonic plates move a few miles per year");
+        assert!(miles.flags.wrong_number && !miles.recalled, "{miles:?}");
+        assert!(!judged_on(plates, "tectonic plates move a few cm per year").flags.wrong_number);
+        let hour = "A lunar eclipse can last about an hour.";
+        assert!(judged_on(hour, "a lunar eclipse can last about a minute").flags.wrong_number);
     }
 
     #[test]
