@@ -334,6 +334,25 @@ impl Context {
         })
     }
 
+    /// Whether the message says another point instead of this one: none of the words only this
+    /// point has, and two or more that only another has ("git clone creates a new empty
+    /// repository" says what "git init" does, not what "git clone" does).
+    fn says_another_instead(&self, key: &[&Token]) -> bool {
+        let owners = |t: &Token| self.others.iter().filter(|o| o.iter().any(|w| w.same_as(t))).count();
+        let said = |t: &Token| self.message.iter().any(|m| !m.negated && m.same_as(t));
+        let telling =
+            |t: &Token| !t.is_generic() && t.quantity.is_none() && !self.is_given(t) && owners(t) == 1;
+        let ours: Vec<&&Token> = key.iter().filter(|k| telling(k)).collect();
+        // A message of several clauses may say this point in other words and another in its own.
+        if self.message_clauses.len() > 1 || ours.is_empty() || ours.iter().any(|k| said(k)) {
+            return false;
+        }
+        let ours_or_shared = |t: &Token| key.iter().any(|k| k.same_as(t));
+        self.others
+            .iter()
+            .any(|other| other.iter().filter(|t| !ours_or_shared(t) && telling(t) && said(t)).count() >= 2)
+    }
+
     /// Whether the message denies a thing the point names ("not the", "not around the", "isn't
     /// a" before one of its words) and never says it outright: "definitely not the pituitary,
     /// that one's tiny". A negated verb ("energy can't be made or destroyed") says the point.
@@ -467,7 +486,7 @@ impl Context {
         let affirms_denied = !self.message.iter().any(|m| m.negated)
             && key.iter().any(|k| k.negated && self.message.iter().any(|m| m.same_as(k)));
         let opposite = affirms_denied || says_the_opposite(&point.content, &self.message);
-        let another_point = self.names_another_subject(&key);
+        let another_point = self.names_another_subject(&key) || self.says_another_instead(&key);
         let swapped = swapped(&point.content, &self.message_roles);
         let denied = self.denies_by_name(&key);
         let sibling = self.names_a_sibling(&key);
@@ -1196,6 +1215,32 @@ mod tests {
         assert!(!judged_on(plates, "tectonic plates move a few cm per year").flags.wrong_number);
         let hour = "A lunar eclipse can last about an hour.";
         assert!(judged_on(hour, "a lunar eclipse can last about a minute").flags.wrong_number);
+    }
+
+    #[test]
+    fn one_clause_with_another_points_own_words_and_none_of_this_ones_says_the_other() {
+        with_wordnet();
+        let judged_git = |message: &str| {
+            let brief = EvaluatorBrief {
+                set_name: "git".into(),
+                review: vec![],
+                guidelines: String::new(),
+                unchecked: vec![
+                    point("i", "\"git init\" creates a new empty repository in the current folder."),
+                    point("c", "\"git clone\" copies an existing remote repository to your machine."),
+                ],
+                learner_message: message.into(),
+                mode: crate::llm::brief::EvalMode::Recall,
+                recent: vec![crate::llm::Message::assistant("What does git clone do?")],
+            };
+            Context::new(&brief, None).judge(&brief.unchecked[1])
+        };
+        let init = judged_git("git clone creates a new empty repository in the current folder");
+        assert!(init.flags.another_point && !init.recalled, "{init:?}");
+        assert!(!judged_git("it copies an existing remote repository onto your machine").flags.another_point);
+        assert!(
+            !judged_git("init makes an empty one, and clone copies a remote repository").flags.another_point
+        );
     }
 
     #[test]
