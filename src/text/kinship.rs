@@ -74,4 +74,15 @@ mod tests {
         assert!(nouns.related("enzymes", "protein") && nouns.related("protein", "enzyme"));
         assert!(nouns.related("disease", "cholera") && !nouns.related("radius", "diameter"));
     }
+
+    #[test]
+    fn in_a_words_very_place_a_kind_of_a_thing_with_many_kinds_replaces_it() {
+        let nouns = installed();
+        // A tree has dozens of kinds: loose in general, wrong in the word's own place.
+        assert!(!nouns.siblings("ash", "oak") && nouns.replaces("ash", "oak"));
+        assert!(nouns.replaces("radius", "diameter"));
+        for (a, b) in [("protein", "enzyme"), ("clock", "clock"), ("tree", "oak"), ("connects", "links")] {
+            assert!(!nouns.replaces(a, b), "{a} and {b}");
+        }
+    }
 }

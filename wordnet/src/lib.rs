@@ -110,15 +110,22 @@ impl Nouns {
         if missing.iter().any(|m| self.related(m, word)) {
             return false;
         }
-        missing.iter().any(|m| self.kin(m, word))
+        missing.iter().any(|m| self.kin(m, word, KINDS))
+    }
+
+    /// Whether `word`, said in the very place of `missing` (between the same words), is
+    /// another kind of the same thing, however many kinds that thing has: "the giant oak tree"
+    /// for "the giant ash tree". Not when one is the other or a kind of it.
+    pub fn replaces(&self, missing: &str, word: &str) -> bool {
+        !self.related(missing, word) && self.kin(missing, word, u16::MAX)
     }
 
     /// Whether two specific senses of `a` and `b` share a hypernym, or two instances' classes
     /// meet a step up (the first half of [`Nouns::siblings`]).
-    fn kin(&self, a: &str, b: &str) -> bool {
+    fn kin(&self, a: &str, b: &str, kinds: u16) -> bool {
         let (Some(of_a), Some(of_b)) = (self.senses_of(a), self.senses_of(b)) else { return false };
         let parents = |s: &u32| self.hypernyms.get(s).map(|h| &**h).unwrap_or_default();
-        let specific = |s: &&u32| self.kinds.get(*s).copied().unwrap_or(0) <= KINDS;
+        let specific = |s: &&u32| self.kinds.get(*s).copied().unwrap_or(0) <= kinds;
         // An instance's class and that class's own: where two cities, or two people, meet.
         let classes = |s: &u32| -> Vec<u32> {
             let mut out = parents(s).to_vec();

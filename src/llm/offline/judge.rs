@@ -390,13 +390,35 @@ impl Context {
             .filter(|k| plain(k) && !self.is_given(k) && !self.message.iter().any(|m| m.same_as(k)))
             .map(|k| k.word.as_str())
             .collect();
-        self.message.iter().any(|m| {
+        let stranger = |m: &Token| {
             !m.negated
                 && plain(m)
                 && !key.iter().any(|k| k.same_as(m))
                 && !self.given.iter().any(|g| g.same_as(m))
                 && !self.others.iter().any(|other| other.iter().any(|o| o.same_as(m)))
-                && nouns.stands_in(&lacking, &m.word)
+        };
+        if self.message.iter().any(|m| stranger(m) && nouns.stands_in(&lacking, &m.word)) {
+            return true;
+        }
+        // In the very place of a missing word (the same words on either side), a kind of the same
+        // thing is wrong even where that thing has many kinds ("the giant oak tree" for ash).
+        let message = &self.message;
+        let same = |a: Option<&Token>, b: Option<&&Token>| match (a, b) {
+            (Some(a), Some(b)) => a.same_as(b),
+            (None, None) => true,
+            _ => false,
+        };
+        message.iter().enumerate().any(|(i, m)| {
+            stranger(m)
+                && key.iter().enumerate().any(|(j, k)| {
+                    lacking.contains(&k.word.as_str())
+                        && same(
+                            i.checked_sub(1).and_then(|i| message.get(i)),
+                            j.checked_sub(1).and_then(|j| key.get(j)),
+                        )
+                        && same(message.get(i + 1), key.get(j + 1))
+                        && nouns.replaces(&k.word, &m.word)
+                })
         })
     }
 
@@ -1253,6 +1275,19 @@ mod tests {
         let false_friend = "\"Gift\" in German means poison, not a present.";
         assert!(judged_on(false_friend, "a present").flags.opposite);
         assert!(!judged_on(false_friend, "poison, not a present").flags.opposite);
+    }
+
+    #[test]
+    fn a_kind_of_a_common_thing_between_the_points_own_words_is_no_recall() {
+        let tree = "Yggdrasil is the giant ash tree that connects the nine worlds.";
+        let oak = judged_on(tree, "the giant oak tree that links the nine worlds");
+        assert!(oak.flags.sibling && !oak.recalled, "{oak:?}");
+        let said = judged_on(tree, "it's the giant ash tree linking the nine worlds");
+        assert!(!said.flags.sibling, "{said:?}");
+        // Elsewhere than in the word's place, a tree is a loose word, not a wrong one.
+        assert!(
+            !judged_on(tree, "an oak-like giant: the ash tree that connects the nine worlds").flags.sibling
+        );
     }
 
     #[test]
