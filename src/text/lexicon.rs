@@ -510,6 +510,10 @@ pub const OPPOSITES: &[(&str, &str)] = &[
     ("odd", "even"),
     ("clockwise", "anticlockwise"),
     ("clockwise", "counterclockwise"),
+    ("series", "parallel"),
+    ("dark", "light"),
+    ("darkness", "light"),
+    ("sleep", "wake"),
 ];
 
 /// Chemical formulas a learner may write for the words.
