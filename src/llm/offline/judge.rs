@@ -507,7 +507,9 @@ impl Context {
         // always decreases" for "never decreases").
         let affirms_denied = !self.message.iter().any(|m| m.negated)
             && key.iter().any(|k| k.negated && self.message.iter().any(|m| m.same_as(k)));
-        let opposite = affirms_denied || says_the_opposite(&point.content, &self.message);
+        let opposite = affirms_denied
+            || says_the_opposite(&point.content, &self.message)
+            || reverses(&point.content, &self.said_text);
         let another_point = self.names_another_subject(&key) || self.says_another_instead(&key);
         let swapped = swapped(&point.content, &self.message_roles);
         let denied = self.denies_by_name(&key);
@@ -999,6 +1001,25 @@ fn says_the_opposite(point: &str, message: &[Token]) -> bool {
     })
 }
 
+/// Whether the message runs the point's way the other way: "from the non-metal to the metal"
+/// for electrons "transferred from a metal to a non-metal".
+fn reverses(point: &str, message: &str) -> bool {
+    let (Some((from, to)), Some((said_from, said_to))) = (way(point), way(message)) else { return false };
+    !from.same_as(&to) && said_from.same_as(&to) && said_to.same_as(&from)
+}
+
+/// Where a text says something goes: the first word after "from", and the first after the
+/// "to" (or "into", "towards") that follows it.
+fn way(text: &str) -> Option<(Token, Token)> {
+    let words = crate::text::words_spaced(text);
+    let (_, after) = words.split_once(" from ")?;
+    let (source, rest) = [" to ", " into ", " towards "]
+        .iter()
+        .filter_map(|to| after.split_once(to))
+        .min_by_key(|(source, _)| source.len())?;
+    Some((tokens(source).into_iter().next()?, tokens(rest).into_iter().next()?))
+}
+
 /// A message's sentences, each with its words and whether it asks (ends with "?").
 fn asked_sentences(message: &str) -> Vec<(Vec<Token>, bool)> {
     let chars: Vec<char> = message.chars().collect();
@@ -1263,6 +1284,17 @@ mod tests {
         assert!(
             !judged_git("init makes an empty one, and clone copies a remote repository").flags.another_point
         );
+    }
+
+    #[test]
+    fn a_way_run_backwards_is_the_opposite() {
+        let ionic = "Ionic bonds form when electrons are transferred from a metal to a non-metal.";
+        assert!(reverses(ionic, "electrons go from the non-metal over to the metal"));
+        assert!(!reverses(ionic, "the metal hands electrons over to the non-metal, from metal to non-metal"));
+        assert!(!reverses(ionic, "electrons are transferred between the atoms"));
+        let blood = "The pulmonary artery carries blood from the heart to the lungs.";
+        assert!(judged_on(blood, "it carries blood from the lungs into the heart").flags.opposite);
+        assert!(!judged_on(blood, "it takes blood from the heart into the lungs").flags.opposite);
     }
 
     #[test]
