@@ -390,12 +390,26 @@ impl Context {
             .filter(|k| plain(k) && !self.is_given(k) && !self.message.iter().any(|m| m.same_as(k)))
             .map(|k| k.word.as_str())
             .collect();
+        // Another point's word counts only as that point's lone trace: where the message says
+        // more of that point, the word is there for it.
+        let other_said = |m: &Token| {
+            self.others.iter().any(|other| {
+                other.iter().any(|o| o.same_as(m))
+                    && other.iter().any(|o| {
+                        !o.same_as(m)
+                            && plain(o)
+                            && !key.iter().any(|k| k.same_as(o))
+                            && !self.is_given(o)
+                            && self.message.iter().any(|w| w.same_as(o))
+                    })
+            })
+        };
         let stranger = |m: &Token| {
             !m.negated
                 && plain(m)
                 && !key.iter().any(|k| k.same_as(m))
                 && !self.given.iter().any(|g| g.same_as(m))
-                && !self.others.iter().any(|other| other.iter().any(|o| o.same_as(m)))
+                && !other_said(m)
         };
         if self.message.iter().any(|m| stranger(m) && nouns.stands_in(&lacking, &m.word)) {
             return true;
@@ -1307,6 +1321,36 @@ mod tests {
         let false_friend = "\"Gift\" in German means poison, not a present.";
         assert!(judged_on(false_friend, "a present").flags.opposite);
         assert!(!judged_on(false_friend, "poison, not a present").flags.opposite);
+    }
+
+    #[test]
+    fn another_points_word_as_its_lone_trace_can_be_a_sibling_said_with_that_point_it_cannot() {
+        with_wordnet();
+        let judged_air = |message: &str| {
+            let brief = EvaluatorBrief {
+                set_name: "The atmosphere".into(),
+                review: vec![],
+                guidelines: String::new(),
+                unchecked: vec![
+                    point("o", "The ozone layer in the stratosphere absorbs most ultraviolet radiation."),
+                    point("w", "Weather happens in the troposphere, the lowest layer."),
+                ],
+                learner_message: message.into(),
+                mode: crate::llm::brief::EvalMode::Recall,
+                recent: vec![],
+            };
+            Context::new(&brief, None).judge(&brief.unchecked[0])
+        };
+        assert!(
+            judged_air("the ozone layer, which absorbs ultraviolet, is in the troposphere").flags.sibling
+        );
+        assert!(
+            !judged_air(
+                "the ozone layer absorbs ultraviolet radiation, and weather happens in the troposphere"
+            )
+            .flags
+            .sibling
+        );
     }
 
     #[test]
