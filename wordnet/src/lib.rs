@@ -113,6 +113,11 @@ impl Nouns {
         missing.iter().any(|m| self.kin(m, word, KINDS))
     }
 
+    /// Whether WordNet has `word` as a noun (as written, or its singular).
+    pub fn knows(&self, word: &str) -> bool {
+        self.senses_of(word).is_some()
+    }
+
     /// Whether `word`, said in the very place of `missing` (between the same words), is
     /// another kind of the same thing, however many kinds that thing has: "the giant oak tree"
     /// for "the giant ash tree". Not when one is the other or a kind of it.

@@ -382,7 +382,7 @@ impl Context {
     /// the question's, nor a kind of a missing one ("enzymes" for proteins), and is
     /// its sibling in WordNet ("Danton and the Committee of Public Safety" for Robespierre's
     /// point). Never without WordNet's nouns.
-    fn names_a_sibling(&self, key: &[&Token]) -> bool {
+    fn names_a_sibling(&self, point: &str, key: &[&Token]) -> bool {
         let Some(nouns) = crate::text::kinship::nouns() else { return false };
         let plain = |t: &Token| !t.is_generic() && t.quantity.is_none();
         let lacking: Vec<&str> = key
@@ -415,7 +415,18 @@ impl Context {
             return true;
         }
         // In the very place of a missing word (the same words on either side), a kind of the same
-        // thing is wrong even where that thing has many kinds ("the giant oak tree" for ash).
+        // thing is wrong even where that thing has many kinds ("the giant oak tree" for ash), and
+        // so is a word WordNet does not know for a name it does not know either ("lake Titicaca"
+        // for Lake Texcoco).
+        let named = |word: &str| {
+            point.split_whitespace().skip(1).any(|w| {
+                let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+                w.to_lowercase() == word && w.chars().next().is_some_and(char::is_uppercase)
+            })
+        };
+        let replaces = |k: &str, m: &str| {
+            nouns.replaces(k, m) || (named(k) && !nouns.knows(k) && !nouns.knows(m) && !is_number_like(m))
+        };
         let message = &self.message;
         let same = |a: Option<&Token>, b: Option<&&Token>| match (a, b) {
             (Some(a), Some(b)) => a.same_as(b),
@@ -431,7 +442,7 @@ impl Context {
                             j.checked_sub(1).and_then(|j| key.get(j)),
                         )
                         && same(message.get(i + 1), key.get(j + 1))
-                        && nouns.replaces(&k.word, &m.word)
+                        && replaces(&k.word, &m.word)
                 })
         })
     }
@@ -527,7 +538,7 @@ impl Context {
         let another_point = self.names_another_subject(&key) || self.says_another_instead(&key);
         let swapped = swapped(&point.content, &self.message_roles);
         let denied = self.denies_by_name(&key);
-        let sibling = self.names_a_sibling(&key);
+        let sibling = self.names_a_sibling(&point.content, &key);
         let recalled =
             enough && !vetoed && !partial && !opposite && !another_point && !swapped && !denied && !sibling;
         // A number of the point nearly right is a near miss, however few words came with it.
@@ -1015,6 +1026,11 @@ fn says_the_opposite(point: &str, message: &[Token]) -> bool {
     })
 }
 
+/// Whether a word is a number or a code ("g2", "3rd"), which names nothing by itself.
+fn is_number_like(word: &str) -> bool {
+    word.chars().any(|c| c.is_ascii_digit())
+}
+
 /// Whether the message runs the point's way the other way: "from the non-metal to the metal"
 /// for electrons "transferred from a metal to a non-metal".
 fn reverses(point: &str, message: &str) -> bool {
@@ -1360,6 +1376,11 @@ mod tests {
         assert!(oak.flags.sibling && !oak.recalled, "{oak:?}");
         let said = judged_on(tree, "it's the giant ash tree linking the nine worlds");
         assert!(!said.flags.sibling, "{said:?}");
+        // A name WordNet does not know, and another in its very place.
+        let capital = "Tenochtitlan was built on an island in Lake Texcoco.";
+        assert!(judged_on(capital, "it was built on an island in lake Titicaca").flags.sibling);
+        assert!(!judged_on(capital, "on an island in lake texcoco").flags.sibling);
+        assert!(!judged_on(capital, "it was built on an island in the lake").flags.sibling);
         // Elsewhere than in the word's place, a tree is a loose word, not a wrong one.
         assert!(
             !judged_on(tree, "an oak-like giant: the ash tree that connects the nine worlds").flags.sibling
