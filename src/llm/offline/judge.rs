@@ -338,19 +338,22 @@ impl Context {
     /// point has, and two or more that only another has ("git clone creates a new empty
     /// repository" says what "git init" does, not what "git clone" does).
     fn says_another_instead(&self, key: &[&Token]) -> bool {
+        // A message of several clauses may say this point in other words and another in its own.
+        if self.message_clauses.len() > 1 {
+            return false;
+        }
         let owners = |t: &Token| self.others.iter().filter(|o| o.iter().any(|w| w.same_as(t))).count();
         let said = |t: &Token| self.message.iter().any(|m| !m.negated && m.same_as(t));
         let telling =
             |t: &Token| !t.is_generic() && t.quantity.is_none() && !self.is_given(t) && owners(t) == 1;
         let ours: Vec<&&Token> = key.iter().filter(|k| telling(k)).collect();
-        // A message of several clauses may say this point in other words and another in its own.
-        if self.message_clauses.len() > 1 || ours.is_empty() || ours.iter().any(|k| said(k)) {
+        if ours.is_empty() || ours.iter().any(|k| said(k)) {
             return false;
         }
         let ours_or_shared = |t: &Token| key.iter().any(|k| k.same_as(t));
         self.others
             .iter()
-            .any(|other| other.iter().filter(|t| !ours_or_shared(t) && telling(t) && said(t)).count() >= 2)
+            .any(|other| other.iter().filter(|t| said(t) && !ours_or_shared(t) && telling(t)).count() >= 2)
     }
 
     /// Whether the message denies a thing the point names ("not the", "not around the", "isn't
@@ -396,11 +399,11 @@ impl Context {
             self.others.iter().any(|other| {
                 other.iter().any(|o| o.same_as(m))
                     && other.iter().any(|o| {
-                        !o.same_as(m)
+                        self.message.iter().any(|w| w.same_as(o))
+                            && !o.same_as(m)
                             && plain(o)
                             && !key.iter().any(|k| k.same_as(o))
                             && !self.is_given(o)
-                            && self.message.iter().any(|w| w.same_as(o))
                     })
             })
         };
