@@ -12,9 +12,11 @@
 //! the same kind stands where one of the point's should be. One logistic formula,
 //! fitted on `evals/evaluator.jsonl` and no other case (`scripts/fit-judge`), weighs them.
 //! Rules the formula cannot overturn ([`Flags::rule_out`]) keep what words decide surely:
-//! another number, the opposite word, a question back, an answer that trails or breaks off,
-//! another point's subject in its place, the point's pairs swapped, a thing denied by name, a
-//! sibling term in place of one of its words (WordNet's nouns: [`crate::text::kinship`]).
+//! another number or unit, the opposite word (or what the point denies said plainly, or its
+//! way run backwards), a question back, an answer that trails or breaks off, another point's
+//! subject in its place (or another point said instead), the point's pairs swapped, a thing
+//! denied by name, a sibling term in place of one of its words (WordNet's nouns:
+//! [`crate::text::kinship`]).
 //!
 //! Long by design: one judgement, its word features and its fitted formula in one place, so
 //! a change to a feature and to its weight are seen together.
