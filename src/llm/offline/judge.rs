@@ -1298,21 +1298,11 @@ mod tests {
     #[test]
     fn one_clause_with_another_points_own_words_and_none_of_this_ones_says_the_other() {
         with_wordnet();
-        let judged_git = |message: &str| {
-            let brief = EvaluatorBrief {
-                set_name: "git".into(),
-                review: vec![],
-                guidelines: String::new(),
-                unchecked: vec![
-                    point("i", "\"git init\" creates a new empty repository in the current folder."),
-                    point("c", "\"git clone\" copies an existing remote repository to your machine."),
-                ],
-                learner_message: message.into(),
-                mode: crate::llm::brief::EvalMode::Recall,
-                recent: vec![crate::llm::Message::assistant("What does git clone do?")],
-            };
-            Context::new(&brief, None).judge(&brief.unchecked[1])
-        };
+        let git = [
+            "\"git init\" creates a new empty repository in the current folder.",
+            "\"git clone\" copies an existing remote repository to your machine.",
+        ];
+        let judged_git = |message: &str| judged_among(&git, Some("What does git clone do?"), message, 1);
         let init = judged_git("git clone creates a new empty repository in the current folder");
         assert!(init.flags.another_point && !init.recalled, "{init:?}");
         assert!(!judged_git("it copies an existing remote repository onto your machine").flags.another_point);
@@ -1347,21 +1337,11 @@ mod tests {
     #[test]
     fn another_points_word_as_its_lone_trace_can_be_a_sibling_said_with_that_point_it_cannot() {
         with_wordnet();
-        let judged_air = |message: &str| {
-            let brief = EvaluatorBrief {
-                set_name: "The atmosphere".into(),
-                review: vec![],
-                guidelines: String::new(),
-                unchecked: vec![
-                    point("o", "The ozone layer in the stratosphere absorbs most ultraviolet radiation."),
-                    point("w", "Weather happens in the troposphere, the lowest layer."),
-                ],
-                learner_message: message.into(),
-                mode: crate::llm::brief::EvalMode::Recall,
-                recent: vec![],
-            };
-            Context::new(&brief, None).judge(&brief.unchecked[0])
-        };
+        let air = [
+            "The ozone layer in the stratosphere absorbs most ultraviolet radiation.",
+            "Weather happens in the troposphere, the lowest layer.",
+        ];
+        let judged_air = |message: &str| judged_among(&air, None, message, 0);
         assert!(
             judged_air("the ozone layer, which absorbs ultraviolet, is in the troposphere").flags.sibling
         );
@@ -1438,17 +1418,22 @@ mod tests {
 
     /// The verdict on one point, with no question and no other point.
     fn judged_on(content: &str, message: &str) -> Verdict {
+        judged_among(&[content], None, message, 0)
+    }
+
+    /// The verdict on the `which`th of `contents`, after `question` if any.
+    fn judged_among(contents: &[&str], question: Option<&str>, message: &str, which: usize) -> Verdict {
         with_wordnet();
         let brief = EvaluatorBrief {
             set_name: String::new(),
             review: vec![],
             guidelines: String::new(),
-            unchecked: vec![point("p", content)],
+            unchecked: contents.iter().enumerate().map(|(i, c)| point(&format!("p{i}"), c)).collect(),
             learner_message: message.into(),
             mode: crate::llm::brief::EvalMode::Recall,
-            recent: vec![],
+            recent: question.map(|q| vec![crate::llm::Message::assistant(q)]).unwrap_or_default(),
         };
-        Context::new(&brief, None).judge(&brief.unchecked[0])
+        Context::new(&brief, None).judge(&brief.unchecked[which])
     }
 
     #[test]
@@ -1463,18 +1448,9 @@ mod tests {
         assert!(trails_off("hiragana's forty-six, I'm not sure about katakana"));
         // A gap in a word of the point the question gave is a gap all the same.
         let kana = "Hiragana and katakana each have 46 basic characters.";
-        let brief = EvaluatorBrief {
-            set_name: String::new(),
-            review: vec![],
-            guidelines: String::new(),
-            unchecked: vec![PointBrief { id: "k".into(), content: kana.into(), ..PointBrief::default() }],
-            learner_message: "hiragana has forty-six, I'm not sure about katakana".into(),
-            mode: crate::llm::brief::EvalMode::Recall,
-            recent: vec![crate::llm::Message::assistant(
-                "How many basic characters do hiragana and katakana have?",
-            )],
-        };
-        let half = Context::new(&brief, None).judge(&brief.unchecked[0]);
+        let asked = "How many basic characters do hiragana and katakana have?";
+        let half =
+            judged_among(&[kana], Some(asked), "hiragana has forty-six, I'm not sure about katakana", 0);
         assert!(half.flags.partial && !half.recalled, "{half:?}");
         let partial =
             judged("Venus, because its atmosphere is thick, but I forget why that matters", None, "v");
