@@ -1,5 +1,5 @@
 //! The offline evaluator: which points a message recalls or nearly recalls, weighed by
-//! `judge.rs` from the words and, with the sentence model, the meaning.
+//! `judge/` from the words and, with the sentence model, the meaning.
 
 use serde_json::json;
 

@@ -1,0 +1,323 @@
+use super::reading::*;
+use super::wording::*;
+use super::*;
+
+/// The names `names` finds in `content`, read word by word as the model's words are.
+fn names_in(content: &str) -> Vec<Vec<&str>> {
+    let mut words = Vec::new();
+    let mut start = None;
+    for (i, c) in content.char_indices().chain(std::iter::once((content.len(), ' '))) {
+        match (c.is_alphanumeric() || c == '-', start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                words.push(crate::embed::Word { span: s..i, vector: Vec::<f32>::new().into() });
+                start = None;
+            }
+            (true, Some(_)) | (false, None) => {}
+        }
+    }
+    let mut runs: Vec<Vec<&str>> = Vec::new();
+    let mut last = 0;
+    for (i, run) in names(content, &words) {
+        if run != last {
+            runs.push(Vec::new());
+            last = run;
+        }
+        if let Some(current) = runs.last_mut() {
+            current.push(&content[words[i].span.clone()]);
+        }
+    }
+    runs
+}
+
+#[test]
+fn names_are_runs_of_capitalised_words_past_the_first_and_not_numbers_or_acronyms() {
+    assert_eq!(
+        names_in("The Reign of Terror was led by Robespierre and the Committee of Public Safety."),
+        vec![vec!["Reign"], vec!["Terror"], vec!["Robespierre"], vec!["Committee"], vec!["Public", "Safety"]]
+    );
+    assert_eq!(
+        names_in("George Orwell wrote Nineteen Eighty-Four, published in 1949."),
+        vec![vec!["Orwell"]],
+        "the first word is the sentence's; number words are numbers"
+    );
+    assert_eq!(names_in("The nucleus stores the cell's DNA."), Vec::<Vec<&str>>::new());
+}
+
+fn point(id: &str, content: &str) -> PointBrief {
+    PointBrief { id: id.into(), content: content.into(), ..PointBrief::default() }
+}
+
+fn points() -> Vec<PointBrief> {
+    vec![
+        point("m", "Mercury is the planet closest to the Sun."),
+        point("j", "Jupiter is the largest planet in the Solar System."),
+        point("v", "Venus is the hottest planet because its thick carbon dioxide atmosphere traps heat."),
+        point("t", "The Treaty of Versailles was signed in 1919."),
+    ]
+}
+
+/// WordNet's nouns, as `scripts/test` installs them: every judgement here reads siblings,
+/// whichever test runs first.
+fn with_wordnet() {
+    crate::text::kinship::install(std::path::Path::new("data/models/wordnet"))
+        .expect("WordNet's nouns, which scripts/test installs");
+}
+
+fn judged(message: &str, question: Option<&str>, id: &str) -> Verdict {
+    with_wordnet();
+    let brief = EvaluatorBrief {
+        set_name: "The Solar System".into(),
+        review: vec![],
+        guidelines: String::new(),
+        unchecked: points(),
+        learner_message: message.into(),
+        mode: crate::llm::brief::EvalMode::Recall,
+        recent: question.map(|q| vec![crate::llm::Message::assistant(q)]).unwrap_or_default(),
+    };
+    let context = Context::new(&brief, None);
+    context.judge(brief.unchecked.iter().find(|p| p.id == id).unwrap_or(&brief.unchecked[0]))
+}
+
+#[test]
+fn a_short_answer_to_the_question_recalls_the_point() {
+    assert!(judged("jupiter def the biggest", None, "j").recalled);
+    assert!(judged("mercury", Some("Which planet is closest to the Sun?"), "m").recalled);
+    assert!(judged("CO2 trapping heat, so Venus", None, "v").recalled);
+}
+
+#[test]
+fn repeating_the_question_a_wrong_entity_a_wrong_number_or_a_negation_does_not() {
+    assert!(
+        !judged("the planet closest to the sun", Some("Which planet is closest to the Sun?"), "m").recalled
+    );
+    assert!(
+        !judged("Venus is the planet closest to the Sun.", Some("Which planet is closest to the Sun?"), "m")
+            .recalled
+    );
+    assert!(!judged("The Treaty of Versailles was signed in 1945", None, "t").recalled);
+    assert!(!judged("it's not Jupiter that is the largest planet", None, "j").recalled);
+    assert!(!judged("is Jupiter the largest planet?", None, "j").recalled);
+    assert!(judged("signed in nineteen nineteen, at Versailles", None, "t").recalled);
+    // A year off by one is a near miss, not a recall; one from another war is neither.
+    let asked = Some("When was the Treaty of Versailles signed?");
+    let off_by_one = judged("1918", asked, "t");
+    assert!(!off_by_one.recalled && off_by_one.near);
+    let other_war = judged("1945", asked, "t");
+    assert!(!other_war.recalled && !other_war.near);
+}
+
+#[test]
+fn a_swapped_pairing_is_no_recall_a_compact_answer_is() {
+    let point = "Sound is a longitudinal wave, while light is a transverse wave.";
+    assert!(swapped(point, &clause_tokens("sound is a transverse wave, while light is a longitudinal wave")));
+    assert!(!swapped(point, &clause_tokens("sound is longitudinal and light is transverse")));
+    assert!(!swapped(point, &clause_tokens("longitudinal for sound, transverse for light")));
+    let xylem = "Xylem carries water up from the roots, while phloem transports sugars around the plant.";
+    assert!(swapped(
+        xylem,
+        &clause_tokens("phloem carries water up from the roots and xylem moves the sugars around")
+    ));
+    assert!(!swapped(
+        xylem,
+        &clause_tokens("xylem takes water up from the roots and phloem moves sugars about")
+    ));
+    // The words that pair can be common ones.
+    let charges = "Like charges repel and unlike charges attract.";
+    assert!(swapped(charges, &clause_tokens("like charges attract and unlike charges repel")));
+    assert!(!swapped(charges, &clause_tokens("charges that are alike push apart, unlike ones attract")));
+    let verbs = "\"Ser\" means \"to be\" and \"tener\" means \"to have\".";
+    assert!(swapped(verbs, &clause_tokens("ser means to have and tener means to be")));
+    assert!(!swapped(verbs, &clause_tokens("ser is to be, tener is to have")));
+    // One clause joining both halves is an answer in few words, not a swap.
+    let octavian = "Octavian took the title Augustus in 27 BC and became the first Roman emperor.";
+    assert!(!swapped(octavian, &clause_tokens("Octavian became Augustus in 27 BC, the first emperor")));
+    // A clause with a single word of its own pairs nothing.
+    let soil = "Soil horizons are layers: topsoil (A) lies above subsoil (B), with weathered parent material (C) below.";
+    assert!(!swapped(
+        soil,
+        &clause_tokens("A is the topsoil at the top, B is subsoil under it, C is the weathered parent rock")
+    ));
+}
+
+#[test]
+fn a_thing_denied_by_name_is_no_recall_a_negated_verb_can_be() {
+    let pituitary = "The pituitary gland is called the master gland because it controls many other glands.";
+    let denied = judged_on(pituitary, "definitely not the pituitary, that one's tiny");
+    assert!(denied.flags.denied && !denied.recalled, "{denied:?}");
+    let ring = "Most active volcanoes lie along the Pacific Ring of Fire.";
+    assert!(judged_on(ring, "not around the Ring of Fire, I think that's just earthquakes").flags.denied);
+    let energy = "Energy cannot be created or destroyed, only transferred or transformed.";
+    assert!(!judged_on(energy, "energy can't be made or destroyed, it just changes form").flags.denied);
+    // Denied and then said is said.
+    let nucleus = "The nucleus stores the cell's DNA.";
+    assert!(!judged_on(nucleus, "not the ribosome, the nucleus stores the DNA").flags.denied);
+}
+
+#[test]
+fn another_unit_in_the_points_place_is_a_wrong_number_the_same_unit_spelt_otherwise_is_not() {
+    let plates = "Tectonic plates move a few centimetres per year.";
+    let miles = judged_on(plates, "tectonic plates move a few miles per year");
+    assert!(miles.flags.wrong_number && !miles.recalled, "{miles:?}");
+    assert!(!judged_on(plates, "tectonic plates move a few cm per year").flags.wrong_number);
+    let hour = "A lunar eclipse can last about an hour.";
+    assert!(judged_on(hour, "a lunar eclipse can last about a minute").flags.wrong_number);
+}
+
+#[test]
+fn one_clause_with_another_points_own_words_and_none_of_this_ones_says_the_other() {
+    with_wordnet();
+    let git = [
+        "\"git init\" creates a new empty repository in the current folder.",
+        "\"git clone\" copies an existing remote repository to your machine.",
+    ];
+    let judged_git = |message: &str| judged_among(&git, Some("What does git clone do?"), message, 1);
+    let init = judged_git("git clone creates a new empty repository in the current folder");
+    assert!(init.flags.another_point && !init.recalled, "{init:?}");
+    assert!(!judged_git("it copies an existing remote repository onto your machine").flags.another_point);
+    assert!(!judged_git("init makes an empty one, and clone copies a remote repository").flags.another_point);
+}
+
+#[test]
+fn a_way_run_backwards_is_the_opposite() {
+    let ionic = "Ionic bonds form when electrons are transferred from a metal to a non-metal.";
+    assert!(reverses(ionic, "electrons go from the non-metal over to the metal"));
+    assert!(!reverses(ionic, "the metal hands electrons over to the non-metal, from metal to non-metal"));
+    assert!(!reverses(ionic, "electrons are transferred between the atoms"));
+    let blood = "The pulmonary artery carries blood from the heart to the lungs.";
+    assert!(judged_on(blood, "it carries blood from the lungs into the heart").flags.opposite);
+    assert!(!judged_on(blood, "it takes blood from the heart into the lungs").flags.opposite);
+}
+
+#[test]
+fn saying_plainly_what_the_point_denies_is_the_opposite_saying_it_denied_is_not() {
+    let conservation = "In an isolated system, total momentum never changes.";
+    let flipped = judged_on(conservation, "in an isolated system the total momentum always changes");
+    assert!(flipped.flags.opposite && !flipped.recalled, "{flipped:?}");
+    let kept = judged_on(conservation, "total momentum doesn't change when the system is isolated");
+    assert!(!kept.flags.opposite, "{kept:?}");
+    let false_friend = "\"Gift\" in German means poison, not a present.";
+    assert!(judged_on(false_friend, "a present").flags.opposite);
+    assert!(!judged_on(false_friend, "poison, not a present").flags.opposite);
+}
+
+#[test]
+fn another_points_word_as_its_lone_trace_can_be_a_sibling_said_with_that_point_it_cannot() {
+    with_wordnet();
+    let air = [
+        "The ozone layer in the stratosphere absorbs most ultraviolet radiation.",
+        "Weather happens in the troposphere, the lowest layer.",
+    ];
+    let judged_air = |message: &str| judged_among(&air, None, message, 0);
+    assert!(judged_air("the ozone layer, which absorbs ultraviolet, is in the troposphere").flags.sibling);
+    assert!(
+        !judged_air("the ozone layer absorbs ultraviolet radiation, and weather happens in the troposphere")
+            .flags
+            .sibling
+    );
+}
+
+#[test]
+fn a_kind_of_a_common_thing_between_the_points_own_words_is_no_recall() {
+    let tree = "Yggdrasil is the giant ash tree that connects the nine worlds.";
+    let oak = judged_on(tree, "the giant oak tree that links the nine worlds");
+    assert!(oak.flags.sibling && !oak.recalled, "{oak:?}");
+    let said = judged_on(tree, "it's the giant ash tree linking the nine worlds");
+    assert!(!said.flags.sibling, "{said:?}");
+    // A name WordNet does not know, and another in its very place.
+    let capital = "Tenochtitlan was built on an island in Lake Texcoco.";
+    assert!(judged_on(capital, "it was built on an island in lake Titicaca").flags.sibling);
+    assert!(!judged_on(capital, "on an island in lake texcoco").flags.sibling);
+    assert!(!judged_on(capital, "it was built on an island in the lake").flags.sibling);
+    // Elsewhere than in the word's place, a tree is a loose word, not a wrong one.
+    assert!(!judged_on(tree, "an oak-like giant: the ash tree that connects the nine worlds").flags.sibling);
+}
+
+#[test]
+fn a_sibling_in_a_words_place_is_no_recall_a_kind_of_it_or_the_word_is() {
+    let terror = "The Reign of Terror was led by Robespierre and the Committee of Public Safety.";
+    let danton =
+        judged_on(terror, "the Reign of Terror was led by Danton and the Committee of Public Safety");
+    assert!(danton.flags.sibling && !danton.recalled, "{danton:?}");
+    let circle = "The area of a circle is pi times the radius squared.";
+    assert!(judged_on(circle, "the area of a circle is pi times the diameter squared").flags.sibling);
+    for said in [
+        "the area of a circle is pi times the radius squared",
+        "the area is pi r squared, the radius times itself times pi",
+    ] {
+        assert!(!judged_on(circle, said).flags.sibling, "{said}");
+    }
+    // A kind of the missing word stands for it: enzymes are proteins.
+    let golgi = "The Golgi apparatus modifies and packages proteins.";
+    assert!(!judged_on(golgi, "the Golgi apparatus modifies and packages enzymes").flags.sibling);
+}
+
+#[test]
+fn an_answer_that_breaks_off_is_part_of_a_point_a_pause_is_not() {
+    assert!(trails_off("xylem takes water up from the roots, phloem... can't remember"));
+    assert!(trails_off("sensorimotor, preoperational, concrete operational and... the last one's gone"));
+    assert!(trails_off("aperture, shutter speed and... the third one's on the tip of my tongue"));
+    assert!(trails_off("atomicity consistency isolation and um d d something i cant remember the last one"));
+    assert!(trails_off("africa for sure but when um i want to say i dont actually remember the date"));
+    assert!(trails_off("no idea, I always get the hemispheres mixed up"));
+    assert!(!trails_off("the mitochondria... they make ATP through respiration"));
+    assert!(!trails_off("the mitochondria make ATP... not sure"));
+    // An ellipsis before a lower-case word is a pause: the whole of it asks.
+    let asked = asked_sentences("they're where respiration happens... and they make glucose?");
+    assert_eq!(asked.len(), 1);
+    assert!(asked[0].1);
+    let said_then_asked = asked_sentences("It's the mitochondria... Why do they have their own DNA?");
+    assert_eq!(said_then_asked.iter().map(|(_, asks)| *asks).collect::<Vec<_>>(), vec![false, true]);
+}
+
+/// A message's clauses as words, as the judge reads them.
+fn clause_tokens(message: &str) -> Vec<Vec<Token>> {
+    clauses(message).iter().map(|c| role_tokens(c)).collect()
+}
+
+/// The verdict on one point, with no question and no other point.
+fn judged_on(content: &str, message: &str) -> Verdict {
+    judged_among(&[content], None, message, 0)
+}
+
+/// The verdict on the `which`th of `contents`, after `question` if any.
+fn judged_among(contents: &[&str], question: Option<&str>, message: &str, which: usize) -> Verdict {
+    with_wordnet();
+    let brief = EvaluatorBrief {
+        set_name: String::new(),
+        review: vec![],
+        guidelines: String::new(),
+        unchecked: contents.iter().enumerate().map(|(i, c)| point(&format!("p{i}"), c)).collect(),
+        learner_message: message.into(),
+        mode: crate::llm::brief::EvalMode::Recall,
+        recent: question.map(|q| vec![crate::llm::Message::assistant(q)]).unwrap_or_default(),
+    };
+    Context::new(&brief, None).judge(&brief.unchecked[which])
+}
+
+#[test]
+fn a_message_that_trails_off_is_part_of_a_point_a_leading_dont_know_is_about_another() {
+    assert!(trails_off("the left ventricle? not sure why though"));
+    assert!(trails_off("fast, over a hundred a minute, but I don't remember the upper limit"));
+    assert!(!trails_off("no idea, but the Hundred Years' War was England against France"));
+    assert!(!trails_off("I don't know"));
+    // A hedge on what was said is not a gap in it.
+    assert!(!trails_off("um the mitochondria make ATP through respiration, I think, not sure tbh"));
+    assert!(!trails_off("ribosomes translate mRNA into proteins but I don't know"));
+    assert!(trails_off("hiragana's forty-six, I'm not sure about katakana"));
+    // A gap in a word of the point the question gave is a gap all the same.
+    let kana = "Hiragana and katakana each have 46 basic characters.";
+    let asked = "How many basic characters do hiragana and katakana have?";
+    let half = judged_among(&[kana], Some(asked), "hiragana has forty-six, I'm not sure about katakana", 0);
+    assert!(half.flags.partial && !half.recalled, "{half:?}");
+    let partial = judged("Venus, because its atmosphere is thick, but I forget why that matters", None, "v");
+    assert!(!partial.recalled && partial.near, "{partial:?}");
+    assert!(
+        judged(
+            "no idea about the others, but Venus: its thick carbon dioxide atmosphere traps heat",
+            None,
+            "v"
+        )
+        .recalled
+    );
+}

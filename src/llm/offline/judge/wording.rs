@@ -1,0 +1,229 @@
+//! What the wording of a text says, with no model: its clauses and sentences, an answer that
+//! trails off, a pairing swapped, a way run backwards, the opposite of a word.
+
+use crate::text::{Token, role_tokens, tokens};
+
+/// Ways of saying a part escapes the learner besides "I don't know" ("the third one's on the
+/// tip of my tongue", "I'm blanking", "the last one's gone"), lower-case, as whole words.
+const GAPS: &[&str] = &[
+    "can't think",
+    "cant think",
+    "cannot think",
+    "tip of my tongue",
+    "blanking",
+    "blanked",
+    "lost it",
+    "escapes me",
+    "can't recall",
+    "cant recall",
+    "don't recall",
+    "dont recall",
+    "one's gone",
+    "ones gone",
+    "slipped my mind",
+    "mixed up",
+    "mix them up",
+    "get them confused",
+];
+
+/// Whether a text says something escapes the learner.
+fn says_gap(text: &str) -> bool {
+    let words = crate::text::words_spaced(text);
+    crate::text::is_dont_know(text) || GAPS.iter().any(|p| words.contains(&format!(" {p} ")))
+}
+
+/// Whether a message trails off: its last clause, after something said, says what escapes the
+/// learner ("the left ventricle? not sure why though", "…isolation and um d something i cant
+/// remember the last one"), or it breaks off mid-answer and then says so ("phloem... can't
+/// remember", "sensorimotor, preoperational and... the last one's gone"). A leading "don't
+/// know" ("no idea, but the nucleus…") is about something else, and a hedge on what was said
+/// ("…through respiration, not sure") is not a gap in it.
+pub(super) fn trails_off(message: &str) -> bool {
+    let clauses: Vec<&str> = message
+        .split([',', '.', ';', '!', '?', '…'])
+        .flat_map(|c| c.split(" but "))
+        .flat_map(|c| c.split(" and "))
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    let last_says_gap = match clauses.split_last() {
+        Some((last, before)) => {
+            says_gap(last)
+                && names_something(last)
+                && before.iter().any(|c| !says_gap(c) && !tokens(c).is_empty())
+        }
+        None => false,
+    };
+    // "no idea, I always get the hemispheres mixed up": every clause says what escapes them.
+    let all_gaps = clauses.len() >= 2
+        && clauses.iter().all(|c| says_gap(c))
+        && clauses.iter().any(|c| names_something(c));
+    last_says_gap || all_gaps || breaks_off(message)
+}
+
+/// Whether an answer breaks off (an ellipsis after something said) and what follows says a
+/// part escapes the learner; "not sure" there hedges what came before it.
+fn breaks_off(message: &str) -> bool {
+    let text = message.replace('…', "...");
+    let Some(at) = text.find("...") else { return false };
+    let (before, after) = text.split_at(at);
+    let hedge_only = crate::text::words_spaced(after).trim() == "not sure";
+    !tokens(before).is_empty() && !says_gap(before) && says_gap(after) && !hedge_only
+}
+
+/// Whether a "don't know" says what escapes the learner ("not sure why though", "I forget the
+/// last one"), rather than hedging what they said ("…through respiration, not sure", "…, I
+/// don't know"): a word is left once the "don't know" and the filler around it are taken out.
+fn names_something(clause: &str) -> bool {
+    const FILLER: &[&str] = &[
+        "i", "i'm", "im", "am", "and", "so", "um", "uh", "erm", "hmm", "just", "really", "tbh", "though",
+        "honestly", "totally", "about", "it", "that", "this", "to", "be", "but", "yet", "lol", "haha",
+    ];
+    let mut words = crate::text::words_spaced(clause);
+    for phrase in crate::text::DONT_KNOW.iter().chain(GAPS) {
+        words = words.replace(&format!(" {phrase} "), " ");
+    }
+    words.split_whitespace().any(|w| !FILLER.contains(&w))
+}
+
+/// Words that join one clause of an answer to the next.
+const JOINERS: &[&str] =
+    &["and", "but", "so", "because", "also", "plus", "then", "while", "whereas", "or", "though", "although"];
+
+/// Whether a word of a reading ends one clause and starts the next (punctuation, or a
+/// joining word, neither of which belongs to a clause).
+pub(super) fn is_joint(text: &str) -> bool {
+    !text.chars().any(char::is_alphanumeric) || JOINERS.contains(&text.to_lowercase().as_str())
+}
+
+/// A text's clauses: split at punctuation (not a comma inside a number) and joining words.
+pub(super) fn clauses(text: &str) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = vec![String::new()];
+    for (i, &c) in chars.iter().enumerate() {
+        let digit = |j: Option<usize>| j.and_then(|j| chars.get(j)).is_some_and(char::is_ascii_digit);
+        let inside_number = matches!(c, ',' | '.') && digit(i.checked_sub(1)) && digit(Some(i + 1));
+        if matches!(c, ',' | '.' | ';' | ':' | '!' | '?' | '(' | ')' | '—' | '–' | '\n') && !inside_number
+        {
+            out.push(String::new());
+        } else if let Some(current) = out.last_mut() {
+            current.push(c);
+        }
+    }
+    out.iter()
+        .flat_map(|clause| {
+            let mut parts = vec![String::new()];
+            for word in clause.split_whitespace() {
+                if JOINERS.contains(&word.to_lowercase().as_str()) {
+                    parts.push(String::new());
+                } else if let Some(part) = parts.last_mut() {
+                    part.push(' ');
+                    part.push_str(word);
+                }
+            }
+            parts
+        })
+        .filter(|c| !c.trim().is_empty())
+        .collect()
+}
+
+/// Whether the message swaps what the point pairs: the point says two things in clauses of
+/// their own ("Sound is a longitudinal wave, while light is a transverse wave"), and two of
+/// the message's clauses each join a word only one of them has with a word only another has
+/// ("sound is a transverse wave, while light is a longitudinal wave"). One such clause is a
+/// compact answer ("Octavian became Augustus in 27 BC"); two are a crossed pairing.
+pub(super) fn swapped(point: &str, message_clauses: &[Vec<Token>]) -> bool {
+    let parts: Vec<Vec<Token>> = clauses(point).iter().map(|c| role_tokens(c)).collect();
+    // Each word of the point that only one clause has, with that clause; a clause counts only
+    // with two such words (a lone "B" in "topsoil (A) lies above subsoil (B)" pairs nothing).
+    let mut own: Vec<(Token, usize)> = Vec::new();
+    for (i, part) in parts.iter().enumerate() {
+        let only_here: Vec<&Token> = part
+            .iter()
+            .filter(|k| k.quantity.is_none())
+            .filter(|k| {
+                parts.iter().enumerate().all(|(j, other)| j == i || !other.iter().any(|o| o.same_as(k)))
+            })
+            .collect();
+        if only_here.len() >= 2 {
+            own.extend(only_here.into_iter().map(|k| (k.clone(), i)));
+        }
+    }
+    let joined = message_clauses
+        .iter()
+        .filter(|clause| {
+            let mut found: Vec<usize> = clause
+                .iter()
+                .filter(|m| !m.negated)
+                .filter_map(|m| own.iter().find(|(k, _)| k.same_as(m)).map(|(_, i)| *i))
+                .collect();
+            found.sort_unstable();
+            found.dedup();
+            found.len() >= 2
+        })
+        .count();
+    joined >= 2
+}
+
+/// Whether the message has the opposite of one of the point's words, and not the word itself
+/// ("quantity demanded rises" for "falls", "repel" for "attract").
+pub(super) fn says_the_opposite(point: &str, message: &[Token]) -> bool {
+    tokens(point).iter().any(|p| {
+        !message.iter().any(|m| m.same_as(p))
+            && message.iter().any(|m| !m.negated && crate::text::opposite(&p.term, &m.term))
+    })
+}
+
+/// Whether a word is a number or a code ("g2", "3rd"), which names nothing by itself.
+pub(super) fn is_number_like(word: &str) -> bool {
+    word.chars().any(|c| c.is_ascii_digit())
+}
+
+/// Whether the message runs the point's way the other way: "from the non-metal to the metal"
+/// for electrons "transferred from a metal to a non-metal".
+pub(super) fn reverses(point: &str, message: &str) -> bool {
+    let (Some((from, to)), Some((said_from, said_to))) = (way(point), way(message)) else { return false };
+    !from.same_as(&to) && said_from.same_as(&to) && said_to.same_as(&from)
+}
+
+/// Where a text says something goes: the first word after "from", and the first after the
+/// "to" (or "into", "towards") that follows it.
+fn way(text: &str) -> Option<(Token, Token)> {
+    let words = crate::text::words_spaced(text);
+    let (_, after) = words.split_once(" from ")?;
+    let (source, rest) = [" to ", " into ", " towards "]
+        .iter()
+        .filter_map(|to| after.split_once(to))
+        .min_by_key(|(source, _)| source.len())?;
+    Some((tokens(source).into_iter().next()?, tokens(rest).into_iter().next()?))
+}
+
+/// A message's sentences, each with its words and whether it asks (ends with "?").
+pub(super) fn asked_sentences(message: &str) -> Vec<(Vec<Token>, bool)> {
+    let chars: Vec<char> = message.chars().collect();
+    let mut out = Vec::new();
+    let mut current = String::new();
+    for (i, &c) in chars.iter().enumerate() {
+        current.push(c);
+        // An ellipsis before a lower-case word is a pause, not a sentence's end ("they're
+        // where respiration happens... and they make glucose?" asks all of it).
+        let ellipsis = c == '…' || (c == '.' && (current.ends_with("..") || chars.get(i + 1) == Some(&'.')));
+        let paused = ellipsis
+            && chars[i + 1..]
+                .iter()
+                .find(|n| !n.is_whitespace() && **n != '.')
+                .is_some_and(|n| n.is_lowercase());
+        if paused {
+            continue;
+        }
+        if matches!(c, '.' | '!' | '?' | '\n' | '…') {
+            out.push((tokens(&current), c == '?'));
+            current.clear();
+        }
+    }
+    if !current.trim().is_empty() {
+        out.push((tokens(&current), false));
+    }
+    out.retain(|(words, asks)| !words.is_empty() || *asks);
+    out
+}
