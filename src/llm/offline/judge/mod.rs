@@ -39,7 +39,9 @@ use crate::text::{Token, role_tokens, tokens};
 
 pub use reading::parts;
 use reading::{meaning_word, names, phrases, stretches};
-use wording::{asked_sentences, clauses, is_number_like, reverses, says_the_opposite, swapped, trails_off};
+use wording::{
+    asked_sentences, clauses, is_number_like, reverses, says_the_opposite, swapped, trails_off, way,
+};
 
 /// Share of a point's weight a message must carry to recall it.
 const RECALL: f64 = 0.5;
@@ -215,6 +217,8 @@ pub struct Context {
     message_clauses: Vec<Vec<Token>>,
     /// The message's clauses, as words with those that can carry a role ([`role_tokens`]).
     message_roles: Vec<Vec<Token>>,
+    /// Where the message says something goes ([`wording::way`]), if it does.
+    message_way: Option<(Token, Token)>,
     /// The message's clauses and neighbouring pairs of them, and the whole, as vectors.
     stretches: Vec<crate::embed::Vector>,
     /// By point id: the cosine of the point and the message's stretch nearest it.
@@ -267,6 +271,7 @@ impl Context {
             message_words: Vec::new(),
             message_clauses: clauses(&brief.learner_message).iter().map(|c| tokens(c)).collect(),
             message_roles: clauses(&brief.learner_message).iter().map(|c| role_tokens(c)).collect(),
+            message_way: way(&brief.learner_message),
             stretches: Vec::new(),
             clauses: HashMap::new(),
             meaning: None,
@@ -551,7 +556,7 @@ impl Context {
             && key.iter().any(|k| k.negated && self.message.iter().any(|m| m.same_as(k)));
         let opposite = affirms_denied
             || says_the_opposite(&point.content, &self.message)
-            || reverses(&point.content, &self.said_text);
+            || reverses(&point.content, self.message_way.as_ref());
         let another_point = self.names_another_subject(&key) || self.says_another_instead(&key);
         let swapped = swapped(&point.content, &self.message_roles);
         let denied = self.denies_by_name(&key);

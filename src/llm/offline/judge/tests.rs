@@ -181,9 +181,12 @@ fn one_clause_with_another_points_own_words_and_none_of_this_ones_says_the_other
 #[test]
 fn a_way_run_backwards_is_the_opposite() {
     let ionic = "Ionic bonds form when electrons are transferred from a metal to a non-metal.";
-    assert!(reverses(ionic, "electrons go from the non-metal over to the metal"));
-    assert!(!reverses(ionic, "the metal hands electrons over to the non-metal, from metal to non-metal"));
-    assert!(!reverses(ionic, "electrons are transferred between the atoms"));
+    assert!(reverses(ionic, way("electrons go from the non-metal over to the metal").as_ref()));
+    assert!(!reverses(
+        ionic,
+        way("the metal hands electrons over to the non-metal, from metal to non-metal").as_ref()
+    ));
+    assert!(!reverses(ionic, way("electrons are transferred between the atoms").as_ref()));
     let blood = "The pulmonary artery carries blood from the heart to the lungs.";
     assert!(judged_on(blood, "it carries blood from the lungs into the heart").flags.opposite);
     assert!(!judged_on(blood, "it takes blood from the heart into the lungs").flags.opposite);

@@ -179,16 +179,16 @@ pub(super) fn is_number_like(word: &str) -> bool {
     word.chars().any(|c| c.is_ascii_digit())
 }
 
-/// Whether the message runs the point's way the other way: "from the non-metal to the metal"
+/// Whether the message's way (`said`, from [`way`]) runs the point's the other way: "from the non-metal to the metal"
 /// for electrons "transferred from a metal to a non-metal".
-pub(super) fn reverses(point: &str, message: &str) -> bool {
-    let (Some((from, to)), Some((said_from, said_to))) = (way(point), way(message)) else { return false };
+pub(super) fn reverses(point: &str, said: Option<&(Token, Token)>) -> bool {
+    let (Some((from, to)), Some((said_from, said_to))) = (way(point), said) else { return false };
     !from.same_as(&to) && said_from.same_as(&to) && said_to.same_as(&from)
 }
 
 /// Where a text says something goes: the first word after "from", and the first after the
 /// "to" (or "into", "towards") that follows it.
-fn way(text: &str) -> Option<(Token, Token)> {
+pub(super) fn way(text: &str) -> Option<(Token, Token)> {
     let words = crate::text::words_spaced(text);
     let (_, after) = words.split_once(" from ")?;
     let (source, rest) = [" to ", " into ", " towards "]
