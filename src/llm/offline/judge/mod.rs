@@ -40,7 +40,8 @@ use crate::text::{Token, role_tokens, tokens};
 pub use reading::parts;
 use reading::{meaning_word, names, phrases, stretches};
 use wording::{
-    asked_sentences, clauses, is_number_like, reverses, says_the_opposite, swapped, trails_off, way,
+    asked_sentences, clauses, is_number_like, proper_names, reverses, says_the_opposite, swapped, trails_off,
+    way,
 };
 
 /// Share of a point's weight a message must carry to recall it.
@@ -203,9 +204,17 @@ pub struct Context {
     message: Vec<Token>,
     /// Words of the tutor's last question and of the set's name.
     given: Vec<Token>,
+    /// Words of the tutor's last question alone.
+    asked: Vec<Token>,
+    /// The names in it ("Michelangelo"): capitalised words past each sentence's first.
+    asked_names: Vec<Token>,
+    /// Words of the set's name (and in today's review, every set's).
+    named: Vec<Token>,
     /// The question's words as written, for compounds ("sunlight" gives "sun" and "light").
     asked_words: Vec<String>,
     others: Vec<Vec<Token>>,
+    /// The unchecked points' ids, in the order of `others`.
+    ids: Vec<String>,
     /// Each sentence of the message with its words, and whether it asks (ends with "?").
     asks: Vec<(Vec<Token>, bool)>,
     /// The message ends by saying the rest escapes the learner ("…, I forget the last one").
@@ -238,22 +247,29 @@ pub struct Meaning {
     pub parts: HashMap<String, Vec<Reading>>,
 }
 
+/// Words (content words and numbers) of an answer that may leave its subject to the question.
+const SHORT_ANSWER: usize = 8;
+
 /// A word of a point covered this well (cosine in context) is as good as said.
 const COVERED: f32 = 0.7;
 
 impl Context {
     pub fn new(brief: &EvaluatorBrief, meaning: Option<Meaning>) -> Self {
         let question = question(brief).unwrap_or_default();
-        let mut given = tokens(question);
-        given.extend(tokens(&brief.set_name));
+        let asked = tokens(question);
+        let mut named = tokens(&brief.set_name);
         // In today's review every set's name is on the page: naming one is no recall.
         for set in &brief.review {
-            given.extend(tokens(&set.name));
+            named.extend(tokens(&set.name));
         }
+        let given = asked.iter().chain(&named).cloned().collect();
         Self {
             said_text: brief.learner_message.clone(),
             message: tokens(&brief.learner_message),
             given,
+            asked,
+            asked_names: proper_names(question),
+            named,
             asked_words: question
                 .to_lowercase()
                 .split(|c: char| !c.is_alphanumeric())
@@ -265,6 +281,7 @@ impl Context {
                 .iter()
                 .map(|p| key(&p.content).into_iter().map(|(t, _)| t).collect())
                 .collect(),
+            ids: brief.unchecked.iter().map(|p| p.id.clone()).collect(),
             // A question back ("is it the ribosome?") is a guess, not a recall.
             asks: asked_sentences(&brief.learner_message),
             trails_off: trails_off(&brief.learner_message),
@@ -373,6 +390,57 @@ impl Context {
         self.others
             .iter()
             .any(|other| other.iter().filter(|t| said(t) && !ours_or_shared(t) && telling(t)).count() >= 2)
+    }
+
+    /// Whether the message, leaving its subject to the question, says this point's thing of the
+    /// question's subject, which is another point's: asked about criminal cases, "the balance
+    /// of probabilities" (the point on civil cases); asked about Michelangelo, "he painted the
+    /// Mona Lisa" (the point on Leonardo). Such an answer is short (a longer one that goes on
+    /// to another point names it or says it in other words). This point's subject (its first
+    /// telling word not in the set's name) is neither asked nor said; the question has a word of another point that
+    /// this one lacks, and none of this point's that the other lacks; and the message says
+    /// nothing of that other point beyond the question (else it answered it, then went on).
+    /// Unless the question names the other point's subject ("Michelangelo"), it also reads
+    /// nearer that point than this one to the sentence model, where there is one.
+    fn answers_for_another(&self, id: &str, key: &[&Token]) -> bool {
+        let has = |words: &[&Token], t: &Token| words.iter().any(|w| w.same_as(t));
+        let telling = |t: &Token| !t.negated && !t.is_generic() && t.quantity.is_none();
+        let named = |t: &Token| self.named.iter().any(|n| n.same_as(t));
+        let asked: Vec<&Token> = self.asked.iter().filter(|t| telling(t) && !named(t)).collect();
+        let Some(subject) = key.iter().find(|k| telling(k) && !named(k)) else {
+            return false;
+        };
+        let short = self.message.len() <= SHORT_ANSWER;
+        if !short
+            || asked.is_empty()
+            || has(&asked, subject)
+            || self.message.iter().any(|m| m.same_as(subject))
+        {
+            return false;
+        }
+        // Without the model, or where it did not read the question, the words decide alone.
+        let asked_nearer = |other: &str| {
+            let Some(meaning) = &self.meaning else { return true };
+            let near = |point: &str| {
+                meaning
+                    .question
+                    .as_ref()
+                    .zip(meaning.points.get(point))
+                    .map(|(q, p)| similarity(&q.sentence, &p.sentence))
+            };
+            match (near(other), near(id)) {
+                (Some(theirs), Some(ours)) => theirs > ours,
+                _ => true,
+            }
+        };
+        self.ids.iter().zip(&self.others).filter(|(other, _)| *other != id).any(|(other_id, other)| {
+            let other: Vec<&Token> = other.iter().collect();
+            let theirs = |t: &Token| has(&other, t) && !has(key, t);
+            asked.iter().any(|q| theirs(q))
+                && (self.asked_names.iter().any(|q| theirs(q)) || asked_nearer(other_id))
+                && !asked.iter().any(|q| has(key, q) && !has(&other, q))
+                && !self.message.iter().any(|m| telling(m) && theirs(m) && !has(&asked, m))
+        })
     }
 
     /// Whether the message denies a thing the point names ("not the", "not around the", "isn't
@@ -557,7 +625,9 @@ impl Context {
         let opposite = affirms_denied
             || says_the_opposite(&point.content, &self.message)
             || reverses(&point.content, self.message_way.as_ref());
-        let another_point = self.names_another_subject(&key) || self.says_another_instead(&key);
+        let another_point = self.names_another_subject(&key)
+            || self.says_another_instead(&key)
+            || self.answers_for_another(&point.id, &key);
         let swapped = swapped(&point.content, &self.message_roles);
         let denied = self.denies_by_name(&key);
         let sibling = self.names_a_sibling(&point.content, &key);

@@ -324,3 +324,37 @@ fn a_message_that_trails_off_is_part_of_a_point_a_leading_dont_know_is_about_ano
         .recalled
     );
 }
+
+#[test]
+fn a_short_answer_leaving_its_subject_to_the_question_is_about_the_questions_subject() {
+    let legal = [
+        "In criminal cases the prosecution must prove guilt beyond reasonable doubt.",
+        "Civil cases are decided on the balance of probabilities.",
+    ];
+    let criminal = Some("What's the standard of proof in a criminal case?");
+    let wrong = judged_among(&legal, criminal, "the balance of probabilities", 1);
+    assert!(wrong.flags.another_point && !wrong.recalled, "{wrong:?}");
+    let civil = Some("And what decides a civil case?");
+    let right = judged_among(&legal, civil, "the balance of probabilities", 1);
+    assert!(!right.flags.another_point && right.recalled, "{right:?}");
+    // The question answered, then this point with its subject named.
+    let both = "beyond reasonable doubt, and civil cases go on the balance of probabilities";
+    assert!(judged_among(&legal, criminal, both, 1).recalled);
+
+    let painters = [
+        "Leonardo da Vinci painted the Mona Lisa and The Last Supper.",
+        "Michelangelo painted the Sistine Chapel ceiling and sculpted the statue of David.",
+    ];
+    let he = "he painted the Mona Lisa and The Last Supper";
+    let wrong = judged_among(&painters, Some("What is Michelangelo best known for painting?"), he, 0);
+    assert!(wrong.flags.another_point && !wrong.recalled, "{wrong:?}");
+    let right = judged_among(&painters, Some("What is Leonardo best known for painting?"), he, 0);
+    assert!(!right.flags.another_point && right.recalled, "{right:?}");
+}
+
+#[test]
+fn names_in_a_question_are_its_capitalised_words_past_each_sentences_first() {
+    let words = |text: &str| proper_names(text).into_iter().map(|t| t.word).collect::<Vec<_>>();
+    assert_eq!(words("Good. What is Michelangelo best known for?"), ["michelangelo"]);
+    assert_eq!(words("What do GET and POST do? I think I know"), Vec::<String>::new());
+}

@@ -71,6 +71,21 @@ fn breaks_off(message: &str) -> bool {
     !tokens(before).is_empty() && !says_gap(before) && says_gap(after) && !hedge_only
 }
 
+/// The names in a text: its capitalised words past each sentence's first ("What is
+/// Michelangelo best known for?").
+pub(super) fn proper_names(text: &str) -> Vec<Token> {
+    text.split(['.', '?', '!', ':', ';'])
+        .flat_map(|sentence| sentence.split_whitespace().skip(1))
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|w| {
+            w.len() > 1
+                && w.chars().next().is_some_and(char::is_uppercase)
+                && w.chars().skip(1).all(char::is_lowercase)
+        })
+        .flat_map(tokens)
+        .collect()
+}
+
 /// Whether a "don't know" says what escapes the learner ("not sure why though", "I forget the
 /// last one"), rather than hedging what they said ("…through respiration, not sure", "…, I
 /// don't know"): a word is left once the "don't know" and the filler around it are taken out.
