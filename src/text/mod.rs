@@ -2,6 +2,7 @@
 //! check: content terms with light stemming, so "mitochondria produce ATP" matches "the
 //! mitochondrion produces atp".
 
+mod equations;
 pub mod html;
 pub mod kinship;
 mod lexicon;
@@ -247,6 +248,13 @@ fn tokens_keeping(text: &str, keep: impl Fn(&str) -> bool) -> Vec<Token> {
         out.push(Token { word: word.to_string(), term: canonical(word), negated, quantity: None });
         negation_reach = negation_reach.saturating_sub(1);
     }
+    // "V = IR" says voltage, current and resistance.
+    out.extend(equations::quantities(text).into_iter().map(|w| Token {
+        word: w.into(),
+        term: canonical(w),
+        negated: false,
+        quantity: None,
+    }));
     out
 }
 

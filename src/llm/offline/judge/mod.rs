@@ -436,8 +436,8 @@ impl Context {
         self.ids.iter().zip(&self.others).filter(|(other, _)| *other != id).any(|(other_id, other)| {
             let other: Vec<&Token> = other.iter().collect();
             let theirs = |t: &Token| has(&other, t) && !has(key, t);
-            asked.iter().any(|q| theirs(q))
-                && (self.asked_names.iter().any(|q| theirs(q)) || asked_nearer(other_id))
+            asked.iter().copied().any(&theirs)
+                && (self.asked_names.iter().any(&theirs) || asked_nearer(other_id))
                 && !asked.iter().any(|q| has(key, q) && !has(&other, q))
                 && !self.message.iter().any(|m| telling(m) && theirs(m) && !has(&asked, m))
         })

@@ -358,3 +358,15 @@ fn names_in_a_question_are_its_capitalised_words_past_each_sentences_first() {
     assert_eq!(words("Good. What is Michelangelo best known for?"), ["michelangelo"]);
     assert_eq!(words("What do GET and POST do? I think I know"), Vec::<String>::new());
 }
+
+#[test]
+fn an_equation_in_symbols_says_the_quantities_the_point_spells_out() {
+    let ohm =
+        ["Ohm's law states that voltage equals current multiplied by resistance.", "Like charges repel."];
+    let asked = Some("What does Ohm's law say?");
+    assert!(judged_among(&ohm, asked, "V = IR", 0).recalled);
+    assert!(
+        !judged_among(&ohm, asked, "V and I and R", 0).recalled,
+        "letters outside an equation name nothing"
+    );
+}
