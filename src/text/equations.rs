@@ -37,6 +37,11 @@ const LONGEST_RUN: usize = 3;
 /// words ("V = IR", "v = f × λ") with "=" in it. "P(A)" is a probability, its event no
 /// quantity.
 pub fn quantities(text: &str) -> Vec<&'static str> {
+    equations(text).iter().flat_map(|e| symbols(e)).collect()
+}
+
+/// The equations in `text`, each written without spaces ("V=IR").
+fn equations(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut equation: Vec<&str> = Vec::new();
     let words = text.split_whitespace().map(|w| w.trim_end_matches([',', '.', ';', ':', '?', '!']));
@@ -46,7 +51,7 @@ pub fn quantities(text: &str) -> Vec<&'static str> {
             continue;
         }
         if equation.iter().any(|w| w.contains('=')) {
-            out.extend(symbols(&equation.concat()));
+            out.push(equation.concat());
         }
         equation.clear();
     }
@@ -65,6 +70,27 @@ fn is_formula_like(word: &str) -> bool {
     }
     let lower = word.to_lowercase();
     word.chars().count() == 1 || !(crate::text::is_stopword(&lower) || matches!(lower.as_str(), "so" | "ok"))
+}
+
+/// The operations of the equations in `text`, each once, as the signs "+", "−", "×", "÷"
+/// ("*" is "×", "/" stays unread: it is also "km/h").
+pub fn operations(text: &str) -> Vec<char> {
+    let mut out = Vec::new();
+    for equation in equations(text) {
+        for c in equation.chars() {
+            let sign = match c {
+                '+' => '+',
+                '−' => '−',
+                '×' | '*' | '·' => '×',
+                '÷' => '÷',
+                _ => continue,
+            };
+            if !out.contains(&sign) {
+                out.push(sign);
+            }
+        }
+    }
+    out
 }
 
 /// The quantities an equation's symbols stand for, in order.
@@ -113,5 +139,12 @@ mod tests {
         assert_eq!(quantities("I think it's voltage over current"), Vec::<&str>::new());
         assert_eq!(quantities("so I guess V = I × R, right"), ["voltage", "volume", "current", "resistance"]);
         assert_eq!(quantities("the answer is 2 + 2 = 4"), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn an_equations_operations_are_its_signs() {
+        assert_eq!(operations("so P(A and B) = P(A) + P(B), I think"), ['+']);
+        assert_eq!(operations("F = m * a, and E = mc² + 0"), ['×', '+']);
+        assert_eq!(operations("three times a day, 12-24 hours"), Vec::<char>::new());
     }
 }

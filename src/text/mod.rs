@@ -2,7 +2,7 @@
 //! check: content terms with light stemming, so "mitochondria produce ATP" matches "the
 //! mitochondrion produces atp".
 
-mod equations;
+pub mod equations;
 pub mod html;
 pub mod kinship;
 mod lexicon;

@@ -35,7 +35,7 @@ use crate::embed::{Reading, similarity};
 use crate::llm::Role;
 use crate::llm::brief::{EvaluatorBrief, PointBrief};
 use crate::text::numbers::{self, Quantity};
-use crate::text::{Token, role_tokens, tokens};
+use crate::text::{Token, equations, role_tokens, tokens};
 
 pub use reading::parts;
 use reading::{meaning_word, names, phrases, stretches};
@@ -158,7 +158,7 @@ pub struct Verdict {
 /// message may still be a near miss.
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
 pub struct Flags {
-    /// A number of the point missing, and another of its kind in the message.
+    /// A number, unit or operation of the point missing, and another of its kind in the message.
     pub wrong_number: bool,
     /// The message denies a word of the point.
     pub opposed: bool,
@@ -609,7 +609,10 @@ impl Context {
         let wrong_unit = key.iter().filter_map(|k| unit(k)).any(|(dimension, size)| {
             !units.contains(&(dimension, size)) && units.iter().any(|(d, _)| *d == dimension)
         });
-        let wrong_number = wrong_number || wrong_unit;
+        // Another operation in the point's equation ("P(A) + P(B)" for "P(A) × P(B)").
+        let (ours, theirs) = (equations::operations(&point.content), equations::operations(&self.said_text));
+        let wrong_operation = !theirs.is_empty() && ours.iter().any(|o| !theirs.contains(o));
+        let wrong_number = wrong_number || wrong_unit || wrong_operation;
         let score = if total > 0.0 { carried / total } else { 0.0 };
         let enough = score >= RECALL || (number_right && score >= RECALL_WITH_NUMBER);
         let asks = self.asks_about(&key);
@@ -814,17 +817,28 @@ pub fn question(brief: &EvaluatorBrief) -> Option<&str> {
 /// A point's content words, each once, and whether each was said in parentheses (an
 /// alternative or an aside: "Litmus (an indicator)", "93 °C (200 °F)").
 fn key(content: &str) -> Vec<(Token, bool)> {
-    let (mut main, mut aside, mut depth) = (String::new(), String::new(), 0usize);
+    let (mut main, mut aside) = (String::new(), String::new());
+    // For each open bracket, whether it opens an aside: one right after a letter is a
+    // function's ("P(A and B)"), and stays in the text it stands in.
+    let mut open: Vec<bool> = Vec::new();
+    let mut previous = ' ';
     for c in content.chars() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth = depth.saturating_sub(1),
-            _ if depth > 0 => aside.push(c),
-            _ => main.push(c),
-        }
-        if matches!(c, '(' | ')') {
+        let bracket = match c {
+            '(' => {
+                open.push(!previous.is_alphanumeric());
+                open.last().copied()
+            }
+            ')' => Some(open.pop().unwrap_or(false)),
+            _ => None,
+        };
+        previous = c;
+        if bracket == Some(true) {
             main.push(' ');
             aside.push(' ');
+        } else if open.iter().any(|a| *a) {
+            aside.push(c);
+        } else {
+            main.push(c);
         }
     }
     let mut out: Vec<(Token, bool)> = Vec::new();

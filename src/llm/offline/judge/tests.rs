@@ -370,3 +370,14 @@ fn an_equation_in_symbols_says_the_quantities_the_point_spells_out() {
         "letters outside an equation name nothing"
     );
 }
+
+#[test]
+fn another_operation_in_the_points_equation_is_a_wrong_number() {
+    let rules = ["For independent events, P(A and B) = P(A) × P(B).", "Probabilities range from 0 to 1."];
+    let asked = Some("What's the rule for two independent events both happening?");
+    let added =
+        judged_among(&rules, asked, "for independent events you add them: P(A and B) = P(A) + P(B)", 0);
+    assert!(added.flags.wrong_number && !added.recalled, "{added:?}");
+    let multiplied = judged_among(&rules, asked, "for independent events P(A and B) = P(A) * P(B)", 0);
+    assert!(!multiplied.flags.wrong_number && multiplied.recalled, "{multiplied:?}");
+}
