@@ -642,7 +642,10 @@ impl Context {
                 !m.negated && key.iter().any(|k| k.quantity.as_ref().is_some_and(|kq| q.is_near(kq)))
             })
         });
-        let near = !recalled && ((score >= NEAR && !present.is_empty()) || number_near);
+        // So is part of it said with the rest named as what escapes the learner ("small
+        // intestine, no idea why it's good at it"): the tutor asks for the rest.
+        let said_part = partial && !opposed && !present.is_empty();
+        let near = !recalled && ((score >= NEAR && !present.is_empty()) || number_near || said_part);
         let flags =
             Flags { wrong_number, opposed, asks, partial, opposite, another_point, swapped, denied, sibling };
         Verdict { score, recalled, near, present, vetoed, flags }

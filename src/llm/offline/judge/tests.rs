@@ -381,3 +381,16 @@ fn another_operation_in_the_points_equation_is_a_wrong_number() {
     let multiplied = judged_among(&rules, asked, "for independent events P(A and B) = P(A) * P(B)", 0);
     assert!(!multiplied.flags.wrong_number && multiplied.recalled, "{multiplied:?}");
 }
+
+#[test]
+fn part_of_a_point_with_the_rest_named_as_forgotten_is_a_near_miss() {
+    let gut = [
+        "Most nutrient absorption happens in the small intestine, whose villi greatly increase its surface area.",
+        "Bile from the liver emulsifies fats.",
+    ];
+    let asked = Some("Where are most nutrients absorbed, and what makes that organ so good at it?");
+    let part = judged_among(&gut, asked, "small intestine. no idea why it's good at it tho", 0);
+    assert!(part.flags.partial && part.near && !part.recalled, "{part:?}");
+    let nothing = judged_among(&gut, asked, "no idea, sorry", 0);
+    assert!(!nothing.near, "{nothing:?}");
+}
