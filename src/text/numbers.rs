@@ -62,18 +62,28 @@ impl Quantity {
 
     /// Not the same, but close enough to be a near miss: the same number in the wrong unit
     /// ("150 million miles" for 150 million km), a year off by one or two ("September 1938"),
-    /// or another amount within a tenth ("around 50" for 54).
+    /// a year with two of its digits swapped ("1831" for 1813), or another amount within a
+    /// tenth ("around 50" for 54).
     pub fn is_near(&self, other: &Quantity) -> bool {
         if self.matches(other) {
             return false;
         }
         let year = |n: f64| n.fract() == 0.0 && (1000.0..=2100.0).contains(&n);
         if year(self.value) && year(other.value) {
-            return (self.value - other.value).abs() <= 2.0;
+            return (self.value - other.value).abs() <= 2.0 || swapped_digits(self.value, other.value);
         }
         self.value == other.value
             || (self.value - other.value).abs() <= 0.1 * self.value.abs().max(other.value.abs())
     }
+}
+
+/// Whether two whole numbers differ only by two neighbouring digits trading places.
+fn swapped_digits(a: f64, b: f64) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) =
+        (format!("{a:.0}").chars().collect(), format!("{b:.0}").chars().collect());
+    let differ: Vec<usize> = (0..a.len().min(b.len())).filter(|i| a[*i] != b[*i]).collect();
+    a.len() == b.len()
+        && matches!(differ.as_slice(), [i, j] if *j == i + 1 && a[*i] == b[*j] && a[*j] == b[*i])
 }
 
 /// Words for numbers, with what they are.
@@ -343,6 +353,16 @@ mod tests {
         assert_eq!(number("1870s"), Some(1870.0));
         assert_eq!(number("sixty and a hundred"), Some(60.0));
         assert_eq!(number("nothing here"), None);
+    }
+
+    #[test]
+    fn a_year_off_by_a_little_or_with_two_digits_swapped_is_near() {
+        let year = |value: f64| Quantity { value, base: None };
+        assert!(year(1831.0).is_near(&year(1813.0)));
+        assert!(year(1812.0).is_near(&year(1813.0)));
+        assert!(!year(1913.0).is_near(&year(1813.0)));
+        assert!(!year(1318.0).is_near(&year(1813.0)), "digits apart trading places are another year");
+        assert!(!year(1813.0).is_near(&year(1813.0)), "the same year is no miss");
     }
 
     #[test]
