@@ -643,8 +643,9 @@ impl Context {
             })
         });
         // So is part of it said with the rest named as what escapes the learner ("small
-        // intestine, no idea why it's good at it"): the tutor asks for the rest.
-        let said_part = partial && !opposed && !present.is_empty();
+        // intestine, no idea why it's good at it"): the tutor asks for the rest. A word or so
+        // in common makes no point near ("not sure why" names a gap in the point it is about).
+        let said_part = partial && !opposed && present.len() >= 2;
         let near = !recalled && ((score >= NEAR && !present.is_empty()) || number_near || said_part);
         let flags =
             Flags { wrong_number, opposed, asks, partial, opposite, another_point, swapped, denied, sibling };

@@ -393,4 +393,8 @@ fn part_of_a_point_with_the_rest_named_as_forgotten_is_a_near_miss() {
     assert!(part.flags.partial && part.near && !part.recalled, "{part:?}");
     let nothing = judged_among(&gut, asked, "no idea, sorry", 0);
     assert!(!nothing.near, "{nothing:?}");
+    // A word in common with another point does not make it near.
+    let colon = ["The large intestine absorbs water from what is left.", gut[0]];
+    let other = judged_among(&colon, asked, "small intestine. no idea why it's good at it tho", 0);
+    assert!(other.flags.partial && !other.near, "{other:?}");
 }
