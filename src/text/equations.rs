@@ -73,7 +73,7 @@ fn is_formula_like(word: &str) -> bool {
 }
 
 /// The operations of the equations in `text`, each once, as the signs "+", "−", "×", "÷"
-/// ("*" is "×", "/" stays unread: it is also "km/h").
+/// ("*" is "×"; "-" and "/" stay unread: they are also "12-24" and "km/h").
 pub fn operations(text: &str) -> Vec<char> {
     let mut out = Vec::new();
     for equation in equations(text) {

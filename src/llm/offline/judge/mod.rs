@@ -228,6 +228,8 @@ pub struct Context {
     message_roles: Vec<Vec<Token>>,
     /// Where the message says something goes ([`wording::way`]), if it does.
     message_way: Option<(Token, Token)>,
+    /// The operations of the message's equations ([`equations::operations`]).
+    message_operations: Vec<char>,
     /// The message's clauses and neighbouring pairs of them, and the whole, as vectors.
     stretches: Vec<crate::embed::Vector>,
     /// By point id: the cosine of the point and the message's stretch nearest it.
@@ -289,6 +291,7 @@ impl Context {
             message_clauses: clauses(&brief.learner_message).iter().map(|c| tokens(c)).collect(),
             message_roles: clauses(&brief.learner_message).iter().map(|c| role_tokens(c)).collect(),
             message_way: way(&brief.learner_message),
+            message_operations: equations::operations(&brief.learner_message),
             stretches: Vec::new(),
             clauses: HashMap::new(),
             meaning: None,
@@ -397,11 +400,12 @@ impl Context {
     /// of probabilities" (the point on civil cases); asked about Michelangelo, "he painted the
     /// Mona Lisa" (the point on Leonardo). Such an answer is short (a longer one that goes on
     /// to another point names it or says it in other words). This point's subject (its first
-    /// telling word not in the set's name) is neither asked nor said; the question has a word of another point that
-    /// this one lacks, and none of this point's that the other lacks; and the message says
-    /// nothing of that other point beyond the question (else it answered it, then went on).
-    /// Unless the question names the other point's subject ("Michelangelo"), it also reads
-    /// nearer that point than this one to the sentence model, where there is one.
+    /// telling word not in the set's name) is neither asked nor said; the question has a word
+    /// of another point that this one lacks, and none of this point's that the other lacks;
+    /// and the message says nothing of that other point beyond the question (else it answered
+    /// it, then went on). Unless the question names the other point's subject
+    /// ("Michelangelo"), it also reads nearer that point than this one to the sentence model,
+    /// where there is one.
     fn answers_for_another(&self, id: &str, key: &[&Token]) -> bool {
         let has = |words: &[&Token], t: &Token| words.iter().any(|w| w.same_as(t));
         let telling = |t: &Token| !t.negated && !t.is_generic() && t.quantity.is_none();
@@ -610,8 +614,9 @@ impl Context {
             !units.contains(&(dimension, size)) && units.iter().any(|(d, _)| *d == dimension)
         });
         // Another operation in the point's equation ("P(A) + P(B)" for "P(A) × P(B)").
-        let (ours, theirs) = (equations::operations(&point.content), equations::operations(&self.said_text));
-        let wrong_operation = !theirs.is_empty() && ours.iter().any(|o| !theirs.contains(o));
+        let theirs = &self.message_operations;
+        let wrong_operation =
+            !theirs.is_empty() && equations::operations(&point.content).iter().any(|o| !theirs.contains(o));
         let wrong_number = wrong_number || wrong_unit || wrong_operation;
         let score = if total > 0.0 { carried / total } else { 0.0 };
         let enough = score >= RECALL || (number_right && score >= RECALL_WITH_NUMBER);
