@@ -28,7 +28,7 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use warren::embed::Judgement;
 use warren::engine::{Attachment, Engine, EngineConfig, InProcess, Outbound};
-use warren::llm::offline::Offline;
+use warren::llm::offline::{self, Offline};
 use warren::llm::{LlmError, Output, Provider, Purpose, ReplyStream, Request, SharedProvider};
 use warren::store::{NewPoint, NewSet, Store};
 use warren_app::protocol::{ClientMessage, ProviderInfo, ServerMessage};
@@ -218,9 +218,8 @@ async fn run(cases: &[Case], way: Way, judgement: &Judgement) -> Run {
     store.migrate().await.expect("migrate");
     let owner = store.create_account("bench", "not-a-real-hash").await.expect("account").expect("new");
     let model = Arc::new(SlowModel::default());
-    let judge: Option<SharedProvider> = (way == Way::GuessesLocally)
-        .then(|| Arc::new(Offline::new(Duration::ZERO, judgement.embedder().cloned())) as SharedProvider);
-    let local = InProcess { judge, embedder: None, health: None, offline: None };
+    let judges = if way == Way::GuessesLocally { offline::judges(judgement.embedder()) } else { Vec::new() };
+    let local = InProcess { judges, embedder: None, health: None, offline: None };
     let config = EngineConfig { speculative_tutor: way != Way::Waits, ..EngineConfig::default() };
     let engine = Engine::judged(store.clone(), model.clone(), local, config);
     let mut run = Run::default();

@@ -14,9 +14,8 @@ use crate::config::{Config, Switch};
 use crate::embed::Judgement;
 use crate::engine::usage::{Budgets, Prices, PricesError};
 use crate::engine::{Engine, EngineConfig, InProcess, Instance};
-use crate::llm::SharedProvider;
 use crate::llm::health::ProviderHealth;
-use crate::llm::offline::Offline;
+use crate::llm::offline::{self, Offline};
 use crate::llm::select::{self, ProviderConfigError};
 use crate::store::{Store, StoreError};
 use crate::voice::Voice;
@@ -102,12 +101,10 @@ impl Application {
         };
 
         let address = config.public_url.clone().unwrap_or_else(|| format!("http://{addr}"));
-        // The speculative tutor guesses with the offline evaluator, which answers in
+        // The speculative tutor guesses with the offline evaluators, which answer in
         // milliseconds, so a turn that recalls a point need not wait two round trips.
         let in_process = InProcess {
-            judge: speculative_tutor.then(|| {
-                Arc::new(Offline::new(Duration::ZERO, judgement.embedder().cloned())) as SharedProvider
-            }),
+            judges: if speculative_tutor { offline::judges(judgement.embedder()) } else { Vec::new() },
             embedder: judgement.embedder().cloned(),
             health: Some(health.clone()),
             offline: Some(Arc::new(Offline::new(

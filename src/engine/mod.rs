@@ -123,9 +123,9 @@ pub enum EngineError {
 /// provider's health, which each turn's outcome informs.
 #[derive(Clone, Default)]
 pub struct InProcess {
-    /// A judge that answers in milliseconds, which the speculative tutor guesses with rather
-    /// than assume nothing is recalled (see `turn::Guess`).
-    pub judge: Option<SharedProvider>,
+    /// Judges that answer in milliseconds, quickest first, which the speculative tutor
+    /// guesses with rather than assume nothing is recalled (see `turn::Guess`).
+    pub judges: Vec<SharedProvider>,
     /// The sentence model, with which the reply check also catches a point not yet tried
     /// given away in other words.
     pub embedder: Option<Arc<crate::embed::Embedder>>,
@@ -139,8 +139,8 @@ pub struct InProcess {
 pub(crate) struct Shared {
     pub store: Store,
     pub provider: SharedProvider,
-    /// The in-process judge the speculative tutor guesses with (see `turn::Guess`).
-    pub local_judge: Option<SharedProvider>,
+    /// The in-process judges the speculative tutor guesses with (see `turn::Guess`).
+    pub local_judges: Vec<SharedProvider>,
     /// The sentence model the reply check reads the tutor's statements with.
     pub embedder: Option<Arc<crate::embed::Embedder>>,
     pub health: Option<Arc<crate::llm::health::ProviderHealth>>,
@@ -235,7 +235,7 @@ impl Engine {
         let shared = Shared {
             store,
             provider,
-            local_judge: in_process.judge,
+            local_judges: in_process.judges,
             embedder: in_process.embedder,
             health: in_process.health,
             config,

@@ -110,9 +110,18 @@ pub enum TurnKind {
 pub enum Guess {
     /// Nothing: the plan for an attempt that recalls and nearly recalls nothing.
     Nothing(Box<TutorPlan>),
-    /// What the in-process judge finds, which answers in milliseconds; the actor turns its
-    /// verdict into a plan (see [`TurnEvent::Guessed`]).
-    Judge(SharedProvider),
+    /// What the in-process judges find, quickest first (see `llm::offline::judges`): the
+    /// tutor starts on the first verdict, and again on a later one only when its plan differs,
+    /// so a turn the quick judge reads right need not wait for the surer one. The actor turns
+    /// each verdict into a plan (see [`TurnEvent::Guessed`]).
+    Judges(Vec<SharedProvider>),
+}
+
+/// A guess's verdict as the early tutor is asked on it.
+struct GuessedPlan {
+    plan: TutorPlan,
+    findings: Findings,
+    observation: Option<String>,
 }
 
 /// What an evaluation found, as the tutor hears of it: the points recalled and nearly
@@ -239,7 +248,7 @@ impl Turn<'_> {
 
     /// The evaluator and the detector together (the first tutor token waits for one round
     /// trip of them, not one per point), and meanwhile the tutor on a guess. An evaluator that
-    /// answers before the guess is made leaves nothing to guess.
+    /// answers before a guess is made leaves nothing more to guess.
     async fn assess(&self, message: &str, run_detector: bool, guess: Option<&Guess>) -> Assessment {
         let brief = self.evaluator_brief(message, EvalMode::Recall);
         let detect = async {
@@ -254,32 +263,61 @@ impl Turn<'_> {
             };
             detector::detect(&**self.provider, brief).await
         };
-        let checks = std::pin::pin!(async {
+        let mut checks = std::pin::pin!(async {
             tokio::join!(evaluator::evaluate(&**self.provider, brief.clone()), detect)
         });
-        let speculate = std::pin::pin!(self.speculate(&brief, message, guess));
-        match select(checks, speculate).await {
-            Either::Left(((evaluation, detection), _)) => Assessment { evaluation, detection, held: None },
-            Either::Right((held, checks)) => {
-                let (evaluation, detection) = checks.await;
-                Assessment { evaluation, detection, held }
+        let mut held = None;
+        match guess {
+            None => {}
+            Some(Guess::Nothing(plan)) => {
+                let guessed =
+                    GuessedPlan { plan: (**plan).clone(), findings: Findings::default(), observation: None };
+                held = Some(self.start_early(guessed, message));
+            }
+            Some(Guess::Judges(judges)) => {
+                for judge in judges {
+                    let verdict = std::pin::pin!(self.guess_with(judge, &brief));
+                    let guessed = match select(checks.as_mut(), verdict).await {
+                        Either::Left(((evaluation, detection), _)) => {
+                            return Assessment { evaluation, detection, held };
+                        }
+                        Either::Right((guessed, _)) => guessed,
+                    };
+                    let same = |held: &Held, guessed: &GuessedPlan| {
+                        held.findings == guessed.findings && held.plan == guessed.plan
+                    };
+                    if let (Some(early), Some(guessed)) = (&held, &guessed)
+                        && same(early, guessed)
+                    {
+                        continue;
+                    }
+                    // The later judge is the surer: what it does not expect is not kept waiting.
+                    if let Some(early) = held.take() {
+                        early.speculation.cancel(self.tx).await;
+                    }
+                    held = guessed.map(|guessed| self.start_early(guessed, message));
+                }
             }
         }
+        let (evaluation, detection) = checks.await;
+        Assessment { evaluation, detection, held }
+    }
+
+    /// `judge`'s verdict on the message and the plan the actor makes of it; None when that
+    /// plan is no reply (or the actor no longer listens).
+    async fn guess_with(&self, judge: &SharedProvider, brief: &EvaluatorBrief) -> Option<GuessedPlan> {
+        let verdict = evaluator::evaluate(&**judge, brief.clone()).await;
+        let findings = Findings::of(&verdict);
+        let observation = verdict.observation.clone();
+        let (plan_tx, plan_rx) = oneshot::channel();
+        self.tx.send(TurnEvent::Guessed { evaluation: verdict, plan: plan_tx }).await.ok()?;
+        let plan = plan_rx.await.ok()??;
+        Some(GuessedPlan { plan, findings, observation })
     }
 
     /// Starts the tutor on a guess at what the evaluator will find; its reply waits unseen.
-    async fn speculate(&self, brief: &EvaluatorBrief, message: &str, guess: Option<&Guess>) -> Option<Held> {
-        let (plan, findings, observation) = match guess? {
-            Guess::Nothing(plan) => ((**plan).clone(), Findings::default(), None),
-            Guess::Judge(judge) => {
-                let verdict = evaluator::evaluate(&**judge, brief.clone()).await;
-                let findings = Findings::of(&verdict);
-                let observation = verdict.observation.clone();
-                let (plan_tx, plan_rx) = oneshot::channel();
-                self.tx.send(TurnEvent::Guessed { evaluation: verdict, plan: plan_tx }).await.ok()?;
-                (plan_rx.await.ok()??, findings, observation)
-            }
-        };
+    fn start_early(&self, guessed: GuessedPlan, message: &str) -> Held {
+        let GuessedPlan { plan, findings, observation } = guessed;
         let (request, check) = tutor_request(
             self.input,
             TutorMoment::Reply,
@@ -288,7 +326,7 @@ impl Turn<'_> {
             Some(message.to_string()),
         );
         let speculation = Speculation::start(self.provider.clone(), request);
-        Some(Held { speculation, check, plan, findings })
+        Held { speculation, check, plan, findings }
     }
 
     /// The tutor's reply on the actor's plan: the early one when the evaluator found what its

@@ -179,3 +179,59 @@ async fn the_early_reply_starts_on_the_in_process_judges_verdict_and_is_kept_whe
         assert!(metrics.contains("warren_speculative_tutor_total{outcome=\"wasted\"} 1"), "{metrics}");
     }
 }
+
+/// The evaluator of a learner who paraphrases: "mRNA" recalls the ribosome point. The tutor
+/// answers at once when told of a recall, and slowly otherwise.
+fn by_meaning(body: &serde_json::Value) -> Reply {
+    let system = system_of(body);
+    let said = last_message(body);
+    let said = said.rsplit("Latest learner message:").next().unwrap_or_default();
+    if system.contains("You check which recall points") {
+        let recalled: Vec<serde_json::Value> = system
+            .lines()
+            .filter_map(|l| l.strip_prefix("- id \""))
+            .filter_map(|l| l.split_once('"'))
+            .filter(|(_, rest)| rest.contains("Ribosomes") && said.contains("mRNA"))
+            .map(|(id, _)| json!({"pointId": id, "confidence": 0.9}))
+            .collect();
+        return slowly(json!({"recalled": recalled, "nearMisses": [], "observation": ""}).to_string());
+    }
+    if system.contains("recall facilitator") && !body.to_string().contains("latest message recalled a point")
+    {
+        return Reply::Slow {
+            pieces: FIRST.iter().map(|p| p.to_string()).collect(),
+            delay: Duration::from_millis(120),
+        };
+    }
+    answers(body)
+}
+
+#[tokio::test]
+async fn the_early_reply_starts_again_when_the_sentence_model_reads_what_words_alone_did_not() {
+    for wire in [Wire::Anthropic, Wire::OpenAi] {
+        let fake = FakeLlm::start_with(wire, vec![], Some(Arc::new(by_meaning))).await;
+        let app = TestApp::on_fake(wire, &fake).await;
+        let (session, points) = app.start("The living cell").await;
+        let mut ws = app.connect(&session).await;
+        ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+
+        // Words alone find no recall in the paraphrase, so the tutor starts on that at once;
+        // the sentence model then reads the recall, and the tutor starts again on it. The
+        // evaluator agrees with the model: the second reply is kept, the first cut off.
+        let ribosomes = points.iter().find(|p| p.content.starts_with("Ribosomes")).expect("the demo's point");
+        let frames = ws.say("Ribosomes build proteins from mRNA").await;
+        assert_eq!(crate::common::recalled_ids(&frames), vec![ribosomes.id.clone()], "{wire:?}");
+        assert_eq!(tutor_requests(&fake, "proteins from mRNA"), 2, "{wire:?}: one on each judge's verdict");
+        cancelled_becomes(&fake, 1).await;
+        assert_eq!(reply_of(&frames), SECOND, "{wire:?}: the reply that heard of the recall");
+
+        // Where both judges agree, the tutor is asked once.
+        let frames = ws.say("hmm, nothing comes to mind here").await;
+        assert_eq!(reply_of(&frames), FIRST.concat(), "{wire:?}");
+        assert_eq!(tutor_requests(&fake, "nothing comes to mind"), 1, "{wire:?}");
+
+        let metrics = app.metrics().await;
+        assert!(metrics.contains("warren_speculative_tutor_total{outcome=\"kept\"} 2"), "{metrics}");
+        assert!(metrics.contains("warren_speculative_tutor_total{outcome=\"wasted\"} 1"), "{metrics}");
+    }
+}

@@ -129,16 +129,16 @@ impl Actor {
     }
 
     /// What the tutor that starts before the evaluator answers may assume: the in-process
-    /// judge's verdict when there is one, else that the message recalls nothing. None when
+    /// judges' verdicts when there are any, else that the message recalls nothing. None when
     /// nothing starts early (speculation off, or in a rabbit hole).
     pub(super) fn guess(&self) -> Option<Guess> {
         if !self.shared.config.speculative_tutor || self.session.mode() == SessionMode::Rabbithole {
             return None;
         }
-        match &self.shared.local_judge {
-            Some(judge) => Some(Guess::Judge(judge.clone())),
-            None => self.guessed_plan(&Evaluation::default()).map(|plan| Guess::Nothing(Box::new(plan))),
+        if self.shared.local_judges.is_empty() {
+            return self.guessed_plan(&Evaluation::default()).map(|plan| Guess::Nothing(Box::new(plan)));
         }
+        Some(Guess::Judges(self.shared.local_judges.clone()))
     }
 
     /// The plan `apply_assessment` would make of `evaluation` for the latest learner message,

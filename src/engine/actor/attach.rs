@@ -103,7 +103,7 @@ impl Actor {
     /// Has the judges read `texts` now, in the background, so the next evaluation need not
     /// (the offline judges' sentence model keeps what it reads; see `Provider::prepare`).
     pub(super) fn read_ahead(&self, texts: Vec<String>) {
-        let judges = std::iter::once(&self.shared.provider).chain(self.shared.local_judge.as_ref());
+        let judges = std::iter::once(&self.shared.provider).chain(&self.shared.local_judges);
         for judge in judges {
             let (judge, texts) = (judge.clone(), texts.clone());
             tokio::spawn(async move { judge.prepare(texts).await });

@@ -46,6 +46,15 @@ pub struct Offline {
     cores: usize,
 }
 
+/// The in-process judges the speculative tutor guesses with, quickest first: words alone (about
+/// a millisecond), then the sentence model when there is one (tens of milliseconds, surer).
+pub fn judges(embedder: Option<&Arc<Embedder>>) -> Vec<super::SharedProvider> {
+    let words: super::SharedProvider = Arc::new(Offline::new(Duration::ZERO, None));
+    let meaning =
+        embedder.map(|e| Arc::new(Offline::new(Duration::ZERO, Some(e.clone()))) as super::SharedProvider);
+    std::iter::once(words).chain(meaning).collect()
+}
+
 impl Offline {
     pub fn new(chunk_delay: Duration, embedder: Option<Arc<Embedder>>) -> Self {
         let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
