@@ -28,8 +28,8 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use warren::embed::Judgement;
 use warren::engine::{Attachment, Engine, EngineConfig, InProcess, Outbound};
-use warren::llm::offline::{self, Offline};
-use warren::llm::{LlmError, Output, Provider, Purpose, ReplyStream, Request, SharedProvider};
+use warren::llm::offline;
+use warren::llm::{LlmError, Output, Provider, Purpose, ReplyStream, Request};
 use warren::store::{NewPoint, NewSet, Store};
 use warren_app::protocol::{ClientMessage, ProviderInfo, ServerMessage};
 
