@@ -317,7 +317,6 @@ impl Provider for Metered {
         if let Allowance::Spent { .. } = self.check().await {
             return self.meter.offline.stream(request).await;
         }
-        let stream = self.inner.stream(request).await?;
         // What a reply cut off before its provider said anything is taken to have used: its
         // request, at four characters a token (the providers report usage at the end).
         let sent: usize = request.system.len()
@@ -337,15 +336,28 @@ impl Provider for Metered {
             output: 0,
             finished: false,
         };
-        Ok(Box::pin(Recording {
-            inner: stream,
+        // Recording from the moment the request goes: one given up before its reply began (an
+        // early tutor reply the evaluator overruled) has still reached the provider.
+        let mut recording = Recording {
+            inner: Box::pin(futures_util::stream::empty()),
             usage: None,
             written: 0,
             failed: false,
             call: Some(call),
             meter: self.meter.clone(),
             added: self.added.clone(),
-        }))
+        };
+        match self.inner.stream(request).await {
+            Ok(stream) => {
+                recording.inner = stream;
+                Ok(Box::pin(recording))
+            }
+            Err(err) => {
+                // Refused: nothing to pay for.
+                recording.call = None;
+                Err(err)
+            }
+        }
     }
 
     async fn probe(&self) -> Result<(), LlmError> {

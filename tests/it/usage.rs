@@ -12,7 +12,7 @@ use warren::store::CallSum;
 use warren_app::protocol::{NoticeCode, ServerMessage};
 use warren_app::usage::Agent;
 
-use crate::common::fake_llm::{CACHED_TOKENS, FakeLlm, INPUT_TOKENS, Reply, Wire, system_of};
+use crate::common::fake_llm::{CACHED_TOKENS, FakeLlm, INPUT_TOKENS, Reply, Wire, last_message, system_of};
 use crate::common::{TestApp, reply_of};
 
 const CELL: &str = "The living cell";
@@ -106,6 +106,56 @@ async fn each_agent_call_is_recorded_from_either_wire_format_priced_and_shown() 
             "warren_model_tokens_total{{agent=\"tutor\",kind=\"cached_input\"}} {}",
             tutor.cached_input
         )));
+    }
+}
+
+/// A paraphrase of the ribosome point, which words alone find only near and the network
+/// evaluator (answering late) recalls; the tutor's answer is slow to begin unless it is told
+/// of a recall.
+fn a_hosted_model(body: &Value) -> Reply {
+    let system = system_of(body);
+    let said = last_message(body);
+    if system.contains("You check which recall points") {
+        let recalled: Vec<Value> = system
+            .lines()
+            .filter_map(|l| l.strip_prefix("- id \""))
+            .filter_map(|l| l.split_once('"'))
+            .filter(|(_, rest)| rest.contains("Ribosomes") && said.contains("mRNA"))
+            .map(|(id, _)| json!({"pointId": id, "confidence": 0.9}))
+            .collect();
+        let answer = json!({"recalled": recalled, "nearMisses": [], "observation": ""}).to_string();
+        return Reply::Late { wait: Duration::from_millis(400), then: Box::new(Reply::Said(answer)) };
+    }
+    if system.contains("recall facilitator") && !body.to_string().contains("latest message recalled a point")
+    {
+        let then = Box::new(Reply::Text(vec!["What ", "comes ", "to mind?"]));
+        return Reply::Late { wait: Duration::from_millis(600), then };
+    }
+    answers(body)
+}
+
+#[tokio::test]
+async fn a_tutor_reply_given_up_before_it_began_is_recorded_all_the_same() {
+    for wire in [Wire::Anthropic, Wire::OpenAi] {
+        let fake = FakeLlm::start_with(wire, vec![], Some(Arc::new(a_hosted_model))).await;
+        let app = TestApp::on_fake(wire, &fake).await;
+        let (session, _) = app.start(CELL).await;
+        let mut ws = app.connect(&session).await;
+        ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+        // The tutor starts on the words' guess, and again on the sentence model's once it reads
+        // the recall: the first request is given up before its answer began, but it reached
+        // the provider, and is counted at what its prompt weighs.
+        assert!(!reply_of(&ws.say("Ribosomes build proteins from mRNA").await).is_empty(), "{wire:?}");
+        let tutor_requests = |fake: &FakeLlm| {
+            fake.received().iter().filter(|r| system_of(&r.body).contains("recall facilitator")).count()
+        };
+        assert_eq!(tutor_requests(&fake), 3, "{wire:?}: the opening, and two for the message");
+        let sent = fake.received().len() as i64;
+        let calls = calls_of(&app, &session, sent).await;
+        assert_eq!(calls.iter().map(|c| c.calls).sum::<i64>(), sent, "{wire:?}: {calls:?}");
+        let tutor = calls.iter().find(|c| c.agent == Agent::Tutor).unwrap();
+        assert_eq!(tutor.calls, 3, "{wire:?}: {tutor:?}");
+        assert!(tutor.input > 3 * INPUT_TOKENS as i64, "{wire:?}: the prompt's weight, {tutor:?}");
     }
 }
 

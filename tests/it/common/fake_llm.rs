@@ -32,6 +32,9 @@ pub enum Reply {
     Breaks(Vec<&'static str>),
     /// Anthropic only: an `error` event mid-stream (e.g. overloaded).
     ErrorEvent(Vec<&'static str>),
+    /// `then`, its answer (the status line and headers) held back for `wait`, as a hosted
+    /// model's is while it reads the prompt.
+    Late { wait: std::time::Duration, then: Box<Reply> },
     /// A complete reply: text in these pieces, then a tool call whose JSON input streams in
     /// a few pieces (Anthropic `tool_use` block, OpenAI `tool_calls` deltas).
     Tool { text: Vec<&'static str>, name: String, input: String },
@@ -272,7 +275,15 @@ async fn answer(State(shared): State<Shared>, headers: HeaderMap, body: Bytes) -
             Reply::Status { status: 500, headers: vec![], body: r#"{"error":{"message":"script ran out"}}"# }
         }
     };
+    let reply = match reply {
+        Reply::Late { wait, then } => {
+            tokio::time::sleep(wait).await;
+            *then
+        }
+        reply => reply,
+    };
     match reply {
+        Reply::Late { then, .. } => panic!("one wait at a time: {then:?}"),
         Reply::Status { status, headers, body } => {
             let mut response = Response::builder().status(StatusCode::from_u16(status).unwrap());
             for (k, v) in headers {
