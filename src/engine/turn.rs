@@ -35,7 +35,7 @@ pub enum TurnEvent {
         /// the assessment changed.
         plan: Option<oneshot::Sender<TutorPlan>>,
     },
-    /// The in-process judge's verdict on a recall turn's message, given before the evaluator
+    /// An in-process judge's verdict on a recall turn's message, given before the evaluator
     /// answers: the actor sends back the plan it implies (nothing saved), or None when it
     /// implies no reply, and the tutor starts on that plan.
     Guessed {
@@ -283,15 +283,13 @@ impl Turn<'_> {
                         }
                         Either::Right((guessed, _)) => guessed,
                     };
-                    let same = |held: &Held, guessed: &GuessedPlan| {
-                        held.findings == guessed.findings && held.plan == guessed.plan
-                    };
                     if let (Some(early), Some(guessed)) = (&held, &guessed)
-                        && same(early, guessed)
+                        && early.findings == guessed.findings
+                        && early.plan == guessed.plan
                     {
                         continue;
                     }
-                    // The later judge is the surer: what it does not expect is not kept waiting.
+                    // The later judge is the surer: the reply started on the earlier guess goes.
                     if let Some(early) = held.take() {
                         early.speculation.cancel(self.tx).await;
                     }
