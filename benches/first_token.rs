@@ -68,6 +68,8 @@ struct Script {
 #[derive(Default)]
 struct SlowModel {
     script: Mutex<Script>,
+    /// Tutor replies asked for (openings aside), early ones given up included.
+    replies: std::sync::atomic::AtomicUsize,
 }
 
 #[async_trait]
@@ -82,6 +84,11 @@ impl Provider for SlowModel {
     }
 
     async fn stream(&self, request: &Request) -> Result<ReplyStream, LlmError> {
+        if let Purpose::Tutor(brief) = &request.purpose
+            && brief.moment != warren::llm::brief::TutorMoment::Opening
+        {
+            self.replies.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
         tokio::time::sleep(*LATENCY).await;
         let text = {
             let script = self.script.lock().expect("script");
@@ -141,6 +148,8 @@ enum Way {
 struct Run {
     kept: Vec<Duration>,
     thrown: Vec<Duration>,
+    /// Tutor replies asked for, over all turns.
+    replies: usize,
 }
 
 fn main() {
@@ -210,6 +219,11 @@ fn report(name: &str, run: &Run, speculates: bool) {
         );
     }
     line("all turns", &all);
+    println!(
+        "    tutor requests           {} (early ones given up included), {} turns with a reply",
+        run.replies,
+        all.len()
+    );
 }
 
 async fn run(cases: &[Case], way: Way, judgement: &Judgement) -> Run {
@@ -263,6 +277,7 @@ async fn run(cases: &[Case], way: Way, judgement: &Judgement) -> Run {
             run.kept.push(first);
         }
     }
+    run.replies = model.replies.load(std::sync::atomic::Ordering::Relaxed);
     run
 }
 
