@@ -7,7 +7,9 @@ use std::time::Duration;
 use serde_json::json;
 use warren_app::protocol::ServerMessage;
 
-use crate::common::fake_llm::{FakeLlm, Reply, Wire, last_message, recalls_in, system_of};
+use crate::common::fake_llm::{
+    FakeLlm, Reply, Wire, last_message, recalls_in, ribosomes_on_mrna, system_of, tutor_told_of_no_recall,
+};
 use crate::common::{TestApp, reply_of};
 
 /// The slow reply the tutor starts before the evaluator answers.
@@ -180,24 +182,13 @@ async fn the_early_reply_starts_on_the_in_process_judges_verdict_and_is_kept_whe
     }
 }
 
-/// The evaluator of a learner who paraphrases: "mRNA" recalls the ribosome point. The tutor
-/// answers at once when told of a recall, and slowly otherwise.
+/// The evaluator of a learner who paraphrases (see `ribosomes_on_mrna`); the tutor answers
+/// at once when told of a recall, and slowly otherwise.
 fn by_meaning(body: &serde_json::Value) -> Reply {
-    let system = system_of(body);
-    let said = last_message(body);
-    let said = said.rsplit("Latest learner message:").next().unwrap_or_default();
-    if system.contains("You check which recall points") {
-        let recalled: Vec<serde_json::Value> = system
-            .lines()
-            .filter_map(|l| l.strip_prefix("- id \""))
-            .filter_map(|l| l.split_once('"'))
-            .filter(|(_, rest)| rest.contains("Ribosomes") && said.contains("mRNA"))
-            .map(|(id, _)| json!({"pointId": id, "confidence": 0.9}))
-            .collect();
-        return slowly(json!({"recalled": recalled, "nearMisses": [], "observation": ""}).to_string());
+    if system_of(body).contains("You check which recall points") {
+        return slowly(ribosomes_on_mrna(body));
     }
-    if system.contains("recall facilitator") && !body.to_string().contains("latest message recalled a point")
-    {
+    if tutor_told_of_no_recall(body) {
         return Reply::Slow {
             pieces: FIRST.iter().map(|p| p.to_string()).collect(),
             delay: Duration::from_millis(120),

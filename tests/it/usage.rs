@@ -12,7 +12,9 @@ use warren::store::CallSum;
 use warren_app::protocol::{NoticeCode, ServerMessage};
 use warren_app::usage::Agent;
 
-use crate::common::fake_llm::{CACHED_TOKENS, FakeLlm, INPUT_TOKENS, Reply, Wire, last_message, system_of};
+use crate::common::fake_llm::{
+    CACHED_TOKENS, FakeLlm, INPUT_TOKENS, Reply, Wire, ribosomes_on_mrna, system_of, tutor_told_of_no_recall,
+};
 use crate::common::{TestApp, reply_of};
 
 const CELL: &str = "The living cell";
@@ -110,24 +112,14 @@ async fn each_agent_call_is_recorded_from_either_wire_format_priced_and_shown() 
 }
 
 /// A paraphrase of the ribosome point, which words alone find only near and the network
-/// evaluator (answering late) recalls; the tutor's answer is slow to begin unless it is told
-/// of a recall.
+/// evaluator (answering late) recalls (see `ribosomes_on_mrna`); the tutor's answer is slow
+/// to begin unless it is told of a recall.
 fn a_hosted_model(body: &Value) -> Reply {
-    let system = system_of(body);
-    let said = last_message(body);
-    if system.contains("You check which recall points") {
-        let recalled: Vec<Value> = system
-            .lines()
-            .filter_map(|l| l.strip_prefix("- id \""))
-            .filter_map(|l| l.split_once('"'))
-            .filter(|(_, rest)| rest.contains("Ribosomes") && said.contains("mRNA"))
-            .map(|(id, _)| json!({"pointId": id, "confidence": 0.9}))
-            .collect();
-        let answer = json!({"recalled": recalled, "nearMisses": [], "observation": ""}).to_string();
-        return Reply::Late { wait: Duration::from_millis(400), then: Box::new(Reply::Said(answer)) };
+    if system_of(body).contains("You check which recall points") {
+        let then = Box::new(Reply::Said(ribosomes_on_mrna(body)));
+        return Reply::Late { wait: Duration::from_millis(400), then };
     }
-    if system.contains("recall facilitator") && !body.to_string().contains("latest message recalled a point")
-    {
+    if tutor_told_of_no_recall(body) {
         let then = Box::new(Reply::Text(vec!["What ", "comes ", "to mind?"]));
         return Reply::Late { wait: Duration::from_millis(600), then };
     }

@@ -502,6 +502,27 @@ pub fn anthropic_system(body: &serde_json::Value) -> Option<String> {
     }
 }
 
+/// The evaluator's answer for a learner who paraphrases: a message with "mRNA" recalls the
+/// listed point on ribosomes, which words alone read as only near it.
+pub fn ribosomes_on_mrna(body: &serde_json::Value) -> String {
+    let said = last_message(body);
+    let said = said.rsplit("Latest learner message:").next().unwrap_or_default();
+    let recalled: Vec<serde_json::Value> = system_of(body)
+        .lines()
+        .filter_map(|l| l.strip_prefix("- id \""))
+        .filter_map(|l| l.split_once('"'))
+        .filter(|(_, rest)| rest.contains("Ribosomes") && said.contains("mRNA"))
+        .map(|(id, _)| serde_json::json!({"pointId": id, "confidence": 0.9}))
+        .collect();
+    serde_json::json!({"recalled": recalled, "nearMisses": [], "observation": ""}).to_string()
+}
+
+/// Whether a request is the tutor's, not told that the latest message recalled a point.
+pub fn tutor_told_of_no_recall(body: &serde_json::Value) -> bool {
+    system_of(body).contains("recall facilitator")
+        && !body.to_string().contains("latest message recalled a point")
+}
+
 /// A scripted evaluator's finding: each point listed in its system prompt (`- id "…": text`,
 /// or in today's review `- id "…" [set "…"]: text`) whose whole text the message holds, at
 /// confidence 0.9.
