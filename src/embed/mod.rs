@@ -230,78 +230,8 @@ pub fn similarity(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
-/// all-MiniLM-L6-v2 on candle: the tokenizer and the BERT, and one pass over some texts.
 #[cfg(feature = "model")]
-mod bert {
-    use std::path::Path;
-
-    use candle_core::{DType, Device, Tensor};
-    use candle_nn::VarBuilder;
-    use candle_transformers::models::bert::{BertModel, Config};
-    use tokenizers::Tokenizer;
-
-    use super::{EmbedError, Reading, reading};
-
-    /// Tokens read of one text; the model was trained on at most 256 (longer is cut).
-    const MAX_TOKENS: usize = 256;
-
-    pub(super) struct Bert {
-        model: BertModel,
-        tokenizer: Tokenizer,
-    }
-
-    impl Bert {
-        pub(super) fn load(dir: &Path) -> Result<Self, EmbedError> {
-            let broken = |why: String| EmbedError::Broken { dir: dir.to_path_buf(), why };
-            let config =
-                std::fs::read_to_string(dir.join("config.json")).map_err(|e| broken(e.to_string()))?;
-            let config: Config = serde_json::from_str(&config).map_err(|e| broken(e.to_string()))?;
-            let mut tokenizer =
-                Tokenizer::from_file(dir.join("tokenizer.json")).map_err(|e| broken(e.to_string()))?;
-            tokenizer.with_padding(None);
-            tokenizer
-                .with_truncation(Some(tokenizers::TruncationParams {
-                    max_length: MAX_TOKENS,
-                    ..Default::default()
-                }))
-                .map_err(|e| broken(e.to_string()))?;
-            // SAFETY: the weights file is only read, and nothing in Warren writes it while it
-            // runs; mapping it spares copying 90 MB into memory.
-            let weights = unsafe {
-                VarBuilder::from_mmaped_safetensors(
-                    &[dir.join("model.safetensors")],
-                    DType::F32,
-                    &Device::Cpu,
-                )
-            }
-            .map_err(|e| broken(e.to_string()))?;
-            let model = BertModel::load(weights, &config).map_err(|e| broken(e.to_string()))?;
-            Ok(Self { model, tokenizer })
-        }
-
-        /// One pass of the model over `texts`, padded to the longest.
-        pub(super) fn run(&self, texts: &[&str]) -> Result<Vec<Reading>, EmbedError> {
-            let failed = |e: &dyn std::fmt::Display| EmbedError::Run(e.to_string());
-            let encodings = self.tokenizer.encode_batch(texts.to_vec(), true).map_err(|e| failed(&e))?;
-            let longest = encodings.iter().map(|e| e.get_ids().len()).max().unwrap_or(0).max(1);
-            let (mut ids, mut mask) = (Vec::new(), Vec::new());
-            for encoding in &encodings {
-                let n = encoding.get_ids().len();
-                ids.extend(encoding.get_ids().iter().copied().chain(std::iter::repeat_n(0, longest - n)));
-                mask.extend(
-                    encoding.get_attention_mask().iter().copied().chain(std::iter::repeat_n(0, longest - n)),
-                );
-            }
-            let shape = (texts.len(), longest);
-            let ids = Tensor::from_vec(ids, shape, &Device::Cpu).map_err(|e| failed(&e))?;
-            let mask = Tensor::from_vec(mask, shape, &Device::Cpu).map_err(|e| failed(&e))?;
-            let types = ids.zeros_like().map_err(|e| failed(&e))?;
-            let hidden = self.model.forward(&ids, &types, Some(&mask)).map_err(|e| failed(&e))?;
-            let hidden: Vec<Vec<Vec<f32>>> = hidden.to_vec3().map_err(|e| failed(&e))?;
-            Ok(encodings.iter().zip(hidden).map(|(encoding, rows)| reading(encoding, &rows)).collect())
-        }
-    }
-}
+mod bert;
 
 /// How the offline judges compare text, as the notices and `/readyz` say it.
 #[derive(Clone, Debug)]
@@ -341,6 +271,48 @@ impl Judgement {
                 )
             }
             Judgement::Words(why) => format!("judges by word matching only: {why}"),
+        }
+    }
+}
+
+#[cfg(test)]
+#[cfg(feature = "model")]
+mod tests {
+    use super::*;
+
+    fn model() -> Embedder {
+        Embedder::load(Path::new("data/models/all-MiniLM-L6-v2"))
+            .expect("the sentence model, which scripts/test installs")
+    }
+
+    /// The encoder's arithmetic is pinned: these figures are what candle-transformers' BERT gave
+    /// for these sentences (Warren ran it until the encoder in `bert.rs` replaced it), to the
+    /// bit. A change that moves them moves every judgement calibrated on the development set.
+    #[test]
+    fn the_encoder_reads_as_the_reference_bert_does() {
+        let [ribosomes, paraphrase] =
+            ["Ribosomes translate messenger RNA into proteins.", "ribosomes build proteins from the mRNA"]
+                .map(|text| model().embed(&[text]).expect("embeds")[0].clone());
+        assert_eq!(&ribosomes[..4], [0.07995561, -0.054164577, -0.06546148, 0.008793364]);
+        assert_eq!(similarity(&ribosomes, &paraphrase), 0.84457666);
+    }
+
+    /// Points are read in a batch and found in the cache later, alone: padding to the batch's
+    /// longest text must not change a text's reading.
+    #[test]
+    fn a_text_reads_the_same_alone_and_beside_longer_ones() {
+        let embedder = model();
+        let short = "The nucleus keeps the DNA.";
+        let long = "The rough endoplasmic reticulum is studded with ribosomes and makes proteins for export.";
+        let together = embedder.run(&[short, long]).expect("reads");
+        let alone = embedder.run(&[short]).expect("reads");
+        // The same sums over differently sized matrices round differently in the last bit.
+        let close = |a: &[f32], b: &[f32]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-6);
+        assert!(close(&together[0].sentence, &alone[0].sentence));
+        assert_eq!(together[0].words.len(), alone[0].words.len());
+        for (a, b) in together[0].words.iter().zip(alone[0].words.iter()) {
+            assert_eq!(a.span, b.span);
+            assert!(close(&a.vector, &b.vector), "{:?}", a.span);
         }
     }
 }
