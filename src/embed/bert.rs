@@ -1,4 +1,4 @@
-//! all-MiniLM-L6-v2 on candle: the tokenizer, the BERT encoder, and one pass over some texts.
+//! all-MiniLM-L6-v2 on candle: the tokenizer, the BERT encoder, and a pass for each text.
 //!
 //! The encoder is BERT as candle-transformers writes it, sum for sum, arranged for a learner's
 //! message of a few dozen tokens on one core:
@@ -9,8 +9,8 @@
 //!   turned back, in one sweep on this thread (candle's layer norm hands each call to its
 //!   thread pool and waits for it, a wake-up thirteen times a pass).
 //!
-//! Each value is computed by the same operations in the same order as before, so the vectors
-//! are the same to the bit; `warren eval evaluator --features` shows it on every case.
+//! Each value is computed by the same operations in the same order, so a text's vectors are
+//! the same to the bit as candle-transformers' BERT gave it read alone (a test pins them).
 
 use std::path::Path;
 
@@ -203,85 +203,59 @@ impl Bert {
         })
     }
 
-    /// One pass of the model over `texts`, padded to the longest.
+    /// The model's reading of each of `texts`, each in a pass of its own: padded into one
+    /// batch, a text's vector would change in its last bits with the length of the others, and
+    /// a verdict near a threshold with what else was read that turn. Alone, the products are
+    /// small enough to read each weight once a pass, which is what a pass costs.
     pub(super) fn run(&self, texts: &[&str]) -> std::result::Result<Vec<Reading>, EmbedError> {
         let failed = |e: &dyn std::fmt::Display| EmbedError::Run(e.to_string());
-        // One by one: a batch would be handed to the tokenizer's thread pool and waited for.
-        let encodings = texts
+        texts
             .iter()
-            .map(|text| self.tokenizer.encode(*text, true))
-            .collect::<std::result::Result<Vec<_>, _>>()
-            .map_err(|e| failed(&e))?;
-        let longest = encodings.iter().map(|e| e.get_ids().len()).max().unwrap_or(0).max(1);
-        let (mut ids, mut mask) = (Vec::new(), Vec::new());
-        for encoding in &encodings {
-            let n = encoding.get_ids().len();
-            ids.extend(encoding.get_ids().iter().copied().chain(std::iter::repeat_n(0, longest - n)));
-            mask.extend(
-                encoding.get_attention_mask().iter().copied().chain(std::iter::repeat_n(0, longest - n)),
-            );
-        }
-        let shape = (texts.len(), longest);
-        let ids = Tensor::from_vec(ids, shape, &Device::Cpu).map_err(|e| failed(&e))?;
-        let mask = Tensor::from_vec(mask, shape, &Device::Cpu).map_err(|e| failed(&e))?;
-        let hidden = self.forward(&ids, &mask).map_err(|e| failed(&e))?;
-        let rows: Vec<Vec<f32>> = hidden.chunks_exact(self.hidden).map(<[f32]>::to_vec).collect();
-        Ok(encodings
-            .iter()
-            .zip(rows.chunks(longest))
-            .map(|(encoding, rows)| reading(encoding, rows))
-            .collect())
+            .map(|text| {
+                let encoding = self.tokenizer.encode(*text, true).map_err(|e| failed(&e))?;
+                let hidden = self.forward(encoding.get_ids()).map_err(|e| failed(&e))?;
+                let rows: Vec<Vec<f32>> = hidden.chunks_exact(self.hidden).map(<[f32]>::to_vec).collect();
+                Ok(reading(&encoding, &rows))
+            })
+            .collect()
     }
 
-    /// The last layer's output, a row for each token of each text (texts × tokens rows).
-    fn forward(&self, ids: &Tensor, mask: &Tensor) -> Result<Vec<f32>> {
-        let (texts, tokens) = ids.dims2()?;
-        let positions = Tensor::arange(0u32, tokens as u32, ids.device())?;
-        let embedded = (self.words.forward(ids)? + self.token_types.forward(&ids.zeros_like()?)?)?
+    /// The last layer's output for one text, a row per token.
+    fn forward(&self, ids: &[u32]) -> Result<Vec<f32>> {
+        let ids = Tensor::new(ids, &Device::Cpu)?;
+        let positions = Tensor::arange(0u32, ids.dim(0)? as u32, &Device::Cpu)?;
+        let embedded = (self.words.forward(&ids)? + self.token_types.forward(&ids.zeros_like()?)?)?
             .broadcast_add(&self.positions.forward(&positions)?)?;
         let mut x: Vec<f32> = embedded.flatten_all()?.to_vec1()?;
         self.embedding_norm.add_and_apply(&mut x, None);
-        // Padding is hidden from attention by the lowest score there is.
-        let mask = mask.unsqueeze(1)?.unsqueeze(1)?.to_dtype(DType::F32)?;
-        let mask = (mask.ones_like()? - &mask)?.broadcast_mul(&Tensor::new(f32::MIN, ids.device())?)?;
         for layer in &self.layers {
-            x = layer.forward(x, &mask, (texts, tokens, self.hidden), self.heads)?;
+            x = layer.forward(&x, self.hidden, self.heads)?;
         }
         Ok(x)
     }
 }
 
 impl Layer {
-    /// `x`: a row for each token of each text.
-    fn forward(
-        &self,
-        x: Vec<f32>,
-        mask: &Tensor,
-        (texts, tokens, hidden): (usize, usize, usize),
-        heads: usize,
-    ) -> Result<Vec<f32>> {
-        let (rows, size) = (texts * tokens, hidden / heads);
-        let input = Tensor::from_vec(x, (rows, hidden), mask.device())?;
-        let qkv = Tensor::from_vec(self.qkv.forward(&input, |v| v)?, (rows, 3 * hidden), mask.device())?;
-        // texts × heads × tokens × size
+    /// `x`: a row per token.
+    fn forward(&self, x: &[f32], hidden: usize, heads: usize) -> Result<Vec<f32>> {
+        let (rows, size) = (x.len() / hidden, hidden / heads);
+        let input = Tensor::from_slice(x, (rows, hidden), &Device::Cpu)?;
+        let qkv = Tensor::from_vec(self.qkv.forward(&input, |v| v)?, (rows, 3 * hidden), &Device::Cpu)?;
+        // heads × tokens × size
         let split = |i: usize| {
-            qkv.narrow(1, i * hidden, hidden)?
-                .reshape((texts, tokens, heads, size))?
-                .transpose(1, 2)?
-                .contiguous()
+            qkv.narrow(1, i * hidden, hidden)?.reshape((rows, heads, size))?.transpose(0, 1)?.contiguous()
         };
         let (q, k, v) = (split(0)?, split(1)?, split(2)?);
-        let scores = (q.matmul(&k.t()?)? / (size as f64).sqrt())?.broadcast_add(mask)?;
+        let scores = (q.matmul(&k.t()?)? / (size as f64).sqrt())?;
         let weights = candle_nn::ops::softmax(&scores, D::Minus1)?;
-        let context = weights.matmul(&v)?.transpose(1, 2)?.contiguous()?.reshape((rows, hidden))?;
-        let input: Vec<f32> = input.flatten_all()?.to_vec1()?;
+        let context = weights.matmul(&v)?.transpose(0, 1)?.contiguous()?.reshape((rows, hidden))?;
         let mut attended = self.attention_out.forward(&context, |v| v)?;
-        self.attention_norm.add_and_apply(&mut attended, Some(&input));
-        let attended_t = Tensor::from_slice(&attended, (rows, hidden), mask.device())?;
+        self.attention_norm.add_and_apply(&mut attended, Some(x));
+        let attended_t = Tensor::from_slice(&attended, (rows, hidden), &Device::Cpu)?;
         let inner = Tensor::from_vec(
             self.intermediate.forward(&attended_t, gelu)?,
             (rows, self.intermediate.bias.len()),
-            mask.device(),
+            &Device::Cpu,
         )?;
         let mut out = self.output.forward(&inner, |v| v)?;
         self.output_norm.add_and_apply(&mut out, Some(&attended));
