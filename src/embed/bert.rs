@@ -213,6 +213,11 @@ impl Bert {
             .iter()
             .map(|text| {
                 let encoding = self.tokenizer.encode(*text, true).map_err(|e| failed(&e))?;
+                // The tokenizer adds its markers to every text; a tokenizer that does not
+                // would leave nothing to read.
+                if encoding.get_ids().is_empty() {
+                    return Err(failed(&"the tokenizer gave no tokens"));
+                }
                 let hidden = self.forward(encoding.get_ids()).map_err(|e| failed(&e))?;
                 let rows: Vec<Vec<f32>> = hidden.chunks_exact(self.hidden).map(<[f32]>::to_vec).collect();
                 Ok(reading(&encoding, &rows))
