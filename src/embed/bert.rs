@@ -219,8 +219,7 @@ impl Bert {
                     return Err(failed(&"the tokenizer gave no tokens"));
                 }
                 let hidden = self.forward(encoding.get_ids()).map_err(|e| failed(&e))?;
-                let rows: Vec<Vec<f32>> = hidden.chunks_exact(self.hidden).map(<[f32]>::to_vec).collect();
-                Ok(reading(&encoding, &rows))
+                Ok(reading(&encoding, &hidden))
             })
             .collect()
     }

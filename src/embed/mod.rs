@@ -153,16 +153,18 @@ impl Embedder {
 }
 
 #[cfg(feature = "model")]
-/// A text's reading from the model's output for it: the sentence is the mean over all its
-/// tokens (as the model was trained), a word the mean over its pieces.
-fn reading(encoding: &tokenizers::Encoding, rows: &[Vec<f32>]) -> Reading {
+/// A text's reading from the model's output for it (a row of `DIMENSIONS` a token): the
+/// sentence is the mean over all its tokens (as the model was trained), a word the mean over
+/// its pieces.
+fn reading(encoding: &tokenizers::Encoding, hidden: &[f32]) -> Reading {
     let n = encoding.get_ids().len();
-    let sentence = unit(mean(rows.iter().take(n)));
+    let rows: Vec<&[f32]> = hidden.chunks_exact(DIMENSIONS).collect();
+    let sentence = unit(mean(rows.iter().copied().take(n)));
     let mut words: Vec<Word> = Vec::new();
     // The word being read: its number, where it is, its pieces' rows.
-    type Open<'a> = (u32, std::ops::Range<usize>, Vec<&'a Vec<f32>>);
+    type Open<'a> = (u32, std::ops::Range<usize>, Vec<&'a [f32]>);
     let mut current: Option<Open> = None;
-    let pieces = encoding.get_word_ids().iter().zip(encoding.get_offsets()).zip(rows).take(n);
+    let pieces = encoding.get_word_ids().iter().zip(encoding.get_offsets()).zip(rows.iter().copied()).take(n);
     for ((word, &(start, end)), row) in pieces {
         match (word, &mut current) {
             (Some(w), Some((id, span, rows))) if w == id => {
@@ -184,7 +186,7 @@ fn reading(encoding: &tokenizers::Encoding, rows: &[Vec<f32>]) -> Reading {
 }
 
 #[cfg(feature = "model")]
-fn mean<'a>(rows: impl Iterator<Item = &'a Vec<f32>>) -> Vec<f32> {
+fn mean<'a>(rows: impl Iterator<Item = &'a [f32]>) -> Vec<f32> {
     let mut sum = vec![0.0; DIMENSIONS];
     let mut count = 0.0;
     for row in rows {
