@@ -51,6 +51,12 @@ async fn the_explorer_answers_from_the_note_that_answers_and_says_when_none_does
     for other in ["phosphate", "ADP", "ATP stores"] {
         assert!(!answer.contains(other), "nothing from the note on ATP: {answer}");
     }
+    assert!(answer.contains("their own circular DNA"), "the evidence itself: {answer}");
+
+    // Asked about what a reply already quoted: the notes do say it.
+    let again = reply_of(&ws.say("Does it explain why mitochondria have their own DNA?").await);
+    assert!(!again.starts_with("Your notes don't cover that."), "{again}");
+    assert!(again.contains("own circular DNA"), "{again}");
 
     let answer = reply_of(&ws.say("How do volcanoes erupt under the sea?").await);
     assert!(answer.starts_with("Your notes don't cover that."), "{answer}");

@@ -64,7 +64,9 @@ async fn a_full_session_overlay_leave_resume_and_complete() {
     assert_eq!((s.recalled_count, s.status), (3, SessionStatus::InProgress));
     let ServerMessage::AssistantComplete(recap) = frames.last().unwrap() else { unreachable!() };
     assert!(
-        recap.full_content.starts_with("Welcome back to The living cell. Where we stopped, you had said:"),
+        recap
+            .full_content
+            .starts_with("Welcome back to The living cell. Where we stopped, you had said \u{201c}"),
         "{}",
         recap.full_content
     );

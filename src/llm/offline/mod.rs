@@ -293,8 +293,12 @@ mod tests {
     }
 
     fn reply_at(rung: Rung, message: &str, previous: Option<&str>) -> String {
+        tutor(&brief_at(rung, message, previous))
+    }
+
+    fn brief_at(rung: Rung, message: &str, previous: Option<&str>) -> TutorBrief {
         let point = point("m", "Mitochondria produce ATP", "Which organelle powers the cell?");
-        tutor(&TutorBrief {
+        TutorBrief {
             set_name: "Cells".into(),
             review: vec![],
             moment: TutorMoment::Reply,
@@ -308,7 +312,38 @@ mod tests {
             previous_reply: previous.map(str::to_string),
             showable: vec![],
             recap: None,
-        })
+        }
+    }
+
+    #[test]
+    fn the_question_comes_again_on_resuming_past_it_and_when_asked_for() {
+        let resumed = tutor(&TutorBrief { moment: TutorMoment::Resume, ..brief_at(Rung::Angle, "", None) });
+        assert!(resumed.contains("The question was: Which organelle powers the cell?"), "{resumed}");
+        let at_cue = tutor(&TutorBrief { moment: TutorMoment::Resume, ..brief_at(Rung::Cue, "", None) });
+        assert_eq!(at_cue.matches("Which organelle powers the cell?").count(), 1, "{at_cue}");
+        for asked in ["What was the question again?", "sorry, can you repeat that?"] {
+            let again = tutor(&TutorBrief { asked: true, ..brief_at(Rung::Nudge, asked, None) });
+            assert!(again.starts_with("The question was: Which organelle powers the cell?"), "{again}");
+            assert!(again.contains("starts with"), "the hint it had reached: {again}");
+        }
+        let other =
+            tutor(&TutorBrief { asked: true, ..brief_at(Rung::Nudge, "Why do cells need ATP?", None) });
+        assert!(!other.contains("The question was"), "{other}");
+    }
+
+    #[test]
+    fn past_the_last_point_replies_do_not_repeat() {
+        let done = |previous: Option<&str>| {
+            tutor(&TutorBrief { focus: None, ..brief_at(Rung::Cue, "chloroplasts", previous) })
+        };
+        let first = done(None);
+        let second = done(Some(&first));
+        let third = done(Some(&second));
+        assert!(first != second && second != third, "{first} / {second} / {third}");
+        assert!(
+            [&first, &second, &third].iter().any(|r| r.contains("End the session")),
+            "{first} / {second} / {third}"
+        );
     }
 
     #[test]
@@ -350,6 +385,31 @@ mod tests {
         assert!(answer.contains("Mitochondria produce ATP.") && answer.contains("own words"), "{answer}");
         for rung in [Rung::Cue, Rung::Angle, Rung::Nudge, Rung::Gaps, Rung::Answer] {
             assert!(!reply_at(rung, "no", None).contains('!'), "no exclamation marks");
+        }
+    }
+
+    #[test]
+    fn gaps_show_as_blanks_on_the_page() {
+        for (point, kept) in [
+            (
+                "The mitochondria produce most of the cell's ATP through cellular respiration",
+                &["produce", "most", "ATP", "respiration"][..],
+            ),
+            (
+                "Photosynthesis happens in chloroplasts, where chlorophyll absorbs light (mostly red and blue)",
+                &["happens", "chlorophyll", "light", "red"][..],
+            ),
+        ] {
+            let shape = tutor::masked(point);
+            let page = warren_app::markdown_html(&shape);
+            assert!(!page.contains("<em>") && !page.contains("<strong>"), "{shape} / {page}");
+            let shown = page.replace("<p>", "").replace("</p>", "");
+            // Every word stays or becomes a blank, in place: the same number of words.
+            assert_eq!(shown.split_whitespace().count(), point.split_whitespace().count(), "{shown}");
+            for word in kept {
+                assert!(shown.contains(word), "{word} in {shown}");
+            }
+            assert!(shown.contains("___"), "{shown}");
         }
     }
 

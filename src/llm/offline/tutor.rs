@@ -40,7 +40,7 @@ pub(super) fn last_time(recap: &Recap, set: &str) -> String {
 pub(super) fn so_far(recap: &Recap, set: &str) -> String {
     let mut out = format!("Welcome back to {set}.");
     if let Some(said) = recap.last_said.as_deref().map(first_sentence).filter(|s| !s.is_empty()) {
-        out.push_str(&format!(" Where we stopped, you had said: \u{201c}{said}\u{201d}"));
+        out.push_str(&format!(" Where we stopped, you had said \u{201c}{said}\u{201d}."));
     }
     push_topics(&mut out, &recap.topics, "Before the break you explored");
     out
@@ -72,15 +72,38 @@ pub(super) fn to_show(brief: &TutorBrief) -> Option<&Showable> {
 pub(super) fn tutor(brief: &TutorBrief) -> String {
     // The session as a whole: its set, or today's review across several.
     let set = if brief.review.is_empty() { brief.set_name.as_str() } else { "today's review" };
+    let message = brief.learner_message.as_deref().unwrap_or_default();
+    let previous = brief.previous_reply.as_deref().map(sentences).unwrap_or_default();
+    // The first wording that shares no sentence with the previous reply.
+    let fresh = |candidates: Vec<String>| {
+        let first = candidates.first().cloned().unwrap_or_default();
+        candidates.into_iter().find(|c| sentences(c).iter().all(|s| !previous.contains(s))).unwrap_or(first)
+    };
     let Some(focus) = &brief.focus else {
         return match brief.moment {
             TutorMoment::Opening | TutorMoment::Resume => {
                 format!("Everything in {set} is recalled. What would you like to connect it to?")
             }
-            TutorMoment::Reply => "Say more: how does that connect to the rest of what you know here?".into(),
+            // Past the last point the learner may go on talking: say so once, then vary.
+            TutorMoment::Reply => fresh(vec![
+                "Say more: how does that connect to the rest of what you know here?".into(),
+                format!(
+                    "Everything in {set} is recalled for now; it comes back when it is due. End the session whenever you like."
+                ),
+                "What else does it remind you of?".into(),
+            ]),
         };
     };
-    let message = brief.learner_message.as_deref().unwrap_or_default();
+    // "What was the question again?": the question, and the hint it had reached.
+    if brief.asked && asks_for_the_question(message) {
+        let again = format!("The question was: {}", cue(&focus.point, set));
+        return match focus.rung {
+            Rung::Cue => again,
+            Rung::Angle | Rung::Nudge | Rung::Gaps | Rung::Answer => fresh(
+                (0..3).map(|variant| format!("{again} {}", ask(focus, set, variant, message))).collect(),
+            ),
+        };
+    }
     let leads: Vec<String> = match brief.moment {
         TutorMoment::Opening => vec![match &brief.recap {
             Some(recap) => format!("{} Let's see what has stayed with you.", last_time(recap, set)),
@@ -93,10 +116,19 @@ pub(super) fn tutor(brief: &TutorBrief) -> String {
             }
             None => format!("Let's see what you remember about {set}."),
         }],
-        TutorMoment::Resume => vec![match &brief.recap {
-            Some(recap) => so_far(recap, set),
-            None => format!("Back to {set}, where we left off."),
-        }],
+        TutorMoment::Resume => {
+            let back = match &brief.recap {
+                Some(recap) => so_far(recap, set),
+                None => format!("Back to {set}, where we left off."),
+            };
+            // A hint makes sense only beside the question it narrows.
+            vec![match focus.rung {
+                Rung::Cue => back,
+                Rung::Angle | Rung::Nudge | Rung::Gaps | Rung::Answer => {
+                    format!("{back} The question was: {}", cue(&focus.point, set))
+                }
+            }]
+        }
         TutorMoment::Reply if !brief.just_recalled.is_empty() => {
             let acks = ["Right.", "Yes.", "Mm-hmm."];
             let first = pick(message, acks.len());
@@ -124,21 +156,37 @@ pub(super) fn tutor(brief: &TutorBrief) -> String {
         }
         TutorMoment::Reply => vec![String::new()],
     };
-    // The first wording that shares no sentence with the previous reply.
-    let previous = brief.previous_reply.as_deref().map(sentences).unwrap_or_default();
     let look = to_show(brief).map(|r| format!("Have a look at \"{}\".", r.title.trim()));
-    let mut candidates = (0..3).flat_map(|variant| {
+    let candidates = (0..3).flat_map(|variant| {
         let body = match &look {
             Some(look) => format!("{look} {}", ask(focus, set, variant, message)),
             None => ask(focus, set, variant, message),
         };
         leads.iter().map(move |lead| if lead.is_empty() { body.clone() } else { format!("{lead} {body}") })
     });
-    let first = candidates.next().unwrap_or_default();
-    std::iter::once(first.clone())
-        .chain(candidates)
-        .find(|c| sentences(c).iter().all(|s| !previous.contains(s)))
-        .unwrap_or(first)
+    fresh(candidates.collect())
+}
+
+/// Whether a question to the tutor asks for its question again ("what was the question
+/// again?", "sorry, can you repeat that?").
+fn asks_for_the_question(message: &str) -> bool {
+    const ASKING: &[&str] = &[
+        "the question again",
+        "what was the question",
+        "what's the question",
+        "what is the question",
+        "repeat the question",
+        "repeat that",
+        "say that again",
+        "ask that again",
+        "what was it again",
+        "what were you asking",
+        "what are you asking",
+    ];
+    let said = crate::text::words_spaced(message);
+    ASKING
+        .iter()
+        .any(|a| said.contains(&format!(" {a} ")) || said.contains(&format!(" {} ", a.replace('\'', ""))))
 }
 
 /// The brief with the point's linked notes ordered by nearness in meaning to the point (ties
@@ -293,25 +341,27 @@ pub(super) fn angle(focus: &Focus, variant: usize) -> String {
     questions[variant % 3].to_string()
 }
 
-/// The content with every other content word blanked out.
+/// The content with every other content word blanked out, a blank as long as its word. The
+/// blanks are escaped underscores: the reply is Markdown, and bare ones beside punctuation
+/// ("in ___, where … (___ red") would open and close emphasis and vanish from the page.
 pub(super) fn masked(content: &str) -> String {
     let key: Vec<String> = content_words(content).into_iter().map(|w| w.to_lowercase()).collect();
     let mut hide = false;
     content
         .split_whitespace()
         .map(|token| {
-            let bare =
-                token.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-').to_lowercase();
-            if key.contains(&bare) {
-                hide = !hide;
-                if hide {
-                    return token
-                        .replace(|c: char| c.is_alphanumeric(), "_")
-                        .replace("__", "_")
-                        .replace("__", "_");
-                }
+            let word = |c: char| c.is_alphanumeric() || c == '\'' || c == '-';
+            let core = token.trim_matches(|c: char| !word(c));
+            if core.is_empty() || !key.contains(&core.to_lowercase()) {
+                return token.to_string();
             }
-            token.to_string()
+            hide = !hide;
+            if !hide {
+                return token.to_string();
+            }
+            let (start, end) = token.find(core).map_or((0, token.len()), |at| (at, at + core.len()));
+            let blank = "\\_".repeat(core.chars().count().clamp(3, 12));
+            format!("{}{blank}{}", &token[..start], &token[end..])
         })
         .collect::<Vec<_>>()
         .join(" ")
