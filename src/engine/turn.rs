@@ -88,6 +88,16 @@ pub struct TutorPlan {
     pub asked: bool,
 }
 
+impl TutorPlan {
+    /// Notes on the point under discussion what the learner's message got close to, if it
+    /// nearly recalled it (`near`: point ids and the evaluator's words).
+    pub fn note_close(&mut self, near: &[(String, String)]) {
+        if let Some(focus) = self.focus.as_mut() {
+            focus.close = near.iter().find(|(id, _)| *id == focus.point.id).map(|(_, said)| said.clone());
+        }
+    }
+}
+
 /// Which agent answers, and what it answers to.
 pub enum TurnKind {
     Opening(TutorPlan),

@@ -142,6 +142,8 @@ pub struct Focus {
     pub revisit: bool,
     /// The learner's notes linked to it, for another angle.
     pub notes: Vec<ResourceBrief>,
+    /// The learner's latest message nearly recalled it: what the evaluator found close.
+    pub close: Option<String>,
 }
 
 #[derive(Clone, Debug)]

@@ -356,3 +356,22 @@ async fn another_angle_comes_from_the_linked_note_nearest_the_point_in_meaning()
         "the note named is the note shown: {shown:?}"
     );
 }
+
+#[tokio::test]
+async fn a_near_miss_is_told_what_was_right_and_asked_for_the_rest() {
+    let app = TestApp::spawn().await;
+    let (_session, _points, mut ws, _) = opened(&app).await;
+    let frames = ws.say("the mitochondria").await;
+    let near = frames.iter().find_map(|m| match m {
+        ServerMessage::RecallPointNearMiss(n) => Some(n.feedback.clone()),
+        _ => None,
+    });
+    let near = near.expect("a near miss on the energy point");
+    let reply = reply_of(&frames);
+    assert!(reply.starts_with(&near), "the reply opens with what was right ({near}): {reply}");
+    assert!(!reply.contains("Not quite"), "{reply}");
+
+    // A wrong try is told so.
+    let wrong = reply_of(&ws.say("the vacuole, I reckon").await);
+    assert!(wrong.starts_with("Not quite.") || wrong.starts_with("Not yet."), "{wrong}");
+}

@@ -85,6 +85,7 @@ impl Actor {
         if !changed.is_empty() {
             self.session.save_struggles(store, struggles, &changed).await?;
         }
+        let shown_near = near.clone();
         for (point_id, feedback) in near {
             self.emit(
                 SessionEvent::RecallPointNearMiss(RecallPointNearMiss { point_id, feedback }),
@@ -110,6 +111,7 @@ impl Actor {
         if let Some(plan) = plan {
             let mut next = self.plan_after(&self.session.struggles, &step, &just);
             next.asked = evaluation.kind == MessageKind::Question && just.is_empty();
+            next.note_close(&shown_near);
             // The last recall is answered by the overlay, not by the tutor.
             next.silent = overlay.is_some();
             let _ = plan.send(next);
@@ -154,11 +156,11 @@ impl Actor {
             }
         }
         let mut struggles = session.struggles.clone();
-        let mut near: Vec<&String> = Vec::new();
-        for (point_id, _) in &evaluation.near_misses {
-            if known(point_id) && !just.contains(point_id) && !near.contains(&point_id) {
+        let mut near: Vec<(String, String)> = Vec::new();
+        for (point_id, feedback) in &evaluation.near_misses {
+            if known(point_id) && !just.contains(point_id) && !near.iter().any(|(id, _)| id == point_id) {
                 struggles.entry(point_id.clone()).or_default().near_misses += 1;
-                near.push(point_id);
+                near.push((point_id.clone(), feedback.clone()));
             }
         }
         let pending: Vec<_> = session.pending().into_iter().filter(|p| !just.contains(&p.id)).collect();
@@ -183,6 +185,7 @@ impl Actor {
         );
         let mut next = self.plan_after(&struggles, &step, &just);
         next.asked = evaluation.kind == MessageKind::Question && just.is_empty();
+        next.note_close(&near);
         Some(next)
     }
 

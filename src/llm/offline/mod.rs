@@ -303,7 +303,7 @@ mod tests {
             review: vec![],
             moment: TutorMoment::Reply,
             pending: vec![point.clone()],
-            focus: Some(Focus { point, rung, attempts: 1, revisit: false, notes: vec![] }),
+            focus: Some(Focus { point, rung, attempts: 1, revisit: false, notes: vec![], close: None }),
             just_recalled: vec![],
             set_aside: None,
             observation: None,
@@ -332,6 +332,39 @@ mod tests {
     }
 
     #[test]
+    fn a_near_miss_hears_what_was_right_and_a_wrong_try_hears_not_quite() {
+        let mut brief = brief_at(Rung::Angle, "Oxygen", None);
+        if let Some(focus) = brief.focus.as_mut() {
+            focus.close = Some("On the right track with oxygen.".into());
+        }
+        let close = tutor(&brief);
+        assert!(close.starts_with("On the right track with oxygen."), "{close}");
+        assert!(!close.contains("rather than what it is called"), "{close}");
+        let wrong = reply_at(Rung::Angle, "The nucleus makes energy as glucose", None);
+        assert!(wrong.starts_with("Not quite."), "{wrong}");
+        let idk = reply_at(Rung::Angle, "I don't know", None);
+        assert!(idk.starts_with("That's all right."), "{idk}");
+    }
+
+    #[test]
+    fn a_note_on_show_is_named_once() {
+        let mut brief = brief_at(Rung::Angle, "no idea", None);
+        let note =
+            ResourceBrief { title: "Origins".into(), body: "Mitochondria descend from bacteria.".into() };
+        if let Some(focus) = brief.focus.as_mut() {
+            focus.notes = vec![note];
+        }
+        brief.showable = vec![crate::llm::brief::Showable {
+            id: "r".into(),
+            tool: crate::llm::brief::ShowTool::for_kind(warren_app::api::ResourceKind::Text),
+            title: "Origins".into(),
+            points: vec!["m".into()],
+        }];
+        let reply = tutor(&brief);
+        assert_eq!(reply.matches("Origins").count(), 1, "{reply}");
+    }
+
+    #[test]
     fn past_the_last_point_replies_do_not_repeat() {
         let done = |previous: Option<&str>| {
             tutor(&TutorBrief { focus: None, ..brief_at(Rung::Cue, "chloroplasts", previous) })
@@ -356,7 +389,14 @@ mod tests {
             review: vec![set("Cells"), set("Rome")],
             moment: TutorMoment::Opening,
             pending: vec![point.clone()],
-            focus: Some(Focus { point, rung: Rung::Cue, attempts: 0, revisit: false, notes: vec![] }),
+            focus: Some(Focus {
+                point,
+                rung: Rung::Cue,
+                attempts: 0,
+                revisit: false,
+                notes: vec![],
+                close: None,
+            }),
             just_recalled: vec![],
             set_aside: None,
             observation: None,

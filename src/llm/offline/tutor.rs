@@ -5,7 +5,7 @@ use serde_json::json;
 
 use warren_app::ladder::Rung;
 
-use crate::llm::brief::{Focus, PointBrief, Recap, Showable, TutorBrief, TutorMoment};
+use crate::llm::brief::{Focus, MessageKind, PointBrief, Recap, Showable, TutorBrief, TutorMoment};
 use crate::llm::{Output, ToolCall};
 
 use super::summariser::first_sentence;
@@ -154,13 +154,36 @@ pub(super) fn tutor(brief: &TutorBrief) -> String {
         TutorMoment::Reply if is_dont_know(message) => {
             vec!["That's all right.".into(), "No matter.".into(), String::new()]
         }
+        // Nearly there: say what was right (the evaluator's words) before asking for the rest.
+        TutorMoment::Reply if focus.close.is_some() => {
+            vec![focus.close.clone().unwrap_or_default(), "Close.".into()]
+        }
+        // A try that recalled nothing is told so; small talk is not a try.
+        TutorMoment::Reply
+            if super::kinds::kind_of(message) == MessageKind::Attempt && focus.attempts > 0 =>
+        {
+            vec!["Not quite.".into(), "Not yet.".into()]
+        }
         TutorMoment::Reply => vec![String::new()],
     };
     let look = to_show(brief).map(|r| format!("Have a look at \"{}\".", r.title.trim()));
     let candidates = (0..3).flat_map(|variant| {
+        // At the second rung, after a near miss the rest is asked for, and beside a note on
+        // show the question is about that note (not another naming of it).
+        let rest = ["What else belongs with it?", "What is still missing?", "Can you add the rest?"];
+        let on_show = [
+            "What do these notes say that bears on this?",
+            "What in these notes fits here?",
+            "Which part of these notes answers the question?",
+        ];
+        let question = match (focus.rung, &focus.close, &look) {
+            (Rung::Angle, Some(_), _) => rest[variant % 3].to_string(),
+            (Rung::Angle, None, Some(_)) => on_show[variant % 3].to_string(),
+            _ => ask(focus, set, variant, message),
+        };
         let body = match &look {
-            Some(look) => format!("{look} {}", ask(focus, set, variant, message)),
-            None => ask(focus, set, variant, message),
+            Some(look) => format!("{look} {question}"),
+            None => question,
         };
         leads.iter().map(move |lead| if lead.is_empty() { body.clone() } else { format!("{lead} {body}") })
     });

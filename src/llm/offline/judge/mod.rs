@@ -683,8 +683,11 @@ impl Context {
                     .is_some_and(|t| tokens(t).iter().any(|k| self.message.iter().any(|m| m.same_as(k))))
             })
         };
+        let asides = asides(content);
         for (i, word) in reading.words.iter().enumerate() {
             let Some(text) = meaning_word(content, word.span.clone()) else { continue };
+            // An aside counts for less, as it does for the words alone.
+            let aside = asides.iter().any(|a| a.start <= word.span.start && word.span.end <= a.end);
             let keys = tokens(text);
             let given = keys.iter().all(|k| self.is_given(k));
             let lexical = keys.iter().any(|k| self.message.iter().any(|m| m.same_as(k)));
@@ -695,7 +698,8 @@ impl Context {
                 (false, true) => 0.0,
                 (false, false) => f64::from(nearest),
             };
-            let weight = keys.iter().map(|k| self.weight(k)).fold(0.0, f64::max);
+            let weight =
+                keys.iter().map(|k| self.weight(k)).fold(0.0, f64::max) * if aside { 0.3 } else { 1.0 };
             words.push((weight, cover, given, text.to_string()));
         }
         // The words the learner had to supply; all of them when the question gave every one.
@@ -821,6 +825,43 @@ impl Context {
 /// The tutor's last question in the conversation, if any.
 pub fn question(brief: &EvaluatorBrief) -> Option<&str> {
     brief.recent.iter().rev().find(|m| m.role == Role::Assistant).map(|m| m.content.as_str())
+}
+
+/// Where a point's asides are, in bytes: each stretch in parentheses opened after a space or
+/// a punctuation mark ("light (mostly red and blue)"), not a function's ("P(A and B)"), the
+/// brackets included. An aside weighs less than the point's own words (see [`key`]).
+fn asides(content: &str) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    // For each open bracket: where it opened, and whether it opens an aside.
+    let mut open: Vec<(usize, bool)> = Vec::new();
+    let mut previous = ' ';
+    for (at, c) in content.char_indices() {
+        match c {
+            '(' => open.push((at, !previous.is_alphanumeric())),
+            ')' => {
+                if let Some((from, true)) = open.pop()
+                    && !open.iter().any(|(_, aside)| *aside)
+                {
+                    out.push(from..at + c.len_utf8());
+                }
+            }
+            _ => {}
+        }
+        previous = c;
+    }
+    out
+}
+
+/// The point without its asides, for reading its clauses.
+pub(super) fn without_asides(content: &str) -> String {
+    let mut out = String::with_capacity(content.len());
+    let mut from = 0;
+    for aside in asides(content) {
+        out.push_str(content.get(from..aside.start).unwrap_or_default());
+        from = aside.end;
+    }
+    out.push_str(content.get(from..).unwrap_or_default());
+    out.split_whitespace().collect::<Vec<_>>().join(" ").replace(" ,", ",").replace(" .", ".")
 }
 
 /// A point's content words, each once, and whether each was said in parentheses (an

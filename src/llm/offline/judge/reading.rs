@@ -77,7 +77,9 @@ pub fn parts(content: &str) -> Vec<String> {
         }
         parts
     };
-    for clause in clauses(content).iter().flat_map(|c| relative(c)) {
+    // An aside ("(mostly red and blue)") is no clause of its own to be said.
+    let content = super::without_asides(content);
+    for clause in clauses(&content).iter().flat_map(|c| relative(c)) {
         let joined = if pending.is_empty() { clause } else { format!("{pending} {clause}") };
         if tokens(&joined).len() >= 2 {
             out.push(joined.trim().to_string());
