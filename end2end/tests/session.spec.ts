@@ -356,6 +356,24 @@ test('learner text stays text, math is typeset, Shift+Enter is a new line, mute 
   expect(errors).toEqual([]);
 });
 
+test('a half-typed answer survives a reload; a sent one is not put back', async ({ page }) => {
+  await signUp(page);
+  await startSession(page, 'The living cell');
+  const box = page.getByTestId('answer');
+  await box.fill('Mitochondria make');
+  await page.reload();
+  await waitForConnected(page);
+  await expect(page.getByTestId('answer')).toHaveValue('Mitochondria make');
+
+  const before = await turns(page);
+  await page.getByTestId('answer').press('Enter');
+  await waitForTurn(page, before);
+  await expect(page.getByTestId('answer')).toHaveValue('');
+  await page.reload();
+  await waitForConnected(page);
+  await expect(page.getByTestId('answer')).toHaveValue('');
+});
+
 test('signed out while the server restarts: the socket is refused with 4401 and stops retrying', async ({ page, allowConsole }) => {
   allowConsole(SOCKET_DOWN);
   const server = await OwnServer.create();

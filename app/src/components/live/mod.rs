@@ -8,6 +8,7 @@
 mod controls;
 mod exchange;
 mod input;
+mod kept;
 mod overlay;
 mod progress;
 mod rabbithole;
@@ -156,6 +157,23 @@ pub fn LiveSession(
         #[cfg(feature = "hydrate")]
         if voice {
             voice::attach(session_id.clone(), page.draft, page.voiced);
+        }
+        // What the learner had typed before a reload comes back into the box.
+        if let Some(kept) = kept::stored_draft(&session_id) {
+            page.draft.update(|draft| {
+                if draft.trim().is_empty() {
+                    *draft = kept;
+                }
+            });
+        }
+    });
+    // From then on the box is kept as it changes (browser only, like every effect).
+    let kept_for = card.id.clone();
+    Effect::new(move |before: Option<()>| {
+        let draft = page.draft.get();
+        // Its first run sees the empty box of the page as served: nothing to keep yet.
+        if before.is_some() {
+            kept::store_draft(&kept_for, &draft);
         }
     });
 
