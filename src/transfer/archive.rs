@@ -253,7 +253,7 @@ fn read_within(bytes: &[u8], mut budget: u64) -> Result<Archive, ArchiveError> {
         let text = std::str::from_utf8(&bytes).map_err(|_| bad(ImportError::NotUtf8))?;
         let preview = json::read(text).map_err(bad)?;
         if preview.set.points.is_empty() {
-            return Err(bad(ImportError::NoPoints));
+            return Err(bad(ImportError::NoPoints(String::new())));
         }
         sets.push((preview, entry.archived));
     }

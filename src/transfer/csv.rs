@@ -58,11 +58,43 @@ fn restored(cell: &str) -> &str {
     }
 }
 
+/// The line where a quoted cell opens that the file never closes, read as the CSV reader
+/// reads it: a quotation mark opens a cell only at its start, and inside one a doubled mark
+/// is a mark.
+fn unclosed_quote(text: &str, delimiter: u8) -> Option<usize> {
+    let delimiter = char::from(delimiter);
+    let (mut line, mut opened) = (1, None);
+    let mut at_start = true;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (opened, c) {
+            (Some(_), '"') if chars.peek() == Some(&'"') => {
+                chars.next();
+            }
+            (Some(_), '"') => opened = None,
+            (None, '"') if at_start => opened = Some(line),
+            _ => {}
+        }
+        if c == '\n' {
+            line += 1;
+        }
+        at_start = opened.is_none() && (c == delimiter || c == '\n' || (at_start && c == '\r'));
+    }
+    opened
+}
+
 pub fn read(name: &str, text: &str) -> Result<Preview, ImportError> {
+    let delimiter = delimiter(text);
+    if let Some(line) = unclosed_quote(text, delimiter) {
+        return Err(ImportError::WrongColumns(format!(
+            "Line {line} opens a quoted cell that is never closed, so the rest of the file would be read as that \
+             one cell: add the closing quotation mark (\"), or take out the opening one."
+        )));
+    }
     let mut reader = ::csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
-        .delimiter(delimiter(text))
+        .delimiter(delimiter)
         .from_reader(text.as_bytes());
     let mut builder = Builder::new(name);
     // Which column holds what, and how many there are: the first row may say.
@@ -147,6 +179,17 @@ mod tests {
         assert_eq!(defused("'=x"), "''=x");
         assert_eq!(defused("It's"), "It's");
         assert_eq!(defused("a=b"), "a=b");
+    }
+
+    #[test]
+    fn a_quote_never_closed_is_named_by_its_line() {
+        let err = read("S", "front,back\n\"unterminated quote,Paris\nWhat?,\n").err().map(|e| e.to_string());
+        assert!(err.unwrap_or_default().starts_with("Line 2 opens a quoted cell that is never closed"));
+        // A mark inside a cell is a mark, a doubled one inside quotes is one, and a closed cell
+        // may hold lines.
+        let p = read("S", "5\" screen,size\n\"say \"\"hi\"\"\",greeting\n\"two\nlines\",cue\n").unwrap();
+        assert_eq!(p.set.points.len(), 3, "{:?}", p.rejected);
+        assert_eq!(p.set.points[1].content, "say \"hi\"");
     }
 
     #[test]

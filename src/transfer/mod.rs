@@ -139,8 +139,9 @@ pub enum ImportError {
     BadJson(String),
     #[error("{0}")]
     WrongColumns(String),
-    #[error("The file holds no points to import.")]
-    NoPoints,
+    /// With why its rows were left out, when it has any (the first three).
+    #[error("The file holds no points to import{0}.")]
+    NoPoints(String),
 }
 
 /// A file to import, read for what it is.
@@ -208,7 +209,14 @@ pub async fn read(file_name: &str, bytes: &[u8]) -> Result<(Format, Vec<Preview>
         Format::Markdown => vec![markdown::read(&stem, text(bytes)?)?],
     };
     if previews.iter().all(|p| p.set.points.is_empty()) {
-        return Err(ImportError::NoPoints);
+        let why: Vec<String> = previews
+            .iter()
+            .flat_map(|p| &p.rejected)
+            .take(3)
+            .map(|r| format!("{}: {}", r.place, r.reason))
+            .collect();
+        let why = if why.is_empty() { String::new() } else { format!(" ({})", why.join("; ")) };
+        return Err(ImportError::NoPoints(why));
     }
     Ok((format, previews))
 }
@@ -358,6 +366,14 @@ mod tests {
         assert_eq!(detect("notes.md", b"- a"), Format::Markdown);
         assert_eq!(detect("notes", b"# Title"), Format::Markdown);
         assert_eq!(detect("notes", b"a,b"), Format::Csv);
+    }
+
+    #[tokio::test]
+    async fn a_file_with_no_points_says_why_its_rows_were_left_out() {
+        let err = read("s.csv", b"content,cue\n,a cue alone\n\n").await.err().map(|e| e.to_string());
+        let err = err.unwrap_or_default();
+        assert!(err.starts_with("The file holds no points to import (line 2: "), "{err}");
+        assert!(err.ends_with(")."), "{err}");
     }
 
     #[tokio::test]
