@@ -19,7 +19,7 @@ use super::auth::refusal;
 use super::client_ip::ClientIp;
 use super::password::{hash, verify, weakness};
 use super::viewer::CurrentViewer;
-use super::{AppState, download};
+use super::{AppState, download, query_value};
 use crate::fitting;
 use crate::schedule::{LEECH_RANGE, RETENTION_RANGE, fit};
 use crate::store::{DailyLimits, FIT_LAPSE_MS, FitReason, FitStatus, StoreError, now_ms};
@@ -39,6 +39,11 @@ pub fn routes() -> Router<AppState> {
 
 fn back(query: &str, anchor: &str) -> Redirect {
     Redirect::to(&format!("/account?{query}#{anchor}"))
+}
+
+/// What was typed into a form's fields, for the page to show again beside its error.
+fn typed(fields: &[(&str, &str)]) -> String {
+    fields.iter().map(|(name, value)| format!("{name}={}", query_value(value))).collect::<Vec<_>>().join("&")
 }
 
 fn to_sign_in() -> Redirect {
@@ -113,11 +118,12 @@ async fn set_schedule(
 ) -> Redirect {
     let Some(viewer) = viewer else { return to_sign_in() };
     let percent = form.retention.trim().trim_end_matches('%').trim().parse::<f64>().ok();
+    let typed = typed(&[("retention", &form.retention), ("leech_lapses", &form.leech_lapses)]);
     let Some(retention) = percent.map(|p| p / 100.0).filter(|r| RETENTION_RANGE.contains(r)) else {
-        return back("error=retention_range", "schedule");
+        return back(&format!("error=retention_range&{typed}"), "schedule");
     };
     let Some(leech_lapses) = within(&form.leech_lapses, LEECH_RANGE) else {
-        return back("error=leech_range", "schedule");
+        return back(&format!("error=leech_range&{typed}"), "schedule");
     };
     let moved = state.store.set_schedule(&viewer.learner, retention, leech_lapses).await;
     saved(moved.map(|moved| format!("done=retention&moved={moved}")), "schedule", "set a retention")
@@ -152,11 +158,13 @@ async fn set_review_limits(
     Form(form): Form<ReviewLimitsForm>,
 ) -> Redirect {
     let Some(viewer) = viewer else { return to_sign_in() };
+    let typed =
+        typed(&[("points_per_session", &form.points_per_session), ("new_per_day", &form.new_per_day)]);
     let Some(points_per_session) = within(&form.points_per_session, DailyLimits::PER_SESSION) else {
-        return back("error=per_session_range", "review-limits");
+        return back(&format!("error=per_session_range&{typed}"), "review-limits");
     };
     let Some(new_per_day) = within(&form.new_per_day, DailyLimits::NEW_PER_DAY) else {
-        return back("error=new_per_day_range", "review-limits");
+        return back(&format!("error=new_per_day_range&{typed}"), "review-limits");
     };
     let limits = DailyLimits { points_per_session, new_per_day };
     let done = state.store.set_daily_limits(&viewer.learner, limits).await;

@@ -522,7 +522,9 @@ async fn the_limits_form_refuses_what_is_out_of_range_and_the_dashboard_follows_
         let res = app
             .post_form("/account/review-limits", &[("points_per_session", per_session), ("new_per_day", new)])
             .await;
-        assert_eq!(res.headers()["location"], format!("/account?error={code}#review-limits").as_str());
+        let back =
+            format!("/account?error={code}&points_per_session={per_session}&new_per_day={new}#review-limits");
+        assert_eq!(res.headers()["location"], back.as_str());
     }
     assert_eq!(app.store().daily_limits(app.owner()).await.unwrap(), DailyLimits::default());
     let res =

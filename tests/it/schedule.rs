@@ -338,13 +338,17 @@ async fn the_retention_a_learner_sets_moves_their_due_dates_and_bad_values_chang
 
     for refused in ["50", "98", "ninety", ""] {
         let res = app.post_form("/account/schedule", &[("retention", refused), ("leech_lapses", "4")]).await;
-        assert_eq!(res.headers()["location"], "/account?error=retention_range#schedule", "{refused:?}");
+        let back = format!("/account?error=retention_range&retention={refused}&leech_lapses=4#schedule");
+        assert_eq!(res.headers()["location"], back.as_str(), "{refused:?}");
     }
+    // The form comes back with what was typed in it.
+    let (_, page) = app.page("/account?error=retention_range&retention=150&leech_lapses=4").await;
+    assert!(page.contains(r#"value="150""#) && page.contains(r#"value="4""#), "{page}");
     assert_eq!(app.store().scheduler(app.owner()).await.unwrap().retention(), 0.9);
     assert_eq!(app.store().point(app.owner(), &asked).await.unwrap().unwrap().card, before);
 
     let res = app.post_form("/account/schedule", &[("retention", "97"), ("leech_lapses", "1")]).await;
-    assert_eq!(res.headers()["location"], "/account?error=leech_range#schedule");
+    assert_eq!(res.headers()["location"], "/account?error=leech_range&retention=97&leech_lapses=1#schedule");
     let res = app.post_form("/account/schedule", &[("retention", "97 %"), ("leech_lapses", "3")]).await;
     assert_eq!(res.headers()["location"], "/account?done=retention&moved=1#schedule");
     assert_eq!(app.store().scheduler(app.owner()).await.unwrap().retention(), 0.97);

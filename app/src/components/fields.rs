@@ -114,7 +114,8 @@ pub fn NumberField(
     label: &'static str,
     name: &'static str,
     range: std::ops::RangeInclusive<u32>,
-    value: u32,
+    /// The stored value, or what the learner typed when the form came back with an error.
+    value: String,
     testid: &'static str,
     hint: &'static str,
     error: Option<String>,
@@ -129,7 +130,7 @@ pub fn NumberField(
                 max=range.end().to_string()
                 step="1"
                 required
-                value=value.to_string()
+                value=value
                 data-testid=testid
             />
             <small>{hint}</small>

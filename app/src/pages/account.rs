@@ -93,6 +93,12 @@ fn AccountView(page: AccountPage) -> impl IntoView {
     });
     let field_error =
         |code: &str| query.with_untracked(|q| q.get("error")).filter(|e| e == code).map(|e| notice(&e).0);
+    // A form that came back with an error shows what was typed in it, not what is stored.
+    let shown = |name: &str, stored: u32| {
+        query
+            .with_untracked(|q| q.get("error").is_some().then(|| q.get(name)).flatten())
+            .unwrap_or_else(|| stored.to_string())
+    };
     let retention_error = field_error("retention_range");
     let leech_error = field_error("leech_range");
     let per_session_error = field_error("per_session_range");
@@ -158,7 +164,7 @@ fn AccountView(page: AccountPage) -> impl IntoView {
                     label="Recall to aim for, in percent"
                     name="retention"
                     range=70..=97
-                    value=page.retention_percent
+                    value=shown("retention", page.retention_percent)
                     testid="retention"
                     hint="The chance of still remembering a point when it comes back. Higher means more reviews and better recall; lower means fewer reviews and more forgetting. 90 % suits most learners."
                     error=retention_error
@@ -167,7 +173,7 @@ fn AccountView(page: AccountPage) -> impl IntoView {
                     label="Flag a point as a leech after this many failures"
                     name="leech_lapses"
                     range=2..=20
-                    value=page.leech_lapses
+                    value=shown("leech_lapses", page.leech_lapses)
                     testid="leech-lapses"
                     hint="The set's page marks such points, with a suggestion to split or reword them."
                     error=leech_error
@@ -183,7 +189,7 @@ fn AccountView(page: AccountPage) -> impl IntoView {
                     label="Points in one review session, at most"
                     name="points_per_session"
                     range=1..=500
-                    value=page.review_points_per_session
+                    value=shown("points_per_session", page.review_points_per_session)
                     testid="points-per-session"
                     hint="When more is due, the dashboard says how many are left for another session today."
                     error=per_session_error
@@ -192,7 +198,7 @@ fn AccountView(page: AccountPage) -> impl IntoView {
                     label="New points a day, at most"
                     name="new_per_day"
                     range=0..=500
-                    value=page.new_points_per_day
+                    value=shown("new_per_day", page.new_points_per_day)
                     testid="new-per-day"
                     hint="Points never reviewed before. Reviews of points you know come first."
                     error=new_per_day_error
