@@ -54,6 +54,12 @@ test('every circle, the overlay, Continue, then leaving completes the session', 
   await expect(page.getByTestId('overlay')).toBeVisible();
   await expect(page.getByTestId('overlay')).toContainText("You've covered everything");
   await page.screenshot({ path: screenshotPath('overlay') });
+  // A modal dialog: focus is in it, and Tab stays between its buttons.
+  await expect(page.getByTestId('overlay-done')).toBeFocused();
+  await page.keyboard.press('Tab');
+  await expect(page.getByTestId('overlay-continue')).toBeFocused();
+  await page.keyboard.press('Tab');
+  await expect(page.getByTestId('overlay-done')).toBeFocused();
 
   await page.getByTestId('overlay-continue').click();
   await expect(page.getByTestId('overlay')).toHaveCount(0);

@@ -1,5 +1,7 @@
-//! "You've covered everything": Continue keeps talking, Done leaves (and completes).
+//! "You've covered everything": Continue keeps talking, Done leaves (and completes). A modal
+//! dialog: focus moves to Done when it opens and Tab stays between its two buttons.
 
+use leptos::html;
 use leptos::prelude::*;
 
 use super::Link;
@@ -8,16 +10,37 @@ use crate::protocol::{ClientMessage, SessionCompleteOverlay as Overlay};
 
 #[component]
 pub fn SessionCompleteOverlay(overlay: Overlay, link: Link) -> impl IntoView {
+    let done = NodeRef::<html::Button>::new();
+    let keep_on = NodeRef::<html::Button>::new();
+    // Browser only, as every effect: the answer box behind it no longer has the keys.
+    Effect::new(move |_| {
+        if let Some(button) = done.get() {
+            let _ = button.focus();
+        }
+    });
+    let tab = move |ev: leptos::ev::KeyboardEvent| {
+        if ev.key() != "Tab" {
+            return;
+        }
+        ev.prevent_default();
+        let on_done = done.get_untracked().is_some_and(|d| {
+            document().active_element().is_some_and(|a| a.is_same_node(Some(d.as_ref())))
+        });
+        let next = if on_done { keep_on.get_untracked() } else { done.get_untracked() };
+        if let Some(next) = next {
+            let _ = next.focus();
+        }
+    };
     view! {
-        <div class="overlay" role="dialog" aria-modal="true" aria-labelledby="overlay-title" data-testid="overlay">
+        <div class="overlay" role="dialog" aria-modal="true" aria-labelledby="overlay-title" data-testid="overlay" on:keydown=tab>
             <div class="overlay-card">
                 <h2 id="overlay-title">{overlay.message}</h2>
                 <p>{format!("{} of {} points, in {}.", overlay.recalled_count, overlay.total_points, clock(overlay.duration_ms))}</p>
                 <div class="overlay-actions">
-                    <button type="button" class="button" data-testid="overlay-continue" on:click=move |_| {
+                    <button type="button" class="button" data-testid="overlay-continue" node_ref=keep_on on:click=move |_| {
                         link.send(ClientMessage::DismissOverlay);
                     }>"Continue"</button>
-                    <button type="button" class="button primary" data-testid="overlay-done" on:click=move |_| {
+                    <button type="button" class="button primary" data-testid="overlay-done" node_ref=done on:click=move |_| {
                         link.send(ClientMessage::LeaveSession);
                     }>"Done"</button>
                 </div>
