@@ -137,15 +137,22 @@ fn provider_notice(notice: ProviderNotice) -> impl IntoView {
             </p>
         }
         .into_any()
+    } else if notice.offline && notice.by_meaning {
+        // One line, the rest a tap away: on a phone the whole of it pushed the answer box
+        // off the first screen.
+        view! {
+            <details class="notice" data-testid="provider-notice">
+                <summary><strong>"Offline tutor"</strong>" — built in, no network."</summary>
+                <p>"It checks your answers against your own notes by meaning as well as by words, and answers side questions from the note nearest in meaning (its sentence model is loaded); connect a language model for a richer conversation."</p>
+            </details>
+        }
+        .into_any()
     } else if notice.offline {
+        // Without the sentence model the notice says how to install it, in full.
         view! {
             <p class="notice" data-testid="provider-notice">
                 <strong>"Offline tutor"</strong>
-                {if notice.by_meaning {
-                    " — built in, no network. It checks your answers against your own notes by meaning as well as by words, and answers side questions from the note nearest in meaning (its sentence model is loaded); connect a language model for a richer conversation.".to_string()
-                } else {
-                    format!(" — built in, no network. It checks your answers against your own notes by matching words only ({}).", notice.judge.trim_start_matches("judges by word matching only: "))
-                }}
+                {format!(" — built in, no network. It checks your answers against your own notes by matching words only ({}).", notice.judge.trim_start_matches("judges by word matching only: "))}
             </p>
         }
         .into_any()
