@@ -30,6 +30,8 @@ test('a learner sets their schedule, fails a point twice, and sees its memory, t
   await form.getByTestId('leech-lapses').fill('2');
   await form.getByRole('button', { name: 'Save' }).click();
   await expect(page.getByTestId('account-notice')).toContainText('Your schedule now aims for that recall.');
+  // Said beside the form the page opens at, not off screen at its top.
+  await expect(page.getByTestId('account-notice')).toBeInViewport();
   await expect(page.getByTestId('retention')).toHaveValue('95');
   await expect(page.getByTestId('leech-lapses')).toHaveValue('2');
 

@@ -45,6 +45,18 @@ fn notice(code: &str) -> (String, bool) {
     (text.into(), good)
 }
 
+/// The section of the page whose form a notice is about (the one the page opens at).
+fn section_of(code: &str) -> Option<&'static str> {
+    match code {
+        "password" | "throttled" => Some("password"),
+        "ended" | "others" | "unknown" => Some("sign-ins"),
+        "retention" => Some("schedule"),
+        "review_limits" => Some("review-limits"),
+        "busy" => Some("delete"),
+        _ => None,
+    }
+}
+
 /// Whether a code is about the new password (worded next to its field).
 fn about_new_password(code: &str) -> bool {
     code == "same" || code.parse::<PasswordProblem>().is_ok()
@@ -85,12 +97,20 @@ fn AccountView(page: AccountPage) -> impl IntoView {
     let new_error = error.filter(|e| about_new_password(e)).map(|e| notice(&e).0);
     let moved = query.with_untracked(|q| q.get("moved")).and_then(|m| m.parse::<i64>().ok());
     // A retention saved says how many due dates it moved, rather than the generic notice.
+    // Said in the section its form is in (the page opens there), or at the top.
+    let at = general.as_deref().and_then(section_of);
     let general = general.map(|code| match (code.as_str(), moved) {
         ("retention", Some(moved)) if done.is_some() => {
             (format!("Your schedule now aims for that recall. {} moved.", plural(moved, "due date")), true)
         }
         _ => notice(&code),
     });
+    let said_in = move |section: Option<&str>| {
+        (at == section).then(|| general.clone()).flatten().map(|(text, good)| {
+            let class = if good { "form-notice" } else { "form-error" };
+            view! { <p class=class role="status" data-testid="account-notice">{text}</p> }
+        })
+    };
     let field_error =
         |code: &str| query.with_untracked(|q| q.get("error")).filter(|e| e == code).map(|e| notice(&e).0);
     // A form that came back with an error shows what was typed in it, not what is stored.
@@ -109,12 +129,10 @@ fn AccountView(page: AccountPage) -> impl IntoView {
         <section class="page narrow account">
             <h1>"Your account"</h1>
             <p class="lede">"Signed in as " <strong data-testid="account-username">{page.username.clone()}</strong>"."</p>
-            {general.map(|(text, good)| {
-                let class = if good { "form-notice" } else { "form-error" };
-                view! { <p class=class role="status" data-testid="account-notice">{text}</p> }
-            })}
+            {said_in(None)}
 
             <h2 id="password">"Change your password"</h2>
+            {said_in(Some("password"))}
             <form method="post" action="/account/password" class="stack" data-testid="password-form">
                 <input type="hidden" name="username" value=page.username.clone() autocomplete="username" />
                 <label>
@@ -147,6 +165,7 @@ fn AccountView(page: AccountPage) -> impl IntoView {
             </form>
 
             <h2 id="sign-ins">"Where you are signed in"</h2>
+            {said_in(Some("sign-ins"))}
             <ul class="sign-ins" data-testid="sign-ins">
                 {page.sign_ins.into_iter().map(|s| view! { <SignInItem sign_in=s now /> }).collect_view()}
             </ul>
@@ -159,6 +178,7 @@ fn AccountView(page: AccountPage) -> impl IntoView {
             })}
 
             <h2 id="schedule">"Your schedule"</h2>
+            {said_in(Some("schedule"))}
             <form method="post" action="/account/schedule" class="stack" data-testid="schedule-form">
                 <NumberField
                     label="Recall to aim for, in percent"
@@ -184,6 +204,7 @@ fn AccountView(page: AccountPage) -> impl IntoView {
             <FitSection fit=page.fit now />
 
             <h2 id="review-limits">"Today's review"</h2>
+            {said_in(Some("review-limits"))}
             <form method="post" action="/account/review-limits" class="stack" data-testid="review-limits-form">
                 <NumberField
                     label="Points in one review session, at most"
@@ -217,6 +238,7 @@ fn AccountView(page: AccountPage) -> impl IntoView {
             <p><a class="button" href="/account/export" download data-testid="export-account">"Download everything"</a></p>
 
             <h2 id="delete">"Delete your account"</h2>
+            {said_in(Some("delete"))}
             <p>
                 "This deletes your account and everything in it, at once and for good: every set, session, summary and image. "
                 "Every sign-in ends. Download everything first if you may want it back."
