@@ -239,6 +239,12 @@ impl FormEcho {
     pub fn error(echo: &Option<FormEcho>, field: &str) -> Option<String> {
         echo.as_ref().and_then(|e| e.errors.get(field).map(str::to_string))
     }
+
+    /// Whether `field` has the form's first error: the page opens on it (the form may be far
+    /// down a long page).
+    pub fn first_error(echo: &Option<FormEcho>, field: &str) -> bool {
+        echo.as_ref().and_then(|e| e.errors.0.first()).is_some_and(|(f, _)| f == field)
+    }
 }
 
 #[cfg(test)]

@@ -36,7 +36,9 @@ async function addPoint(page: Page, content: string, cue: string): Promise<void>
 /** Every visible control on the page is at least 44 px tall. */
 test('a learner makes a set of their own, studies it, sees the image and the schedule, then archives and deletes it', async ({
   page,
+  allowConsole,
 }) => {
+  allowConsole(/status of 422/);
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   await signUp(page);
@@ -46,6 +48,16 @@ test('a learner makes a set of their own, studies it, sees the image and the sch
   await expect(page.getByTestId('point')).toHaveCount(3);
 
   const text = page.getByTestId('add-text');
+  // Too long (a paste past the box's limit): the page comes back open at the error, the
+  // text kept.
+  await text.getByLabel('Title').fill('Too long');
+  // (Set as a paste from a script would: typing stops at the box's maxlength.)
+  await text.getByLabel('Text (Markdown)').evaluate((box, long) => {
+    (box as HTMLTextAreaElement).value = long;
+  }, 'x'.repeat(20_001));
+  await text.getByRole('button', { name: 'Add excerpt' }).click();
+  await expect(page.getByTestId('error-body')).toBeInViewport();
+  await expect(page.getByTestId('add-text').getByLabel('Text (Markdown)')).toBeFocused();
   await text.getByLabel('Title').fill('Two circuits');
   await text.getByLabel('Text (Markdown)').fill('The right side pumps to the **lungs**, the left side to the body.');
   await text.getByRole('button', { name: 'Add excerpt' }).click();

@@ -29,6 +29,7 @@ pub fn Field(
     let id = format!("{form}-{name}");
     let invalid = error.is_some();
     let described = invalid.then(|| format!("{id}-error"));
+    let first = FormEcho::first_error(&echo, name);
     let input = if rows == 0 {
         view! {
             <input
@@ -37,6 +38,7 @@ pub fn Field(
                 value=value
                 maxlength=max.to_string()
                 required=required
+                autofocus=first
                 aria-invalid=invalid.then_some("true")
                 aria-describedby=described.clone()
             />
@@ -50,6 +52,7 @@ pub fn Field(
                 rows=rows.to_string()
                 maxlength=max.to_string()
                 required=required
+                autofocus=first
                 aria-invalid=invalid.then_some("true")
                 aria-describedby=described.clone()
             >
@@ -93,7 +96,7 @@ pub fn FileField(
     view! {
         <div class="field" class:invalid=invalid>
             <label for=id.clone()>{label}</label>
-            <input id=id type="file" name="file" required=!optional accept=accept aria-invalid=invalid.then_some("true") />
+            <input id=id type="file" name="file" required=!optional autofocus=FormEcho::first_error(&echo, "file") accept=accept aria-invalid=invalid.then_some("true") />
             <small class="hint">{hint}</small>
             {error.map(|e| view! { <p class="field-error" role="alert" data-testid="error-file">{e}</p> })}
         </div>

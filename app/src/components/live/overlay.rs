@@ -23,9 +23,9 @@ pub fn SessionCompleteOverlay(overlay: Overlay, link: Link) -> impl IntoView {
             return;
         }
         ev.prevent_default();
-        let on_done = done.get_untracked().is_some_and(|d| {
-            document().active_element().is_some_and(|a| a.is_same_node(Some(d.as_ref())))
-        });
+        let on_done = done
+            .get_untracked()
+            .is_some_and(|d| document().active_element().is_some_and(|a| a.is_same_node(Some(d.as_ref()))));
         let next = if on_done { keep_on.get_untracked() } else { done.get_untracked() };
         if let Some(next) = next {
             let _ = next.focus();
