@@ -89,11 +89,11 @@ pub struct TutorPlan {
 }
 
 impl TutorPlan {
-    /// Notes on the point under discussion what the learner's message got close to, if it
-    /// nearly recalled it (`near`: point ids and the evaluator's words).
-    pub fn note_close(&mut self, near: &[(String, String)]) {
+    /// Notes whether the learner's message nearly recalled the point under discussion
+    /// (`near`: the ids of the points it nearly recalled).
+    pub fn note_close<'a>(&mut self, mut near: impl Iterator<Item = &'a String>) {
         if let Some(focus) = self.focus.as_mut() {
-            focus.close = near.iter().find(|(id, _)| *id == focus.point.id).map(|(_, said)| said.clone());
+            focus.close = near.any(|id| *id == focus.point.id);
         }
     }
 }

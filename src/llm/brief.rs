@@ -142,8 +142,9 @@ pub struct Focus {
     pub revisit: bool,
     /// The learner's notes linked to it, for another angle.
     pub notes: Vec<ResourceBrief>,
-    /// The learner's latest message nearly recalled it: what the evaluator found close.
-    pub close: Option<String>,
+    /// The learner's latest message nearly recalled it (what was close is on the page
+    /// already, in the near miss's own words).
+    pub close: bool,
 }
 
 #[derive(Clone, Debug)]

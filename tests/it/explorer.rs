@@ -57,6 +57,10 @@ async fn the_explorer_answers_from_the_note_that_answers_and_says_when_none_does
     let again = reply_of(&ws.say("Does it explain why mitochondria have their own DNA?").await);
     assert!(!again.starts_with("Your notes don't cover that."), "{again}");
     assert!(again.contains("own circular DNA"), "{again}");
+    // A question that reads far from everything, in words the note has.
+    let divide = reply_of(&ws.say("Why do they divide on their own?").await);
+    assert!(!divide.starts_with("Your notes don't cover that."), "{divide}");
+    assert!(divide.contains("divide on their own"), "{divide}");
 
     let answer = reply_of(&ws.say("How do volcanoes erupt under the sea?").await);
     assert!(answer.starts_with("Your notes don't cover that."), "{answer}");

@@ -85,7 +85,7 @@ impl Actor {
         if !changed.is_empty() {
             self.session.save_struggles(store, struggles, &changed).await?;
         }
-        let shown_near = near.clone();
+        let shown_near: Vec<String> = near.iter().map(|(id, _)| id.clone()).collect();
         for (point_id, feedback) in near {
             self.emit(
                 SessionEvent::RecallPointNearMiss(RecallPointNearMiss { point_id, feedback }),
@@ -111,7 +111,7 @@ impl Actor {
         if let Some(plan) = plan {
             let mut next = self.plan_after(&self.session.struggles, &step, &just);
             next.asked = evaluation.kind == MessageKind::Question && just.is_empty();
-            next.note_close(&shown_near);
+            next.note_close(shown_near.iter());
             // The last recall is answered by the overlay, not by the tutor.
             next.silent = overlay.is_some();
             let _ = plan.send(next);
@@ -156,11 +156,11 @@ impl Actor {
             }
         }
         let mut struggles = session.struggles.clone();
-        let mut near: Vec<(String, String)> = Vec::new();
-        for (point_id, feedback) in &evaluation.near_misses {
-            if known(point_id) && !just.contains(point_id) && !near.iter().any(|(id, _)| id == point_id) {
+        let mut near: Vec<&String> = Vec::new();
+        for (point_id, _) in &evaluation.near_misses {
+            if known(point_id) && !just.contains(point_id) && !near.contains(&point_id) {
                 struggles.entry(point_id.clone()).or_default().near_misses += 1;
-                near.push((point_id.clone(), feedback.clone()));
+                near.push(point_id);
             }
         }
         let pending: Vec<_> = session.pending().into_iter().filter(|p| !just.contains(&p.id)).collect();
@@ -185,7 +185,7 @@ impl Actor {
         );
         let mut next = self.plan_after(&struggles, &step, &just);
         next.asked = evaluation.kind == MessageKind::Question && just.is_empty();
-        next.note_close(&near);
+        next.note_close(near.into_iter());
         Some(next)
     }
 

@@ -339,7 +339,7 @@ mod tests {
                 attempts: 2,
                 revisit: false,
                 notes: vec![],
-                close: None,
+                close: false,
             }),
             just_recalled: vec![],
             set_aside: None,

@@ -84,7 +84,7 @@ impl LiveSession {
                 attempts: struggle.attempts,
                 revisit,
                 notes: self.notes_for(&point.id),
-                close: None,
+                close: false,
             }
         });
         // Points the learner has not tried: the tutor's reply must not give them away.

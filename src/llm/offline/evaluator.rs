@@ -16,27 +16,46 @@ pub(super) fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> 
     let form = super::kinds::kind_of(&brief.learner_message);
     let tries = form.climbs();
     let mut recalled = Vec::new();
-    // Near misses, each with whether the message shares words with the point.
-    let mut near: Vec<(serde_json::Value, bool)> = Vec::new();
+    // The words of the points it recalls.
+    let mut recalled_words: Vec<crate::text::Token> = Vec::new();
+    // Near misses, each with the point's words the message has.
+    let mut near: Vec<(serde_json::Value, Vec<String>)> = Vec::new();
     for point in &brief.unchecked {
         let verdict = context.judge(point);
         if verdict.recalled {
+            recalled_words.extend(crate::text::tokens(&point.content));
             let confidence = (0.5 + verdict.score / 2.0).min(1.0);
             recalled.push(json!({"pointId": point.id, "confidence": (confidence * 100.0).round() / 100.0}));
         } else if verdict.near && tries {
-            let close = verdict.present.iter().take(3).cloned().collect::<Vec<_>>().join(", ");
+            // The point's words as it writes them ("Caesar", "BC"), not as they were compared.
+            let as_written = |word: &String| {
+                point
+                    .content
+                    .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-')
+                    .find(|w| w.eq_ignore_ascii_case(word))
+                    .map_or_else(|| word.clone(), str::to_string)
+            };
+            let close = verdict.present.iter().take(3).map(as_written).collect::<Vec<_>>().join(", ");
             let feedback = if close.is_empty() {
                 "On the right track.".to_string()
             } else {
                 format!("On the right track with {close}.")
             };
-            near.push((json!({"pointId": point.id, "feedback": feedback}), !verdict.present.is_empty()));
+            near.push((json!({"pointId": point.id, "feedback": feedback}), verdict.present));
         }
     }
     // A message that says one point whole is about that point: nearness in meaning alone to
-    // another is the kinship of neighbouring facts, not a try at it.
-    let near: Vec<serde_json::Value> =
-        near.into_iter().filter(|(_, worded)| *worded || recalled.is_empty()).map(|(n, _)| n).collect();
+    // another is the kinship of neighbouring facts, and words the point it recalls has too
+    // ("Caesar", "BC" of the Rubicon's point, for his death's) are there for that point. Neither
+    // is a try at the other.
+    let own = |word: &String| {
+        crate::text::tokens(word).iter().any(|t| !recalled_words.iter().any(|r| r.same_as(t)))
+    };
+    let near: Vec<serde_json::Value> = near
+        .into_iter()
+        .filter(|(_, present)| recalled.is_empty() || present.iter().any(own))
+        .map(|(n, _)| n)
+        .collect();
     let observation = if !recalled.is_empty() {
         "The learner recalled a point in their own words."
     } else if is_dont_know(&brief.learner_message) {

@@ -146,6 +146,14 @@ pub(super) fn nearness(
         .chain(sentences.iter().map(|(_, _, s)| s.as_str()))
         .chain(pairs.iter().map(String::as_str))
         .collect();
+    // Two of the question's own words in a sentence, or all of them, make it near whatever the
+    // model reads: "why do they divide on their own?" reads far from anything alone.
+    let asked_terms = terms(asked);
+    let shares_words = |s: &str| {
+        let said = terms(s);
+        let shared = asked_terms.iter().filter(|t| said.contains(t)).count();
+        shared >= 2 || (shared > 0 && shared == asked_terms.len())
+    };
     if let Some(vectors) = embedder.and_then(|e| e.embed(&texts).ok())
         && let Some((question, rest)) = vectors.split_first()
     {
@@ -153,10 +161,11 @@ pub(super) fn nearness(
         return alone
             .iter()
             .zip(paired)
-            .map(|(a, p)| {
+            .zip(sentences)
+            .map(|((a, p), (_, _, s))| {
                 let (a, p) = (crate::embed::similarity(question, a), crate::embed::similarity(question, p));
                 let score = a.max(p);
-                Nearness { score, near: score >= NOTE_NEAR, with_before: p > a }
+                Nearness { score, near: score >= NOTE_NEAR || shares_words(s), with_before: p > a }
             })
             .collect();
     }

@@ -292,6 +292,31 @@ mod tests {
         assert_eq!(v["nearMisses"][0]["pointId"], "n");
     }
 
+    #[test]
+    fn words_a_recalled_point_has_too_make_no_near_miss_and_a_near_miss_writes_the_points_words() {
+        let mut brief = EvaluatorBrief {
+            set_name: "Rome".into(),
+            review: vec![],
+            guidelines: String::new(),
+            unchecked: vec![
+                point("r", "Julius Caesar crossed the Rubicon in 49 BC, starting a civil war.", ""),
+                point("i", "Caesar was assassinated on the Ides of March, 44 BC.", ""),
+            ],
+            learner_message: "Caesar crossed the Rubicon in 49 BC, starting a civil war".into(),
+            mode: EvalMode::Recall,
+            recent: vec![],
+        };
+        let v = evaluator(&brief, None);
+        assert_eq!(v["recalled"][0]["pointId"], "r", "{v}");
+        assert_eq!(v["nearMisses"].as_array().map(Vec::len), Some(0), "{v}");
+        brief.unchecked.remove(0);
+        brief.learner_message = "Caesar was killed, in BC something".into();
+        let v = evaluator(&brief, None);
+        assert_eq!(v["nearMisses"][0]["pointId"], "i", "{v}");
+        let feedback = v["nearMisses"][0]["feedback"].as_str().unwrap_or_default();
+        assert!(feedback.contains("Caesar") && !feedback.contains("caesar"), "{feedback}");
+    }
+
     fn reply_at(rung: Rung, message: &str, previous: Option<&str>) -> String {
         tutor(&brief_at(rung, message, previous))
     }
@@ -303,7 +328,7 @@ mod tests {
             review: vec![],
             moment: TutorMoment::Reply,
             pending: vec![point.clone()],
-            focus: Some(Focus { point, rung, attempts: 1, revisit: false, notes: vec![], close: None }),
+            focus: Some(Focus { point, rung, attempts: 1, revisit: false, notes: vec![], close: false }),
             just_recalled: vec![],
             set_aside: None,
             observation: None,
@@ -332,13 +357,13 @@ mod tests {
     }
 
     #[test]
-    fn a_near_miss_hears_what_was_right_and_a_wrong_try_hears_not_quite() {
+    fn a_near_miss_is_asked_for_the_rest_and_a_wrong_try_hears_not_quite() {
         let mut brief = brief_at(Rung::Angle, "Oxygen", None);
         if let Some(focus) = brief.focus.as_mut() {
-            focus.close = Some("On the right track with oxygen.".into());
+            focus.close = true;
         }
         let close = tutor(&brief);
-        assert!(close.starts_with("On the right track with oxygen."), "{close}");
+        assert!(close.starts_with("Close. What else belongs with it?"), "{close}");
         assert!(!close.contains("rather than what it is called"), "{close}");
         let wrong = reply_at(Rung::Angle, "The nucleus makes energy as glucose", None);
         assert!(wrong.starts_with("Not quite."), "{wrong}");
@@ -395,7 +420,7 @@ mod tests {
                 attempts: 0,
                 revisit: false,
                 notes: vec![],
-                close: None,
+                close: false,
             }),
             just_recalled: vec![],
             set_aside: None,

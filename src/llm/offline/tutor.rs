@@ -154,10 +154,8 @@ pub(super) fn tutor(brief: &TutorBrief) -> String {
         TutorMoment::Reply if is_dont_know(message) => {
             vec!["That's all right.".into(), "No matter.".into(), String::new()]
         }
-        // Nearly there: say what was right (the evaluator's words) before asking for the rest.
-        TutorMoment::Reply if focus.close.is_some() => {
-            vec![focus.close.clone().unwrap_or_default(), "Close.".into()]
-        }
+        // Nearly there (what was right is on the page, in the near miss's words): ask for the rest.
+        TutorMoment::Reply if focus.close => vec!["Close.".into(), "Partly, yes.".into()],
         // A try that recalled nothing is told so; small talk is not a try.
         TutorMoment::Reply
             if super::kinds::kind_of(message) == MessageKind::Attempt && focus.attempts > 0 =>
@@ -176,9 +174,9 @@ pub(super) fn tutor(brief: &TutorBrief) -> String {
             "What in these notes fits here?",
             "Which part of these notes answers the question?",
         ];
-        let question = match (focus.rung, &focus.close, &look) {
-            (Rung::Angle, Some(_), _) => rest[variant % 3].to_string(),
-            (Rung::Angle, None, Some(_)) => on_show[variant % 3].to_string(),
+        let question = match (focus.rung, focus.close, &look) {
+            (Rung::Angle, true, _) => rest[variant % 3].to_string(),
+            (Rung::Angle, false, Some(_)) => on_show[variant % 3].to_string(),
             _ => ask(focus, set, variant, message),
         };
         let body = match &look {
