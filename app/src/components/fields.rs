@@ -123,8 +123,10 @@ pub fn NumberField(
     hint: &'static str,
     error: Option<String>,
 ) -> impl IntoView {
+    let invalid = error.is_some();
+    let described = invalid.then(|| format!("{name}-error"));
     view! {
-        <label>
+        <label class:invalid=invalid>
             {label}
             <input
                 name=name
@@ -134,10 +136,13 @@ pub fn NumberField(
                 step="1"
                 required
                 value=value
+                autofocus=invalid
+                aria-invalid=invalid.then_some("true")
+                aria-describedby=described
                 data-testid=testid
             />
             <small>{hint}</small>
-            {error.map(|e| view! { <small class="field-error" role="alert">{e}</small> })}
+            {error.map(|e| view! { <small class="field-error" id=format!("{name}-error") role="alert">{e}</small> })}
         </label>
     }
 }

@@ -431,7 +431,10 @@ mod tests {
             showable: vec![],
             recap: None,
         });
-        assert!(opening.starts_with("Today's review: Cells and Rome, then."), "{opening}");
+        assert!(
+            opening.starts_with("Today's review takes in \u{201c}Cells\u{201d} and \u{201c}Rome\u{201d}."),
+            "{opening}"
+        );
         assert!(opening.contains("What else do you remember from Rome?"), "{opening}");
     }
 

@@ -108,11 +108,15 @@ pub(super) fn tutor(brief: &TutorBrief) -> String {
         TutorMoment::Opening => vec![match &brief.recap {
             Some(recap) => format!("{} Let's see what has stayed with you.", last_time(recap, set)),
             None if !brief.review.is_empty() => {
-                let names: Vec<String> = brief.review.iter().map(|s| s.name.clone()).collect();
-                format!(
-                    "{}, then. Let's see what has stayed with you.",
-                    warren_app::api::review_title(&names)
-                )
+                // Quoted: a set's name may hold commas, colons or "and" of its own.
+                let names: Vec<String> =
+                    brief.review.iter().map(|s| format!("\u{201c}{}\u{201d}", s.name.trim())).collect();
+                let list = match names.split_last() {
+                    Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+                    Some((only, _)) => only.clone(),
+                    None => String::new(),
+                };
+                format!("Today's review takes in {list}. Let's see what has stayed with you.")
             }
             None => format!("Let's see what you remember about {set}."),
         }],
