@@ -50,6 +50,12 @@ test("today's review takes points from every set, leaves, names each set in its 
     await expect.poll(() => recalled(page)).toBe(n);
   }
   expect(new Set(askedFrom).size, askedFrom.join(' / ')).toBe(3);
+  // The notes those recalls brought: the latest under the words, the earlier folded away.
+  const cards = page.locator('.exchange > .resource-card');
+  await expect(cards).toHaveCount(1);
+  const earlier = page.getByTestId('earlier-notes');
+  await expect(earlier).toContainText(/Earlier notes \(\d\)/);
+  await expect(earlier.locator('.resource-card').first()).toBeHidden();
 
   // Leave: the dashboard sums the review up, naming every set it drew on.
   await page.getByTestId('leave').click();

@@ -6,6 +6,15 @@ use leptos::prelude::*;
 use crate::components::markdown::{Rendered, plain_html};
 use crate::protocol::{ShowImage, ShowResource};
 
+fn card(r: ShowResource) -> impl IntoView {
+    view! {
+        <aside class="resource-card" data-testid="resource-card">
+            <h3>{r.title}</h3>
+            <Rendered html=if r.snippet_html.is_empty() { plain_html(&r.snippet) } else { r.snippet_html } />
+        </aside>
+    }
+}
+
 #[component]
 pub fn Exchange(
     /// The agent's text as HTML (the server's, or while it streams the plain text's).
@@ -38,12 +47,19 @@ pub fn Exchange(
                     {image.caption.map(|c| view! { <figcaption>{c}</figcaption> })}
                 </figure>
             }).collect_view()}
-            {move || resources.get().into_iter().map(|r| view! {
-                <aside class="resource-card" data-testid="resource-card">
-                    <h3>{r.title}</h3>
-                    <Rendered html=if r.snippet_html.is_empty() { plain_html(&r.snippet) } else { r.snippet_html } />
-                </aside>
-            }).collect_view()}
+            // The note shown last stands under the words; earlier ones fold away, newest first,
+            // so they neither crowd later questions nor push the answer box down.
+            {move || {
+                let mut shown = resources.get();
+                let latest = shown.pop();
+                let earlier = (!shown.is_empty()).then(|| view! {
+                    <details class="earlier-notes" data-testid="earlier-notes">
+                        <summary>{format!("Earlier notes ({})", shown.len())}</summary>
+                        {shown.into_iter().rev().map(card).collect_view()}
+                    </details>
+                });
+                (latest.map(card), earlier)
+            }}
             {children()}
         </section>
     }
