@@ -512,6 +512,7 @@ async fn the_limits_form_refuses_what_is_out_of_range_and_the_dashboard_follows_
     let (_, page) = app.page("/").await;
     assert!(page.contains("10 points due across 3 sets · about 8 minutes"), "{page}");
     assert!(page.contains("6 new points wait for tomorrow"), "{page}");
+    assert!(page.contains("16 points due for review; today's review takes 10 of them."), "{page}");
     for (per_session, new, code) in [
         ("0", "10", "per_session_range"),
         ("501", "10", "per_session_range"),

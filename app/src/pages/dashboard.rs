@@ -34,6 +34,8 @@ fn DashboardView(data: Data) -> impl IntoView {
         })
         .collect();
     let open_review = data.today.as_ref().and_then(|t| t.open_session.clone());
+    // Today's review keeps to the learner's limits: say how much of what is due it takes.
+    let in_review = data.today.as_ref().map(|t| t.points).filter(|points| *points < due_total);
     let today = data.today.map(|today| view! { <TodayCard today /> });
     view! {
         <section class="page dashboard">
@@ -42,6 +44,11 @@ fn DashboardView(data: Data) -> impl IntoView {
             <p class="lede">
                 {if due_total == 0 {
                     "Nothing is due right now. You can still practise any set.".to_string()
+                } else if let Some(taken) = in_review {
+                    format!(
+                        "{} due for review; today's review takes {taken} of them.",
+                        plural(i64::from(due_total), "point")
+                    )
                 } else {
                     format!("{} due for review.", plural(i64::from(due_total), "point"))
                 }}
