@@ -270,21 +270,30 @@ mod tests {
         PointBrief { id: id.into(), content: content.into(), context: context.into(), set: None }
     }
 
-    #[test]
-    fn evaluator_recalls_several_points_and_spots_near_misses() {
-        let brief = EvaluatorBrief {
-            set_name: "Cells".into(),
+    /// A recall-mode brief of `points` with no conversation before `message`.
+    fn evaluator_brief(set: &str, points: Vec<PointBrief>, message: &str) -> EvaluatorBrief {
+        EvaluatorBrief {
+            set_name: set.into(),
             review: vec![],
             guidelines: String::new(),
-            unchecked: vec![
+            unchecked: points,
+            learner_message: message.into(),
+            mode: EvalMode::Recall,
+            recent: vec![],
+        }
+    }
+
+    #[test]
+    fn evaluator_recalls_several_points_and_spots_near_misses() {
+        let brief = evaluator_brief(
+            "Cells",
+            vec![
                 point("m", "Mitochondria produce most of the cell's ATP.", ""),
                 point("r", "Ribosomes translate messenger RNA into proteins.", ""),
                 point("n", "The nucleus stores the cell's DNA and controls gene expression.", ""),
             ],
-            learner_message: "The mitochondrion produces ATP for the cell, and ribosomes translate mRNA messenger RNA into proteins. DNA is kept somewhere.".into(),
-            mode: EvalMode::Recall,
-            recent: vec![],
-        };
+            "The mitochondrion produces ATP for the cell, and ribosomes translate mRNA messenger RNA into proteins. DNA is kept somewhere.",
+        );
         let v = evaluator(&brief, None);
         let ids: Vec<&str> =
             v["recalled"].as_array().unwrap().iter().map(|r| r["pointId"].as_str().unwrap()).collect();
@@ -294,18 +303,14 @@ mod tests {
 
     #[test]
     fn words_a_recalled_point_has_too_make_no_near_miss_and_a_near_miss_writes_the_points_words() {
-        let mut brief = EvaluatorBrief {
-            set_name: "Rome".into(),
-            review: vec![],
-            guidelines: String::new(),
-            unchecked: vec![
+        let mut brief = evaluator_brief(
+            "Rome",
+            vec![
                 point("r", "Julius Caesar crossed the Rubicon in 49 BC, starting a civil war.", ""),
                 point("i", "Caesar was assassinated on the Ides of March, 44 BC.", ""),
             ],
-            learner_message: "Caesar crossed the Rubicon in 49 BC, starting a civil war".into(),
-            mode: EvalMode::Recall,
-            recent: vec![],
-        };
+            "Caesar crossed the Rubicon in 49 BC, starting a civil war",
+        );
         let v = evaluator(&brief, None);
         assert_eq!(v["recalled"][0]["pointId"], "r", "{v}");
         assert_eq!(v["nearMisses"].as_array().map(Vec::len), Some(0), "{v}");
