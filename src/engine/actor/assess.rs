@@ -85,12 +85,9 @@ impl Actor {
         if !changed.is_empty() {
             self.session.save_struggles(store, struggles, &changed).await?;
         }
-        let shown_near: Vec<String> = near.iter().map(|(id, _)| id.clone()).collect();
-        for (point_id, feedback) in near {
-            self.emit(
-                SessionEvent::RecallPointNearMiss(RecallPointNearMiss { point_id, feedback }),
-                Audience::All,
-            );
+        for (point_id, feedback) in &near {
+            let near_miss = RecallPointNearMiss { point_id: point_id.clone(), feedback: feedback.clone() };
+            self.emit(SessionEvent::RecallPointNearMiss(near_miss), Audience::All);
         }
         let overlay = self.session.overlay(now).filter(|_| !just.is_empty());
         if let Some(overlay) = &overlay {
@@ -111,7 +108,7 @@ impl Actor {
         if let Some(plan) = plan {
             let mut next = self.plan_after(&self.session.struggles, &step, &just);
             next.asked = evaluation.kind == MessageKind::Question && just.is_empty();
-            next.note_close(shown_near.iter());
+            next.note_close(near.iter().map(|(id, _)| id));
             // The last recall is answered by the overlay, not by the tutor.
             next.silent = overlay.is_some();
             let _ = plan.send(next);

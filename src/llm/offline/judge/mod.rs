@@ -827,27 +827,55 @@ pub fn question(brief: &EvaluatorBrief) -> Option<&str> {
     brief.recent.iter().rev().find(|m| m.role == Role::Assistant).map(|m| m.content.as_str())
 }
 
-/// Where a point's asides are, in bytes: each stretch in parentheses opened after a space or
-/// a punctuation mark ("light (mostly red and blue)"), not a function's ("P(A and B)"), the
-/// brackets included. An aside weighs less than the point's own words (see [`key`]).
-fn asides(content: &str) -> Vec<std::ops::Range<usize>> {
-    let mut out = Vec::new();
-    // For each open bracket: where it opened, and whether it opens an aside.
-    let mut open: Vec<(usize, bool)> = Vec::new();
+/// Where each character of a point stands: in its own words, in an aside, or a bracket that
+/// opens or closes an aside.
+#[derive(Clone, Copy, PartialEq)]
+enum Place {
+    Main,
+    Aside,
+    Bracket,
+}
+
+/// Each character of `content` with its byte offset and [`Place`]. An aside is a stretch in
+/// parentheses opened after a space or a punctuation mark ("light (mostly red and blue)"); one
+/// opened right after a letter is a function's ("P(A and B)") and stays in the text it stands in.
+fn places(content: &str) -> impl Iterator<Item = (usize, char, Place)> + '_ {
+    // For each open bracket, whether it opens an aside.
+    let mut open: Vec<bool> = Vec::new();
     let mut previous = ' ';
-    for (at, c) in content.char_indices() {
-        match c {
-            '(' => open.push((at, !previous.is_alphanumeric())),
-            ')' => {
-                if let Some((from, true)) = open.pop()
-                    && !open.iter().any(|(_, aside)| *aside)
-                {
-                    out.push(from..at + c.len_utf8());
-                }
+    content.char_indices().map(move |(at, c)| {
+        let bracket = match c {
+            '(' => {
+                open.push(!previous.is_alphanumeric());
+                open.last().copied()
             }
-            _ => {}
-        }
+            ')' => Some(open.pop().unwrap_or(false)),
+            _ => None,
+        };
         previous = c;
+        let place = if bracket == Some(true) {
+            Place::Bracket
+        } else if open.iter().any(|a| *a) {
+            Place::Aside
+        } else {
+            Place::Main
+        };
+        (at, c, place)
+    })
+}
+
+/// Where a point's asides are, in bytes, brackets included. An aside weighs less than the
+/// point's own words (see [`key`]).
+fn asides(content: &str) -> Vec<std::ops::Range<usize>> {
+    let mut out: Vec<std::ops::Range<usize>> = Vec::new();
+    for (at, c, place) in places(content) {
+        if place == Place::Main {
+            continue;
+        }
+        match out.last_mut() {
+            Some(last) if last.end == at => last.end = at + c.len_utf8(),
+            Some(_) | None => out.push(at..at + c.len_utf8()),
+        }
     }
     out
 }
@@ -868,27 +896,14 @@ pub(super) fn without_asides(content: &str) -> String {
 /// alternative or an aside: "Litmus (an indicator)", "93 °C (200 °F)").
 fn key(content: &str) -> Vec<(Token, bool)> {
     let (mut main, mut aside) = (String::new(), String::new());
-    // For each open bracket, whether it opens an aside: one right after a letter is a
-    // function's ("P(A and B)"), and stays in the text it stands in.
-    let mut open: Vec<bool> = Vec::new();
-    let mut previous = ' ';
-    for c in content.chars() {
-        let bracket = match c {
-            '(' => {
-                open.push(!previous.is_alphanumeric());
-                open.last().copied()
+    for (_, c, place) in places(content) {
+        match place {
+            Place::Bracket => {
+                main.push(' ');
+                aside.push(' ');
             }
-            ')' => Some(open.pop().unwrap_or(false)),
-            _ => None,
-        };
-        previous = c;
-        if bracket == Some(true) {
-            main.push(' ');
-            aside.push(' ');
-        } else if open.iter().any(|a| *a) {
-            aside.push(c);
-        } else {
-            main.push(c);
+            Place::Aside => aside.push(c),
+            Place::Main => main.push(c),
         }
     }
     let mut out: Vec<(Token, bool)> = Vec::new();
