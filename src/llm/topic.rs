@@ -530,6 +530,20 @@ fn verb_index(words: &[&str]) -> Option<usize> {
         .or_else(|| placed_verb(words).filter(|&i| is_verb(words[i])))
 }
 
+/// The words after "do", "does" or "did" with their verb carrying the auxiliary's tense ("did
+/// the army organise" → "the army organised"); `None` when no known verb is there.
+fn without_do(auxiliary: &str, words: &[String]) -> Option<String> {
+    let refs: Vec<&str> = words.iter().map(String::as_str).collect();
+    let v = verb_index(&refs)?;
+    let mut tail = words.to_vec();
+    tail[v] = match auxiliary {
+        "did" => past(&tail[v]),
+        "does" => third_person(&tail[v]),
+        _ => tail[v].clone(),
+    };
+    Some(tail.join(" "))
+}
+
 /// Where the verb would be by word order alone.
 fn placed_verb(words: &[&str]) -> Option<usize> {
     if words.len() < 2 {
@@ -608,33 +622,15 @@ pub fn topic_of(message: &str) -> String {
         }
     } else if lower.len() >= 3 && is(&lower[0], WH) && matches!(lower[1].as_str(), "did" | "do" | "does") {
         // "how did the army organise its legions" → "how the army organised its legions"
-        let mut tail: Vec<String> = words[2..].to_vec();
-        let refs: Vec<&str> = tail.iter().map(String::as_str).collect();
-        match verb_index(&refs) {
-            Some(v) => {
-                tail[v] = match lower[1].as_str() {
-                    "did" => past(&tail[v]),
-                    "does" => third_person(&tail[v]),
-                    _ => tail[v].clone(),
-                };
-                format!("{} {}", lower[0], tail.join(" "))
-            }
+        match without_do(&lower[1], &words[2..]) {
+            Some(tail) => format!("{} {tail}", lower[0]),
             // No verb it knows: the question as asked, not a guess.
-            None => format!("{} {} {}", lower[0], lower[1], tail.join(" ")),
+            None => format!("{} {} {}", lower[0], lower[1], words[2..].join(" ")),
         }
     } else if lower.len() >= 3 && matches!(lower[0].as_str(), "do" | "does" | "did") {
         // "do other animals have four chambers" → "whether other animals have four chambers"
-        let mut tail: Vec<String> = words[1..].to_vec();
-        let refs: Vec<&str> = tail.iter().map(String::as_str).collect();
-        match verb_index(&refs) {
-            Some(v) => {
-                tail[v] = match lower[0].as_str() {
-                    "did" => past(&tail[v]),
-                    "does" => third_person(&tail[v]),
-                    _ => tail[v].clone(),
-                };
-                format!("whether {}", tail.join(" "))
-            }
+        match without_do(&lower[0], &words[1..]) {
+            Some(tail) => format!("whether {tail}"),
             None => words.join(" ").to_lowercase(),
         }
     } else if lower.len() >= 3 && is(&lower[0], WH) && (is(&lower[1], MODALS) || is(&lower[1], BE)) {

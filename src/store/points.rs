@@ -6,7 +6,7 @@ use warren_app::learner::LearnerId;
 
 use warren_app::schedule::Rating;
 
-use super::{Backend, Reads, Store, StoreError, new_id, now_ms};
+use super::{Backend, Placeholders, Reads, Store, StoreError, new_id, now_ms};
 use crate::schedule::{Carried, FsrsCard};
 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
@@ -95,27 +95,18 @@ pub(super) async fn insert_points(
     let now = now_ms();
     let ids: Vec<String> = points.iter().map(|_| new_id()).collect();
     for (chunk, start) in points.chunks(ROWS).zip((0..).step_by(ROWS)) {
-        // PostgreSQL numbers its placeholders; SQLite takes plain `?` in order (numbered ones
-        // make a statement with thousands of them twenty times slower to bind). An absent
-        // carried schedule is written as NULL in the statement: `Any` sends a bound empty
-        // float in a form PostgreSQL refuses.
-        let mut n = 0;
-        let mut placeholder = || {
-            n += 1;
-            match backend {
-                Backend::Sqlite => "?".to_string(),
-                Backend::Postgres => format!("${n}"),
-            }
-        };
+        // An absent carried schedule is written as NULL in the statement: `Any` sends a bound
+        // empty float in a form PostgreSQL refuses.
+        let mut placeholders = Placeholders::new(backend);
         let rows: Vec<String> = chunk
             .iter()
             .map(|point| {
-                let mut cells: Vec<String> = (0..16).map(|_| placeholder()).collect();
+                let mut cells = placeholders.take(16);
                 match point.carried {
-                    Some(_) => cells.extend((0..5).map(|_| placeholder())),
+                    Some(_) => cells.extend(placeholders.take(5)),
                     None => cells.extend(["NULL", "NULL", "NULL", "0", "0"].map(String::from)),
                 }
-                cells.push(placeholder());
+                cells.extend(placeholders.take(1));
                 format!("({})", cells.join(", "))
             })
             .collect();
@@ -278,14 +269,8 @@ impl Store {
 
     /// Deletes a point (its reviews and links go with it); false when it is not the learner's.
     pub async fn delete_point(&self, learner: &LearnerId, point_id: &str) -> Result<bool, StoreError> {
-        let mut tx = self.write_transaction().await?;
-        let done = sqlx::query("DELETE FROM recall_points WHERE id = $1 AND owner_id = $2")
-            .bind(point_id)
-            .bind(learner)
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
-        Ok(done.rows_affected() == 1)
+        let statement = sqlx::query("DELETE FROM recall_points WHERE id = $1 AND owner_id = $2");
+        Ok(self.write_one(statement.bind(point_id).bind(learner)).await? == 1)
     }
 
     /// Moves a point one place up or down in its set; false when it is not the learner's or

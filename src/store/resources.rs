@@ -147,14 +147,8 @@ impl Store {
 
     /// Deletes a resource and its image; false when it is not the learner's.
     pub async fn delete_resource(&self, learner: &LearnerId, resource_id: &str) -> Result<bool, StoreError> {
-        let mut tx = self.write_transaction().await?;
-        let done = sqlx::query("DELETE FROM resources WHERE id = $1 AND owner_id = $2")
-            .bind(resource_id)
-            .bind(learner)
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
-        Ok(done.rows_affected() == 1)
+        let statement = sqlx::query("DELETE FROM resources WHERE id = $1 AND owner_id = $2");
+        Ok(self.write_one(statement.bind(resource_id).bind(learner)).await? == 1)
     }
 
     /// An uploaded image and its media type, if it is the learner's.

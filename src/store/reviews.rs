@@ -15,7 +15,7 @@ use warren_app::learner::LearnerId;
 use warren_app::schedule::Rating;
 
 use super::points::write_card;
-use super::{Backend, Reads, Store, StoreError, new_id, now_ms};
+use super::{Backend, Placeholders, Reads, Store, StoreError, new_id, now_ms};
 use crate::schedule::{
     Carried, DEFAULT_LEECH_LAPSES, FsrsCard, LEECH_RANGE, Logged, Memory, RETENTION_RANGE, Scheduler, Step,
 };
@@ -181,28 +181,21 @@ pub(super) async fn insert_replayed(
         })
         .collect();
     for chunk in rows.chunks(ROWS) {
-        let mut n = 0;
-        let mut placeholder = || {
-            n += 1;
-            match backend {
-                Backend::Sqlite => "?".to_string(),
-                Backend::Postgres => format!("${n}"),
-            }
-        };
         // A point's first review has no memory before it: NULL in the statement (see
         // `replay_point`).
+        let mut placeholders = Placeholders::new(backend);
         let values: Vec<String> = chunk
             .iter()
             .map(|(_, _, step)| {
                 // id, owner, point, (session), rating, (kind), time, elapsed days.
-                let mut cells: Vec<String> = (0..6).map(|_| placeholder()).collect();
+                let mut cells = placeholders.take(6);
                 cells.insert(3, "NULL".into());
                 cells.insert(5, format!("'{}'", ReviewKind::Imported.as_str()));
                 match step.before {
-                    Some(_) => cells.extend((0..2).map(|_| placeholder())),
+                    Some(_) => cells.extend(placeholders.take(2)),
                     None => cells.extend(["NULL".to_string(), "NULL".to_string()]),
                 }
-                cells.extend((0..2).map(|_| placeholder()));
+                cells.extend(placeholders.take(2));
                 format!("({})", cells.join(", "))
             })
             .collect();

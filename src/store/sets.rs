@@ -258,14 +258,8 @@ impl Store {
     /// Deletes a set with its points, resources, schedule and sessions (the database
     /// cascades); false when it is not the learner's.
     pub async fn delete_set(&self, learner: &LearnerId, set_id: &str) -> Result<bool, StoreError> {
-        let mut tx = self.write_transaction().await?;
-        let done = sqlx::query("DELETE FROM recall_sets WHERE id = $1 AND owner_id = $2")
-            .bind(set_id)
-            .bind(learner)
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
-        Ok(done.rows_affected() == 1)
+        let statement = sqlx::query("DELETE FROM recall_sets WHERE id = $1 AND owner_id = $2");
+        Ok(self.write_one(statement.bind(set_id).bind(learner)).await? == 1)
     }
 
     pub async fn set_count(&self, learner: &LearnerId) -> Result<i64, StoreError> {

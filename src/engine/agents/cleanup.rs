@@ -8,9 +8,9 @@ use std::collections::HashSet;
 use serde::Deserialize;
 use warren_app::voice::Correction;
 
-use super::json_object;
+use super::{ask_json, json_object, json_request};
 use crate::llm::brief::CleanupBrief;
-use crate::llm::{Format, Message, Provider, Purpose, Request, Tier, complete};
+use crate::llm::{Provider, Purpose, Request, Tier};
 use crate::text::vocabulary as terms;
 
 /// New words (not heard, not a term, not mathematics) a clean-up may bring in: a spelling
@@ -37,17 +37,8 @@ pub fn request(brief: CleanupBrief) -> Request {
     );
     let max_tokens = u32::try_from(brief.transcript.len() / 2 + 300).unwrap_or(u32::MAX).min(4000);
     let cache_at = vec![system.len()];
-    Request {
-        system,
-        cache_at,
-        messages: vec![Message::user(brief.transcript.clone())],
-        tools: vec![],
-        max_tokens,
-        temperature: 0.0,
-        format: Format::Json,
-        tier: Tier::Fast,
-        purpose: Purpose::Cleanup(brief),
-    }
+    let user = brief.transcript.clone();
+    json_request(system, cache_at, user, max_tokens, Tier::Fast, Purpose::Cleanup(brief))
 }
 
 #[derive(Deserialize)]
@@ -81,18 +72,10 @@ pub fn parse(text: &str, brief: &CleanupBrief) -> Option<(String, Vec<Correction
 
 /// Asks, retries once on a malformed answer, and otherwise corrects by sound and spelling.
 pub async fn correct(provider: &dyn Provider, brief: CleanupBrief) -> (String, Vec<Correction>) {
-    let request = request(brief.clone());
-    for attempt in 1..=2 {
-        match complete(provider, &request).await {
-            Ok(text) => match parse(&text, &brief) {
-                Some(done) => return done,
-                None => tracing::warn!(attempt, "the clean-up answer was not the expected JSON"),
-            },
-            Err(err) => {
-                tracing::warn!("transcript clean-up unavailable: {err}");
-                break;
-            }
-        }
+    match ask_json(provider, &request(brief.clone()), "clean-up", |text| parse(text, &brief)).await {
+        Ok(Some(done)) => return done,
+        Ok(None) => {}
+        Err(err) => tracing::warn!("transcript clean-up unavailable: {err}"),
     }
     terms::correct(&brief.transcript, &brief.terms)
 }

@@ -3,9 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::json_object;
+use super::{ask_json, json_object, json_request};
 use crate::llm::brief::DetectorBrief;
-use crate::llm::{Format, Message, Provider, Purpose, Request, Tier, complete};
+use crate::llm::{Provider, Purpose, Request, Tier};
 
 /// Below this the detector stays quiet.
 pub const MIN_CONFIDENCE: f64 = 0.6;
@@ -53,17 +53,7 @@ pub fn request(brief: DetectorBrief) -> Request {
     );
     // The whole prompt holds for the session: a provider's cache serves it (`cache_at`).
     let cache_at = vec![system.len()];
-    Request {
-        system,
-        cache_at,
-        messages: vec![Message::user(user)],
-        tools: vec![],
-        max_tokens: 300,
-        temperature: 0.0,
-        format: Format::Json,
-        tier: Tier::Fast,
-        purpose: Purpose::Detector(brief),
-    }
+    json_request(system, cache_at, user, 300, Tier::Fast, Purpose::Detector(brief))
 }
 
 /// A detection worth offering to the learner, or `None`.
@@ -79,20 +69,13 @@ pub fn parse(text: &str) -> Option<Option<Detection>> {
 
 /// Asks, retries once on a malformed answer, and otherwise stays quiet.
 pub async fn detect(provider: &dyn Provider, brief: DetectorBrief) -> Option<Detection> {
-    let request = request(brief);
-    for attempt in 1..=2 {
-        match complete(provider, &request).await {
-            Ok(text) => match parse(&text) {
-                Some(found) => return found,
-                None => tracing::warn!(attempt, "detector answer was not the expected JSON"),
-            },
-            Err(err) => {
-                tracing::warn!("rabbit-hole detector unavailable: {err}");
-                return None;
-            }
+    match ask_json(provider, &request(brief), "detector", parse).await {
+        Ok(found) => found.flatten(),
+        Err(err) => {
+            tracing::warn!("rabbit-hole detector unavailable: {err}");
+            None
         }
     }
-    None
 }
 
 /// Two to four words for pills and banners, taken from the topic.

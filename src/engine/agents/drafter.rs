@@ -7,10 +7,10 @@
 use serde::Deserialize;
 use warren_app::forms::limits;
 
-use super::json_object;
+use super::{ask_json, json_object, json_request};
 use crate::llm::brief::DraftBrief;
 use crate::llm::offline::drafter::cue;
-use crate::llm::{Format, LlmError, Message, Provider, Purpose, Request, Tier, complete};
+use crate::llm::{LlmError, Provider, Purpose, Request, Tier};
 
 /// A drafted point: what to recall, a cue that asks for it, and the passage's words it rests on.
 #[derive(Clone, Debug, PartialEq)]
@@ -52,17 +52,7 @@ pub fn request(brief: DraftBrief) -> Request {
     let user = format!("Source: {}\n\nPassage:\n{}", brief.title, brief.passage);
     // The prompt holds for every passage of the source: a provider's cache serves it.
     let cache_at = vec![system.len()];
-    Request {
-        system,
-        cache_at,
-        messages: vec![Message::user(user)],
-        tools: vec![],
-        max_tokens: 3000,
-        temperature: 0.0,
-        format: Format::Json,
-        tier: Tier::Main,
-        purpose: Purpose::Drafter(brief),
-    }
+    json_request(system, cache_at, user, 3000, Tier::Main, Purpose::Drafter(brief))
 }
 
 #[derive(Deserialize)]
@@ -107,15 +97,7 @@ fn cue_for(content: &str) -> String {
 
 /// Asks for a passage's points; a malformed answer is asked for once more.
 pub async fn draft(provider: &dyn Provider, brief: DraftBrief) -> Result<Vec<Drafted>, NotDrafted> {
-    let request = request(brief);
-    for attempt in 1..=2 {
-        let text = complete(provider, &request).await?;
-        match parse(&text) {
-            Some(points) => return Ok(points),
-            None => tracing::warn!(attempt, "the drafting answer was not the expected JSON"),
-        }
-    }
-    Err(NotDrafted::Malformed)
+    ask_json(provider, &request(brief), "drafter", parse).await?.ok_or(NotDrafted::Malformed)
 }
 
 #[cfg(test)]

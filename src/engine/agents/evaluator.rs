@@ -4,9 +4,9 @@
 
 use serde::Deserialize;
 
-use super::{json_object, transcript};
+use super::{ask_json, json_object, json_request, transcript};
 use crate::llm::brief::{EvalMode, EvaluatorBrief, MessageKind, review_lines};
-use crate::llm::{Format, Message, Provider, Purpose, Request, Tier, complete};
+use crate::llm::{Provider, Purpose, Request, Tier};
 
 /// Below this the evaluator's "recalled" is not trusted: no point is marked on a guess.
 pub const MIN_CONFIDENCE: f64 = 0.5;
@@ -101,17 +101,7 @@ pub fn request(brief: EvaluatorBrief) -> Request {
         transcript(&brief.recent, "Tutor"),
         brief.learner_message.trim()
     );
-    Request {
-        system,
-        cache_at,
-        messages: vec![Message::user(user)],
-        tools: vec![],
-        max_tokens: 600,
-        temperature: 0.0,
-        format: Format::Json,
-        tier: Tier::Fast,
-        purpose: Purpose::Evaluator(brief),
-    }
+    json_request(system, cache_at, user, 600, Tier::Fast, Purpose::Evaluator(brief))
 }
 
 /// Reads and validates an answer; `None` when it is not the JSON asked for.
@@ -151,20 +141,13 @@ pub async fn evaluate(provider: &dyn Provider, brief: EvaluatorBrief) -> Evaluat
     if brief.unchecked.is_empty() {
         return Evaluation::default();
     }
-    let request = request(brief.clone());
-    for attempt in 1..=2 {
-        match complete(provider, &request).await {
-            Ok(text) => match parse(&text, &brief) {
-                Some(evaluation) => return evaluation,
-                None => tracing::warn!(attempt, "evaluator answer was not the expected JSON"),
-            },
-            Err(err) => {
-                tracing::warn!("evaluator unavailable: {err}");
-                break;
-            }
+    match ask_json(provider, &request(brief.clone()), "evaluator", |text| parse(text, &brief)).await {
+        Ok(evaluation) => evaluation.unwrap_or_default(),
+        Err(err) => {
+            tracing::warn!("evaluator unavailable: {err}");
+            Evaluation::default()
         }
     }
-    Evaluation::default()
 }
 
 #[cfg(test)]

@@ -9,7 +9,48 @@ pub mod explorer;
 pub mod summariser;
 pub mod tutor;
 
-use crate::llm::Message;
+use crate::llm::{Format, LlmError, Message, Provider, Purpose, Request, Tier, complete};
+
+/// A request for a JSON answer to one message, without tools or sampling: how the agents that
+/// judge or extract ask (the tutor, the explorer and the summariser converse or write).
+pub(crate) fn json_request(
+    system: String,
+    cache_at: Vec<usize>,
+    user: String,
+    max_tokens: u32,
+    tier: Tier,
+    purpose: Purpose,
+) -> Request {
+    Request {
+        system,
+        cache_at,
+        messages: vec![Message::user(user)],
+        tools: vec![],
+        max_tokens,
+        temperature: 0.0,
+        format: Format::Json,
+        tier,
+        purpose,
+    }
+}
+
+/// Asks and reads the answer with `parse`, asking once more when it is not the JSON asked
+/// for: `Ok(None)` after two such answers, `Err` when the provider fails (not retried here:
+/// the provider's client has retried what is worth retrying).
+pub(crate) async fn ask_json<T>(
+    provider: &dyn Provider,
+    request: &Request,
+    agent: &str,
+    parse: impl Fn(&str) -> Option<T>,
+) -> Result<Option<T>, LlmError> {
+    for attempt in 1..=2 {
+        match parse(&complete(provider, request).await?) {
+            Some(read) => return Ok(Some(read)),
+            None => tracing::warn!(attempt, "the {agent}'s answer was not the expected JSON"),
+        }
+    }
+    Ok(None)
+}
 
 /// The JSON object inside a model's answer: tolerates code fences and words around it.
 pub(crate) fn json_object(text: &str) -> Option<&str> {
