@@ -38,6 +38,14 @@ test('every circle, the overlay, Continue, then leaving completes the session', 
 
   await answer(page, points[0]);
   await expect.poll(() => recalled(page)).toBe(1);
+  // The note the recall brought: its opening, and the whole of it a tap away.
+  const note = page.locator('.exchange > .resource-card').filter({ hasText: 'Where mitochondria came from' });
+  await expect(note.locator('.snippet')).toContainText('…');
+  await expect(note.getByText(/cyanobacteria/)).toBeHidden();
+  await note.getByText('Read all of it').click();
+  await expect(note.getByText(/cyanobacteria/)).toBeVisible();
+  await expect(note.locator('.snippet')).toBeHidden();
+  await note.getByText('Read all of it').click();
   // For a person to look at: the live view at desktop and phone widths.
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.screenshot({ path: screenshotPath('live-desktop'), fullPage: true });

@@ -330,6 +330,10 @@ pub struct ShowResource {
     /// The excerpt as the page shows it (escaped HTML, as `assistant_complete`'s).
     #[serde(default)]
     pub snippet_html: String,
+    /// The whole text as the page shows it, when the snippet leaves some of it out (otherwise
+    /// empty, and not sent).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub whole_html: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

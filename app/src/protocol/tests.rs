@@ -163,6 +163,7 @@ fn one_of_each_server_message() -> Vec<ServerMessage> {
             title: "T".into(),
             snippet: "x".into(),
             snippet_html: "<p>x</p>".into(),
+            whole_html: "<p>x y</p>".into(),
         }),
         ServerMessage::SessionComplete(SessionComplete {
             summary: SessionCompletionSummary {

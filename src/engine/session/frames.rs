@@ -96,12 +96,17 @@ impl LiveSession {
                 caption: Some(resource.title.clone()),
                 mime_type: resource.mime_type.clone(),
             }),
-            (ResourceKind::Image | ResourceKind::Text, _) => Show::Resource(ShowResource {
-                resource_id: resource.id.clone(),
-                title: resource.title.clone(),
-                snippet: snippet(&resource.body),
-                snippet_html: warren_app::markdown_html(&snippet(&resource.body)),
-            }),
+            (ResourceKind::Image | ResourceKind::Text, _) => {
+                let snippet = snippet(&resource.body);
+                let cut = snippet != resource.body.trim();
+                Show::Resource(ShowResource {
+                    resource_id: resource.id.clone(),
+                    title: resource.title.clone(),
+                    snippet_html: warren_app::markdown_html(&snippet),
+                    snippet,
+                    whole_html: if cut { warren_app::markdown_html(&resource.body) } else { String::new() },
+                })
+            }
         }
     }
 }
@@ -147,4 +152,40 @@ pub(in crate::engine) fn branch_summary(topic: &str, exchanges: usize, recalled:
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(body: &str) -> Resource {
+        Resource {
+            id: "r".into(),
+            kind: ResourceKind::Text,
+            title: "Notes".into(),
+            body: body.into(),
+            url: None,
+            mime_type: None,
+            licence: None,
+            points: vec![],
+        }
+    }
+
+    fn excerpt(resource: &Resource) -> ShowResource {
+        match LiveSession::show(resource) {
+            Show::Resource(excerpt) => excerpt,
+            Show::Image(image) => panic!("a text shown as an image: {image:?}"),
+        }
+    }
+
+    #[test]
+    fn a_long_excerpt_comes_whole_beside_its_opening() {
+        let long = "Mitochondria make ATP. ".repeat(20);
+        let shown = excerpt(&text(&long));
+        assert!(shown.snippet.ends_with('…') && shown.snippet.chars().count() <= 201, "{}", shown.snippet);
+        assert_eq!(shown.whole_html.matches("Mitochondria").count(), 20, "{}", shown.whole_html);
+        let short = excerpt(&text("  Ribosomes build proteins.  "));
+        assert_eq!(short.snippet, "Ribosomes build proteins.");
+        assert!(short.whole_html.is_empty(), "nothing left out, nothing more to send");
+    }
 }

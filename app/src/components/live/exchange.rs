@@ -6,11 +6,25 @@ use leptos::prelude::*;
 use crate::components::markdown::{Rendered, plain_html};
 use crate::protocol::{ShowImage, ShowResource};
 
+/// An excerpt: its opening, and the whole of it a tap away when the opening leaves some out.
 fn card(r: ShowResource) -> impl IntoView {
+    let snippet = if r.snippet_html.is_empty() { plain_html(&r.snippet) } else { r.snippet_html };
+    let whole = (!r.whole_html.is_empty()).then(|| {
+        let whole = r.whole_html;
+        view! {
+            <details class="whole" data-testid="resource-whole">
+                <summary>"Read all of it"</summary>
+                <Rendered html=whole />
+            </details>
+        }
+    });
     view! {
         <aside class="resource-card" data-testid="resource-card">
             <h3>{r.title}</h3>
-            <Rendered html=if r.snippet_html.is_empty() { plain_html(&r.snippet) } else { r.snippet_html } />
+            <div class="snippet">
+                <Rendered html=snippet />
+            </div>
+            {whole}
         </aside>
     }
 }
