@@ -70,6 +70,8 @@ test('every circle, the overlay, Continue, then leaving completes the session', 
   await expect(page.getByTestId('overlay-done')).toBeFocused();
 
   await page.getByTestId('overlay-continue').click();
+  // The question the last recall answered is gone: the overlay's words stand in its place.
+  await expect(page.getByTestId('agent-text')).toHaveText("You've covered everything.");
   await expect(page.getByTestId('overlay')).toHaveCount(0);
   await answer(page, 'How does all of this fit together?');
   await page.getByTestId('leave').click();

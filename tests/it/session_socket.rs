@@ -81,6 +81,7 @@ async fn a_full_session_overlay_leave_resume_and_complete() {
     let mut ws = app.connect(&session).await;
     let s = ws.next().await;
     assert!(started(&s).overlay.is_some());
+    assert_eq!(started(&s).opening_message, "You've covered everything.", "not the question it answered");
     assert!(ws.quiet().await, "the overlay answered the last recall");
 
     // Continue: dismiss and keep talking.

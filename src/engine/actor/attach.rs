@@ -5,6 +5,7 @@ use warren_app::protocol::{Resumed, ServerMessage, SessionEvent, SessionMode, Se
 use warren_app::summary::SessionSummary;
 
 use super::{Actor, Audience};
+use crate::engine::session::OVERLAY_MESSAGE;
 use crate::engine::struggle;
 use crate::engine::synthesis;
 use crate::engine::turn::{TurnKind, TutorPlan};
@@ -78,7 +79,14 @@ impl Actor {
                 self.send(Audience::One(subscriber), ServerMessage::Resumed(resumed));
             }
             None => {
-                let opening = if fresh { String::new() } else { self.session.current_agent_text() };
+                let opening = if fresh {
+                    String::new()
+                } else if self.session.overlay(now).is_some() && self.session.unanswered_message().is_some() {
+                    // The overlay answered the last recall: its words, not the question answered.
+                    OVERLAY_MESSAGE.to_string()
+                } else {
+                    self.session.current_agent_text()
+                };
                 let streaming = self.turn.as_ref().map(|t| t.streamed.clone()).filter(|s| !s.is_empty());
                 let started = self.session.started_payload(
                     self.provider.info(),

@@ -247,14 +247,18 @@ impl LiveState {
                 }
             }
             ServerMessage::SessionCompleteOverlay(overlay) => {
+                let overlay_message = overlay.message.clone();
                 if self.in_rabbithole() || self.shown < self.recalled {
                     self.deferred_overlay = Some(overlay);
                 } else {
                     self.overlay = Some(overlay);
                 }
-                // It answers the last recall, when one was waiting.
+                // It answers the last recall, when one was waiting: its words take the place of
+                // the question just answered (the server's opening says the same after a reload).
                 if self.waiting {
                     self.answered();
+                    self.agent_text = overlay_message;
+                    self.agent_html.clear();
                 }
                 self.waiting = false;
                 self.turns += 1;
@@ -479,6 +483,18 @@ mod tests {
             html: "<p>What?</p>".into(),
         }));
         assert!(!s.streaming && s.outbox.is_empty());
+    }
+
+    #[test]
+    fn the_overlay_answers_the_last_recall_in_place_of_the_question() {
+        let mut s = LiveState::default();
+        s.apply(started(2));
+        assert!(say(&mut s, "c1", "the last one"));
+        assert!(s.waiting);
+        s.apply(recalled(3));
+        s.apply(overlay());
+        assert!(s.overlay.is_some() && !s.waiting);
+        assert_eq!((s.agent_text.as_str(), s.agent_html.as_str()), ("done", ""), "not the question answered");
     }
 
     #[test]
