@@ -86,6 +86,8 @@ pub struct TutorPlan {
     pub recap: Option<Recap>,
     /// The learner asked the tutor something: answer, then the same rung again.
     pub asked: bool,
+    /// Once every point is recalled, the session's notes, to answer questions from.
+    pub notes: Vec<ResourceBrief>,
 }
 
 impl TutorPlan {
@@ -597,6 +599,7 @@ fn tutor_request(
         previous_reply: plan.previous_reply,
         showable: plan.showable,
         recap: plan.recap,
+        notes: plan.notes,
     };
     (tutor::request(brief, guidelines, input.tutor_context.clone()), check)
 }

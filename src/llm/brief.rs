@@ -173,6 +173,9 @@ pub struct TutorBrief {
     pub showable: Vec<Showable>,
     /// On opening, the set's previous session; on resuming, this one before its pause.
     pub recap: Option<Recap>,
+    /// Once every point is recalled, the session's notes: the learner may go on asking, and
+    /// they are what the answers come from (empty while points are pending).
+    pub notes: Vec<ResourceBrief>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

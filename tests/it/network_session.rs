@@ -388,3 +388,43 @@ async fn a_question_the_network_evaluator_reads_as_one_is_answered_and_climbs_no
         .unwrap();
     assert!(!system_of(&tutor.body).contains("asks you something rather than answering"));
 }
+
+/// The evaluator recalls every point its prompt lists; the tutor answers briefly.
+fn recalling_all(body: &serde_json::Value) -> Reply {
+    let system = system_of(body);
+    if system.contains("You check which recall points") {
+        let recalled: Vec<serde_json::Value> = system
+            .split("- id \"")
+            .skip(1)
+            .filter_map(|line| line.split('"').next())
+            .map(|id| json!({"pointId": id, "confidence": 0.9}))
+            .collect();
+        return Reply::Said(
+            json!({"recalled": recalled, "nearMisses": [], "messageKind": "attempt"}).to_string(),
+        );
+    }
+    answers(body)
+}
+
+#[tokio::test]
+async fn past_the_last_point_the_tutor_is_asked_to_answer_from_the_sets_notes() {
+    for wire in [Wire::Anthropic, Wire::OpenAi] {
+        let fake = FakeLlm::start_with(wire, vec![], Some(Arc::new(recalling_all))).await;
+        let app = TestApp::on_fake(wire, &fake).await;
+        let (session, _) = app.start("The living cell").await;
+        let mut ws = app.connect(&session).await;
+        ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+        let frames = ws.say("All of it, every organelle.").await;
+        assert!(frames.iter().any(|m| matches!(m, ServerMessage::SessionCompleteOverlay(_))), "{frames:?}");
+        ws.send(json!({"type": "dismiss_overlay"})).await;
+
+        crate::common::reply_of(&ws.say("Why do mitochondria have their own DNA?").await);
+        let received = fake.received();
+        let tutor =
+            received.iter().rev().find(|r| system_of(&r.body).contains("recall facilitator")).unwrap();
+        let system = system_of(&tutor.body);
+        assert!(system.contains("asks you something: answer it briefly, from their notes"), "{system}");
+        assert!(system.contains("their own circular DNA"), "the set's note: {system}");
+        assert!(!system.contains("ask about the point under discussion again"), "{system}");
+    }
+}

@@ -1,7 +1,7 @@
 //! A live session driven over the real WebSocket against the real server, with the offline
 //! provider: the protocol as a browser sees it.
 
-use crate::common::{TestApp, attached_frame, kinds, recalled_ids};
+use crate::common::{TestApp, attached_frame, kinds, recalled_ids, reply_of};
 use futures_util::StreamExt;
 use serde_json::json;
 use tokio_tungstenite::tungstenite::Message;
@@ -88,6 +88,10 @@ async fn a_full_session_overlay_leave_resume_and_complete() {
     ws.send(json!({"type": "dismiss_overlay"})).await;
     let frames = ws.say("How does all of that fit together?").await;
     assert_eq!(kinds(&frames).last(), Some(&"assistant_complete"), "{:?}", kinds(&frames));
+    // A question past the last point is answered from the set's notes.
+    let frames = ws.say("Why do mitochondria have their own DNA?").await;
+    let reply = reply_of(&frames);
+    assert!(reply.contains("circular DNA"), "{reply}");
 
     // Done: leave, completed.
     ws.send(json!({"type": "leave_session"})).await;

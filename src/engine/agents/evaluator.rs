@@ -139,7 +139,10 @@ pub fn parse(text: &str, brief: &EvaluatorBrief) -> Option<Evaluation> {
 /// Asks, retries once on a malformed answer, and otherwise degrades to "nothing recalled".
 pub async fn evaluate(provider: &dyn Provider, brief: EvaluatorBrief) -> Evaluation {
     if brief.unchecked.is_empty() {
-        return Evaluation::default();
+        // Nothing left to check off: whether the message asks something (and is answered) is
+        // told by its words, without a model.
+        let kind = crate::llm::offline::kinds::kind_of(&brief.learner_message);
+        return Evaluation { kind, ..Evaluation::default() };
     }
     match ask_json(provider, &request(brief.clone()), "evaluator", |text| parse(text, &brief)).await {
         Ok(evaluation) => evaluation.unwrap_or_default(),

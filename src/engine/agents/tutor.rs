@@ -132,12 +132,17 @@ pub fn request(brief: TutorBrief, guidelines: &str, context: Vec<Message>) -> Re
                     aside.content.trim()
                 ));
             }
-            if brief.asked {
-                system.push_str(
+            match (brief.asked, &brief.focus) {
+                (true, Some(_)) => system.push_str(
                     "The learner's latest message asks you something rather than answering. Answer it \
                      briefly, in a sentence or two, without giving away any point not yet recalled; then \
                      ask about the point under discussion again, at the same level of hint as before.\n",
-                );
+                ),
+                (true, None) => system.push_str(
+                    "The learner's latest message asks you something: answer it briefly, from their notes \
+                     below where they say, and say so where they do not.\n",
+                ),
+                (false, _) => {}
             }
             if let Some(observation) = brief.observation.as_deref().filter(|o| !o.trim().is_empty()) {
                 system.push_str(&format!(
@@ -156,6 +161,13 @@ pub fn request(brief: TutorBrief, guidelines: &str, context: Vec<Message>) -> Re
     }
     if !brief.showable.is_empty() {
         system.push_str(&showable_lines(&brief.showable, &brief.pending));
+    }
+    if !brief.notes.is_empty() {
+        system.push_str("The learner's notes, for what they ask now:\n");
+        for note in &brief.notes {
+            system.push_str(&format!("- \"{}\": {}\n", note.title.trim(), note.body.trim()));
+        }
+        system.push('\n');
     }
     // In a review the guidelines are those of the set whose point is under discussion.
     if review && !guidelines.trim().is_empty() {
@@ -320,6 +332,7 @@ fn instruction(rung: Rung) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::llm::brief::ResourceBrief;
 
     fn brief(moment: TutorMoment) -> TutorBrief {
         let point = PointBrief {
@@ -349,7 +362,25 @@ mod tests {
             previous_reply: Some("Which organelle powers the cell?".into()),
             showable: vec![],
             recap: None,
+            notes: vec![],
         }
+    }
+
+    #[test]
+    fn past_the_last_point_a_question_is_answered_from_the_notes_in_the_prompt() {
+        let mut done = brief(TutorMoment::Reply);
+        done.focus = None;
+        done.pending.clear();
+        done.asked = true;
+        done.notes =
+            vec![ResourceBrief { title: "Origins".into(), body: "Mitochondria were bacteria.".into() }];
+        let r = request(done, "", vec![Message::user("Where did mitochondria come from?")]);
+        assert!(r.system.contains("from their notes below"), "{}", r.system);
+        assert!(r.system.contains("- \"Origins\": Mitochondria were bacteria."), "{}", r.system);
+        assert!(!r.system.contains("ask about the point under discussion again"), "{}", r.system);
+        // While points are pending, no notes but the focus's own.
+        let asking = request(brief(TutorMoment::Reply), "", vec![]);
+        assert!(!asking.system.contains("for what they ask now"), "{}", asking.system);
     }
 
     #[test]

@@ -94,6 +94,7 @@ impl LiveSession {
             .map(|p| self.point_brief(p))
             .collect();
         TutorPlan {
+            notes: if pending.is_empty() { self.resource_briefs() } else { Vec::new() },
             pending: pending.into_iter().map(|p| self.point_brief(p)).collect(),
             untried,
             focus,

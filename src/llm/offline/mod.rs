@@ -9,7 +9,7 @@ pub mod drafter;
 mod evaluator;
 mod explorer;
 mod judge;
-mod kinds;
+pub(crate) mod kinds;
 mod summariser;
 mod tangent;
 mod tutor;
@@ -32,7 +32,7 @@ use evaluator::evaluator;
 use explorer::explorer;
 pub use judge::Features;
 use summariser::summary;
-use tutor::{nearest_notes_first, show, tutor};
+use tutor::{asks_the_notes, from_session_notes, nearest_notes_first, show, tutor};
 
 pub const MODEL: &str = "warren-offline-1";
 
@@ -152,6 +152,12 @@ impl Provider for Offline {
                     Some(ordered) => (tutor(&ordered), show(&ordered)),
                     None => (answer(request), show(brief)),
                 }
+            }
+            // A question once every point is recalled: the nearest of the notes, by meaning.
+            (Some(embedder), Purpose::Tutor(brief)) if asks_the_notes(brief) => {
+                let owned = brief.clone();
+                let text = self.with_model(embedder, move |e| from_session_notes(&owned, Some(e))).await?;
+                (text.unwrap_or_else(|| answer(request)), show(brief))
             }
             (Some(embedder), Purpose::Evaluator(brief)) => {
                 let brief = brief.clone();
@@ -342,6 +348,7 @@ mod tests {
             previous_reply: previous.map(str::to_string),
             showable: vec![],
             recap: None,
+            notes: vec![],
         }
     }
 
@@ -410,6 +417,37 @@ mod tests {
     }
 
     #[test]
+    fn past_the_last_point_a_question_is_answered_from_the_notes() {
+        let notes = vec![
+            ResourceBrief {
+                title: "Energy".into(),
+                body: "ATP stores energy in its phosphate bonds.".into(),
+            },
+            ResourceBrief {
+                title: "Origins".into(),
+                body: "Mitochondria descend from engulfed bacteria. That is why they have their own DNA."
+                    .into(),
+            },
+        ];
+        let asked = |message: &str| {
+            tutor(&TutorBrief {
+                focus: None,
+                asked: true,
+                notes: notes.clone(),
+                ..brief_at(Rung::Cue, message, None)
+            })
+        };
+        let why = asked("Why do mitochondria have their own DNA?");
+        assert!(why.contains("That is why they have their own DNA."), "{why}");
+        assert!(!why.contains("ATP"), "one note, not stitched to another: {why}");
+        let off = asked("Who discovered penicillin?");
+        assert!(off.starts_with("Your notes don't cover that."), "{off}");
+        // Not a question: the replies past the last point, as before.
+        let said = tutor(&TutorBrief { focus: None, notes, ..brief_at(Rung::Cue, "ATP is energy", None) });
+        assert!(!said.contains("phosphate"), "{said}");
+    }
+
+    #[test]
     fn in_todays_review_the_opening_names_the_sets_and_a_bare_cue_names_the_points_own_set() {
         let mut point = point("c", "Caesar crossed the Rubicon", "");
         point.set = Some("Rome".into());
@@ -435,6 +473,7 @@ mod tests {
             previous_reply: None,
             showable: vec![],
             recap: None,
+            notes: vec![],
         });
         assert!(
             opening.starts_with("Today's review takes in \u{201c}Cells\u{201d} and \u{201c}Rome\u{201d}."),

@@ -5,8 +5,10 @@ use serde_json::json;
 
 use warren_app::ladder::Rung;
 
-use crate::llm::brief::{Focus, MessageKind, PointBrief, Recap, Showable, TutorBrief, TutorMoment};
-use crate::llm::{Output, ToolCall};
+use crate::llm::brief::{
+    ExplorerBrief, Focus, MessageKind, PointBrief, Recap, Showable, TutorBrief, TutorMoment,
+};
+use crate::llm::{Message, Output, ToolCall};
 
 use super::summariser::first_sentence;
 use crate::embed::Embedder;
@@ -84,6 +86,7 @@ pub(super) fn tutor(brief: &TutorBrief) -> String {
             TutorMoment::Opening | TutorMoment::Resume => {
                 format!("Everything in {set} is recalled. What would you like to connect it to?")
             }
+            TutorMoment::Reply if asks_the_notes(brief) => from_session_notes(brief, None),
             // Past the last point the learner may go on talking: say so once, then vary.
             TutorMoment::Reply => fresh(vec![
                 "Say more: how does that connect to the rest of what you know here?".into(),
@@ -238,6 +241,26 @@ pub(super) fn nearest_notes_first(brief: &TutorBrief, embedder: &Embedder) -> Tu
         brief.showable.sort_by_key(|r| rank(&r.title));
     }
     brief
+}
+
+/// A question asked once every point is recalled, with notes to answer it from.
+pub(super) fn asks_the_notes(brief: &TutorBrief) -> bool {
+    brief.moment == TutorMoment::Reply && brief.focus.is_none() && brief.asked && !brief.notes.is_empty()
+}
+
+/// The answer to such a question, as the explorer answers inside a rabbit hole: the nearest
+/// sentences of one note (by meaning with the sentence model), or a plain word that the notes
+/// do not cover it.
+pub(super) fn from_session_notes(brief: &TutorBrief, embedder: Option<&Embedder>) -> String {
+    let asked = brief.learner_message.as_deref().unwrap_or_default().trim().to_string();
+    let explorer = ExplorerBrief {
+        set_name: brief.set_name.clone(),
+        topic: asked.clone(),
+        resources: brief.notes.clone(),
+        learner_message: Some(asked),
+        history: brief.previous_reply.iter().map(|r| Message::assistant(r.clone())).collect(),
+    };
+    super::explorer::explorer(&explorer, embedder)
 }
 
 /// An answer to the learner's question from the notes linked to the point under discussion:
