@@ -1,6 +1,7 @@
 //! Form fields that come back with what was typed and an error beside them when the server
-//! sends a form back (see `forms::FormEcho`). Limits are set on the inputs too, so a browser
-//! stops most mistakes before they are sent.
+//! sends a form back (see `forms::FormEcho`). Limits are set on one-line inputs too, so a
+//! browser stops most mistakes before they are sent; not on text areas, where a browser would
+//! cut a long paste without a word: the server says how long it is, and sends it all back.
 
 use leptos::prelude::*;
 
@@ -50,7 +51,6 @@ pub fn Field(
                 id=id.clone()
                 name=name
                 rows=rows.to_string()
-                maxlength=max.to_string()
                 required=required
                 autofocus=first
                 aria-invalid=invalid.then_some("true")

@@ -181,7 +181,7 @@ fn DraftsReview(id: String, into: String, drafts: Vec<DraftView>, not_drafted: V
                                 {format!(" Keep point {}", i + 1)}
                             </label>
                             <label for=format!("content-{i}")>"Point"</label>
-                            <textarea id=format!("content-{i}") name=format!("content-{i}") rows="2" maxlength=limits::POINT.to_string() data-testid="draft-content">
+                            <textarea id=format!("content-{i}") name=format!("content-{i}") rows="2" data-testid="draft-content">
                                 {html_escape::encode_text(&content).into_owned()}
                             </textarea>
                             {content_error.map(|e| view! { <p class="field-error" role="alert">{e}</p> })}
