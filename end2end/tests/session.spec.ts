@@ -33,6 +33,8 @@ test('every circle, the overlay, Continue, then leaving completes the session', 
   expect(points).toHaveLength(5);
   await startSession(page, 'The living cell');
   await expect(page.getByTestId('progress')).toHaveAttribute('aria-label', '0 of 5 points recalled');
+  // With a keyboard, typing goes straight into the answer box.
+  await expect(page.getByTestId('answer')).toBeFocused();
   await expect(page.getByTestId('agent-text')).not.toBeEmpty();
   await expect(page.getByTestId('provider-notice')).toContainText('Offline tutor');
 
@@ -69,10 +71,12 @@ test('every circle, the overlay, Continue, then leaving completes the session', 
   await page.keyboard.press('Tab');
   await expect(page.getByTestId('overlay-done')).toBeFocused();
 
-  await page.getByTestId('overlay-continue').click();
+  // Escape is Continue: the dialog goes and the keys are the answer box's again.
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('overlay')).toHaveCount(0);
+  await expect(page.getByTestId('answer')).toBeFocused();
   // The question the last recall answered is gone: the overlay's words stand in its place.
   await expect(page.getByTestId('agent-text')).toHaveText("You've covered everything.");
-  await expect(page.getByTestId('overlay')).toHaveCount(0);
   await answer(page, 'How does all of this fit together?');
   await page.getByTestId('leave').click();
   await expect(page).toHaveURL(/\/$/);

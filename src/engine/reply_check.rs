@@ -106,6 +106,9 @@ const LEAK_MEANING: f32 = 0.7;
 pub struct ReplyCheck {
     /// Points not recalled and not tried yet, with their terms.
     guarded: Vec<(PointBrief, Vec<String>)>,
+    /// Those points' cues, in [`plain`] form: asking one gives nothing away, however many of
+    /// its point's words it has ("What do plants give off through their leaves?").
+    cues: Vec<String>,
     /// What the tutor says when every sentence of its reply was taken out.
     stand_in: String,
     /// The sentence model, when loaded: a point said in other words is given away too.
@@ -121,7 +124,17 @@ impl ReplyCheck {
             // A point of one or two words cannot be told from a question about it.
             .filter(|(_, t)| t.len() >= 3)
             .collect();
-        Self { guarded, stand_in, meaning: None }
+        let cues = untried.iter().map(|p| plain(&p.context)).filter(|c| !c.is_empty()).collect();
+        Self { guarded, stand_in, cues, meaning: None }
+    }
+
+    /// Whether a sentence asks a guarded point's own cue, or is a piece of one.
+    fn asks_a_cue(&self, sentence: &str) -> bool {
+        let said = plain(sentence);
+        !said.is_empty()
+            && self.cues.iter().any(|cue| {
+                said.contains(cue.as_str()) || (cue.contains(&said) && said.split(' ').count() >= 3)
+            })
     }
 
     /// The same, also catching a point given away in other words, by the sentence model.
@@ -135,7 +148,11 @@ impl ReplyCheck {
     /// threads; the points come from its cache. False without the model or if it fails.
     pub async fn leaks_in_other_words(&self, sentence: &str) -> bool {
         let Some(embedder) = self.meaning.clone() else { return false };
-        if self.guarded.is_empty() || sentence.trim_end().ends_with('?') || terms(sentence).len() < 2 {
+        if self.guarded.is_empty()
+            || sentence.trim_end().ends_with('?')
+            || terms(sentence).len() < 2
+            || self.asks_a_cue(sentence)
+        {
             return false;
         }
         let mut texts = vec![sentence.to_string()];
@@ -172,8 +189,18 @@ impl ReplyCheck {
         }
         let said = terms(sentence);
         let leaks = self.guarded.iter().any(|(_, key)| coverage(key, &said).0 >= LEAK_COVERAGE);
-        leaks.then_some(Rule::Leak)
+        (leaks && !self.asks_a_cue(sentence)).then_some(Rule::Leak)
     }
+}
+
+/// A text's words, lowercase, one space between them: how a cue is found in a sentence
+/// whatever its punctuation.
+fn plain(text: &str) -> String {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
 }
 
 /// A sentence that opens with a word of praise standing alone: followed by punctuation or by
@@ -304,6 +331,26 @@ mod tests {
         assert_eq!(c.check("The ribosome translates messenger RNA."), Some(Rule::Leak));
         // Mitochondria were recalled: not guarded.
         assert_eq!(c.check("Mitochondria produce ATP; what builds the proteins?"), None);
+    }
+
+    #[test]
+    fn a_points_own_cue_is_asked_however_many_of_its_words_it_has() {
+        let mut transpiration =
+            point("t", "Plants give off water vapour through their leaves: transpiration.");
+        transpiration.context =
+            "What do we call the water vapour plants give off through their leaves?".into();
+        let mut condensing = point("c", "Water vapour rises, cools and condenses into clouds.");
+        condensing.context = "Fill the gap: Water vapour rises, cools and ___ into clouds.".into();
+        let c = ReplyCheck::new(&[transpiration, condensing], "What else?".into());
+        assert_eq!(c.check("What do we call the water vapour plants give off through their leaves?"), None);
+        assert_eq!(
+            c.check("Again: what do we call the water vapour plants give off through their leaves?"),
+            None
+        );
+        assert_eq!(c.check("Fill the gap: Water vapour rises, cools and ___ into clouds."), None);
+        // Said, not asked: still given away.
+        assert_eq!(c.check("Plants give off water vapour through their leaves."), Some(Rule::Leak));
+        assert_eq!(c.check("Water vapour rises, cools and condenses into clouds."), Some(Rule::Leak));
     }
 
     #[test]

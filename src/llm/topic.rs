@@ -28,6 +28,10 @@ const MODALS: &[&str] = &["can", "could", "would", "should", "will", "might", "m
 
 const BE: &[&str] = &["is", "are", "was", "were"];
 
+/// Words that close a question after its verb's complement ("why is it hot too"): the verb
+/// put back goes before them.
+const CLOSING_ADVERBS: &[&str] = &["too", "also", "then", "now", "again", "anyway", "though", "still"];
+
 /// Past tenses that do not end in -ed.
 const IRREGULAR: &[(&str, &str)] = &[
     ("arise", "arose"),
@@ -637,11 +641,18 @@ pub fn topic_of(message: &str) -> String {
         // "why was Caesar assassinated" → "why Caesar was assassinated";
         // "how could the Republic last" → "how the Republic could last"
         let tail: Vec<&str> = words[2..].iter().map(String::as_str).collect();
-        if is(&lower[1], BE) && tail.len() == 1 || lower[0] == "what" && is(&lower[1], BE) {
+        // A closing "too", "then", "again"… stays at the end, after the verb put back.
+        let closing = tail.iter().rev().take_while(|w| is(w, CLOSING_ADVERBS)).count();
+        let ends = if closing < tail.len() { tail.len() - closing } else { tail.len() };
+        if is(&lower[1], BE) && lower[0] != "what" && tail.len() > 1 && tail[0].eq_ignore_ascii_case("there")
+        {
+            // "why is there a bulge on the far side too" → "why there is a bulge on the far side too"
+            format!("{} there {} {}", lower[0], lower[1], tail[1..].join(" "))
+        } else if is(&lower[1], BE) && tail.len() == 1 || lower[0] == "what" && is(&lower[1], BE) {
             // "what was the Senate's role" → "the Senate's role"
             if lower[0] == "what" { rest(2) } else { format!("{} {} {}", lower[0], tail.join(" "), lower[1]) }
         } else {
-            let split = if is(&lower[1], BE) { Some(tail.len() - 1) } else { verb_index(&tail) };
+            let split = if is(&lower[1], BE) { Some(ends.max(1) - 1) } else { verb_index(&tail) };
             match split {
                 Some(split) => {
                     format!(
@@ -716,6 +727,8 @@ mod tests {
             ("What was the Senate's role?", "the Senate's role"),
             ("Tell me about the Gracchi brothers", "the Gracchi brothers"),
             ("Hmm, what if Pompey had won?", "what if Pompey had won"),
+            ("Why is there a bulge on the far side too?", "why there is a bulge on the far side too"),
+            ("Why is the far side bulging too?", "why the far side is bulging too"),
         ];
         for (question, phrase) in cases {
             assert_eq!(topic_of(question), phrase, "{question}");
@@ -789,6 +802,7 @@ mod tests {
         assert_eq!(label_of("the history of the printing press in Europe"), "History of the printing");
         assert_eq!(label_of("why Caesar crossed the Rubicon"), "Caesar crossed the Rubicon");
         assert_eq!(label_of("tides"), "Tides");
+        assert_eq!(label_of("why there is a bulge on the far side too"), "There is a bulge");
         assert_eq!(label_of("  "), "");
     }
 

@@ -34,8 +34,14 @@ fn DashboardView(data: Data) -> impl IntoView {
         })
         .collect();
     let open_review = data.today.as_ref().and_then(|t| t.open_session.clone());
-    // Today's review keeps to the learner's limits: say how much of what is due it takes.
-    let in_review = data.today.as_ref().map(|t| t.points).filter(|points| *points < due_total);
+    // A new review keeps to the learner's limits: say how much of what is due it takes (one
+    // under way says where it stands itself).
+    let in_review = data
+        .today
+        .as_ref()
+        .filter(|t| t.open_session.is_none())
+        .map(|t| t.points)
+        .filter(|points| (1..due_total).contains(points));
     let today = data.today.map(|today| view! { <TodayCard today /> });
     view! {
         <section class="page dashboard">
@@ -166,7 +172,10 @@ pub fn SetRow(set: SetCard, now: i64) -> impl IntoView {
         <li class="card" data-testid="set-card">
             <div>
                 <a class="set-name" href=format!("/sets/{}", set.id)>{set.name.clone()}</a>
-                <p class="meta">{format!("{} · {when}", plural(i64::from(set.point_count), "point"))}</p>
+                <p class="meta">
+                    {plural(i64::from(set.point_count), "point")}
+                    {(!when.is_empty()).then(|| format!(" · {when}"))}
+                </p>
                 <p class="description">{set.description.clone()}</p>
             </div>
             {if empty {

@@ -7,6 +7,20 @@ use leptos::prelude::*;
 use super::Link;
 use crate::protocol::{ErrorPayload, InputVia};
 
+/// The answer box's element id.
+const ANSWER_ID: &str = "answer";
+
+/// Gives the keys to the answer box (browser only: effects and events run there).
+pub fn focus_answer() {
+    use leptos::wasm_bindgen::JsCast;
+    let answer = document()
+        .get_element_by_id(ANSWER_ID)
+        .and_then(|e| e.dyn_into::<leptos::web_sys::HtmlElement>().ok());
+    if let Some(answer) = answer {
+        let _ = answer.focus();
+    }
+}
+
 #[component]
 pub fn InputBar(
     link: Link,
@@ -25,6 +39,15 @@ pub fn InputBar(
 ) -> impl IntoView {
     // The last message sent, animating away (a counter restarts the animation).
     let sent = RwSignal::new(None::<(u32, String)>);
+    // With a keyboard, the keys are the answer box's from the start; on a touch screen the
+    // keyboard waits for a tap (it would cover the question).
+    #[cfg(feature = "hydrate")]
+    Effect::new(move |_| {
+        let fine = window().match_media("(pointer: fine)").ok().flatten().is_some_and(|m| m.matches());
+        if fine {
+            focus_answer();
+        }
+    });
     let submit = move || {
         let text = draft.get_untracked();
         let via = voiced.get_untracked().then_some(InputVia::Voice);
@@ -43,9 +66,9 @@ pub fn InputBar(
             {move || sent.get().map(|(n, text)| view! {
                 <p class="sent" data-n=n.to_string() aria-hidden="true">{text}</p>
             })}
-            <label class="visually-hidden" for="answer">"Your answer"</label>
+            <label class="visually-hidden" for=ANSWER_ID>"Your answer"</label>
             <textarea
-                id="answer"
+                id=ANSWER_ID
                 data-testid="answer"
                 rows="2"
                 placeholder="Answer in your own words…"

@@ -1,5 +1,6 @@
-//! "You've covered everything": Continue keeps talking, Done leaves (and completes). A modal
-//! dialog: focus moves to Done when it opens and Tab stays between its two buttons.
+//! "You've covered everything": Continue (or Escape) keeps talking, Done leaves (and
+//! completes). A modal dialog: focus moves to Done when it opens, Tab stays between its two
+//! buttons, and Continue gives the keys back to the answer box.
 
 use leptos::html;
 use leptos::prelude::*;
@@ -18,7 +19,16 @@ pub fn SessionCompleteOverlay(overlay: Overlay, link: Link) -> impl IntoView {
             let _ = button.focus();
         }
     });
-    let tab = move |ev: leptos::ev::KeyboardEvent| {
+    let keep_talking = move || {
+        link.send(ClientMessage::DismissOverlay);
+        super::input::focus_answer();
+    };
+    let keys = move |ev: leptos::ev::KeyboardEvent| {
+        if ev.key() == "Escape" {
+            ev.prevent_default();
+            keep_talking();
+            return;
+        }
         if ev.key() != "Tab" {
             return;
         }
@@ -32,14 +42,12 @@ pub fn SessionCompleteOverlay(overlay: Overlay, link: Link) -> impl IntoView {
         }
     };
     view! {
-        <div class="overlay" role="dialog" aria-modal="true" aria-labelledby="overlay-title" data-testid="overlay" on:keydown=tab>
+        <div class="overlay" role="dialog" aria-modal="true" aria-labelledby="overlay-title" data-testid="overlay" on:keydown=keys>
             <div class="overlay-card">
                 <h2 id="overlay-title">{overlay.message}</h2>
                 <p>{format!("{} of {} points, in {}.", overlay.recalled_count, overlay.total_points, clock(overlay.duration_ms))}</p>
                 <div class="overlay-actions">
-                    <button type="button" class="button" data-testid="overlay-continue" node_ref=keep_on on:click=move |_| {
-                        link.send(ClientMessage::DismissOverlay);
-                    }>"Continue"</button>
+                    <button type="button" class="button" data-testid="overlay-continue" node_ref=keep_on on:click=move |_| keep_talking()>"Continue"</button>
                     <button type="button" class="button primary" data-testid="overlay-done" node_ref=done on:click=move |_| {
                         link.send(ClientMessage::LeaveSession);
                     }>"Done"</button>
