@@ -377,3 +377,25 @@ async fn a_near_miss_is_asked_for_the_rest_and_a_wrong_try_hears_not_quite() {
     let wrong = reply_of(&ws.say("the vacuole, I reckon").await);
     assert!(wrong.starts_with("Not quite.") || wrong.starts_with("Not yet."), "{wrong}");
 }
+
+#[tokio::test]
+async fn a_cue_with_most_of_its_points_words_is_asked_not_taken_out() {
+    let app = TestApp::spawn().await;
+    let cue = "What do we call the water vapour plants give off through their leaves?";
+    let set = warren::store::NewSet {
+        name: "The water cycle".into(),
+        points: vec![warren::store::NewPoint {
+            content: "Plants give off water vapour through their leaves: transpiration.".into(),
+            context: cue.into(),
+            card: None,
+            log: None,
+        }],
+        ..Default::default()
+    };
+    app.store().create_set(app.owner(), &set).await.unwrap();
+    let (session, _) = app.start("The water cycle").await;
+    let mut ws = app.connect(&session).await;
+    let frames = ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    let opening = reply_of(&frames);
+    assert!(opening.contains(cue), "the question is asked: {opening}");
+}
