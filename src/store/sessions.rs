@@ -200,6 +200,38 @@ impl Store {
             .await?)
     }
 
+    /// Points reviewed at or after `since` other than in session `id` (in another session, or
+    /// brought in by an import).
+    pub async fn reviewed_elsewhere(
+        &self,
+        learner: &LearnerId,
+        id: &str,
+        since: i64,
+    ) -> Result<Vec<String>, StoreError> {
+        Ok(sqlx::query_scalar(
+            "SELECT DISTINCT point_id FROM reviews
+             WHERE owner_id = $1 AND reviewed_at >= $2 AND (session_id IS NULL OR session_id <> $3)",
+        )
+        .bind(learner)
+        .bind(since)
+        .bind(id)
+        .all(self.read())
+        .await?)
+    }
+
+    /// Narrows a session to some of its points, in their order.
+    pub async fn narrow_session(
+        &self,
+        learner: &LearnerId,
+        id: &str,
+        point_ids: &[String],
+    ) -> Result<(), StoreError> {
+        let statement =
+            sqlx::query("UPDATE sessions SET target_point_ids = $1 WHERE id = $2 AND owner_id = $3");
+        self.write_one(statement.bind(json_text(&point_ids)?).bind(id).bind(learner)).await?;
+        Ok(())
+    }
+
     /// The learner's sessions, most recently active first.
     pub async fn sessions(&self, learner: &LearnerId) -> Result<Vec<SessionRow>, StoreError> {
         Ok(sqlx::query_as(select_sessions!("WHERE owner_id = $1 ORDER BY updated_at DESC, id DESC"))

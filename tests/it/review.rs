@@ -603,3 +603,31 @@ async fn an_account_archive_carries_a_review_across_its_sets() {
         "three demo sets and three"
     );
 }
+
+#[tokio::test]
+async fn a_review_resumed_later_leaves_out_what_another_session_reviewed_meanwhile() {
+    let app = TestApp::spawn().await;
+    three_sets(&app).await;
+    let row = app.engine.start_review(app.owner(), 0).await.unwrap();
+    let points = targets(&app, &row.id).await;
+    let mut ws = app.connect(&row.id).await;
+    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    ws.send(json!({"type": "leave_session"})).await;
+    ws.until(|m| matches!(m, ServerMessage::SessionPaused(_))).await;
+    drop(ws);
+
+    // Meanwhile a session of its set recalls the review's last point, never asked in it.
+    let last = points.last().expect("a point");
+    let sets = app.store().list_sets(app.owner(), i64::MAX).await.unwrap();
+    let set = sets.iter().find(|s| s.id == last.set_id).expect("its set");
+    let (elsewhere, _) = app.start(&set.name).await;
+    recall(&app, &elsewhere, last, warren::store::now_ms()).await;
+
+    let mut ws = app.connect(&row.id).await;
+    let frames = ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    let ServerMessage::SessionStarted(started) = &frames[0] else { panic!("{frames:?}") };
+    assert_eq!(started.total_points as usize, points.len() - 1, "one point fewer");
+    let now = targets(&app, &row.id).await;
+    assert!(!now.iter().any(|p| p.id == last.id), "and it stays out");
+    assert_eq!(now.len(), points.len() - 1);
+}

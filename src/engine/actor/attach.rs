@@ -24,6 +24,27 @@ impl Actor {
         let mut next = None;
         match self.session.status() {
             SessionStatus::Paused => {
+                // What was reviewed meanwhile elsewhere (another session, an import) is not
+                // asked again today.
+                let reviewed = self
+                    .store
+                    .reviewed_elsewhere(
+                        self.session.learner(),
+                        self.session.id(),
+                        self.session.row.started_at,
+                    )
+                    .await?;
+                let gone = self.session.leave_out(&reviewed);
+                if !gone.is_empty() {
+                    tracing::info!(
+                        points = gone.len(),
+                        "left out of the resumed session: reviewed elsewhere since it began"
+                    );
+                    let learner = self.session.learner().clone();
+                    let (id, targets) =
+                        (self.session.id().to_string(), self.session.row.target_point_ids.clone());
+                    self.store.narrow_session(&learner, &id, &targets).await?;
+                }
                 self.session.row.state.status = SessionStatus::InProgress;
                 let mut plan = self.first_plan().await?;
                 plan.recap = Some(self.session.recap(now));

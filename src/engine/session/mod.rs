@@ -168,6 +168,28 @@ impl LiveSession {
         self.points.iter().filter(|p| !self.is_recalled(&p.id)).collect()
     }
 
+    /// Leaves out of the session the points in `reviewed` (reviewed elsewhere since it began)
+    /// that it has not touched, neither recalled nor tried, so a session resumed later does
+    /// not ask them twice; never every point. The ids left out, if any.
+    pub fn leave_out(&mut self, reviewed: &[String]) -> Vec<String> {
+        let untouched = |id: &String| {
+            !self.is_recalled(id) && self.struggles.get(id).is_none_or(|s| s.attempts == 0 && !s.revealed)
+        };
+        let gone: Vec<String> = self
+            .points
+            .iter()
+            .map(|p| &p.id)
+            .filter(|id| reviewed.contains(id) && untouched(id))
+            .cloned()
+            .collect();
+        if gone.len() == self.points.len() {
+            return Vec::new();
+        }
+        self.points.retain(|p| !gone.contains(&p.id));
+        self.row.target_point_ids.retain(|id| !gone.contains(id));
+        gone
+    }
+
     pub fn all_recalled(&self) -> bool {
         !self.points.is_empty() && self.pending().is_empty()
     }
