@@ -81,7 +81,7 @@ test('a learner makes a set of their own, studies it, sees the image and the sch
   // A reload keeps what was shown.
   await page.reload();
   await expect(page.locator('.exchange figure.resource-image')).toContainText('The heart from the front');
-  await page.getByRole('button', { name: 'Leave Session' }).click();
+  await page.getByRole('button', { name: 'Leave session' }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'Dashboard' })).toBeVisible();
   await expect(page.getByTestId('stat-today')).toContainText('1 session');
   await expect(page.getByTestId('stat-streak')).toHaveText('1 day');

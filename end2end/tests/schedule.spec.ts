@@ -50,7 +50,7 @@ test('a learner sets their schedule, fails a point twice, and sees its memory, t
   for (let i = 0; i < 2; i++) {
     await study(page);
     await answer(page, "I don't know");
-    await page.getByRole('button', { name: 'Leave Session' }).click();
+    await page.getByRole('button', { name: 'Leave session' }).click();
     await expect(page.getByRole('heading', { level: 1, name: 'Dashboard' })).toBeVisible();
   }
   // The forecast shows it coming back.

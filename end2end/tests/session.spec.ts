@@ -336,6 +336,10 @@ test('opened in a second tab, the session moves there and the first tab says so 
   await expect(page.getByTestId('connection')).toContainText('opened in another tab');
   await expect(second.getByTestId('connection')).toContainText('Connected');
   await answer(second, 'Caesar crossed the Rubicon in 49 BC.');
+  // Leaving the first tab goes back to the dashboard; the session stays the second tab's.
+  await page.getByTestId('leave').click();
+  await expect(page).toHaveURL(/\/$/);
+  await expect(second.getByTestId('connection')).toContainText('Connected');
 });
 
 test('learner text stays text, math is typeset, Shift+Enter is a new line, mute is remembered', async ({ page }) => {

@@ -206,6 +206,16 @@ pub fn LiveSession(
         matches!(connection.get(), Some(Connection::Closed(_)))
             || matches!(status.get(), Some(SessionStatus::Completed | SessionStatus::Abandoned))
     });
+    // With nothing to tell the server (the session moved to another tab, or ended), leaving
+    // is going back to the dashboard.
+    let leave = move |_| {
+        if closed.get_untracked() {
+            #[cfg(feature = "hydrate")]
+            let _ = window().location().set_href("/");
+        } else {
+            link.send(ClientMessage::LeaveSession);
+        }
+    };
     let running = Signal::derive(move || {
         status.get() == Some(SessionStatus::InProgress) && connection.get() == Some(Connection::Open)
     });
@@ -229,11 +239,9 @@ pub fn LiveSession(
                     type="button"
                     class="button leave"
                     data-testid="leave"
-                    on:click=move |_| {
-                        link.send(ClientMessage::LeaveSession);
-                    }
+                    on:click=leave
                 >
-                    "Leave Session"
+                    "Leave session"
                 </button>
             </div>
             {ended.then(|| view! {
