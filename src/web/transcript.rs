@@ -215,7 +215,8 @@ impl<'a> Writer<'a> {
         }
     }
 
-    /// A branch's title and, for a rabbit hole that ended, the summary written on the main line.
+    /// A branch's title and, for a rabbit hole that ended, the summary written on the main line
+    /// when the main line does not show it already (a filter may leave it out there).
     fn describe(&self, start: &Entry) -> (String, Option<String>) {
         let field = |e: &Entry, key: &str| -> Option<String> {
             e.data.as_ref().and_then(|d| d.get(key)).and_then(|v| v.as_str()).map(str::to_string)
@@ -230,6 +231,7 @@ impl<'a> Writer<'a> {
                             e.kind == EntryKind::BranchSummary
                                 && field(e, "rabbitholeId").as_deref() == Some(&hole)
                         })
+                        .filter(|e| !self.passes(e, self.tree.label(&e.id)))
                         .map(|e| e.content.clone())
                 });
                 let topic = field(start, "topic").unwrap_or_else(|| "a side question".into());

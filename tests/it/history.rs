@@ -73,6 +73,14 @@ async fn the_session_page_shows_the_tree_filters_searches_labels_and_links() {
         tree.entries.iter().filter(|e| e.speaker == Some(warren::store::Speaker::Learner)).count();
     assert_eq!(count(&learner).0 as usize, learner_messages);
     assert!(!learner.contains("speaker-tutor"), "only the learner's messages");
+    // The rabbit hole's summary is said once: on the main line where it resumes, or beside the
+    // folded branch when a filter leaves the main line's note out.
+    let summary = &tree.entries.iter().find(|e| e.kind == EntryKind::BranchSummary).unwrap().content;
+    let summary = summary.replace('"', "&quot;");
+    assert_eq!(html.matches(summary.as_str()).count(), 1, "once in the default view: {summary}");
+    assert!(!html.contains("class=\"branch-summary\""), "the main line shows it");
+    assert_eq!(learner.matches(summary.as_str()).count(), 1, "once when only the learner's messages show");
+    assert!(learner.contains("class=\"branch-summary\""), "beside the fold");
 
     // Search: every word must match.
     let (_, found) = app.page(&format!("{page}?q=ribosomes+PROTEINS")).await;
