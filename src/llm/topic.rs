@@ -467,12 +467,13 @@ const HEDGES: &[&str] = &["actually", "exactly", "even"];
 const TAILS: &[&[&str]] = &[&["in", "the", "first", "place"], &["anyway"], &["though"], &["again"]];
 
 fn is_verb(word: &str) -> bool {
-    let lower = word.to_lowercase();
+    let lower = word.trim_end_matches(',').to_lowercase();
     VERBS.contains(&lower.as_str()) || IRREGULAR.iter().any(|(base, _)| *base == lower)
 }
 
+/// Whether `word` (a comma after it aside) is one of `list`.
 fn is(word: &str, list: &[&str]) -> bool {
-    list.contains(&word.to_lowercase().as_str())
+    list.contains(&word.trim_end_matches(',').to_lowercase().as_str())
 }
 
 fn past(verb: &str) -> String {
@@ -540,11 +541,13 @@ fn without_do(auxiliary: &str, words: &[String]) -> Option<String> {
     let refs: Vec<&str> = words.iter().map(String::as_str).collect();
     let v = verb_index(&refs)?;
     let mut tail = words.to_vec();
+    let verb = tail[v].trim_end_matches(',');
+    let comma = &tail[v][verb.len()..];
     tail[v] = match auxiliary {
-        "did" => past(&tail[v]),
-        "does" => third_person(&tail[v]),
-        _ => tail[v].clone(),
-    };
+        "did" => past(verb),
+        "does" => third_person(verb),
+        _ => verb.to_string(),
+    } + comma;
     Some(tail.join(" "))
 }
 
@@ -581,14 +584,30 @@ fn question(message: &str) -> Vec<String> {
         let first = c.split_whitespace().next().unwrap_or_default().to_lowercase();
         is(&first, WH) || matches!(first.as_str(), "do" | "does" | "did" | "tell" | "i")
     });
-    let sentence = asking.map_or(sentence.clone(), |i| clauses[i..].join(","));
+    let mut asked: &[&str] = asking.map_or(&clauses[..], |i| &clauses[i..]);
+    // "Where did mitochondria come from, endosymbiosis?": a short guess or aside after the
+    // question is not part of its topic ("roughly", "really", "the Romans?"). A list goes on.
+    if let [head @ .., last] = asked
+        && !head.is_empty()
+        && head.iter().map(|c| c.split_whitespace().count()).sum::<usize>() >= 4
+        && (1..=3).contains(&last.split_whitespace().count())
+        && !last.split_whitespace().next().is_some_and(|w| is(w, &["and", "or", "nor"]))
+    {
+        asked = head;
+    }
+    let sentence = asked.join(",");
+    // A comma after a word stays ("Rome, Athens, or Sparta"); `is` and `is_verb` look past it.
     let mut words: Vec<String> = sentence
         .split_whitespace()
-        .map(|w| w.trim_matches(|c: char| matches!(c, '?' | '!' | ',' | ';' | ':' | '"' | '.')).to_string())
-        .filter(|w| !w.is_empty() && !is(w, HEDGES))
+        .map(|w| w.trim_matches(|c: char| matches!(c, '?' | '!' | ';' | ':' | '"' | '.')))
+        .map(|w| w.trim_start_matches(',').to_string())
+        .filter(|w| !w.trim_end_matches(',').is_empty() && !is(w, HEDGES))
         .collect();
     while words.first().is_some_and(|w| is(w, FILLERS)) {
         words.remove(0);
+    }
+    if let Some(last) = words.last_mut() {
+        last.truncate(last.trim_end_matches(',').len());
     }
     for tail in TAILS {
         if words.len() > tail.len() + 2
@@ -729,10 +748,20 @@ mod tests {
             ("Hmm, what if Pompey had won?", "what if Pompey had won"),
             ("Why is there a bulge on the far side too?", "why there is a bulge on the far side too"),
             ("Why is the far side bulging too?", "why the far side is bulging too"),
+            (
+                "Where did mitochondria originally come from, endosymbiosis?",
+                "where mitochondria originally came from",
+            ),
+            ("Why did the Romans hate kings so much, really?", "why the Romans hated kings so much"),
+            ("What about Rome, Athens, or Sparta?", "Rome, Athens, or Sparta"),
         ];
         for (question, phrase) in cases {
             assert_eq!(topic_of(question), phrase, "{question}");
         }
+        // A list's last item is not a trailing guess.
+        let listed = topic_of("How did Caesar, Pompey and Crassus rule Rome?");
+        assert_eq!(listed, "how Caesar, Pompey and Crassus ruled Rome");
+        assert_eq!(topic_of("Why did they fight, and who won?"), "why they fought, and who won");
     }
 
     /// The tangents of a topic case file: (message, the phrase a person would write).
