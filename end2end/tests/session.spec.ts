@@ -77,6 +77,13 @@ test('every circle, the overlay, Continue, then leaving completes the session', 
   await expect(page.getByTestId('answer')).toBeFocused();
   // The question the last recall answered is gone: the overlay's words stand in its place.
   await expect(page.getByTestId('agent-text')).toHaveText("You've covered everything.");
+  // A tangent now: with no point left there is no track to stay on, so the offer says "Not now".
+  await answer(page, 'Why do volcanoes erupt in Iceland?');
+  const offer = page.getByTestId('rabbithole-prompt');
+  await expect(offer).toContainText('volcanoes erupt in Iceland');
+  await expect(offer.getByRole('button', { name: 'Stay on track' })).toHaveCount(0);
+  await offer.getByRole('button', { name: 'Not now' }).click();
+  await expect(offer).toHaveCount(0);
   await answer(page, 'How does all of this fit together?');
   await page.getByTestId('leave').click();
   await expect(page).toHaveURL(/\/$/);

@@ -91,6 +91,9 @@ const NOT_TANGENT: &[&str] = &[
     "say that again",
     "what was the question",
     "the question?",
+    "all of this",
+    "all this",
+    "all these",
 ];
 
 /// Whether a message is curiosity that leaves the points: a question or musing that brings
@@ -180,6 +183,7 @@ mod tests {
             "so is it the ventricle that pumps to the body?",
             "could you rephrase the question?",
             "is it like a muscle that never gets tired?",
+            "How does all of this fit together?",
         ] {
             assert!(!tangent(message), "{message}");
         }

@@ -257,7 +257,10 @@ pub fn LiveSession(
             <SessionProgress total recalled=shown just_filled labels hidden=in_rabbithole />
             {move || hole.get().map(|hole| view! { <RabbitholeIndicator hole link /> })}
             <Exchange html streaming waiting near_miss images resources>
-                {move || offer.get().map(|offer| view! { <RabbitholePrompt offer link /> })}
+                {move || offer.get().map(|offer| {
+                    let nothing_left = total.get() > 0 && state.with(|s| s.recalled >= s.total);
+                    view! { <RabbitholePrompt offer link nothing_left /> }
+                })}
             </Exchange>
             <InputBar link draft=page.draft voiced=page.voiced voice error closed />
             {move || overlay.get().map(|overlay| view! { <SessionCompleteOverlay overlay link /> })}

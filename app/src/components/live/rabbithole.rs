@@ -6,9 +6,10 @@ use leptos::prelude::*;
 use super::Link;
 use crate::protocol::{ClientMessage, RabbitholeDetected, RabbitholeEntered};
 
-/// "Want to explore?": Explore enters the rabbit hole; Stay on track declines it.
+/// "Want to explore?": Explore enters the rabbit hole; Stay on track declines it ("Not now"
+/// once every point is recalled, when there is no track left to stay on).
 #[component]
-pub fn RabbitholePrompt(offer: RabbitholeDetected, link: Link) -> impl IntoView {
+pub fn RabbitholePrompt(offer: RabbitholeDetected, link: Link, nothing_left: bool) -> impl IntoView {
     let RabbitholeDetected { rabbithole_event_id, topic, .. } = offer;
     let shown = topic.clone();
     view! {
@@ -22,7 +23,7 @@ pub fn RabbitholePrompt(offer: RabbitholeDetected, link: Link) -> impl IntoView 
             }>"Explore"</button>
             <button type="button" class="link-button" on:click=move |_| {
                 link.send(ClientMessage::DeclineRabbithole);
-            }>"Stay on track"</button>
+            }>{if nothing_left { "Not now" } else { "Stay on track" }}</button>
         </div>
     }
 }
