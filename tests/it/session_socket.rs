@@ -63,13 +63,10 @@ async fn a_full_session_overlay_leave_resume_and_complete() {
     let s = started(&frames[0]);
     assert_eq!((s.recalled_count, s.status), (3, SessionStatus::InProgress));
     let ServerMessage::AssistantComplete(recap) = frames.last().unwrap() else { unreachable!() };
-    assert!(
-        recap
-            .full_content
-            .starts_with("Welcome back to The living cell. Where we stopped, you had said \u{201c}"),
-        "{}",
-        recap.full_content
-    );
+    // The last words recalled two points; the question asked since is not tried yet, so they
+    // are not quoted as if they answered it.
+    assert!(recap.full_content.starts_with("Welcome back to The living cell."), "{}", recap.full_content);
+    assert!(!recap.full_content.contains("you had said"), "{}", recap.full_content);
 
     // The last two points: the overlay instead of a tutor reply.
     ws.say(&points[3].content).await;

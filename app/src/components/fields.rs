@@ -141,7 +141,7 @@ pub fn NumberField(
                 aria-describedby=described
                 data-testid=testid
             />
-            <small>{hint}</small>
+            <small>{format!("{hint} From {} to {}.", range.start(), range.end())}</small>
             {error.map(|e| view! { <small class="field-error" id=format!("{name}-error") role="alert">{e}</small> })}
         </label>
     }

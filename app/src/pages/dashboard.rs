@@ -151,9 +151,10 @@ fn LeftOffCard(
 
 /// One set: its counts, and Start (or Start over, when a session is open). When nothing is
 /// due, it says when the next point is and offers to study all of it anyway. A set without
-/// points says why it cannot be started.
+/// points says why it cannot be started. On the set's own page, whose heading and lede say
+/// them, it leaves out the name and the description.
 #[component]
-pub fn SetRow(set: SetCard, now: i64) -> impl IntoView {
+pub fn SetRow(set: SetCard, now: i64, #[prop(optional)] own_page: bool) -> impl IntoView {
     let when = if set.due_count > 0 {
         format!("{} due", set.due_count)
     } else {
@@ -171,12 +172,14 @@ pub fn SetRow(set: SetCard, now: i64) -> impl IntoView {
     view! {
         <li class="card" data-testid="set-card">
             <div>
-                <a class="set-name" href=format!("/sets/{}", set.id)>{set.name.clone()}</a>
+                {(!own_page).then(|| view! {
+                    <a class="set-name" href=format!("/sets/{}", set.id)>{set.name.clone()}</a>
+                })}
                 <p class="meta">
                     {plural(i64::from(set.point_count), "point")}
                     {(!when.is_empty()).then(|| format!(" · {when}"))}
                 </p>
-                <p class="description">{set.description.clone()}</p>
+                {(!own_page).then(|| view! { <p class="description">{set.description.clone()}</p> })}
             </div>
             {if empty {
                 view! { <p class="meta" data-testid="cannot-start">"Add a point to start."</p> }.into_any()

@@ -79,7 +79,7 @@ fn HistoryView(list: HistoryList) -> impl IntoView {
             <form class="filters" method="get" action="/history" data-testid="history-filter">
                 <label>"Search"
                     <input type="search" name="q" value=filter.q.clone().unwrap_or_default()
-                        placeholder="words from the set or the conversation" data-testid="history-search" />
+                        placeholder="words from a session" data-testid="history-search" />
                 </label>
                 <label>"Set"
                     <select name="set">

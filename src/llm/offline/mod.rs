@@ -369,6 +369,32 @@ mod tests {
     }
 
     #[test]
+    fn resuming_quotes_the_last_words_only_when_they_tried_the_open_question() {
+        let recap = crate::llm::brief::Recap {
+            at: 0,
+            now: 60_000,
+            completed: false,
+            last_said: Some("Ribosomes make proteins.".into()),
+            topics: vec![],
+        };
+        let resume = |rung| {
+            tutor(&TutorBrief {
+                moment: TutorMoment::Resume,
+                recap: Some(recap.clone()),
+                ..brief_at(rung, "", None)
+            })
+        };
+        // A try at this question, then the pause: worth recalling.
+        let tried = resume(Rung::Angle);
+        assert!(tried.contains("you had said \u{201c}Ribosomes make proteins.\u{201d}"), "{tried}");
+        // A question not tried yet: the last words answered another one.
+        let fresh = resume(Rung::Cue);
+        assert!(fresh.starts_with("Welcome back to Cells."), "{fresh}");
+        assert!(!fresh.contains("Ribosomes"), "{fresh}");
+        assert!(fresh.contains("Which organelle powers the cell?"), "{fresh}");
+    }
+
+    #[test]
     fn a_near_miss_is_asked_for_the_rest_and_a_wrong_try_hears_not_quite() {
         let mut brief = brief_at(Rung::Angle, "Oxygen", None);
         if let Some(focus) = brief.focus.as_mut() {

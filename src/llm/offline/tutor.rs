@@ -38,10 +38,12 @@ pub(super) fn last_time(recap: &Recap, set: &str) -> String {
     out
 }
 
-/// "Welcome back to Cells. Where we stopped, you had said: “…”."
-pub(super) fn so_far(recap: &Recap, set: &str) -> String {
+/// "Welcome back to Cells. Where we stopped, you had said: “…”." The learner's last words are
+/// quoted only when they were a try at the question still open (`tried`): words that answered
+/// an earlier question would read as an answer to this one.
+pub(super) fn so_far(recap: &Recap, set: &str, tried: bool) -> String {
     let mut out = format!("Welcome back to {set}.");
-    if let Some(said) = recap.last_said.as_deref().map(first_sentence).filter(|s| !s.is_empty()) {
+    if let Some(said) = recap.last_said.as_deref().map(first_sentence).filter(|s| tried && !s.is_empty()) {
         out.push_str(&format!(" Where we stopped, you had said \u{201c}{said}\u{201d}."));
     }
     push_topics(&mut out, &recap.topics, "Before the break you explored");
@@ -124,8 +126,9 @@ pub(super) fn tutor(brief: &TutorBrief) -> String {
             None => format!("Let's see what you remember about {set}."),
         }],
         TutorMoment::Resume => {
+            let tried = focus.rung != Rung::Cue;
             let back = match &brief.recap {
-                Some(recap) => so_far(recap, set),
+                Some(recap) => so_far(recap, set, tried),
                 None => format!("Back to {set}, where we left off."),
             };
             // A hint makes sense only beside the question it narrows.

@@ -119,7 +119,7 @@ fn SetView(detail: SetDetail) -> impl IntoView {
                 }.into_any()
             } else {
                 view! {
-                    <ul class="cards"><SetRow set=card.clone() now /></ul>
+                    <ul class="cards"><SetRow set=card.clone() now own_page=true /></ul>
                     <div class="actions">
                         <a class="button" href=format!("/sets/{id}/edit")>"Edit"</a>
                         <form method="post" action=format!("/sets/{id}/archive")>
