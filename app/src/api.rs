@@ -244,12 +244,14 @@ pub struct PointPage {
     pub point: PointView,
 }
 
-/// One resource and its set, for its delete page.
+/// One resource and its set, for its edit and delete pages.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ResourcePage {
     pub set_id: String,
     pub set_name: String,
     pub resource: ResourceView,
+    /// The set's points, (id, content) in order: what it can be linked to.
+    pub points: Vec<(String, String)>,
 }
 
 crate::named_enum! {

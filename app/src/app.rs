@@ -18,8 +18,8 @@ use crate::pages::{
     live::LivePage,
     not_found::NotFound,
     sets::{
-        DeletePointPage, DeleteResourcePage, DeleteSetPage, EditPointPage, EditSetPage, NewSetPage, SetPage,
-        Sets,
+        DeletePointPage, DeleteResourcePage, DeleteSetPage, EditPointPage, EditResourcePage, EditSetPage,
+        NewSetPage, SetPage, Sets,
     },
     sources::{NewSourcePage, SetSourcePage, SourcePage},
 };
@@ -90,6 +90,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/sets/:id/delete") view=DeleteSetPage ssr=SsrMode::Async />
                     <Route path=path!("/sets/:id/points/:point/edit") view=EditPointPage ssr=SsrMode::Async />
                     <Route path=path!("/sets/:id/points/:point/delete") view=DeletePointPage ssr=SsrMode::Async />
+                    <Route path=path!("/sets/:id/resources/:resource/edit") view=EditResourcePage ssr=SsrMode::Async />
                     <Route path=path!("/sets/:id/resources/:resource/delete") view=DeleteResourcePage ssr=SsrMode::Async />
                     <Route path=path!("/sessions/:id") view=LivePage ssr=SsrMode::Async />
                     <Route path=path!("/import") view=ImportPage />

@@ -61,6 +61,16 @@ test('a learner makes a set of their own, studies it, sees the image and the sch
   await text.getByLabel('Text (Markdown)').fill('The right side pumps to the **lungs**, the left side to the body.');
   await text.getByRole('button', { name: 'Add excerpt' }).click();
   await expect(page.getByTestId('resource').filter({ hasText: 'Two circuits' }).locator('strong')).toHaveText('lungs');
+  // Changed later: a word mended and a point linked, back on the set page at the excerpt.
+  await page.getByTestId('resource').filter({ hasText: 'Two circuits' }).getByRole('link', { name: 'Edit' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Edit excerpt' })).toBeVisible();
+  const edit = page.getByTestId('resource-form');
+  await edit.getByLabel('Text (Markdown)').fill('The right side pumps to the **lungs**; the left side, to the whole body.');
+  await edit.getByLabel(/2\. /).check();
+  await edit.getByRole('button', { name: 'Save' }).click();
+  const excerpt = page.getByTestId('resource').filter({ hasText: 'Two circuits' });
+  await expect(excerpt).toContainText('to the whole body');
+  await expect(excerpt).toContainText('Linked to point 2');
 
   const image = page.getByTestId('add-image');
   await image.getByLabel('Image file').setInputFiles({ name: 'heart.png', mimeType: 'image/png', buffer: PNG });

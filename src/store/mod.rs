@@ -46,7 +46,7 @@ pub use learners::Learner;
 pub use points::{Point, Review};
 pub use rabbitholes::{RabbitholeRow, RabbitholeStatus};
 pub use read::{Read, Reads};
-pub use resources::{NewResource, Resource, image_type, media_url};
+pub use resources::{NewResource, Resource, ResourceEdit, image_type, media_url};
 pub use reviews::{LoggedReview, PointLog, ReviewKind};
 pub use sessions::{ImportedRecall, ImportedSession, NewOutcome, OutcomeRow, SessionRow, SessionState};
 pub use sets::{NewPoint, NewSet, RecallSet, SetContents, SetSummary};

@@ -23,6 +23,15 @@ pub struct NewResource {
     pub points: Vec<(usize, f64)>,
 }
 
+/// What the learner can change of a resource: its words (an image keeps its bytes and kind).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ResourceEdit {
+    pub title: String,
+    /// The excerpt, for text (ignored for an image).
+    pub body: String,
+    pub licence: Option<String>,
+}
+
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct Resource {
     pub id: String,
@@ -143,6 +152,70 @@ impl Store {
         touch_set(&mut tx, learner, set_id).await?;
         tx.commit().await?;
         Ok(Some(id))
+    }
+
+    /// Changes a resource of the learner's set `set_id` and links it to exactly `point_ids` of
+    /// that set (a link kept keeps its relevance); false when the resource is not there.
+    pub async fn update_resource(
+        &self,
+        learner: &LearnerId,
+        set_id: &str,
+        resource_id: &str,
+        edit: &ResourceEdit,
+        point_ids: &[String],
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.write_transaction().await?;
+        let changed = sqlx::query(
+            "UPDATE resources SET title = $1, body = CASE WHEN kind = $7 THEN $2 ELSE body END, licence = $3
+             WHERE id = $4 AND set_id = $5 AND owner_id = $6",
+        )
+        .bind(&edit.title)
+        .bind(&edit.body)
+        .bind(&edit.licence)
+        .bind(resource_id)
+        .bind(set_id)
+        .bind(learner)
+        .bind(ResourceKind::Text.as_str())
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if changed != 1 {
+            return Ok(false);
+        }
+        let linked: Vec<String> = sqlx::query_scalar(
+            "SELECT point_id FROM point_resources WHERE resource_id = $1 AND owner_id = $2",
+        )
+        .bind(resource_id)
+        .bind(learner)
+        .fetch_all(&mut *tx)
+        .await?;
+        for gone in linked.iter().filter(|id| !point_ids.contains(id)) {
+            sqlx::query(
+                "DELETE FROM point_resources WHERE point_id = $1 AND resource_id = $2 AND owner_id = $3",
+            )
+            .bind(gone)
+            .bind(resource_id)
+            .bind(learner)
+            .execute(&mut *tx)
+            .await?;
+        }
+        for added in point_ids.iter().filter(|id| !linked.contains(id)) {
+            // Only a point of the same set; another id is read past.
+            sqlx::query(
+                "INSERT INTO point_resources (point_id, resource_id, owner_id, relevance)
+                 SELECT id, $2, $3, 1 FROM recall_points WHERE id = $1 AND owner_id = $3 AND set_id = $4
+                 ON CONFLICT DO NOTHING",
+            )
+            .bind(added)
+            .bind(resource_id)
+            .bind(learner)
+            .bind(set_id)
+            .execute(&mut *tx)
+            .await?;
+        }
+        touch_set(&mut tx, learner, set_id).await?;
+        tx.commit().await?;
+        Ok(true)
     }
 
     /// Deletes a resource and its image; false when it is not the learner's.

@@ -14,7 +14,7 @@ use warren_app::learner::LearnerId;
 
 use super::AppState;
 use super::forms::{self, Posted, echo, failed, not_found, render, render_at, see_other};
-use crate::store::{NewResource, NewSet, StoreError, image_type};
+use crate::store::{NewResource, NewSet, ResourceEdit, StoreError, image_type};
 
 pub fn routes() -> Router<AppState> {
     Router::new()
@@ -28,6 +28,7 @@ pub fn routes() -> Router<AppState> {
         .route("/sets/{id}/points/{point}/move", post(move_point))
         .route("/sets/{id}/points/{point}/delete", post(delete_point))
         .route("/sets/{id}/resources", post(add_resource))
+        .route("/sets/{id}/resources/{resource}/edit", post(edit_resource))
         .route("/sets/{id}/resources/{resource}/delete", post(delete_resource))
 }
 
@@ -230,23 +231,34 @@ async fn read_resource(
     Ok((fields, file))
 }
 
-async fn add_resource(State(state): State<AppState>, Path(set): Path<String>, request: Request) -> Response {
+/// A resource form as posted, with who posted it; `Err` is the answer to give instead (sign
+/// in, or a body that is not a form).
+async fn posted_resource(
+    state: &AppState,
+    request: Request,
+) -> Result<
+    (axum::http::request::Parts, warren_app::api::Viewer, ResourceFields, Option<(String, Vec<u8>)>),
+    Response,
+> {
     let (parts, body) = request.into_parts();
     let Some(viewer) = parts.extensions.get::<warren_app::api::Viewer>().cloned() else {
-        return see_other("/signin");
+        return Err(see_other("/signin"));
     };
-    let multipart = match <Multipart as axum::extract::FromRequest<AppState>>::from_request(
+    let multipart = <Multipart as axum::extract::FromRequest<AppState>>::from_request(
         Request::from_parts(parts.clone(), body),
-        &state,
+        state,
     )
     .await
-    {
-        Ok(multipart) => multipart,
-        Err(rejection) => return (StatusCode::BAD_REQUEST, rejection.body_text()).into_response(),
-    };
-    let (fields, file) = match read_resource(multipart).await {
-        Ok(read) => read,
-        Err(why) => return (StatusCode::BAD_REQUEST, why).into_response(),
+    .map_err(|rejection| (StatusCode::BAD_REQUEST, rejection.body_text()).into_response())?;
+    let (fields, file) =
+        read_resource(multipart).await.map_err(|why| (StatusCode::BAD_REQUEST, why).into_response())?;
+    Ok((parts, viewer, fields, file))
+}
+
+async fn add_resource(State(state): State<AppState>, Path(set): Path<String>, request: Request) -> Response {
+    let (parts, viewer, fields, file) = match posted_resource(&state, request).await {
+        Ok(posted) => posted,
+        Err(response) => return response,
     };
     let image = file.is_some();
     let (checked, mut errors) = match fields.check(image) {
@@ -290,6 +302,41 @@ async fn add_resource(State(state): State<AppState>, Path(set): Path<String>, re
         Ok(Some(_)) => see_other(&format!("/sets/{set}#resources")),
         Ok(None) => not_found(&state, parts).await,
         Err(err) => failed(&state, parts, Some(&format!("/sets/{set}")), form, &fields, err).await,
+    }
+}
+
+/// A changed excerpt (title, text) or image (caption, licence), and the points it supports.
+async fn edit_resource(
+    State(state): State<AppState>,
+    Path((set, resource)): Path<(String, String)>,
+    request: Request,
+) -> Response {
+    let (parts, viewer, fields, _) = match posted_resource(&state, request).await {
+        Ok(posted) => posted,
+        Err(response) => return response,
+    };
+    let learner = &viewer.learner;
+    let kind = match state.store.resources(learner, &set).await {
+        Ok(list) => list.into_iter().find(|r| r.id == resource).map(|r| r.kind),
+        Err(err) => return failed(&state, parts, None, "resource", &fields, err).await,
+    };
+    let Some(kind) = kind else { return not_found(&state, parts).await };
+    let checked = match fields.check(kind == ResourceKind::Image) {
+        Ok(checked) => checked,
+        Err(errors) => {
+            let echo = echo("resource", &fields, errors, None);
+            return render(&state, parts, Some(echo), StatusCode::UNPROCESSABLE_ENTITY).await;
+        }
+    };
+    let edit = ResourceEdit {
+        title: checked.title,
+        body: checked.body,
+        licence: Some(checked.licence).filter(|l| !l.is_empty()),
+    };
+    match state.store.update_resource(learner, &set, &resource, &edit, &checked.points).await {
+        Ok(true) => see_other(&format!("/sets/{set}#resource-{resource}")),
+        Ok(false) => not_found(&state, parts).await,
+        Err(err) => failed(&state, parts, None, "resource", &fields, err).await,
     }
 }
 

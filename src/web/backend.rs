@@ -370,7 +370,9 @@ impl Backend for ServerBackend {
         let set = self.store.set(learner, set_id).await.map_err(internal)?.ok_or(ApiError::NotFound)?;
         let resource = self.resource_views(learner, set_id).await?.into_iter().find(|r| r.id == resource_id);
         let resource = resource.ok_or(ApiError::NotFound)?;
-        Ok(ResourcePage { set_id: set.id, set_name: set.name, resource })
+        let points =
+            self.point_views(learner, set_id).await?.into_iter().map(|p| (p.id, p.content)).collect();
+        Ok(ResourcePage { set_id: set.id, set_name: set.name, resource, points })
     }
 
     async fn source_form(&self, viewer: &Viewer, set_id: Option<&str>) -> Result<SourceForm, ApiError> {

@@ -155,6 +155,10 @@ fn body_limit(method: &Method, path: &str) -> usize {
         if path.starts_with("/sets/") && path.ends_with("/resources") {
             return limits::IMAGE_BYTES + MAX_BODY;
         }
+        // An excerpt changed: its text may take four bytes a character.
+        if path.starts_with("/sets/") && path.contains("/resources/") && path.ends_with("/edit") {
+            return 4 * limits::RESOURCE_TEXT + MAX_BODY;
+        }
         if path == TRANSCRIBE_PATH {
             return warren_app::voice::MAX_BYTES + MAX_BODY;
         }

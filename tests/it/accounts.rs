@@ -94,6 +94,7 @@ async fn learner_b_gets_404_for_every_one_of_learner_as_ids_and_changes_nothing(
         format!("/sets/{set_id}/delete"),
         format!("/sets/{set_id}/points/{point}/edit"),
         format!("/sets/{set_id}/points/{point}/delete"),
+        format!("/sets/{set_id}/resources/{resource}/edit"),
         format!("/sets/{set_id}/resources/{resource}/delete"),
         format!("/sets/{set_id}/export.json"),
         format!("/sets/{set_id}/export.csv"),
@@ -157,6 +158,9 @@ async fn learner_b_gets_404_for_every_one_of_learner_as_ids_and_changes_nothing(
         .await
         .unwrap();
     assert_eq!(res.status(), 404, "B uploading into A's set");
+    let form = reqwest::multipart::Form::new().text("title", "Planted").text("body", "B's text");
+    let res = app.edit_resource(&b, &set_id, &resource, form).await;
+    assert_eq!(res.status(), 404, "B changing A's resource");
 
     // Server functions.
     assert_eq!(server_fn(&app, &b, "get_set", &[("id", &set_id)]).await, 404);

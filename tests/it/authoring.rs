@@ -264,3 +264,102 @@ async fn images_are_checked_by_their_bytes_and_served_only_to_their_owner() {
     assert!(!page.contains("<script>alert"), "{page}");
     assert_eq!(app.store().resources(app.owner(), &set).await.unwrap().len(), 2);
 }
+
+impl TestApp {
+    pub async fn edit_resource(
+        &self,
+        who: &Learner,
+        set: &str,
+        resource: &str,
+        form: Form,
+    ) -> reqwest::Response {
+        self.http
+            .post(self.url(&format!("/sets/{set}/resources/{resource}/edit")))
+            .header("cookie", &who.cookie)
+            .multipart(form)
+            .send()
+            .await
+            .unwrap()
+    }
+}
+
+#[tokio::test]
+async fn an_excerpt_and_an_image_are_changed_and_relinked() {
+    let app = TestApp::spawn().await;
+    let set = app.new_set("Cells").await;
+    for content in ["Mitochondria make ATP.", "Ribosomes make proteins."] {
+        app.post_form(&format!("/sets/{set}/points"), &[("content", content), ("context", "")]).await;
+    }
+    let points = app.store().points(app.owner(), &set).await.unwrap();
+    let (first, second) = (points[0].id.clone(), points[1].id.clone());
+    let text = Form::new()
+        .text("title", "Notse")
+        .text("body", "Mitochondira make ATP.")
+        .text("points", first.clone());
+    assert_eq!(app.upload(&set, text).await.status(), 303);
+    let image = Form::new()
+        .text("title", "A cell")
+        .text("points", first.clone())
+        .part("file", Part::bytes(PNG.to_vec()).file_name("cell.png"));
+    assert_eq!(app.upload(&set, image).await.status(), 303);
+    let resources = app.store().resources(app.owner(), &set).await.unwrap();
+    let (excerpt, picture) = (resources[0].id.clone(), resources[1].id.clone());
+
+    // The set page leads to the form, which holds what is there now.
+    let (_, page) = app.page(&format!("/sets/{set}")).await;
+    assert!(page.contains(&format!("href=\"/sets/{set}/resources/{excerpt}/edit\"")), "{page}");
+    let (status, form) = app.page(&format!("/sets/{set}/resources/{excerpt}/edit")).await;
+    assert_eq!(status, 200);
+    assert!(form.contains("Edit excerpt") && form.contains("Mitochondira make ATP."), "{form}");
+    assert!(form.contains(&format!("value=\"{first}\" checked")), "its point ticked: {form}");
+
+    // Typos mended, and moved from the first point to the second.
+    let mended = Form::new()
+        .text("title", "Notes")
+        .text("body", "Mitochondria make ATP.")
+        .text("points", second.clone());
+    let res = app.edit_resource(&app.learner, &set, &excerpt, mended).await;
+    assert_eq!(res.status(), 303);
+    assert_eq!(res.headers()["location"], format!("/sets/{set}#resource-{excerpt}").as_str());
+    let resources = app.store().resources(app.owner(), &set).await.unwrap();
+    assert_eq!(
+        (resources[0].title.as_str(), resources[0].body.as_str()),
+        ("Notes", "Mitochondria make ATP.")
+    );
+    assert_eq!(resources[0].points, vec![(second.clone(), 1.0)]);
+
+    // An image's caption and licence change; its picture stays, and a text field cannot give it one.
+    let caption = Form::new()
+        .text("title", "A eukaryotic cell")
+        .text("licence", "CC0")
+        .text("body", "ignored")
+        .text("points", first.clone())
+        .text("points", second.clone());
+    assert_eq!(app.edit_resource(&app.learner, &set, &picture, caption).await.status(), 303);
+    let after = app.store().resources(app.owner(), &set).await.unwrap();
+    let image = &after[1];
+    assert_eq!(
+        (image.title.as_str(), image.licence.as_deref(), image.body.as_str()),
+        ("A eukaryotic cell", Some("CC0"), "")
+    );
+    assert_eq!(image.points.len(), 2);
+    assert_eq!(image.url, resources[1].url);
+
+    // An empty title comes back with what was typed, and nothing changes.
+    let bad = Form::new().text("title", " ").text("body", "Kept words.").text("points", second.clone());
+    let res = app.edit_resource(&app.learner, &set, &excerpt, bad).await;
+    assert_eq!(res.status(), 422);
+    let html = res.text().await.unwrap();
+    assert!(html.contains("Kept words."), "what was typed comes back: {html}");
+    assert_eq!(app.store().resources(app.owner(), &set).await.unwrap(), after);
+
+    // Another learner's, or one that is not there: 404, nothing changed.
+    let stranger = app.sign_up("stranger").await;
+    let (status, _) = app.page_as(&stranger, &format!("/sets/{set}/resources/{excerpt}/edit")).await;
+    assert_eq!(status, 404);
+    let planted = Form::new().text("title", "Planted").text("body", "B's words");
+    assert_eq!(app.edit_resource(&stranger, &set, &excerpt, planted).await.status(), 404);
+    let missing = Form::new().text("title", "Gone").text("body", "Gone");
+    assert_eq!(app.edit_resource(&app.learner, &set, "no-such-resource", missing).await.status(), 404);
+    assert_eq!(app.store().resources(app.owner(), &set).await.unwrap(), after);
+}

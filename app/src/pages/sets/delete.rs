@@ -68,7 +68,7 @@ pub fn DeleteResourcePage() -> impl IntoView {
         move || params.with(|p| (p.get("id").unwrap_or_default(), p.get("resource").unwrap_or_default()));
     let data = Resource::new(source, |(set, resource)| get_resource(set, resource));
     loaded(data, |page: ResourcePage| {
-        let ResourcePage { set_id, set_name, resource } = page;
+        let ResourcePage { set_id, set_name, resource, .. } = page;
         view! {
             <Confirm
                 title=format!("Delete “{}”?", resource.title)

@@ -1,10 +1,10 @@
-//! Creating a set, and changing a set or a point.
+//! Creating a set, and changing a set, a point or a resource.
 
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
-use crate::api::{PointPage, SetDetail, get_point, get_set};
+use crate::api::{PointPage, ResourceKind, ResourcePage, SetDetail, get_point, get_resource, get_set};
 use crate::components::fields::{Field, FormMessage};
 use crate::components::widgets::{loaded, route_id};
 use crate::forms::{FormEcho, limits};
@@ -114,6 +114,55 @@ pub fn EditPointPage() -> impl IntoView {
                         <input type="checkbox" name="reset_schedule" value="on" />
                         " Reset its schedule (treat it as new). Otherwise its reviews so far are kept."
                     </label>
+                    <button type="submit" class="button primary">"Save"</button>
+                </form>
+            </section>
+        }
+    })
+}
+
+/// An excerpt's title and text, or an image's caption and licence, and the points it supports.
+#[component]
+pub fn EditResourcePage() -> impl IntoView {
+    let params = use_params_map();
+    let source =
+        move || params.with(|p| (p.get("id").unwrap_or_default(), p.get("resource").unwrap_or_default()));
+    let data = Resource::new(source, |(set, resource)| get_resource(set, resource));
+    loaded(data, |page: ResourcePage| {
+        let echo = FormEcho::of("resource");
+        let ResourcePage { set_id, set_name, resource, points } = page;
+        let choices: Vec<(String, String)> =
+            points.into_iter().map(|(id, content)| (id, super::short(&content))).collect();
+        let image = resource.kind == ResourceKind::Image;
+        let (heading, title_label) =
+            if image { ("Edit image", "Caption") } else { ("Edit excerpt", "Title") };
+        view! {
+            <Title text=heading />
+            <section class="page narrow">
+                <p class="crumbs"><a href=format!("/sets/{set_id}#resource-{}", resource.id)>{set_name}</a></p>
+                <h1>{heading}</h1>
+                <form
+                    method="post"
+                    action=format!("/sets/{set_id}/resources/{}/edit", resource.id)
+                    enctype="multipart/form-data"
+                    class="stack"
+                    data-testid="resource-form"
+                >
+                    <FormMessage echo=echo.clone() />
+                    {resource.url.clone().filter(|_| image).map(|url| view! {
+                        <img class="preview" src=url alt=resource.title.clone() />
+                    })}
+                    <Field echo=echo.clone() form="resource" name="title" label=title_label value=resource.title.clone() max=limits::RESOURCE_TITLE required=true />
+                    {if image {
+                        view! {
+                            <Field echo=echo.clone() form="resource" name="licence" label="Source and licence (optional)" value=resource.licence.clone().unwrap_or_default() max=limits::LICENCE />
+                        }.into_any()
+                    } else {
+                        view! {
+                            <Field echo=echo.clone() form="resource" name="body" label="Text (Markdown)" value=resource.body.clone() max=limits::RESOURCE_TEXT required=true rows=10 />
+                        }.into_any()
+                    }}
+                    <super::resources::PointChoices points=choices chosen=resource.point_ids.clone() />
                     <button type="submit" class="button primary">"Save"</button>
                 </form>
             </section>

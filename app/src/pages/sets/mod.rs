@@ -9,7 +9,7 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 
 pub use delete::{DeletePointPage, DeleteResourcePage, DeleteSetPage};
-pub use edit::{EditPointPage, EditSetPage, NewSetPage};
+pub use edit::{EditPointPage, EditResourcePage, EditSetPage, NewSetPage};
 
 use crate::api::{Dashboard, PointView, Recalled, SetDetail, get_dashboard, get_set};
 use crate::components::fields::{Field, FormMessage};

@@ -27,8 +27,9 @@ pub fn Resources(
             {resources.into_iter().map(|r| {
                 let linked = r.point_ids.iter().map(&name_of).filter(|n| !n.is_empty()).collect::<Vec<_>>().join(", ");
                 let delete = format!("/sets/{set_id}/resources/{}/delete", r.id);
+                let edit = format!("/sets/{set_id}/resources/{}/edit", r.id);
                 view! {
-                    <li class="resource-card" data-testid="resource">
+                    <li class="resource-card" id=format!("resource-{}", r.id) data-testid="resource">
                         {match (r.kind, r.url.clone()) {
                             (ResourceKind::Image, Some(url)) => view! {
                                 <figure>
@@ -43,7 +44,7 @@ pub fn Resources(
                         }}
                         <p class="meta">
                             {if linked.is_empty() { "Not linked to a point".to_string() } else { format!("Linked to {linked}") }}
-                            " · "<a href=delete>"Delete…"</a>
+                            " · "<a href=edit>"Edit"</a>" · "<a href=delete>"Delete…"</a>
                         </p>
                     </li>
                 }
@@ -65,7 +66,7 @@ fn excerpt_html(text: &str) -> String {
 
 /// Tick boxes for the points a resource supports.
 #[component]
-fn PointChoices(points: Vec<(String, String)>, chosen: Vec<String>) -> impl IntoView {
+pub(super) fn PointChoices(points: Vec<(String, String)>, chosen: Vec<String>) -> impl IntoView {
     (!points.is_empty()).then(|| {
         view! {
             <fieldset class="choices">
