@@ -131,7 +131,11 @@ impl SessionSummary {
     pub fn text(&self) -> String {
         let mut out = String::new();
         let outcome = if self.completed {
-            format!("Completed {}: all {} points recalled.", self.set_name, self.total)
+            format!(
+                "Completed {}: {} recalled.",
+                self.set_name,
+                crate::components::format::all_of(i64::from(self.total), "point")
+            )
         } else {
             format!("Left {} with {} of {} points recalled.", self.set_name, self.recalled.len(), self.total)
         };

@@ -463,6 +463,23 @@ const VERBS: &[&str] = &[
 /// Words that add nothing to a topic ("how did Champollion actually crack the code").
 const HEDGES: &[&str] = &["actually", "exactly", "even"];
 
+/// Openings that name the topic after them: "I'm curious about endosymbiosis".
+const CURIOUS_ABOUT: &[&str] = &["i'm curious about", "i am curious about", "curious about"];
+
+/// Requests whose topic follows: "can you tell me what mRNA is" → "what mRNA is".
+const REQUESTS: &[&[&str]] = &[
+    &["can", "you", "tell", "me", "about"],
+    &["could", "you", "tell", "me", "about"],
+    &["can", "you", "tell", "me"],
+    &["could", "you", "tell", "me"],
+    &["can", "you", "explain"],
+    &["could", "you", "explain"],
+    &["i'm", "curious", "about"],
+    &["i", "am", "curious", "about"],
+    &["curious", "about"],
+    &["i'm", "curious"],
+];
+
 /// Endings that add nothing to a topic.
 const TAILS: &[&[&str]] = &[&["in", "the", "first", "place"], &["anyway"], &["though"], &["again"]];
 
@@ -578,13 +595,26 @@ fn question(message: &str) -> Vec<String> {
         .find(|s| s.ends_with('?'))
         .unwrap_or(message.trim())
         .to_string();
-    // "Speaking of yeast, how does…": the question starts at the clause that asks.
+    // "Speaking of yeast, how does…": the question starts at the clause that asks. A dash
+    // parts clauses as a comma does.
+    let sentence = sentence
+        .replace('\u{2019}', "'")
+        .replace(" \u{2014} ", ", ")
+        .replace(" \u{2013} ", ", ")
+        .replace(" - ", ", ");
     let clauses: Vec<&str> = sentence.split(',').collect();
     let asking = clauses.iter().position(|c| {
         let first = c.split_whitespace().next().unwrap_or_default().to_lowercase();
-        is(&first, WH) || matches!(first.as_str(), "do" | "does" | "did" | "tell" | "i")
+        is(&first, WH)
+            || matches!(first.as_str(), "do" | "does" | "did" | "tell" | "i" | "i'm" | "can" | "could")
     });
     let mut asked: &[&str] = asking.map_or(&clauses[..], |i| &clauses[i..]);
+    // "I'm curious about endosymbiosis — how did…": what they are curious about is the topic.
+    if let [first, _, ..] = asked
+        && CURIOUS_ABOUT.iter().any(|lead| first.trim().to_lowercase().starts_with(lead))
+    {
+        asked = &asked[..1];
+    }
     // "Where did mitochondria come from, endosymbiosis?": a short guess or aside after the
     // question is not part of its topic ("roughly", "really", "the Romans?"). A list goes on.
     if let [head @ .., last] = asked
@@ -629,6 +659,9 @@ pub fn topic_of(message: &str) -> String {
     let rest = |from: usize| words.get(from..).map(|w| w.join(" ")).unwrap_or_default();
     let starts =
         |pattern: &[&str]| lower.len() > pattern.len() && lower.iter().zip(pattern).all(|(w, p)| w == p);
+    if let Some(request) = REQUESTS.iter().find(|r| starts(r)) {
+        return topic_of(&rest(request.len()));
+    }
     let phrase = if starts(&["what", "about"]) {
         rest(2)
     } else if starts(&["tell", "me", "more", "about"]) {
@@ -754,6 +787,13 @@ mod tests {
             ),
             ("Why did the Romans hate kings so much, really?", "why the Romans hated kings so much"),
             ("What about Rome, Athens, or Sparta?", "Rome, Athens, or Sparta"),
+            ("Can you tell me what messenger RNA is?", "what messenger RNA is"),
+            ("Could you tell me about the Gracchi brothers?", "the Gracchi brothers"),
+            (
+                "I\u{2019}m curious about endosymbiosis \u{2014} how did bacteria get swallowed and survive?",
+                "endosymbiosis",
+            ),
+            ("I'm curious how tides work on other planets", "how tides work on other planets"),
         ];
         for (question, phrase) in cases {
             assert_eq!(topic_of(question), phrase, "{question}");

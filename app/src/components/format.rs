@@ -31,6 +31,15 @@ pub fn plural(n: i64, word: &str) -> String {
     if n == 1 { format!("1 {word}") } else { format!("{n} {}", plural_form(word)) }
 }
 
+/// All of `n` things, as a person says it: "the one point", "both points", "all 5 points".
+pub fn all_of(n: i64, word: &str) -> String {
+    match n {
+        1 => format!("the one {word}"),
+        2 => format!("both {}", plural_form(word)),
+        n => format!("all {n} {}", plural_form(word)),
+    }
+}
+
 /// An English noun's regular plural: "tries", "near misses", "boxes", "points", "days".
 fn plural_form(word: &str) -> String {
     let vowel_before_y = word.len() >= 2 && word[..word.len() - 1].ends_with(['a', 'e', 'i', 'o', 'u']);

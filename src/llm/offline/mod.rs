@@ -549,6 +549,9 @@ mod tests {
             }
             assert!(shown.contains("___"), "{shown}");
         }
+        // Notation stays whole: no blank leaves a bracket behind.
+        let shape = tutor::masked("Merge sort runs in O(n log n) time in every case and is stable");
+        assert!(shape.contains("O(n") && shape.contains("n)"), "{shape}");
     }
 
     #[test]

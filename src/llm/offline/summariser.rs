@@ -87,12 +87,12 @@ pub(super) fn branch_summary(
 /// The session summariser's JSON, from the facts alone: an overview with the counts, what
 /// came up in each rabbit hole (the learner's questions), what took help, and next steps.
 pub(super) fn session_summary(d: &crate::llm::brief::SessionDigest) -> serde_json::Value {
-    use warren_app::format::{due, plural, span};
+    use warren_app::format::{all_of, due, plural, span};
     use warren_app::summary::RecallHow;
     let quoted = |text: &str| format!("\u{201c}{}\u{201d}", text.trim());
     let unprompted = d.recalled.iter().filter(|r| r.how == RecallHow::Unprompted).count();
     let mut overview = if d.completed {
-        format!("You recalled all {} points in {}", d.total, span(d.study_ms))
+        format!("You recalled {} in {}", all_of(i64::from(d.total), "point"), span(d.study_ms))
     } else {
         format!("You recalled {} of {} points in {}", d.recalled.len(), d.total, span(d.study_ms))
     };

@@ -403,7 +403,10 @@ pub(super) fn masked(content: &str) -> String {
         .map(|token| {
             let word = |c: char| c.is_alphanumeric() || c == '\'' || c == '-';
             let core = token.trim_matches(|c: char| !word(c));
-            if core.is_empty() || !key.contains(&core.to_lowercase()) {
+            // A letter alone ("n" of "O(n log n)") or notation ("O(n") is left whole: a blank
+            // there reads as a stray bracket, not a gap.
+            let notation = core.chars().count() < 2 || core.contains(['(', ')']);
+            if core.is_empty() || notation || !key.contains(&core.to_lowercase()) {
                 return token.to_string();
             }
             hide = !hide;
