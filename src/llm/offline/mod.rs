@@ -365,7 +365,7 @@ mod tests {
         }
         let other =
             tutor(&TutorBrief { asked: true, ..brief_at(Rung::Nudge, "Why do cells need ATP?", None) });
-        assert!(!other.contains("The question was"), "{other}");
+        assert!(other.starts_with("A fair question."), "answered, not taken for the question again: {other}");
     }
 
     #[test]
@@ -401,7 +401,13 @@ mod tests {
             focus.close = true;
         }
         let close = tutor(&brief);
-        assert!(close.starts_with("Close. What else belongs with it?"), "{close}");
+        // The question said again before the "it" that stands for it.
+        assert!(
+            close.starts_with(
+                "Close. The question was: Which organelle powers the cell? What else belongs with it?"
+            ),
+            "{close}"
+        );
         assert!(!close.contains("rather than what it is called"), "{close}");
         let wrong = reply_at(Rung::Angle, "The nucleus makes energy as glucose", None);
         assert!(wrong.starts_with("Not quite."), "{wrong}");
@@ -512,7 +518,11 @@ mod tests {
     fn the_ladder_narrows_then_gives_the_answer() {
         let angle = reply_at(Rung::Angle, "I don't remember", None);
         assert!(angle.starts_with("That's all right."), "{angle}");
-        assert!(!angle.contains("Which organelle powers the cell?"), "another angle, not the cue: {angle}");
+        assert!(angle.contains("Think of who or what is named in it"), "another angle: {angle}");
+        assert!(
+            angle.contains("The question was: Which organelle powers the cell?"),
+            "and what it narrows: {angle}"
+        );
         assert!(reply_at(Rung::Nudge, "no", None).contains("starts with \"Mi\""));
         // Never towards a word the learner has just said.
         let nudge = reply_at(Rung::Nudge, "Mitochondrion make energy", None);

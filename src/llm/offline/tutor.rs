@@ -175,6 +175,11 @@ pub(super) fn tutor(brief: &TutorBrief) -> String {
         TutorMoment::Reply => vec![String::new()],
     };
     let look = to_show(brief).map(|r| format!("Have a look at \"{}\".", r.title.trim()));
+    // A hint that speaks of "it" comes after the question it narrows: the page shows the
+    // latest reply alone, so the question is said again (unless the lead says it already).
+    let restate = brief.moment == TutorMoment::Reply
+        && brief.just_recalled.is_empty()
+        && matches!(focus.rung, Rung::Angle | Rung::Nudge);
     let candidates = (0..3).flat_map(|variant| {
         // At the second rung, after a near miss the rest is asked for, and beside a note on
         // show the question is about that note (not another naming of it).
@@ -188,6 +193,15 @@ pub(super) fn tutor(brief: &TutorBrief) -> String {
             (Rung::Angle, true, _) => rest[variant % 3].to_string(),
             (Rung::Angle, false, Some(_)) => on_show[variant % 3].to_string(),
             _ => ask(focus, set, variant, message),
+        };
+        let question = if restate {
+            // Worded by rung as well, so the next rung's reply does not repeat this sentence.
+            let offset = usize::from(focus.rung == Rung::Nudge);
+            let again =
+                ["The question was:", "Still the question:", "Again, the question:"][(variant + offset) % 3];
+            format!("{again} {} {question}", cue(&focus.point, set))
+        } else {
+            question
         };
         let body = match &look {
             Some(look) => format!("{look} {question}"),
