@@ -9,6 +9,7 @@ pub mod clean;
 pub mod clock;
 mod components;
 pub mod csp;
+pub mod format;
 pub mod forms;
 pub mod ladder;
 pub mod learner;
@@ -23,7 +24,6 @@ pub mod usage;
 pub mod voice;
 
 pub use app::{App, shell};
-pub use components::format;
 /// Markdown written straight to HTML, for server pages and exports that hold thousands of messages.
 #[cfg(feature = "ssr")]
 pub use components::markdown::{escape, markdown_html, write_html};

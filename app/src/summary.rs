@@ -134,7 +134,7 @@ impl SessionSummary {
             format!(
                 "Completed {}: {} recalled.",
                 self.set_name,
-                crate::components::format::all_of(i64::from(self.total), "point")
+                crate::format::all_of(i64::from(self.total), "point")
             )
         } else {
             format!("Left {} with {} of {} points recalled.", self.set_name, self.recalled.len(), self.total)

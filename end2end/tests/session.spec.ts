@@ -141,6 +141,8 @@ test('a rabbit hole: offered, explored with progress hidden, and left', async ({
   await prompt.getByRole('button', { name: 'Explore' }).click();
   await waitForTurn(page, before);
   await expect(page.getByTestId('rabbithole-banner')).toContainText('Exploring:');
+  // The button went with the offer: the keys are the answer box's.
+  await expect(page.getByTestId('answer')).toBeFocused();
   // The hole has a background of its own (it fades in), and the old one comes back after.
   await expect(live).toHaveClass(/rabbithole/);
   await expect.poll(background).not.toBe(onTrack);
@@ -148,6 +150,7 @@ test('a rabbit hole: offered, explored with progress hidden, and left', async ({
   await expect(page.getByTestId('agent-text')).toContainText('endosymbiosis');
   await page.getByRole('button', { name: 'Return to session' }).click();
   await expect(page.getByTestId('rabbithole-banner')).toHaveCount(0);
+  await expect(page.getByTestId('answer')).toBeFocused();
   await expect(page.locator('.progress')).toHaveAttribute('aria-hidden', 'false');
   await expect(page.locator('.pill.amber')).toHaveCount(1);
   await expect.poll(background).toBe(onTrack);
@@ -163,6 +166,7 @@ test('a rabbit hole declined with "Stay on track": the tutor carries on, nothing
   await expect(prompt).toContainText('Want to explore?');
   await prompt.getByRole('button', { name: 'Stay on track' }).click();
   await expect(prompt).toHaveCount(0);
+  await expect(page.getByTestId('answer')).toBeFocused();
   await expect(page.getByTestId('rabbithole-banner')).toHaveCount(0);
   // The cooldown: another tangent straight away is not offered.
   await answer(page, 'Why do volcanoes erupt in Iceland?');

@@ -327,15 +327,20 @@ impl Backend for ServerBackend {
             })
             .map(|row| card(row, &name_of(row), &counts));
         let plan = today::plan(&self.store, learner, now, viewer.utc_offset_min).await.map_err(internal)?;
-        let today = (!plan.queue.points.is_empty() || open_review.is_some()).then(|| TodayReview {
-            points: count(plan.queue.points.len()),
-            sets: count(plan.set_ids().len()),
-            minutes: u32::try_from(plan.minutes).unwrap_or(u32::MAX),
-            default_pace: plan.default_pace,
-            left: count(plan.queue.left),
-            new_held: count(plan.queue.new_held),
-            open_session: open_review,
-        });
+        // Also when nothing can be taken today only because the day's new points are used up:
+        // the dashboard says so rather than leaving what is due unexplained.
+        let today =
+            (!plan.queue.points.is_empty() || open_review.is_some() || plan.queue.new_held > 0).then(|| {
+                TodayReview {
+                    points: count(plan.queue.points.len()),
+                    sets: count(plan.set_ids().len()),
+                    minutes: u32::try_from(plan.minutes).unwrap_or(u32::MAX),
+                    default_pace: plan.default_pace,
+                    left: count(plan.queue.left),
+                    new_held: count(plan.queue.new_held),
+                    open_session: open_review,
+                }
+            });
         Ok(Dashboard { now, sets: cards, recent, provider: self.provider(), stats, left_off, writing, today })
     }
 

@@ -30,7 +30,7 @@ use axum::body::Body;
 use axum::extract::{DefaultBodyLimit, FromRef, Request};
 use axum::http::{Method, StatusCode, header};
 use axum::middleware::{self, Next};
-use axum::response::{IntoResponse, Response};
+use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use http_body_util::Limited;
 use leptos::config::LeptosOptions;
@@ -110,6 +110,11 @@ pub fn router(state: AppState) -> Router {
         .route("/auth/signup", post(auth::sign_up))
         .route("/auth/signin", post(auth::sign_in))
         .route("/auth/signout", post(auth::sign_out))
+        // The names other sites use for the two forms.
+        .route("/login", get(|| async { Redirect::permanent("/signin") }))
+        .route("/sign-in", get(|| async { Redirect::permanent("/signin") }))
+        .route("/register", get(|| async { Redirect::permanent("/signup") }))
+        .route("/sign-up", get(|| async { Redirect::permanent("/signup") }))
         .route(TRANSCRIBE_PATH, post(voice::transcribe))
         .merge(account::routes())
         .merge(authoring::routes())

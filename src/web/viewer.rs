@@ -21,7 +21,8 @@ use warren_app::clock::TZ_COOKIE;
 fn is_public(path: &str) -> bool {
     const PREFIXES: [&str; 8] =
         ["/pkg/", "/katex/", "/auth/", "/api/", "/ws/", "/demo/", "/signin", "/signup"];
-    const EXACT: [&str; 4] = ["/healthz", "/readyz", "/metrics", "/favicon.ico"];
+    const EXACT: [&str; 8] =
+        ["/healthz", "/readyz", "/metrics", "/favicon.ico", "/login", "/sign-in", "/register", "/sign-up"];
     EXACT.contains(&path) || PREFIXES.iter().any(|p| path.starts_with(p))
 }
 

@@ -262,6 +262,15 @@ async fn without_a_sign_in_nothing_is_served() {
     let mut ws = app.connect_as(Some("warren_session=forged"), &session).await;
     let ServerMessage::Error(e) = ws.next().await else { panic!("an error frame") };
     assert_eq!(e.code, ErrorCode::Unauthorized);
+    // The names other sites give the forms lead to Warren's, not to a sign-in that ends on a
+    // page that does not exist.
+    for (alias, form) in
+        [("/login", "/signin"), ("/sign-in", "/signin"), ("/register", "/signup"), ("/sign-up", "/signup")]
+    {
+        let res = app.http.get(app.url(alias)).send().await.unwrap();
+        assert_eq!(res.status(), 308, "{alias}");
+        assert_eq!(res.headers()["location"], form, "{alias}");
+    }
 }
 
 async fn sign_in(app: &TestApp, username: &str, password: &str) -> reqwest::Response {

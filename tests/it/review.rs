@@ -512,7 +512,8 @@ async fn the_limits_form_refuses_what_is_out_of_range_and_the_dashboard_follows_
     let (_, page) = app.page("/").await;
     assert!(page.contains("10 points due across 3 sets · about 8 minutes"), "{page}");
     assert!(page.contains("6 new points wait for tomorrow"), "{page}");
-    assert!(page.contains("16 points due for review; today's review takes 10 of them."), "{page}");
+    // The card says it all: no second count of what is due above it.
+    assert!(!page.contains("data-testid=\"due-lede\""), "{page}");
     for (per_session, new, code) in [
         ("0", "10", "per_session_range"),
         ("501", "10", "per_session_range"),
@@ -539,6 +540,15 @@ async fn the_limits_form_refuses_what_is_out_of_range_and_the_dashboard_follows_
     let (_, page) = app.page("/").await;
     assert!(page.contains("4 points due across 3 sets"), "{page}");
     assert!(page.contains("12 more points are due: another session today can take them."), "{page}");
+    // No new points a day: nothing for a review today, and the dashboard says why.
+    app.post_form("/account/review-limits", &[("points_per_session", "4"), ("new_per_day", "0")]).await;
+    let (_, page) = app.page("/").await;
+    assert!(!page.contains("data-testid=\"review-today\""), "{page}");
+    assert!(
+        page.contains("Today&#x27;s new points are done: 16 more wait for tomorrow")
+            || page.contains("Today's new points are done: 16 more wait for tomorrow"),
+        "{page}"
+    );
 }
 
 #[tokio::test]

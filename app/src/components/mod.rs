@@ -1,6 +1,5 @@
 pub mod await_progress;
 pub mod fields;
-pub mod format;
 pub mod live;
 pub mod markdown;
 pub mod stats;

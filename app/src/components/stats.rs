@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 
 use crate::api::{DayReviews, StudyStats};
-use crate::components::format::{plural, span};
+use crate::format::{plural, span};
 
 #[component]
 pub fn StudyStatsView(stats: StudyStats) -> impl IntoView {
@@ -102,6 +102,16 @@ fn DayChart(
         .map(|d| view! { <tr><th scope="row">{d.label.clone()}</th><td>{d.count}</td></tr> })
         .collect_view();
     let (title_id, desc_id) = (format!("{id}-title"), format!("{id}-desc"));
+    if total == 0 {
+        // Empty bars say nothing a sentence cannot.
+        let none = if past { "none yet." } else { "nothing due." };
+        return view! {
+            <figure class="chart" data-testid=format!("{id}-chart")>
+                <figcaption>{format!("{title}: {none}")}</figcaption>
+            </figure>
+        }
+        .into_any();
+    }
     view! {
         <figure class="chart" data-testid=format!("{id}-chart")>
             <svg
@@ -125,4 +135,5 @@ fn DayChart(
             </details>
         </figure>
     }
+    .into_any()
 }

@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use crate::api::SummaryView;
-use crate::components::format::{ago, plural, span};
+use crate::format::{ago, plural, span};
 use crate::summary::{SessionSummary, SummaryStatus};
 
 /// The history page's summary: the summary, or that it is being written, or that it could not

@@ -9,9 +9,9 @@ use leptos_router::hooks::use_query_map;
 use crate::api::{AccountPage, FitRun, ScheduleFit, SignInRow, get_account};
 use crate::components::await_progress::AwaitProgress;
 use crate::components::fields::NumberField;
-use crate::components::format::{ago, plural};
 use crate::components::usage::UsageTable;
 use crate::components::widgets::loaded;
+use crate::format::{ago, plural};
 use crate::forms::{PasswordProblem, limits};
 
 /// What a form reports back, by the code in `?done=` or `?error=`.

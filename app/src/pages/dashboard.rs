@@ -3,10 +3,10 @@ use leptos::prelude::*;
 use crate::api::{
     Dashboard as Data, LeftOff, SessionCard, SetCard, StartReview, StartSession, TodayReview, get_dashboard,
 };
-use crate::components::format::{ago, due, plural};
 use crate::components::stats::StudyStatsView;
 use crate::components::summary::AwaitSummary;
 use crate::components::widgets::{ProviderBanner, SessionItem, StatusPill, titled};
+use crate::format::{ago, due, plural};
 
 #[component]
 pub fn Dashboard() -> impl IntoView {
@@ -34,31 +34,29 @@ fn DashboardView(data: Data) -> impl IntoView {
         })
         .collect();
     let open_review = data.today.as_ref().and_then(|t| t.open_session.clone());
-    // A new review keeps to the learner's limits: say how much of what is due it takes (one
-    // under way says where it stands itself).
-    let in_review = data
-        .today
-        .as_ref()
-        .filter(|t| t.open_session.is_none())
-        .map(|t| t.points)
-        .filter(|points| (1..due_total).contains(points));
-    let today = data.today.map(|today| view! { <TodayCard today /> });
+    // The review card says what is due and what the limits hold back; without one, the lede
+    // says why (the day's new points are used up) or simply what is due.
+    let (today, held) = match data.today {
+        Some(today) if today.points > 0 || today.open_session.is_some() => {
+            (Some(view! { <TodayCard today /> }), None)
+        }
+        Some(today) => (None, Some(today.new_held)),
+        None => (None, None),
+    };
+    let lede = match held {
+        _ if today.is_some() => None,
+        _ if due_total == 0 => Some("Nothing is due right now. You can still practise any set.".to_string()),
+        Some(held) if held > 0 => Some(format!(
+            "Today's new points are done: {held} more {} for tomorrow (your daily limit of new points). You can still practise any set.",
+            if held == 1 { "waits" } else { "wait" }
+        )),
+        _ => Some(format!("{} due for review.", plural(i64::from(due_total), "point"))),
+    };
     view! {
         <section class="page dashboard">
             <h1>"Dashboard"</h1>
             <ProviderBanner notice=data.provider voice_off_too=true />
-            <p class="lede">
-                {if due_total == 0 {
-                    "Nothing is due right now. You can still practise any set.".to_string()
-                } else if let Some(taken) = in_review {
-                    format!(
-                        "{} due for review; today's review takes {taken} of them.",
-                        plural(i64::from(due_total), "point")
-                    )
-                } else {
-                    format!("{} due for review.", plural(i64::from(due_total), "point"))
-                }}
-            </p>
+            {lede.map(|lede| view! { <p class="lede" data-testid="due-lede">{lede}</p> })}
             {today}
             {(!cards.is_empty() || !paused.is_empty() || data.writing.is_some()).then(|| view! {
                 <h2>"Where you left off"</h2>

@@ -8,11 +8,11 @@ use leptos_router::hooks::use_query_map;
 use crate::api::{
     EntryFilter, HistoryFilter, HistoryList, Transcript, TranscriptQuery, get_history, get_transcript,
 };
-use crate::components::format::{ago, plural, span};
 use crate::components::markdown::TypesetMath;
 use crate::components::summary::SummaryPanel;
 use crate::components::usage::{UsageTable, cost};
 use crate::components::widgets::{SessionItem, StatusPill, loaded, route_id, status_label, titled};
+use crate::format::{ago, plural, span};
 use crate::protocol::SessionStatus;
 use crate::url::query_value;
 

@@ -6,8 +6,8 @@ use leptos_meta::Title;
 
 use crate::api::{ImportPreview, PreviewSet, get_import_preview};
 use crate::components::fields::{FileField, FormMessage};
-use crate::components::format::plural;
 use crate::components::widgets::{loaded, route_id};
+use crate::format::plural;
 use crate::forms::FormEcho;
 
 #[component]

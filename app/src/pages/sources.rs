@@ -8,8 +8,8 @@ use leptos_meta::Title;
 use crate::api::{DraftView, SourceForm, SourceStage, SourceView, get_source, get_source_form};
 use crate::components::await_progress::AwaitProgress;
 use crate::components::fields::{Field, FileField, FormMessage};
-use crate::components::format::plural;
 use crate::components::widgets::{loaded, route_id};
+use crate::format::plural;
 use crate::forms::{FormEcho, limits};
 
 /// New set from a source.

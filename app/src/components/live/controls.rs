@@ -6,7 +6,7 @@ use leptos::prelude::*;
 
 use super::sound;
 use super::state::Connection;
-use crate::components::format::clock;
+use crate::format::clock;
 
 #[component]
 pub fn ConnectionBadge(#[prop(into)] connection: Signal<Option<Connection>>) -> impl IntoView {

@@ -6,7 +6,7 @@ use leptos::html;
 use leptos::prelude::*;
 
 use super::Link;
-use crate::components::format::clock;
+use crate::format::clock;
 use crate::protocol::{ClientMessage, SessionCompleteOverlay as Overlay};
 
 #[component]

@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 
 use super::Link;
+use super::input::focus_answer;
 use crate::protocol::{ClientMessage, RabbitholeDetected, RabbitholeEntered};
 
 /// "Want to explore?": Explore enters the rabbit hole; Stay on track declines it ("Not now"
@@ -20,9 +21,12 @@ pub fn RabbitholePrompt(offer: RabbitholeDetected, link: Link, nothing_left: boo
                     rabbithole_event_id: rabbithole_event_id.clone(),
                     topic: topic.clone(),
                 });
+                // The button goes with the offer: the keys go back to the answer box.
+                focus_answer();
             }>"Explore"</button>
             <button type="button" class="link-button" on:click=move |_| {
                 link.send(ClientMessage::DeclineRabbithole);
+                focus_answer();
             }>{if nothing_left { "Not now" } else { "Stay on track" }}</button>
         </div>
     }
@@ -36,6 +40,7 @@ pub fn RabbitholeIndicator(hole: RabbitholeEntered, link: Link) -> impl IntoView
             <span>"Exploring: "<strong>{hole.topic}</strong></span>
             <button type="button" class="button" on:click=move |_| {
                 link.send(ClientMessage::ExitRabbithole);
+                focus_answer();
             }>"Return to session"</button>
         </div>
     }

@@ -6,8 +6,8 @@ use leptos_router::hooks::use_params_map;
 
 use super::edit::route_point;
 use crate::api::{PointPage, ResourcePage, SetDeletion, get_point, get_resource, get_set_deletion};
-use crate::components::format::plural;
 use crate::components::widgets::{loaded, route_id};
+use crate::format::plural;
 
 /// The confirmation itself: what is at stake, a button that deletes, a way back.
 #[component]

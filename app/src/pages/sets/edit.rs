@@ -17,6 +17,8 @@ fn SetFieldsForm(
     name: String,
     description: String,
     guidelines: String,
+    /// Where Cancel goes: back where the form was opened from.
+    cancel: String,
 ) -> impl IntoView {
     let echo = FormEcho::of("set");
     view! {
@@ -43,7 +45,10 @@ fn SetFieldsForm(
                 rows=4
                 hint="How to discuss this subject, e.g. “Accept everyday words for the organelles' jobs.” Added to the tutor's instructions."
             />
-            <button type="submit" class="button primary">{submit}</button>
+            <div class="actions">
+                <button type="submit" class="button primary">{submit}</button>
+                <a class="button" href=cancel>"Cancel"</a>
+            </div>
         </form>
     }
 }
@@ -62,6 +67,7 @@ pub fn NewSetPage() -> impl IntoView {
                 name=String::new()
                 description=String::new()
                 guidelines=String::new()
+                cancel="/sets".into()
             />
         </section>
     }
@@ -83,6 +89,7 @@ pub fn EditSetPage() -> impl IntoView {
                     name=detail.card.name
                     description=detail.card.description
                     guidelines=detail.guidelines
+                    cancel=format!("/sets/{id}")
                 />
             </section>
         }
@@ -114,7 +121,10 @@ pub fn EditPointPage() -> impl IntoView {
                         <input type="checkbox" name="reset_schedule" value="on" />
                         " Reset its schedule (treat it as new). Otherwise its reviews so far are kept."
                     </label>
-                    <button type="submit" class="button primary">"Save"</button>
+                    <div class="actions">
+                        <button type="submit" class="button primary">"Save"</button>
+                        <a class="button" href=format!("/sets/{set_id}#point-{}", point.id)>"Cancel"</a>
+                    </div>
                 </form>
             </section>
         }
@@ -163,7 +173,10 @@ pub fn EditResourcePage() -> impl IntoView {
                         }.into_any()
                     }}
                     <super::resources::PointChoices points=choices chosen=resource.point_ids.clone() />
-                    <button type="submit" class="button primary">"Save"</button>
+                    <div class="actions">
+                        <button type="submit" class="button primary">"Save"</button>
+                        <a class="button" href=format!("/sets/{set_id}#resource-{}", resource.id)>"Cancel"</a>
+                    </div>
                 </form>
             </section>
         }

@@ -13,8 +13,8 @@ pub use edit::{EditPointPage, EditResourcePage, EditSetPage, NewSetPage};
 
 use crate::api::{Dashboard, PointView, Recalled, SetDetail, get_dashboard, get_set};
 use crate::components::fields::{Field, FormMessage};
-use crate::components::format::{ago, due, plural};
 use crate::components::widgets::{loaded, route_id, titled};
+use crate::format::{ago, due, plural};
 use crate::forms::{FormEcho, limits};
 use crate::pages::dashboard::SetRow;
 use crate::schedule::Rating;
@@ -45,10 +45,10 @@ fn SetsView(data: Dashboard) -> impl IntoView {
                     {match sessions {
                         Some(sessions) => format!(
                             "Imported {} and {} from your archive.",
-                            crate::components::format::plural(sets, "set"),
-                            crate::components::format::plural(sessions, "session"),
+                            crate::format::plural(sets, "set"),
+                            crate::format::plural(sessions, "session"),
                         ),
-                        None => format!("Imported {}, one for each deck.", crate::components::format::plural(sets, "set")),
+                        None => format!("Imported {}, one for each deck.", crate::format::plural(sets, "set")),
                     }}
                 </p>
             })}
