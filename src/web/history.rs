@@ -113,7 +113,8 @@ struct DisputeForm {
 
 /// "Not a recall": the recall's review leaves the log and the point's schedule is replayed
 /// (see `Store::dispute_recall`). A recall that is not the learner's, or not there, is not
-/// found, and nothing changes.
+/// found, and nothing changes. A session already summarised has its summary written again, in
+/// the background, so that it counts the recalls as every other page now does.
 async fn dispute(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -121,6 +122,14 @@ async fn dispute(
 ) -> Response {
     match state.store.dispute_recall(&viewer.learner, &id, &fields.point_id).await {
         Ok(true) => {
+            let summarised =
+                matches!(state.store.summary_link(&viewer.learner, &id).await, Ok(Some((Some(_), _))));
+            if summarised
+                && let Err(err) = state.engine.retry_summary(&viewer.learner, &id, Duration::ZERO).await
+            {
+                // The dispute stands; the old summary stays until it is asked for again.
+                tracing::warn!(session = id, "the summary was not asked for again after a dispute: {err}");
+            }
             // Back to the message, when its id is one (it goes into the Location header).
             let id_like = |s: &str| {
                 !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')

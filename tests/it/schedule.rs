@@ -10,6 +10,7 @@ use warren::store::{FitReason, FitRow, FitStatus, NewPoint, NewSet, PointLog, Re
 use warren_app::clock::DAY_MS;
 use warren_app::protocol::ServerMessage;
 use warren_app::schedule::{CardState, Rating};
+use warren_app::summary::SummaryStatus;
 
 use crate::common::process::Process;
 use crate::common::{TestApp, Ws, fresh_database, recalled_ids, reply_of, socket_at};
@@ -658,6 +659,7 @@ async fn disputing_a_recall_takes_its_review_out_replays_the_point_and_exports_a
     assert_eq!(recalled_ids(&ws.say(&point.content).await), vec![asked.clone()]);
     assert_eq!(recalled_ids(&ws.say(&other.content).await), vec![other.id.clone()]);
     leave(&mut ws).await;
+    let written = crate::synthesis::summary_reaches(&app, app.owner(), &session, SummaryStatus::Ready).await;
     let store = app.store();
     let outcome =
         store.outcomes(app.owner(), &session).await.unwrap().into_iter().find(|o| o.point_id == asked);
@@ -685,6 +687,21 @@ async fn disputing_a_recall_takes_its_review_out_replays_the_point_and_exports_a
     assert_eq!(card, new, "the replay's schedule");
     assert!((card.due_at - point.card.due_at).abs() < 1_000, "due from when it was added: {card:?}");
     assert_eq!(store.point_reviews(app.owner(), &other.id).await.unwrap().len(), 1, "the other stands");
+    // The summary is written again, counting the recalls as every other page now does.
+    let mut rewritten = None;
+    for _ in 0..200 {
+        let (status, entry) = store.summary_link(app.owner(), &session).await.unwrap().unwrap();
+        if status == Some(SummaryStatus::Ready) && entry.is_some() && entry != written {
+            rewritten = entry;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let rewritten = rewritten.expect("a summary written after the dispute");
+    let entry = store.entry(app.owner(), &session, &rewritten).await.unwrap().unwrap();
+    let summary: warren_app::summary::SessionSummary = serde_json::from_value(entry.data.unwrap()).unwrap();
+    assert_eq!(summary.recalled.len(), 1, "{summary:?}");
+    assert!(summary.overview.contains("1 of 5"), "{}", summary.overview);
     // Twice is once.
     let res = app.post_form(&format!("/history/{session}/disputes"), &[("point_id", &asked)]).await;
     assert_eq!(res.status(), 404);
