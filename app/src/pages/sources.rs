@@ -153,6 +153,8 @@ fn DraftsReview(id: String, into: String, drafts: Vec<DraftView>, not_drafted: V
         )
     };
     let kept_error = FormEcho::error(&echo, "kept");
+    // A quote's passage is worth naming only when the source had several.
+    let several = drafts.windows(2).any(|pair| pair[0].passage != pair[1].passage);
     view! {
         <p class="lede" data-testid="drafts-summary">{summary}</p>
         {(!not_drafted.is_empty()).then(|| view! {
@@ -181,15 +183,18 @@ fn DraftsReview(id: String, into: String, drafts: Vec<DraftView>, not_drafted: V
                                 {format!(" Keep point {}", i + 1)}
                             </label>
                             <label for=format!("content-{i}")>"Point"</label>
-                            <textarea id=format!("content-{i}") name=format!("content-{i}") rows="2" data-testid="draft-content">
+                            <textarea id=format!("content-{i}") name=format!("content-{i}") rows="3" data-testid="draft-content">
                                 {html_escape::encode_text(&content).into_owned()}
                             </textarea>
                             {content_error.map(|e| view! { <p class="field-error" role="alert">{e}</p> })}
                             <label for=format!("cue-{i}")>"Cue"</label>
-                            <input id=format!("cue-{i}") name=format!("cue-{i}") value=cue maxlength=limits::CUE.to_string() data-testid="draft-cue" />
+                            // A text area: a long cue wraps on a phone instead of running out of sight.
+                            <textarea id=format!("cue-{i}") name=format!("cue-{i}") rows="2" data-testid="draft-cue">
+                                {html_escape::encode_text(&cue).into_owned()}
+                            </textarea>
                             <blockquote class="quote" data-testid="draft-quote">
                                 {draft.quote.clone()}
-                                <footer>{format!("passage {}", draft.passage)}</footer>
+                                {several.then(|| view! { <footer>{format!("passage {}", draft.passage)}</footer> })}
                             </blockquote>
                             {(!draft.checks.is_empty()).then(|| view! {
                                 <ul class="checks" data-testid="draft-checks">
