@@ -190,7 +190,7 @@ fn AccountView(page: AccountPage) -> impl IntoView {
                     error=retention_error
                 />
                 <NumberField
-                    label="Flag a point as a leech after this many failures"
+                    label="Flag a point that keeps slipping away after this many failures"
                     name="leech_lapses"
                     range=2..=20
                     value=shown("leech_lapses", page.leech_lapses)
@@ -265,7 +265,7 @@ fn FitSection(fit: ScheduleFit, now: i64) -> impl IntoView {
     let reviews = |n: u32| plural(i64::from(n), "review");
     let readiness = if !enough {
         format!(
-            "Fitting needs {} it can learn from: each a day or more after an earlier review of the same point, at an interval common in your log (FSRS sets rare ones aside, as Anki does). You have {}: {} more are needed. Until then your schedule uses FSRS's defaults, which suit most learners.",
+            "Fitting needs {} it can learn from: each a day or more after an earlier review of the same point, at a spacing your reviews often have (a one-off spacing is left out). You have {}: {} more are needed. Until then your schedule uses the defaults, which suit most learners.",
             reviews(any_fit),
             items,
             any_fit - items
