@@ -19,7 +19,7 @@ pub enum SourceError {
     TooLarge(u64),
     #[error("Warren reads .txt, .md, .html and .pdf files; “{0}” is none of these.")]
     Unknown(String),
-    #[error("The file is not UTF-8 text; save it as UTF-8 and try again.")]
+    #[error("The file is not UTF-8 text (or not text at all); save it as UTF-8 text and try again.")]
     NotUtf8,
     #[error("This PDF cannot be read ({0}).")]
     BadPdf(String),
@@ -62,6 +62,9 @@ pub async fn read(file_name: Option<&str>, bytes: Vec<u8>) -> Result<String, Sou
 
 fn utf8(bytes: &[u8]) -> Result<String, SourceError> {
     let text = std::str::from_utf8(bytes).map_err(|_| SourceError::NotUtf8)?;
+    if warren_app::clean::is_binary(text) {
+        return Err(SourceError::NotUtf8);
+    }
     Ok(text.strip_prefix('\u{feff}').unwrap_or(text).to_string())
 }
 
@@ -105,6 +108,13 @@ mod tests {
         assert_eq!(read(Some("a.HTML"), page.to_vec()).await, Ok("One para.\n\nTwo.".into()));
         assert_eq!(read(Some("a.doc"), b"x".to_vec()).await, Err(SourceError::Unknown("a.doc".into())));
         assert_eq!(read(Some("a.txt"), vec![0xff, 0xfe]).await, Err(SourceError::NotUtf8));
+        // Valid UTF-8, but no text: a NUL, or control characters throughout.
+        assert_eq!(
+            read(Some("a.txt"), [b"ab".as_slice(), &[0; 20]].concat()).await,
+            Err(SourceError::NotUtf8)
+        );
+        let noise: Vec<u8> = (0..200u8).map(|i| if i % 7 == 0 { 0x01 } else { b'a' + i % 26 }).collect();
+        assert_eq!(read(Some("a.txt"), noise).await, Err(SourceError::NotUtf8));
         assert_eq!(read(None, b"   ".to_vec()).await, Err(SourceError::Empty));
         assert_eq!(
             read(None, "x".repeat(MAX_CHARS + 1).into_bytes()).await,

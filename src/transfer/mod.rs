@@ -113,7 +113,7 @@ pub enum ImportError {
     Empty,
     #[error("The file is {0} MB; files up to {1} MB can be imported.")]
     TooLarge(u64, usize),
-    #[error("The file is not UTF-8 text; save it as UTF-8 and try again.")]
+    #[error("The file is not UTF-8 text (or not text at all); save it as UTF-8 text and try again.")]
     NotUtf8,
     #[error("The file is not a zip archive, so it cannot be an Anki package (.apkg or .colpkg).")]
     NotZip,
@@ -244,6 +244,9 @@ fn detect(file_name: &str, bytes: &[u8]) -> Format {
 /// The file as text, without a byte-order mark.
 fn text(bytes: &[u8]) -> Result<&str, ImportError> {
     let text = std::str::from_utf8(bytes).map_err(|_| ImportError::NotUtf8)?;
+    if warren_app::clean::is_binary(text) {
+        return Err(ImportError::NotUtf8);
+    }
     Ok(text.strip_prefix('\u{feff}').unwrap_or(text))
 }
 
@@ -366,6 +369,17 @@ mod tests {
         assert_eq!(detect("notes.md", b"- a"), Format::Markdown);
         assert_eq!(detect("notes", b"# Title"), Format::Markdown);
         assert_eq!(detect("notes", b"a,b"), Format::Csv);
+    }
+
+    #[tokio::test]
+    async fn a_binary_file_is_not_read_as_a_set() {
+        let noise: Vec<u8> =
+            (0..300u32).map(|i| if i % 5 == 0 { 0x02 } else { b'a' + (i % 26) as u8 }).collect();
+        assert_eq!(read("bad.txt", &noise).await.err(), Some(ImportError::NotUtf8));
+        let nuls: Vec<u8> = b"a,b\n".iter().copied().chain(std::iter::repeat_n(0u8, 40)).collect();
+        assert_eq!(read("bad.csv", &nuls).await.err(), Some(ImportError::NotUtf8));
+        // A form feed or two (pages printed to text) is still text.
+        assert!(read("notes.csv", b"content,cue\nMitochondria make ATP.,Energy?\n\x0c").await.is_ok());
     }
 
     #[tokio::test]
