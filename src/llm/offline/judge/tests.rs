@@ -187,6 +187,12 @@ fn a_way_run_backwards_is_the_opposite() {
         way("the metal hands electrons over to the non-metal, from metal to non-metal").as_ref()
     ));
     assert!(!reverses(ionic, way("electrons are transferred between the atoms").as_ref()));
+    let chloroplasts = "Chloroplasts turn light energy into chemical energy (photosynthesis).";
+    let backwards = "The chloroplast turns chemical energy into light energy, by photosynthesis.";
+    assert!(reverses(chloroplasts, way(backwards).as_ref()));
+    assert!(!reverses(chloroplasts, way("they convert light energy into chemical energy").as_ref()));
+    let judged = judged_on(chloroplasts, backwards);
+    assert!(judged.flags.opposite && !judged.recalled, "{judged:?}");
     let blood = "The pulmonary artery carries blood from the heart to the lungs.";
     assert!(judged_on(blood, "it carries blood from the lungs into the heart").flags.opposite);
     assert!(!judged_on(blood, "it takes blood from the heart into the lungs").flags.opposite);

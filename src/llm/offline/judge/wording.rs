@@ -202,10 +202,34 @@ pub(super) fn reverses(point: &str, said: Option<&(Token, Token)>) -> bool {
 }
 
 /// Where a text says something goes: the first word after "from", and the first after the
-/// "to" (or "into", "towards") that follows it.
+/// "to" (or "into", "towards") that follows it; or what a conversion turns into what ("turn
+/// light energy into chemical energy": light, then chemical).
 pub(super) fn way(text: &str) -> Option<(Token, Token)> {
+    const TURNS: &[&str] = &[
+        " turn ",
+        " turns ",
+        " turned ",
+        " turning ",
+        " convert ",
+        " converts ",
+        " converted ",
+        " converting ",
+        " change ",
+        " changes ",
+        " changed ",
+        " changing ",
+        " transform ",
+        " transforms ",
+        " transformed ",
+        " transforming ",
+    ];
     let words = crate::text::words_spaced(text);
-    let (_, after) = words.split_once(" from ")?;
+    let Some((_, after)) = words.split_once(" from ") else {
+        let (_, turned) =
+            TURNS.iter().filter_map(|verb| words.split_once(verb)).min_by_key(|(before, _)| before.len())?;
+        let (source, rest) = turned.split_once(" into ")?;
+        return Some((tokens(source).into_iter().next()?, tokens(rest).into_iter().next()?));
+    };
     let (source, rest) = [" to ", " into ", " towards "]
         .iter()
         .filter_map(|to| after.split_once(to))
