@@ -617,13 +617,13 @@ fn question(message: &str) -> Vec<String> {
     }
     // "Where did mitochondria come from, endosymbiosis?": a short guess or aside after the
     // question is not part of its topic ("roughly", "really", "the Romans?"). A list goes on.
-    if let [head @ .., last] = asked
-        && !head.is_empty()
-        && head.iter().map(|c| c.split_whitespace().count()).sum::<usize>() >= 4
+    if let [head @ .., before, last] = asked
+        && head.iter().chain([before]).map(|c| c.split_whitespace().count()).sum::<usize>() >= 4
+        && before.split_whitespace().count() >= 3
         && (1..=3).contains(&last.split_whitespace().count())
         && !last.split_whitespace().next().is_some_and(|w| is(w, &["and", "or", "nor"]))
     {
-        asked = head;
+        asked = &asked[..asked.len() - 1];
     }
     let sentence = asked.join(",");
     // A comma after a word stays ("Rome, Athens, or Sparta"); `is` and `is_verb` look past it.
@@ -787,6 +787,7 @@ mod tests {
             ),
             ("Why did the Romans hate kings so much, really?", "why the Romans hated kings so much"),
             ("What about Rome, Athens, or Sparta?", "Rome, Athens, or Sparta"),
+            ("What about Rome, Athens, Sparta?", "Rome, Athens, Sparta"),
             ("Can you tell me what messenger RNA is?", "what messenger RNA is"),
             ("Could you tell me about the Gracchi brothers?", "the Gracchi brothers"),
             (
