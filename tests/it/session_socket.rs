@@ -134,6 +134,24 @@ async fn a_near_miss_is_reported_and_nothing_is_checked_off() {
 }
 
 #[tokio::test]
+async fn a_near_miss_on_another_point_is_counted_but_not_shown_under_this_question() {
+    let app = TestApp::spawn().await;
+    let (session, points) = app.start(CELL).await;
+    let mut ws = app.connect(&session).await;
+    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    // Asked about the mitochondria, half of the ribosomes' point.
+    let frames = ws.say("ribosomes and RNA, but I can't remember the rest").await;
+    assert!(recalled_ids(&frames).is_empty(), "{frames:?}");
+    let struggles = app.store().struggles(app.owner(), &session).await.unwrap();
+    let counted = struggles.get(&points[1].id).map_or(0, |s| s.near_misses);
+    assert_eq!(counted, 1, "the evaluator found it near: {struggles:?}");
+    assert!(
+        !frames.iter().any(|m| matches!(m, ServerMessage::RecallPointNearMiss(_))),
+        "no 'on the right track' under another point's question: {frames:?}"
+    );
+}
+
+#[tokio::test]
 async fn a_paraphrase_recalls_its_point_by_meaning() {
     let app = TestApp::spawn().await;
     let (session, points) = app.start(CELL).await;

@@ -9,7 +9,7 @@
 //!
 //! Normal recall: learner sends `user_message` → engine stores it → evaluator and rabbit-hole
 //! detector run together → `recall_point_recalled` per point checked off (client fills a circle
-//! and chimes) and `recall_point_near_miss` where close → tutor reply streams as
+//! and chimes) and `recall_point_near_miss` where close to the point asked → tutor reply streams as
 //! `assistant_chunk`… then `assistant_complete`.
 //!
 //! Rabbit hole: detector fires → `rabbithole_detected` → client shows an inline prompt → learner

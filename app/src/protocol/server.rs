@@ -228,7 +228,8 @@ pub struct RecallPointRecalled {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-/// The learner was close to a point.
+/// The learner was close to the point asked about (closeness to another point is counted
+/// towards its rating, not shown).
 pub struct RecallPointNearMiss {
     /// Which point.
     pub point_id: String,

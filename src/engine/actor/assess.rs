@@ -85,7 +85,10 @@ impl Actor {
         if !changed.is_empty() {
             self.session.save_struggles(store, struggles, &changed).await?;
         }
-        for (point_id, feedback) in &near {
+        // Shown only for the question asked: "on the right track with Quicksort" under a question
+        // on merge sort reads as praise for the wrong answer. (Counted above all the same.)
+        let asked = |id: &String| discussed.as_ref().is_none_or(|d| d == id);
+        for (point_id, feedback) in near.iter().filter(|(id, _)| asked(id)) {
             let near_miss = RecallPointNearMiss { point_id: point_id.clone(), feedback: feedback.clone() };
             self.emit(SessionEvent::RecallPointNearMiss(near_miss), Audience::All);
         }
