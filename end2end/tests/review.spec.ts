@@ -50,9 +50,10 @@ test("today's review takes points from every set, leaves, names each set in its 
     await expect.poll(() => recalled(page)).toBe(n);
   }
   expect(new Set(askedFrom).size, askedFrom.join(' / ')).toBe(3);
-  // The notes those recalls brought: the latest under the words, the earlier folded away.
+  // The notes those recalls brought: the one the last answer brought (if it brought one) under
+  // the words, those answered since folded away.
   const cards = page.locator('.exchange > .resource-card');
-  await expect(cards).toHaveCount(1);
+  expect(await cards.count()).toBeLessThanOrEqual(1);
   const earlier = page.getByTestId('earlier-notes');
   await expect(earlier).toContainText(/Earlier notes \(\d\)/);
   await expect(earlier.locator('.resource-card').first()).toBeHidden();

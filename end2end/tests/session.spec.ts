@@ -62,6 +62,8 @@ test('every circle, the overlay, Continue, then leaving completes the session', 
 
   await answerAll(page, points.slice(1), 1);
   await expect(page.getByTestId('overlay')).toBeVisible();
+  // Answered since: the first note no longer stands under the words.
+  await expect(note).toHaveCount(0);
   await expect(page.getByTestId('overlay')).toContainText("You've covered everything");
   await page.screenshot({ path: screenshotPath('overlay') });
   // A modal dialog: focus is in it, and Tab stays between its buttons.

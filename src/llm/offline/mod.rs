@@ -431,6 +431,13 @@ mod tests {
         }];
         let reply = tutor(&brief);
         assert_eq!(reply.matches("Origins").count(), 1, "{reply}");
+        assert!(tutor::to_show(&brief).is_some(), "shown as another angle");
+        // A note that states the point whole would be the answer: not shown as a hint.
+        if let Some(focus) = brief.focus.as_mut() {
+            focus.notes[0].body = "In short, mitochondria produce the ATP a cell runs on.".into();
+        }
+        assert!(tutor::to_show(&brief).is_none(), "{:?}", tutor::to_show(&brief));
+        assert!(!tutor(&brief).contains("Have a look"), "{}", tutor(&brief));
     }
 
     #[test]
@@ -548,7 +555,7 @@ mod tests {
                 &["happens", "chlorophyll", "light", "red"][..],
             ),
         ] {
-            let shape = tutor::masked(point);
+            let shape = tutor::masked(point, "");
             let page = warren_app::markdown_html(&shape);
             assert!(!page.contains("<em>") && !page.contains("<strong>"), "{shape} / {page}");
             let shown = page.replace("<p>", "").replace("</p>", "");
@@ -560,8 +567,17 @@ mod tests {
             assert!(shown.contains("___"), "{shown}");
         }
         // Notation stays whole: no blank leaves a bracket behind.
-        let shape = tutor::masked("Merge sort runs in O(n log n) time in every case and is stable");
+        let shape = tutor::masked("Merge sort runs in O(n log n) time in every case and is stable", "");
         assert!(shape.contains("O(n") && shape.contains("n)"), "{shape}");
+        // What the learner just said stays in view: the gaps ask for the rest.
+        let rubicon = "Julius Caesar crossed the Rubicon in 49 BC, starting a civil war";
+        let shape = tutor::masked(rubicon, "The Rubicon, and it started a civil war");
+        for word in ["Rubicon", "starting", "civil", "war"] {
+            assert!(shape.contains(word), "{word} in {shape}");
+        }
+        assert!(shape.contains("\\_"), "{shape}");
+        // Said all of it: gaps all the same.
+        assert!(tutor::masked("Ribosomes make proteins", "ribosomes make proteins").contains("\\_"));
     }
 
     #[test]

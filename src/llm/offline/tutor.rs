@@ -70,7 +70,21 @@ pub(super) fn show(brief: &TutorBrief) -> Option<Output> {
 
 pub(super) fn to_show(brief: &TutorBrief) -> Option<&Showable> {
     let focus = brief.focus.as_ref().filter(|f| f.rung == Rung::Angle && !f.revisit)?;
-    brief.showable.iter().find(|r| r.points.contains(&focus.point.id))
+    // A note that states the point whole (a drafted set's source, say) would be the answer,
+    // not a hint: it comes when the point is recalled instead.
+    let states_it = |r: &Showable| {
+        focus.notes.iter().find(|n| n.title == r.title).is_some_and(|n| states(&n.body, &focus.point.content))
+    };
+    brief.showable.iter().find(|r| r.points.contains(&focus.point.id) && !states_it(r))
+}
+
+/// Whether `text` holds nearly every content word of `point` (by their first five letters).
+fn states(text: &str, point: &str) -> bool {
+    let stem = |w: &str| w.to_lowercase().chars().take(5).collect::<String>();
+    let held: Vec<String> = content_words(text).iter().map(|w| stem(w)).collect();
+    let words = content_words(point);
+    let found = words.iter().filter(|w| held.contains(&stem(w))).count();
+    words.len() >= 3 && found * 10 >= words.len() * 8
 }
 
 pub(super) fn tutor(brief: &TutorBrief) -> String {
@@ -346,7 +360,7 @@ pub(super) fn ask(focus: &Focus, set: &str, variant: usize, said: &str) -> Strin
             }
         }
         Rung::Gaps => {
-            let masked = masked(point.content.trim().trim_end_matches('.'));
+            let masked = masked(point.content.trim().trim_end_matches('.'), said);
             [
                 format!("Part of it: \"{masked}\". What fills the gaps?"),
                 format!("Fill in the gaps: \"{masked}\""),
@@ -406,11 +420,25 @@ pub(super) fn angle(focus: &Focus, variant: usize) -> String {
     questions[variant % 3].to_string()
 }
 
-/// The content with every other content word blanked out, a blank as long as its word. The
-/// blanks are escaped underscores: the reply is Markdown, and bare ones beside punctuation
+/// The content with every other content word blanked out, a blank as long as its word; a word
+/// the learner has just said (`said`) stays in view, so the gaps ask for what they have not.
+/// The blanks are escaped underscores: the reply is Markdown, and bare ones beside punctuation
 /// ("in ___, where … (___ red") would open and close emphasis and vanish from the page.
-pub(super) fn masked(content: &str) -> String {
-    let key: Vec<String> = content_words(content).into_iter().map(|w| w.to_lowercase()).collect();
+pub(super) fn masked(content: &str, said: &str) -> String {
+    let stem = |w: &str| w.to_lowercase().chars().take(5).collect::<String>();
+    let said: Vec<String> = content_words(said).iter().map(|w| stem(w)).collect();
+    let kept = gapped(content, &said);
+    // Everything said already (in the wrong order, or wrongly joined): gaps as if nothing was.
+    if kept.contains("\\_") { kept } else { gapped(content, &[]) }
+}
+
+fn gapped(content: &str, said: &[String]) -> String {
+    let stem = |w: &str| w.to_lowercase().chars().take(5).collect::<String>();
+    let key: Vec<String> = content_words(content)
+        .into_iter()
+        .map(|w| w.to_lowercase())
+        .filter(|w| !said.contains(&stem(w)))
+        .collect();
     let mut hide = false;
     content
         .split_whitespace()

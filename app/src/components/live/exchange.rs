@@ -41,6 +41,9 @@ pub fn Exchange(
     #[prop(into)] near_miss: Signal<Option<String>>,
     #[prop(into)] images: Signal<Vec<ShowImage>>,
     #[prop(into)] resources: Signal<Vec<ShowResource>>,
+    /// How many of `resources` the learner has answered since: they fold with the earlier ones.
+    #[prop(into)]
+    notes_read: Signal<usize>,
     children: Children,
 ) -> impl IntoView {
     view! {
@@ -61,11 +64,12 @@ pub fn Exchange(
                     {image.caption.map(|c| view! { <figcaption>{c}</figcaption> })}
                 </figure>
             }).collect_view()}
-            // The note shown last stands under the words; earlier ones fold away, newest first,
-            // so they neither crowd later questions nor push the answer box down.
+            // The note shown last stands under the words until the learner answers; earlier
+            // ones fold away, newest first, so they neither crowd later questions nor push the
+            // answer box down.
             {move || {
                 let mut shown = resources.get();
-                let latest = shown.pop();
+                let latest = if shown.len() > notes_read.get() { shown.pop() } else { None };
                 let earlier = (!shown.is_empty()).then(|| view! {
                     <details class="earlier-notes" data-testid="earlier-notes">
                         <summary>{format!("Earlier notes ({})", shown.len())}</summary>

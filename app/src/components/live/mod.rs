@@ -200,6 +200,7 @@ pub fn LiveSession(
     let near_miss = Memo::new(move |_| state.with(|s| s.near_miss.clone()));
     let images = Memo::new(move |_| state.with(|s| s.images.clone()));
     let resources = Memo::new(move |_| state.with(|s| s.resources.clone()));
+    let notes_read = Memo::new(move |_| state.with(|s| s.notes_read));
     let error = Memo::new(move |_| state.with(|s| s.error.clone()));
     let notice = Memo::new(move |_| state.with(|s| s.notice.as_ref().map(|n| n.message.clone())));
     let closed = Memo::new(move |_| {
@@ -256,7 +257,7 @@ pub fn LiveSession(
             })}
             <SessionProgress total recalled=shown just_filled labels hidden=in_rabbithole />
             {move || hole.get().map(|hole| view! { <RabbitholeIndicator hole link /> })}
-            <Exchange html streaming waiting near_miss images resources>
+            <Exchange html streaming waiting near_miss images resources notes_read>
                 {move || offer.get().map(|offer| {
                     let nothing_left = total.get() > 0 && state.with(|s| s.recalled >= s.total);
                     view! { <RabbitholePrompt offer link nothing_left /> }

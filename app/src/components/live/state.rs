@@ -82,6 +82,9 @@ pub struct LiveState {
     deferred_overlay: Option<SessionCompleteOverlay>,
     pub images: Vec<ShowImage>,
     pub resources: Vec<ShowResource>,
+    /// How many of `resources` were on screen when the learner last answered: those fold
+    /// away, so a note stands under the question it came with and not under later ones.
+    pub notes_read: usize,
     pub near_miss: Option<String>,
     pub error: Option<ErrorPayload>,
     /// How the session goes on, when the server has said (the offline tutor standing in).
@@ -124,6 +127,7 @@ impl LiveState {
                 self.prompt = None;
                 self.error = None;
                 self.near_miss = None;
+                self.notes_read = self.resources.len();
                 self.waiting = true;
                 self.outbox.push(Outgoing {
                     client_message_id: client_message_id.clone().unwrap_or_default(),
@@ -166,6 +170,7 @@ impl LiveState {
                 // What the session has shown stays shown across reloads and reconnects.
                 self.images = started.images;
                 self.resources = started.resources;
+                self.notes_read = self.notes_read.min(self.resources.len());
                 self.notice = started.notice;
                 match started.streaming_reply {
                     Some(partial) => {
@@ -690,5 +695,29 @@ mod tests {
         );
         s.apply(ServerMessage::Error(ErrorPayload::new(ErrorCode::SessionNotFound, "gone", false)));
         assert_eq!(s.connection, Some(Connection::Closed("gone".into())));
+    }
+
+    #[test]
+    fn a_note_stands_under_its_question_until_the_learner_answers() {
+        let mut s = LiveState::default();
+        s.apply(started(0));
+        let note = |id: &str| {
+            ServerMessage::ShowResource(ShowResource {
+                resource_id: id.into(),
+                title: id.into(),
+                snippet: String::new(),
+                snippet_html: String::new(),
+                whole_html: String::new(),
+            })
+        };
+        s.apply(note("a"));
+        assert_eq!((s.resources.len(), s.notes_read), (1, 0), "shown");
+        assert!(say(&mut s, "m1", "an answer"));
+        assert_eq!(s.notes_read, 1, "answered since: it folds away");
+        s.apply(note("b"));
+        assert_eq!((s.resources.len(), s.notes_read), (2, 1), "the new one stands");
+        // A reload: the server's list, none answered since as far as the page knows.
+        s.apply(started(0));
+        assert_eq!(s.notes_read, 0);
     }
 }
