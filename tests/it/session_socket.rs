@@ -392,6 +392,16 @@ async fn rabbit_holes_are_offered_explored_and_left_with_the_tutor_untouched() {
     let ServerMessage::RabbitholeExited(exited) = frames.last().unwrap() else { unreachable!() };
     assert_eq!((exited.points_recalled_during, exited.completion_pending), (1, false));
     assert_eq!(exited.label, detected.label);
+    // With the tutor's words the main line stands at: the reply to the tangent's message.
+    let tutor_reply = tutor_context_before
+        .iter()
+        .rev()
+        .find(|e| e.speaker == Some(warren::store::Speaker::Tutor))
+        .map(|e| e.content.clone())
+        .unwrap_or_default();
+    assert!(!tutor_reply.is_empty());
+    assert_eq!(exited.tutor_text, tutor_reply);
+    assert!(exited.tutor_html.starts_with("<p>"), "{}", exited.tutor_html);
 
     // Stored: the explorer's conversation, and a branch summary on the main line.
     let hole = app.store().rabbithole(app.owner(), &detected.rabbithole_event_id).await.unwrap().unwrap();

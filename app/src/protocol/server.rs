@@ -274,6 +274,13 @@ pub struct RabbitholeExited {
     pub points_recalled_during: u32,
     /// Every point was recalled inside the rabbit hole: the overlay follows.
     pub completion_pending: bool,
+    /// The tutor's words the main line stands at, to show again (a page opened inside the
+    /// rabbit hole never saw them).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub tutor_text: String,
+    /// The same words as the page shows them (escaped HTML, as `assistant_complete`'s).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub tutor_html: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

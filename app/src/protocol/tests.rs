@@ -35,6 +35,8 @@ fn wire_names_are_snake_case_types_and_camel_case_fields() {
         label: "Tides".into(),
         points_recalled_during: 2,
         completion_pending: true,
+        tutor_text: String::new(),
+        tutor_html: String::new(),
     });
     assert_eq!(
         serde_json::to_value(&s).unwrap(),
@@ -140,6 +142,8 @@ fn one_of_each_server_message() -> Vec<ServerMessage> {
             label: "Tides".into(),
             points_recalled_during: 1,
             completion_pending: false,
+            tutor_text: "Which organelle powers the cell?".into(),
+            tutor_html: "<p>Which organelle powers the cell?</p>".into(),
         }),
         ServerMessage::SessionCompleteOverlay(SessionCompleteOverlay {
             message: "done".into(),

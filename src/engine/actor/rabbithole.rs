@@ -131,10 +131,13 @@ impl Actor {
         };
         if announce {
             let overlay = self.session.overlay(now_ms());
+            let tutor_text = self.session.current_agent_text();
             let exited = RabbitholeExited {
                 label: hole.label,
                 points_recalled_during: recalled_during,
                 completion_pending: overlay.is_some(),
+                tutor_html: warren_app::markdown_html(&tutor_text),
+                tutor_text,
             };
             self.emit(SessionEvent::RabbitholeExited(exited), Audience::All);
             if let Some(overlay) = overlay {

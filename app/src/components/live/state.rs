@@ -242,8 +242,11 @@ impl LiveState {
                 self.mode = Some(SessionMode::Recall);
                 self.rabbithole = None;
                 self.labels.push(exited.label);
-                if was_inside {
-                    (self.agent_text, self.agent_html) = std::mem::take(&mut self.tutor_text);
+                let saved = std::mem::take(&mut self.tutor_text);
+                if !exited.tutor_text.is_empty() {
+                    (self.agent_text, self.agent_html) = (exited.tutor_text, exited.tutor_html);
+                } else if was_inside {
+                    (self.agent_text, self.agent_html) = saved;
                 }
                 self.streaming = false;
                 self.waiting = false;
@@ -461,6 +464,8 @@ mod tests {
             label: "Tides".into(),
             points_recalled_during: 1,
             completion_pending: pending,
+            tutor_text: String::new(),
+            tutor_html: String::new(),
         })
     }
 
@@ -719,5 +724,29 @@ mod tests {
         // A reload: the server's list, none answered since as far as the page knows.
         s.apply(started(0));
         assert_eq!(s.notes_read, 0);
+    }
+
+    #[test]
+    fn leaving_a_rabbit_hole_shows_the_tutor_words_the_server_sends() {
+        // Opened inside the hole: the page never saw the tutor's words before it.
+        let mut s = LiveState::default();
+        s.apply(started(0));
+        s.apply(entered());
+        s.tutor_text = (String::new(), String::new());
+        s.agent_text = "What do you already know about it?".into();
+        s.apply(ServerMessage::RabbitholeExited(RabbitholeExited {
+            label: "Tides".into(),
+            points_recalled_during: 0,
+            completion_pending: false,
+            tutor_text: "Which organelle powers the cell?".into(),
+            tutor_html: "<p>Which organelle powers the cell?</p>".into(),
+        }));
+        assert_eq!(s.agent_text, "Which organelle powers the cell?");
+        assert_eq!(s.agent_html, "<p>Which organelle powers the cell?</p>");
+        // Without them (an older server), the words kept on entering come back.
+        s.apply(entered());
+        s.agent_text = "Inside".into();
+        s.apply(exited(false));
+        assert_eq!(s.agent_text, "Which organelle powers the cell?");
     }
 }
