@@ -114,6 +114,20 @@ pub struct ExploredTopic {
     pub came_up: String,
 }
 
+impl ExploredTopic {
+    /// As a summary lists it: the topic, a capital first ("Why the Senate feared Caesar: You
+    /// asked…"), and what came up.
+    pub fn line(&self) -> String {
+        let mut chars = self.topic.trim().chars();
+        let topic =
+            chars.next().map(|c| c.to_uppercase().collect::<String>() + chars.as_str()).unwrap_or_default();
+        match self.came_up.trim() {
+            "" => topic,
+            came_up => format!("{topic}: {came_up}"),
+        }
+    }
+}
+
 impl SessionSummary {
     /// Reads a summary entry's `data`: this version, an older one (missing fields empty), or a
     /// newer one (the fields it shares). `None` when it is not a summary object at all.
@@ -166,16 +180,7 @@ impl SessionSummary {
                 .collect(),
         );
         section("Still open:", self.open.iter().map(|p| p.point.trim().to_string()).collect());
-        section(
-            "Rabbit holes:",
-            self.rabbitholes
-                .iter()
-                .map(|t| match t.came_up.trim() {
-                    "" => t.topic.clone(),
-                    came_up => format!("{}: {came_up}", t.topic),
-                })
-                .collect(),
-        );
+        section("Rabbit holes:", self.rabbitholes.iter().map(ExploredTopic::line).collect());
         section("What was hard:", self.hard.clone());
         section("Next steps:", self.next_steps.clone());
         out

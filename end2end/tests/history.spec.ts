@@ -149,13 +149,13 @@ test('the HTML export opens from a file with the network off', async ({ page, br
   expect(shown(await count.textContent())).toBe(2);
   await offline.getByTestId('transcript-search').fill('');
 
-  // "Show this line in full" shows the rabbit hole's line alone, from the session's start,
+  // "Read this part on its own" shows the rabbit hole's line alone, from the session's start,
   // as the history page does; the notice above it brings the whole session back.
   const branch = transcript.getByTestId('side-branch').first();
   if (!(await branch.locator('details').first().evaluate((d) => (d as HTMLDetailsElement).open))) {
     await branch.locator('summary').first().click();
   }
-  await branch.getByRole('link', { name: 'Show this line in full' }).first().click();
+  await branch.getByRole('link', { name: 'Read this part on its own' }).first().click();
   await expect(offline.getByTestId('line-notice')).toBeVisible();
   const learner = (text: string) => transcript.locator('li.entry.speaker-learner', { hasText: text });
   await expect(learner('Were they bacteria once, swallowed whole?')).toBeVisible();

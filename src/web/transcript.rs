@@ -207,7 +207,7 @@ impl<'a> Writer<'a> {
         let href = self.link(&leaf_id, None, None);
         let _ = write!(
             self.out,
-            "<a href=\"{href}\" class=\"open-line\">Show this line in full</a></details></li>"
+            "<a href=\"{href}\" class=\"open-line\">Read this part on its own</a></details></li>"
         );
         // Open when it holds the entry linked to, or what a filter or a search picked out.
         if holds_target || !self.terms.is_empty() || self.query.filter != EntryFilter::Default {
@@ -221,7 +221,7 @@ impl<'a> Writer<'a> {
         let field = |e: &Entry, key: &str| -> Option<String> {
             e.data.as_ref().and_then(|d| d.get(key)).and_then(|v| v.as_str()).map(str::to_string)
         };
-        let other = || ("Another line of the conversation".to_string(), None);
+        let other = || ("A side conversation".to_string(), None);
         match start.kind {
             EntryKind::ModeChange => {
                 let Some(hole) = field(start, "rabbitholeId") else { return other() };

@@ -83,14 +83,7 @@ pub fn SummaryBody(summary: Option<SessionSummary>, text: String) -> impl IntoVi
         })
         .collect();
     let open = s.open.iter().map(|p| p.point.trim().to_string()).collect();
-    let holes = s
-        .rabbitholes
-        .iter()
-        .map(|t| match t.came_up.trim() {
-            "" => t.topic.clone(),
-            came_up => format!("{}: {came_up}", t.topic),
-        })
-        .collect();
+    let holes = s.rabbitholes.iter().map(crate::summary::ExploredTopic::line).collect();
     view! {
         <p class="meta" data-testid="summary-outcome">{outcome}</p>
         {(!s.overview.is_empty()).then(|| view! { <p class="overview" data-testid="summary-overview">{s.overview.clone()}</p> })}

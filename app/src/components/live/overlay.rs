@@ -6,7 +6,7 @@ use leptos::html;
 use leptos::prelude::*;
 
 use super::Link;
-use crate::format::clock;
+use crate::format::{all_of, span};
 use crate::protocol::{ClientMessage, SessionCompleteOverlay as Overlay};
 
 #[component]
@@ -41,11 +41,16 @@ pub fn SessionCompleteOverlay(overlay: Overlay, link: Link) -> impl IntoView {
             let _ = next.focus();
         }
     };
+    let recalled = if overlay.recalled_count >= overlay.total_points {
+        all_of(i64::from(overlay.total_points), "point")
+    } else {
+        format!("{} of {} points", overlay.recalled_count, overlay.total_points)
+    };
     view! {
         <div class="overlay" role="dialog" aria-modal="true" aria-labelledby="overlay-title" data-testid="overlay" on:keydown=keys>
             <div class="overlay-card">
                 <h2 id="overlay-title">{overlay.message}</h2>
-                <p>{format!("{} of {} points, in {}.", overlay.recalled_count, overlay.total_points, clock(overlay.duration_ms))}</p>
+                <p>{format!("You recalled {recalled} in {}.", span(i64::try_from(overlay.duration_ms).unwrap_or(i64::MAX)))}</p>
                 <div class="overlay-actions">
                     <button type="button" class="button" data-testid="overlay-continue" node_ref=keep_on on:click=move |_| keep_talking()>"Continue"</button>
                     <button type="button" class="button primary" data-testid="overlay-done" node_ref=done on:click=move |_| {
