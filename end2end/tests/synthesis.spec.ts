@@ -66,7 +66,7 @@ test('a finished session is summed up on the dashboard and its page, and the nex
   await expect(page).toHaveURL(/\/sessions\//);
   await waitForTurn(page, 0);
   const opening = await page.getByTestId('agent-text').innerText();
-  expect(opening).toContain('Last time (just now) you went through the whole of Searching and sorting.');
+  expect(opening).toContain('Last time (just now) you recalled everything you studied in Searching and sorting.');
   for (const point of points) expect(opening.toLowerCase()).not.toContain(point.toLowerCase());
 });
 

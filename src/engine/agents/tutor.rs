@@ -291,7 +291,7 @@ fn tools(showable: &[Showable]) -> Vec<Tool> {
 /// An earlier stretch in words the tutor may echo: finished or not, and its rabbit holes.
 fn recap_facts(recap: &Recap) -> String {
     let mut facts = if recap.completed {
-        "the learner went through the whole set"
+        "the learner recalled every point that session asked"
     } else {
         "the learner stopped partway"
     }

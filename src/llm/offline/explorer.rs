@@ -66,7 +66,16 @@ pub(super) fn explorer(brief: &ExplorerBrief, embedder: Option<&Embedder>) -> St
                 "Working offline, I can only draw on this set's own notes, and they say nothing about {topic}. \
                  What do you already know about it? Think it through here, and return to the session whenever you like."
             ),
-            (None, Some(_)) => "Your notes don't cover that. What do you already know about it?".into(),
+            // Never the same question twice running: the opening may have asked it already.
+            (None, Some(_)) => [
+                "Your notes don't cover that. What do you already know about it?",
+                "That isn't in your notes either. What would you guess, and why?",
+                "Your notes are silent on that too. How would you find out?",
+            ]
+            .into_iter()
+            .find(|reply| !already_said.contains(reply.split(". ").nth(1).unwrap_or(reply)))
+            .unwrap_or("Your notes don't cover that. What do you already know about it?")
+            .into(),
         };
     };
     let note = sentences[best].0;

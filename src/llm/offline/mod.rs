@@ -645,7 +645,17 @@ mod tests {
         assert!(from_origins != from_energy, "one note, never both: {reply}");
         brief.learner_message = Some("How do volcanoes erupt?".into());
         brief.topic = "volcanoes".into();
-        assert_eq!(explorer(&brief, None), "Your notes don't cover that. What do you already know about it?");
+        let first = explorer(&brief, None);
+        assert_eq!(first, "Your notes don't cover that. What do you already know about it?");
+        // Asked again about something they do not cover: said otherwise, not word for word.
+        brief.history = vec![
+            crate::llm::Message::user("How do volcanoes erupt?"),
+            crate::llm::Message::assistant(first.clone()),
+        ];
+        brief.learner_message = Some("And earthquakes?".into());
+        let second = explorer(&brief, None);
+        assert!(second.contains("not in your notes") || second.contains("isn't in your notes"), "{second}");
+        assert_ne!(second, first);
     }
 
     #[test]

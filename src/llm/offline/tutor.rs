@@ -30,7 +30,8 @@ pub(super) fn last_time(recap: &Recap, set: &str) -> String {
     use warren_app::format::ago;
     let ago = ago(recap.now, recap.at);
     let mut out = if recap.completed {
-        format!("Last time ({ago}) you went through the whole of {set}.")
+        // "Everything you studied": a session takes the points that were due, not always all.
+        format!("Last time ({ago}) you recalled everything you studied in {set}.")
     } else {
         format!("Last time ({ago}) we stopped partway through {set}.")
     };
