@@ -117,9 +117,17 @@ fn LeftOffCard(
     let LeftOff { session_id, status, summary, .. } = left_off;
     let name =
         summary.summary.as_ref().map(|s| s.set_name.clone()).or_else(|| set.as_ref().map(|s| s.name.clone()));
-    let overview = summary.summary.as_ref().map(|s| s.overview.clone()).unwrap_or(summary.text.clone());
-    let next = summary.summary.as_ref().and_then(|s| s.next_steps.first().cloned());
-    let counts = summary.summary.as_ref().map(|s| format!("{} of {} recalled · ", s.recalled.len(), s.total));
+    // Being written again (the session went on, or a recall was disputed): the old words would
+    // contradict the status beside them.
+    let rewriting = summary.status == Some(crate::summary::SummaryStatus::Pending);
+    let written = summary.summary.as_ref().filter(|_| !rewriting);
+    let overview = if rewriting {
+        "Its summary is being written again…".to_string()
+    } else {
+        written.map(|s| s.overview.clone()).unwrap_or(summary.text.clone())
+    };
+    let next = written.and_then(|s| s.next_steps.first().cloned());
+    let counts = written.map(|s| format!("{} of {} recalled · ", s.recalled.len(), s.total));
     let open = set.as_ref().and_then(|s| s.open_session.clone()).or(open_review);
     let action = match (open, set) {
         (Some(open), _) => {
@@ -135,7 +143,9 @@ fn LeftOffCard(
         <li class="card left-off" data-testid="left-off">
             <div>
                 <strong>{name.unwrap_or_default()}</strong>" "<StatusPill status />
-                <p class="meta">{counts}{format!("summary written {}", ago(now, summary.written_at))}</p>
+                {(!rewriting).then(|| view! {
+                    <p class="meta">{counts}{format!("summary written {}", ago(now, summary.written_at))}</p>
+                })}
                 <p class="overview" data-testid="left-off-overview">{overview}</p>
                 {next.map(|n| view! { <p class="next-step">"Next: "{n}</p> })}
             </div>

@@ -386,9 +386,18 @@ fn definition_question(content: &str) -> Option<String> {
         }
         let mut subject_words = subject.split_whitespace();
         let first = subject_words.next().unwrap_or_default();
-        // "The cell" → "the cell"; a name keeps its capital.
-        let first =
-            if matches!(first, "The" | "A" | "An") { first.to_lowercase() } else { first.to_string() };
+        // "The cell" → "the cell", and a process or state named alone ("Evaporation is…")
+        // is no name: "What is evaporation?". A name ("Rome", "Caesar") keeps its capital.
+        const COMMON: &[&str] =
+            &["tion", "sion", "sis", "ment", "ity", "ness", "ance", "ence", "ism", "ology", "graphy", "ing"];
+        let common = subject_words.clone().next().is_none()
+            && first.chars().skip(1).all(char::is_lowercase)
+            && COMMON.iter().any(|end| first.ends_with(end));
+        let first = if matches!(first, "The" | "A" | "An") || common {
+            first.to_lowercase()
+        } else {
+            first.to_string()
+        };
         let subject =
             std::iter::once(first).chain(subject_words.map(str::to_string)).collect::<Vec<_>>().join(" ");
         return Some(match verb.trim() {
@@ -485,7 +494,8 @@ mod tests {
             cue("Oxygen is transported around the body by haemoglobin."),
             "Fill the gap: Oxygen is transported around the body by …."
         );
-        assert_eq!(cue("Photosynthesis is the process plants use to make sugar."), "What is Photosynthesis?");
+        assert_eq!(cue("Photosynthesis is the process plants use to make sugar."), "What is photosynthesis?");
+        assert_eq!(cue("Rome is the capital of Italy."), "What is Rome?");
     }
 
     #[test]
