@@ -149,14 +149,7 @@ async fn learner_b_gets_404_for_every_one_of_learner_as_ids_and_changes_nothing(
     }
     // An upload into A's set.
     let form = reqwest::multipart::Form::new().text("title", "Planted").text("body", "B's text");
-    let res = app
-        .http
-        .post(app.url(&format!("/sets/{set_id}/resources")))
-        .header("cookie", &b.cookie)
-        .multipart(form)
-        .send()
-        .await
-        .unwrap();
+    let res = app.post_multipart(&b, &format!("/sets/{set_id}/resources"), form).await;
     assert_eq!(res.status(), 404, "B uploading into A's set");
     let form = reqwest::multipart::Form::new().text("title", "Planted").text("body", "B's text");
     let res = app.edit_resource(&b, &set_id, &resource, form).await;

@@ -47,14 +47,22 @@ impl TestApp {
         location.trim_start_matches("/sets/").to_string()
     }
 
+    pub async fn post_multipart(&self, who: &Learner, path: &str, form: Form) -> reqwest::Response {
+        self.http.post(self.url(path)).header("cookie", &who.cookie).multipart(form).send().await.unwrap()
+    }
+
     pub async fn upload(&self, set: &str, form: Form) -> reqwest::Response {
-        self.http
-            .post(self.url(&format!("/sets/{set}/resources")))
-            .header("cookie", &self.learner.cookie)
-            .multipart(form)
-            .send()
-            .await
-            .unwrap()
+        self.post_multipart(&self.learner, &format!("/sets/{set}/resources"), form).await
+    }
+
+    pub async fn edit_resource(
+        &self,
+        who: &Learner,
+        set: &str,
+        resource: &str,
+        form: Form,
+    ) -> reqwest::Response {
+        self.post_multipart(who, &format!("/sets/{set}/resources/{resource}/edit"), form).await
     }
 }
 
@@ -263,24 +271,6 @@ async fn images_are_checked_by_their_bytes_and_served_only_to_their_owner() {
     assert!(page.contains("<strong>Energy") && page.contains("&lt;script&gt;"), "{page}");
     assert!(!page.contains("<script>alert"), "{page}");
     assert_eq!(app.store().resources(app.owner(), &set).await.unwrap().len(), 2);
-}
-
-impl TestApp {
-    pub async fn edit_resource(
-        &self,
-        who: &Learner,
-        set: &str,
-        resource: &str,
-        form: Form,
-    ) -> reqwest::Response {
-        self.http
-            .post(self.url(&format!("/sets/{set}/resources/{resource}/edit")))
-            .header("cookie", &who.cookie)
-            .multipart(form)
-            .send()
-            .await
-            .unwrap()
-    }
 }
 
 #[tokio::test]

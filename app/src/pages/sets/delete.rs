@@ -2,9 +2,8 @@
 
 use leptos::prelude::*;
 use leptos_meta::Title;
-use leptos_router::hooks::use_params_map;
 
-use super::edit::route_point;
+use super::edit::route_item;
 use crate::api::{PointPage, ResourcePage, SetDeletion, get_point, get_resource, get_set_deletion};
 use crate::components::widgets::{loaded, route_id};
 use crate::format::plural;
@@ -45,7 +44,7 @@ pub fn DeleteSetPage() -> impl IntoView {
 
 #[component]
 pub fn DeletePointPage() -> impl IntoView {
-    let data = Resource::new(route_point(), |(set, point)| get_point(set, point));
+    let data = Resource::new(route_item("point"), |(set, point)| get_point(set, point));
     loaded(data, |page: PointPage| {
         let PointPage { set_id, set_name, point } = page;
         view! {
@@ -63,10 +62,7 @@ pub fn DeletePointPage() -> impl IntoView {
 
 #[component]
 pub fn DeleteResourcePage() -> impl IntoView {
-    let params = use_params_map();
-    let source =
-        move || params.with(|p| (p.get("id").unwrap_or_default(), p.get("resource").unwrap_or_default()));
-    let data = Resource::new(source, |(set, resource)| get_resource(set, resource));
+    let data = Resource::new(route_item("resource"), |(set, resource)| get_resource(set, resource));
     loaded(data, |page: ResourcePage| {
         let ResourcePage { set_id, set_name, resource, .. } = page;
         view! {

@@ -96,15 +96,15 @@ pub fn EditSetPage() -> impl IntoView {
     })
 }
 
-/// The set and point named in the route.
-pub fn route_point() -> impl Fn() -> (String, String) + Clone + Send + Sync + 'static {
+/// The set and the item (`point` or `resource`) named in the route.
+pub fn route_item(item: &'static str) -> impl Fn() -> (String, String) + Clone + Send + Sync + 'static {
     let params = use_params_map();
-    move || params.with(|p| (p.get("id").unwrap_or_default(), p.get("point").unwrap_or_default()))
+    move || params.with(|p| (p.get("id").unwrap_or_default(), p.get(item).unwrap_or_default()))
 }
 
 #[component]
 pub fn EditPointPage() -> impl IntoView {
-    let data = Resource::new(route_point(), |(set, point)| get_point(set, point));
+    let data = Resource::new(route_item("point"), |(set, point)| get_point(set, point));
     loaded(data, |page: PointPage| {
         let echo = FormEcho::of("point");
         let PointPage { set_id, set_name, point } = page;
@@ -134,10 +134,7 @@ pub fn EditPointPage() -> impl IntoView {
 /// An excerpt's title and text, or an image's caption and licence, and the points it supports.
 #[component]
 pub fn EditResourcePage() -> impl IntoView {
-    let params = use_params_map();
-    let source =
-        move || params.with(|p| (p.get("id").unwrap_or_default(), p.get("resource").unwrap_or_default()));
-    let data = Resource::new(source, |(set, resource)| get_resource(set, resource));
+    let data = Resource::new(route_item("resource"), |(set, resource)| get_resource(set, resource));
     loaded(data, |page: ResourcePage| {
         let echo = FormEcho::of("resource");
         let ResourcePage { set_id, set_name, resource, points } = page;
