@@ -30,11 +30,12 @@ pub async fn study_stats(
 
     let started_today: Vec<&SessionRow> = sessions.iter().filter(|s| s.started_at >= today_start).collect();
     let study_ms_today = started_today.iter().map(|s| active_ms(s, now)).sum();
-    let asked_7d: usize =
-        sessions.iter().filter(|s| s.started_at >= week_start).map(|s| s.target_point_ids.len()).sum();
-    let recalled_7d = store.recalled_unaided_since(learner, week_start).await?;
     let days = store.study_days(learner, utc_offset_min).await?;
     let per_day = store.reviews_per_day(learner, utc_offset_min, chart_start).await?;
+    // Asked: the points reviewed (recalled, or tried and missed), not every point a session
+    // held, since one left early never put the rest to the learner.
+    let asked_7d: i64 = per_day.iter().filter(|(day, _)| *day > today - RATE_DAYS).map(|(_, n)| *n).sum();
+    let recalled_7d = store.recalled_unaided_since(learner, week_start).await?.min(asked_7d);
     let forecast_end = start_of_day(today + CHART_DAYS, utc_offset_min);
     let due_per_day = store.due_per_day(learner, utc_offset_min, today, forecast_end).await?;
     let on = |counts: &[(i64, i64)], day: i64| {
