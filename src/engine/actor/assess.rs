@@ -53,8 +53,9 @@ impl Actor {
         // Inside a rabbit hole the evaluator gives no steering feedback: a near miss there is
         // neither shown nor counted (a recall still is).
         let near_misses = if in_rabbithole { Vec::new() } else { evaluation.near_misses };
-        // Only the point asked about: closeness to another is no try at it, and counting it
-        // would file that point's later recall as "after a near miss".
+        // Only the point asked about: closeness to another is no try at it. Shown, "on the right
+        // track with Quicksort" under a question on merge sort read as praise for a wrong answer;
+        // counted, it filed that point's later recall as "after a near miss".
         let asked = |id: &String| discussed.as_ref().is_none_or(|d| d == id);
         for (point_id, feedback) in near_misses {
             if asked(&point_id)
@@ -89,8 +90,6 @@ impl Actor {
         if !changed.is_empty() {
             self.session.save_struggles(store, struggles, &changed).await?;
         }
-        // "On the right track with Quicksort" under a question on merge sort read as praise for
-        // the wrong answer.
         for (point_id, feedback) in &near {
             let near_miss = RecallPointNearMiss { point_id: point_id.clone(), feedback: feedback.clone() };
             self.emit(SessionEvent::RecallPointNearMiss(near_miss), Audience::All);
