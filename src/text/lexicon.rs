@@ -525,6 +525,15 @@ pub const FORMULAS: &[(&str, &[&str])] = &[
     ("n2", &["nitrogen"]),
     ("nacl", &["sodium", "chloride"]),
     ("ch4", &["methane"]),
+    ("c6h12o6", &["glucose"]),
+    ("nh3", &["ammonia"]),
+    ("o3", &["ozone"]),
+    ("hcl", &["hydrochloric", "acid"]),
+    ("h2so4", &["sulfuric", "acid"]),
+    ("naoh", &["sodium", "hydroxide"]),
+    ("caco3", &["calcium", "carbonate"]),
+    ("so2", &["sulfur", "dioxide"]),
+    ("no2", &["nitrogen", "dioxide"]),
 ];
 
 /// Words that start or carry a negation over the next few words.

@@ -2,6 +2,7 @@
 //! check: content terms with light stemming, so "mitochondria produce ATP" matches "the
 //! mitochondrion produces atp".
 
+pub mod antonyms;
 pub mod equations;
 pub mod html;
 pub mod kinship;
@@ -142,10 +143,23 @@ static SYNONYM_STEMS: LazyLock<HashMap<String, String>> = LazyLock::new(|| {
 });
 
 /// A word's canonical stem: its base form, then its stem, then its synonym group's.
+/// A word's base form where the lexicon lists it as irregular ("fell" is "fall").
+fn base_form(word: &str) -> Option<&'static str> {
+    BASE_FORM_OF.get(word).copied()
+}
+
 fn canonical(word: &str) -> String {
     let base = BASE_FORM_OF.get(word).copied().unwrap_or(word);
     let stemmed = stem(base);
     SYNONYM_STEMS.get(&stemmed).cloned().unwrap_or(stemmed)
+}
+
+/// A chemical formula written after its coefficient ("6co2"): the count, and the formula's words.
+fn coefficient_formula(word: &str) -> Option<(f64, &'static [&'static str])> {
+    let digits = word.find(|c: char| !c.is_ascii_digit())?;
+    let (count, formula) = word.split_at(digits);
+    let count: f64 = count.parse().ok()?;
+    FORMULAS.iter().find(|(f, _)| *f == formula).map(|(_, expanded)| (count, *expanded))
 }
 
 /// The content words of a text, in order, numbers read with their units, negations marked.
@@ -211,6 +225,21 @@ fn tokens_keeping(text: &str, keep: impl Fn(&str) -> bool) -> Vec<Token> {
             continue;
         }
         let negated = negation_reach > 0;
+        // "6CO2", "6O2": a formula with its coefficient, as an equation writes it.
+        if let Some((count, expanded)) = coefficient_formula(word) {
+            out.push(Token {
+                word: count.to_string(),
+                term: format!("#{count}"),
+                negated,
+                quantity: Some(Quantity { value: count, base: None }),
+            });
+            for w in expanded {
+                out.push(Token { word: (*w).into(), term: canonical(w), negated, quantity: None });
+            }
+            negation_reach = negation_reach.saturating_sub(1);
+            i += 1;
+            continue;
+        }
         if let Some((value, used)) = numbers::read(&refs[i..]) {
             let rest = &refs[i + used..];
             let (base, unit_words) = match numbers::unit(rest) {
@@ -382,6 +411,11 @@ mod tests {
         assert_eq!(terms("In 49 BC"), vec!["#49", "bc"]);
         assert_eq!(terms("in forty-nine BC"), vec!["#49", "bc"]);
         assert_eq!(terms("CO2 and H2O"), terms("carbon dioxide and water"));
+        // An equation's coefficients are counts of what follows them.
+        assert_eq!(
+            terms("6CO2 + 6H2O -> C6H12O6 + 6O2"),
+            terms("six carbon dioxide, six water, glucose, six oxygen")
+        );
     }
 
     #[test]

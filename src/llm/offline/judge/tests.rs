@@ -57,11 +57,12 @@ fn points() -> Vec<PointBrief> {
     ]
 }
 
-/// WordNet's nouns, as `scripts/test` installs them: every judgement here reads siblings,
-/// whichever test runs first.
+/// WordNet's nouns and antonyms, as `scripts/test` installs them: every judgement here reads
+/// siblings and opposites, whichever test runs first.
 fn with_wordnet() {
-    crate::text::kinship::install(std::path::Path::new("data/models/wordnet"))
-        .expect("WordNet's nouns, which scripts/test installs");
+    let dir = std::path::Path::new("data/models/wordnet");
+    crate::text::kinship::install(dir).expect("WordNet's nouns, which scripts/test installs");
+    crate::text::antonyms::install(dir).expect("WordNet's antonyms, which scripts/test installs");
 }
 
 fn judged(message: &str, question: Option<&str>, id: &str) -> Verdict {
@@ -196,6 +197,20 @@ fn a_way_run_backwards_is_the_opposite() {
     let blood = "The pulmonary artery carries blood from the heart to the lungs.";
     assert!(judged_on(blood, "it carries blood from the lungs into the heart").flags.opposite);
     assert!(!judged_on(blood, "it takes blood from the heart into the lungs").flags.opposite);
+}
+
+#[test]
+fn an_antonym_in_a_words_place_is_the_opposite_a_paraphrase_with_the_points_own_word_is_not() {
+    let salt = "Sodium chloride is soluble in water.";
+    let insoluble = judged_on(salt, "sodium chloride is insoluble in water");
+    assert!(insoluble.flags.opposite && !insoluble.recalled, "{insoluble:?}");
+    assert!(!judged_on(salt, "sodium chloride is soluble in water").flags.opposite);
+    let monopoly = "A monopoly is a market with a single seller.";
+    assert!(judged_on(monopoly, "a market with multiple sellers").flags.opposite);
+    // "quiet" stands for "soft"; "loud" is the point's own word, not an opposite in its place.
+    let dynamics = "\"Forte\" means loud and \"piano\" means soft.";
+    assert!(!judged_on(dynamics, "forte is loud and piano is quiet").flags.opposite);
+    assert!(judged_on(dynamics, "forte means loud and piano means hard").flags.opposite);
 }
 
 #[test]

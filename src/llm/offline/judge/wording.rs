@@ -181,11 +181,19 @@ pub(super) fn swapped(point: &str, message_clauses: &[Vec<Token>]) -> bool {
 }
 
 /// Whether the message has the opposite of one of the point's words, and not the word itself
-/// ("quantity demanded rises" for "falls", "repel" for "attract").
+/// ("quantity demanded rises" for "falls", "repel" for "attract"): by the lexicon's pairs, or by
+/// WordNet's antonyms ("insoluble" for "soluble") when the message's word is not the point's
+/// own ("forte is loud and piano is quiet" says "soft" in other words, not "loud" for it).
 pub(super) fn says_the_opposite(point: &str, message: &[Token]) -> bool {
-    tokens(point).iter().any(|p| {
+    let point = tokens(point);
+    point.iter().any(|p| {
         !message.iter().any(|m| m.same_as(p))
-            && message.iter().any(|m| !m.negated && crate::text::opposite(&p.term, &m.term))
+            && message.iter().any(|m| {
+                !m.negated
+                    && (crate::text::opposite(&p.term, &m.term)
+                        || (crate::text::antonyms::opposed(&p.word, &m.word)
+                            && !point.iter().any(|q| q.same_as(m))))
+            })
     })
 }
 
