@@ -479,6 +479,57 @@ async fn declining_starts_a_cooldown() {
     assert!(holes.iter().all(|h| h.status == warren::store::RabbitholeStatus::Declined), "{holes:?}");
 }
 
+/// A message that recalls a point and asks nothing is an answer, however it opens: "How bright
+/// the light is, how much CO2 is around…" answered the question, and no rabbit hole is offered
+/// on it even when the detector finds one. A message that recalls and asks still can be.
+#[tokio::test]
+async fn an_answer_that_recalls_a_point_is_never_offered_as_a_rabbit_hole() {
+    use crate::common::fake_llm::{FakeLlm, Reply, Wire, last_message, system_of};
+    let fake = FakeLlm::start_with(
+        Wire::Anthropic,
+        vec![],
+        Some(std::sync::Arc::new(|body: &serde_json::Value| {
+            let system = system_of(body);
+            if system.contains("You check which recall points") {
+                let id = system
+                    .lines()
+                    .find_map(|l| l.strip_prefix("- id \""))
+                    .and_then(|l| l.split_once('"'))
+                    .map(|(id, _)| id.to_string());
+                match id.filter(|_| last_message(body).contains("RECALL")) {
+                    Some(id) => Reply::Said(
+                        json!({"recalled": [{"pointId": id, "confidence": 0.9}], "nearMisses": []})
+                            .to_string(),
+                    ),
+                    None => Reply::Said(r#"{"recalled":[],"nearMisses":[]}"#.into()),
+                }
+            } else if system.contains("for tangents") {
+                Reply::Said(
+                    json!({"isRabbithole": true, "topic": "how much light plants need", "depth": 1,
+                           "relatedToCurrentPoint": false, "relatedRecallPointIds": [],
+                           "confidence": 0.9, "reasoning": "scripted"})
+                    .to_string(),
+                )
+            } else {
+                Reply::Said("What else comes to mind?".into())
+            }
+        })),
+    )
+    .await;
+    let app = TestApp::on_fake(Wire::Anthropic, &fake).await;
+    let (session, _) = app.start(CELL).await;
+    let mut ws = app.connect(&session).await;
+    ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    ws.say("no idea").await;
+    ws.say("still no idea").await;
+    let frames = ws.say("RECALL: how bright the light is, how much of it there is, and how warm it is").await;
+    assert_eq!(recalled_ids(&frames).len(), 1, "{:?}", kinds(&frames));
+    assert!(!kinds(&frames).contains(&"rabbithole_detected"), "{:?}", kinds(&frames));
+    let frames = ws.say("RECALL: that one too. But how much light do plants need?").await;
+    assert_eq!(recalled_ids(&frames).len(), 1, "{:?}", kinds(&frames));
+    assert!(kinds(&frames).contains(&"rabbithole_detected"), "{:?}", kinds(&frames));
+}
+
 #[tokio::test]
 async fn a_message_left_unanswered_by_a_restart_is_answered_on_reconnect() {
     let app = TestApp::spawn().await;

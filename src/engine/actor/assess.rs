@@ -99,8 +99,14 @@ impl Actor {
             // Inside a rabbit hole `overlay` is None: it waits for the exit.
             self.emit(SessionEvent::SessionCompleteOverlay(overlay.clone()), Audience::All);
         }
+        // A message that recalled a point and asks nothing is an answer, even one that opens like
+        // curiosity ("How bright the light is, how much CO2 is around…"): no rabbit hole is
+        // offered on it.
+        let answered =
+            !just.is_empty() && self.session.leaf_entry().is_some_and(|e| !e.content.contains('?'));
         if let Some(found) = detection.filter(|_| {
             !in_rabbithole
+                && !answered
                 && self.session.status() == SessionStatus::InProgress
                 && self.session.pending_detection().is_none()
         }) {
@@ -191,9 +197,10 @@ impl Actor {
         Some(next)
     }
 
-    /// Resources a point just recalled unlocks: shown, if they have not been.
+    /// Resources a point just recalled unlocks (see [`LiveSession::unlocked_by`]): shown, if they
+    /// have not been.
     async fn show_resources_for(&mut self, point_id: &str) -> Result<(), StoreError> {
-        let linked: Vec<String> = self.session.unlocked_by(point_id).map(|r| r.id.clone()).collect();
+        let linked: Vec<String> = self.session.unlocked_by(point_id, &[]).map(|r| r.id.clone()).collect();
         for id in linked {
             self.show_resource(&id).await?;
         }

@@ -57,11 +57,23 @@ impl LiveSession {
     }
 
     /// The resources recalling `point_id` shows: those linked to it closely (relevance 0.5 or
-    /// more), to reinforce what was retrieved.
-    pub fn unlocked_by<'a>(&'a self, point_id: &'a str) -> impl Iterator<Item = &'a Resource> {
-        self.resources
-            .iter()
-            .filter(move |r| r.points.iter().any(|(p, relevance)| p == point_id && *relevance >= 0.5))
+    /// more), to reinforce what was retrieved, once every other point of this session they are
+    /// as close to is recalled too (or in `also`): a passage behind several points, shown after
+    /// the first, would give the others away.
+    pub fn unlocked_by<'a>(
+        &'a self,
+        point_id: &'a str,
+        also: &'a [String],
+    ) -> impl Iterator<Item = &'a Resource> {
+        let close =
+            |r: &'a Resource| r.points.iter().filter(|(_, relevance)| *relevance >= 0.5).map(|(p, _)| p);
+        let open = move |p: &String| {
+            p != point_id
+                && !also.contains(p)
+                && !self.is_recalled(p)
+                && self.points.iter().any(|q| q.id == *p)
+        };
+        self.resources.iter().filter(move |r| close(r).any(|p| p == point_id) && !close(r).any(open))
     }
 
     /// The same, for struggles that are not (yet) the session's, as if the points `recalled`
@@ -102,7 +114,7 @@ impl LiveSession {
             showable: self
                 .showable()
                 .into_iter()
-                .filter(|s| !recalled.iter().any(|p| self.unlocked_by(p).any(|r| r.id == s.id)))
+                .filter(|s| !recalled.iter().any(|p| self.unlocked_by(p, recalled).any(|r| r.id == s.id)))
                 .collect(),
             ..TutorPlan::default()
         }

@@ -266,6 +266,34 @@ fn the_plan_asks_the_discussed_point_at_its_rung_and_hides_what_cannot_be_credit
 }
 
 #[test]
+fn a_resource_behind_several_points_is_unlocked_only_when_all_of_them_are_recalled() {
+    let mut s = session(&["a", "b", "c"], &["a", "b", "c"]);
+    let resource = |id: &str, points: &[(&str, f64)]| Resource {
+        id: id.into(),
+        kind: ResourceKind::Text,
+        title: id.into(),
+        body: "The passage the points were drafted from.".into(),
+        url: None,
+        mime_type: None,
+        licence: None,
+        points: points.iter().map(|(p, r)| (p.to_string(), *r)).collect(),
+    };
+    // "passage" supports a and b closely, c loosely; "own" only a; "elsewhere" a and a point
+    // of another session.
+    s.resources.push(resource("passage", &[("a", 1.0), ("b", 0.8), ("c", 0.2)]));
+    s.resources.push(resource("own", &[("a", 1.0)]));
+    s.resources.push(resource("elsewhere", &[("a", 1.0), ("z", 1.0)]));
+    let unlocked = |s: &LiveSession, p: &str, also: &[String]| -> Vec<String> {
+        s.unlocked_by(p, also).map(|r| r.id.clone()).collect()
+    };
+    recall(&mut s, "a", 1, false);
+    assert_eq!(unlocked(&s, "a", &[]), ["own", "elsewhere"], "b is still to be recalled");
+    assert_eq!(unlocked(&s, "a", &["b".into()]), ["passage", "own", "elsewhere"]);
+    recall(&mut s, "b", 2, false);
+    assert_eq!(unlocked(&s, "b", &[]), ["passage"], "the loosely linked c does not hold it back");
+}
+
+#[test]
 fn a_long_main_line_is_planned_for_compaction_and_read_through_its_summary() {
     let mut s = session(&["a"], &["a"]);
     say(&mut s, Speaker::Tutor, "What do you remember?", 0);
