@@ -544,6 +544,33 @@ mod tests {
     }
 
     #[test]
+    fn hints_point_past_what_the_question_says_and_a_number_is_a_date_only_when_it_is_one() {
+        let at = |rung: Rung, content: &str, cue: &str| {
+            let mut brief = brief_at(rung, "no idea", None);
+            let point = point("m", content, cue);
+            brief.pending = vec![point.clone()];
+            brief.focus =
+                Some(Focus { point, rung, attempts: 1, revisit: false, notes: vec![], close: false });
+            tutor(&brief)
+        };
+        let light = "In the light-dependent reactions, in the thylakoid membranes, water is split";
+        let cue = "What happens in the light-dependent reactions, and where?";
+        let nudge = at(Rung::Nudge, light, cue);
+        assert!(
+            nudge.contains("starts with") && !nudge.contains("\"li\"") && !nudge.contains("\"re\""),
+            "towards a word the question does not say: {nudge}"
+        );
+        let gaps = at(Rung::Gaps, light, cue);
+        assert!(gaps.contains("light-dependent") && gaps.contains("\\_"), "{gaps}");
+        let water =
+            at(Rung::Angle, "Water is H2O, about 3 x 10^8 molecules in a tiny drop", "Water's formula?");
+        assert!(!water.contains("time") && !water.contains("date"), "{water}");
+        let hastings =
+            at(Rung::Angle, "The Battle of Hastings was fought in 1066", "When was Hastings fought?");
+        assert!(hastings.contains("time") || hastings.contains("date"), "{hastings}");
+    }
+
+    #[test]
     fn gaps_show_as_blanks_on_the_page() {
         for (point, kept) in [
             (

@@ -321,9 +321,11 @@ pub(super) fn from_notes(question: &str, focus: &Focus) -> String {
 
 /// The question for the point under discussion at its rung of the hint ladder; `variant`
 /// words it differently (to never say the same sentence twice in a row). `said` is the
-/// learner's latest message: a nudge is towards a word they have not said.
+/// learner's latest message: a nudge is towards a word neither they nor the question have
+/// said, and the gaps leave both in view.
 pub(super) fn ask(focus: &Focus, set: &str, variant: usize, said: &str) -> String {
     let point = &focus.point;
+    let said = &format!("{said} {}", cue(point, set));
     match focus.rung {
         Rung::Cue if focus.revisit => {
             ["One from earlier, asked fresh:", "Back to one from before:", "Once more, fresh:"][variant % 3]
@@ -399,11 +401,17 @@ pub(super) fn angle(focus: &Focus, variant: usize) -> String {
     // A capitalised word after the first one: a person, place or named thing.
     let has_name =
         content.split_whitespace().skip(1).any(|w| w.chars().next().is_some_and(char::is_uppercase));
-    let questions: [&str; 3] = if has_number {
+    let questions: [&str; 3] = if has_date(content) {
         [
             "Come at it from the time: when was it, and what happened then?",
             "Think of the date first. What happened around it?",
             "Place it in time: what came before, and what followed?",
+        ]
+    } else if has_number {
+        [
+            "Think of the amount in it: how much, or how many, of what?",
+            "There is a number in it. What does it measure?",
+            "Start from the figure: what is counted or measured?",
         ]
     } else if has_name {
         [
@@ -419,6 +427,34 @@ pub(super) fn angle(focus: &Focus, variant: usize) -> String {
         ]
     };
     questions[variant % 3].to_string()
+}
+
+/// Whether a text has a date: a year ("1066", "44 BC"), a century, or a month.
+fn has_date(text: &str) -> bool {
+    const MARKS: &[&str] = &[
+        "bc",
+        "bce",
+        "ad",
+        "ce",
+        "century",
+        "centuries",
+        "january",
+        "february",
+        "april",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ];
+    let words: Vec<String> =
+        text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect();
+    words.iter().any(|w| {
+        MARKS.contains(&w.as_str())
+            || (w.len() == 4 && w.parse::<u32>().is_ok_and(|y| (1000..=2100).contains(&y)))
+    })
 }
 
 /// The content with every other content word blanked out, a blank as long as its word; a word
