@@ -90,18 +90,39 @@ pub(super) fn session_summary(d: &crate::llm::brief::SessionDigest) -> serde_jso
     use warren_app::format::{all_of, due, plural, span};
     use warren_app::summary::RecallHow;
     let quoted = |text: &str| format!("\u{201c}{}\u{201d}", text.trim());
-    let unprompted = d.recalled.iter().filter(|r| r.how == RecallHow::Unprompted).count();
-    let mut overview = if d.completed {
-        format!("You recalled {} in {}", all_of(i64::from(d.total), "point"), span(d.study_ms))
-    } else {
-        format!("You recalled {} of {} points in {}", d.recalled.len(), d.total, span(d.study_ms))
+    let count = |how: &[RecallHow]| d.recalled.iter().filter(|r| how.contains(&r.how)).count();
+    let unprompted = count(&[RecallHow::Unprompted]);
+    let helped = count(&[RecallHow::AfterNearMiss, RecallHow::AfterHints]);
+    let told = count(&[RecallHow::AfterAnswer]);
+    // A point said back after being given the answer was gone through, not recalled.
+    let mut overview = match (d.completed, told) {
+        (true, 0) => format!("You recalled {} in {}", all_of(i64::from(d.total), "point"), span(d.study_ms)),
+        (true, _) => {
+            format!("You went through {} in {}", all_of(i64::from(d.total), "point"), span(d.study_ms))
+        }
+        (false, _) => {
+            format!("You recalled {} of {} points in {}", d.recalled.len(), d.total, span(d.study_ms))
+        }
     };
     if !d.recalled.is_empty() {
-        overview.push_str(&match unprompted {
-            n if n == d.recalled.len() => ", all without help".to_string(),
-            0 => ", each with some help".to_string(),
-            n => format!(", {n} of them without help"),
-        });
+        if unprompted == d.recalled.len() {
+            overview.push_str(", all without help");
+        } else if told == 0 && unprompted == 0 {
+            overview.push_str(", each with some help");
+        } else if told == 0 {
+            overview.push_str(&format!(", {unprompted} of them without help"));
+        } else {
+            let parts: Vec<String> = [
+                (unprompted, "without help"),
+                (helped, "with some help"),
+                (told, "only after being given the answer"),
+            ]
+            .iter()
+            .filter(|(n, _)| *n > 0)
+            .map(|(n, how)| format!("{n} {how}"))
+            .collect();
+            overview.push_str(&format!(": {}", parts.join(", ")));
+        }
     }
     overview.push('.');
     if d.abandoned {
@@ -155,13 +176,18 @@ pub(super) fn session_summary(d: &crate::llm::brief::SessionDigest) -> serde_jso
     let mut next_steps = Vec::new();
     if !d.open.is_empty() {
         let open = plural_of(d.open.len(), "point");
+        let come = if d.open.len() == 1 { "comes" } else { "come" };
         next_steps.push(if d.review {
-            format!("Resume today's review: the {open} still open come first.")
+            format!("Resume today's review: the {open} still open {come} first.")
         } else {
-            format!("Start the next session of this set: the {open} still open come first.")
+            format!("Start the next session of this set: the {open} still open {come} first.")
         });
     }
-    if let Some(r) = d.recalled.iter().find(|r| r.how != RecallHow::Unprompted) {
+    // The point that took the most help: given the answer, then hints, then a near miss.
+    let hardest = [RecallHow::AfterAnswer, RecallHow::AfterHints, RecallHow::AfterNearMiss]
+        .iter()
+        .find_map(|how| d.recalled.iter().find(|r| r.how == *how));
+    if let Some(r) = hardest {
         next_steps.push(format!("Go over {} again before its next review.", quoted(&r.point)));
     }
     if let Some(h) = d.rabbitholes.first() {
@@ -184,4 +210,70 @@ pub(super) fn plural_of(n: usize, word: &str) -> String {
 pub(super) fn first_sentence(text: &str) -> String {
     let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
     sentences(&text).into_iter().next().unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::brief::SessionDigest;
+    use warren_app::summary::{OpenPoint, RecallHow, RecalledPoint};
+
+    fn digest(hows: &[RecallHow], still_open: usize) -> SessionDigest {
+        let recalled = hows
+            .iter()
+            .enumerate()
+            .map(|(i, how)| RecalledPoint {
+                point_id: format!("r{i}"),
+                point: format!("Recalled point {i}"),
+                how: *how,
+                in_rabbithole: false,
+            })
+            .collect();
+        let open: Vec<OpenPoint> = (0..still_open)
+            .map(|i| OpenPoint {
+                point_id: format!("o{i}"),
+                point: format!("Open point {i}"),
+                ..Default::default()
+            })
+            .collect();
+        SessionDigest {
+            completed: still_open == 0,
+            review: false,
+            abandoned: false,
+            study_ms: 120_000,
+            total: (hows.len() + still_open) as u32,
+            recalled,
+            open,
+            rabbitholes: vec![],
+            messages: vec![],
+            next_due: None,
+            now: 0,
+        }
+    }
+
+    fn overview(d: &SessionDigest) -> String {
+        session_summary(d)["overview"].as_str().unwrap_or_default().to_string()
+    }
+
+    #[test]
+    fn the_overview_says_what_came_only_after_the_answer_and_next_steps_start_from_it() {
+        use RecallHow::*;
+        assert_eq!(
+            overview(&digest(&[Unprompted, Unprompted], 0)),
+            "You recalled both points in 2 min, all without help."
+        );
+        assert_eq!(
+            overview(&digest(&[Unprompted, AfterHints, Unprompted], 0)),
+            "You recalled all 3 points in 2 min, 2 of them without help."
+        );
+        let told = digest(&[Unprompted, AfterNearMiss, AfterAnswer, AfterHints, Unprompted], 0);
+        assert_eq!(
+            overview(&told),
+            "You went through all 5 points in 2 min: 2 without help, 2 with some help, 1 only after being given the answer."
+        );
+        let next = session_summary(&told)["nextSteps"].to_string();
+        assert!(next.contains("Recalled point 2"), "the point given away comes first: {next}");
+        let one_open = session_summary(&digest(&[Unprompted], 1))["nextSteps"].to_string();
+        assert!(one_open.contains("the 1 point still open comes first"), "{one_open}");
+    }
 }
