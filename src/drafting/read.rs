@@ -74,12 +74,25 @@ fn paragraphs(text: &str) -> String {
 }
 
 /// A PDF's text lines joined into its paragraphs: a line broken by the page's width goes on
-/// (a word hyphenated at the end of a line is joined), a blank line ends a paragraph.
+/// (a word hyphenated at the end of a line is joined). A blank line ends a paragraph, unless
+/// the text plainly goes on across it (the line before ends in a hyphen or a comma, or the next
+/// starts in lower case): some writers' text layers put a blank line after every line.
 fn pdf_paragraphs(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for paragraph in text.split("\n\n") {
-        let mut joined = String::new();
-        for line in paragraph.lines().map(str::trim).filter(|l| !l.is_empty()) {
+    let mut paragraphs: Vec<String> = Vec::new();
+    for block in text.split("\n\n") {
+        let mut lines = block.lines().map(str::trim).filter(|l| !l.is_empty()).peekable();
+        let Some(first) = lines.peek() else { continue };
+        let goes_on = first.chars().next().is_some_and(char::is_lowercase)
+            || paragraphs.last().is_some_and(|p| p.ends_with('-') || p.ends_with(','));
+        let mut joined = match paragraphs.pop() {
+            Some(previous) if goes_on => previous,
+            Some(previous) => {
+                paragraphs.push(previous);
+                String::new()
+            }
+            None => String::new(),
+        };
+        for line in lines {
             if let Some(stem) = joined.strip_suffix('-') {
                 joined = stem.to_string();
             } else if !joined.is_empty() {
@@ -87,14 +100,9 @@ fn pdf_paragraphs(text: &str) -> String {
             }
             joined.push_str(line);
         }
-        if !joined.is_empty() {
-            if !out.is_empty() {
-                out.push_str("\n\n");
-            }
-            out.push_str(&joined);
-        }
+        paragraphs.push(joined);
     }
-    out
+    paragraphs.join("\n\n")
 }
 
 #[cfg(test)]
@@ -127,6 +135,15 @@ mod tests {
         assert_eq!(
             pdf_paragraphs("A line that goes\non, and a hyphen-\nated word.\n\nNext."),
             "A line that goes on, and a hyphenated word.\n\nNext."
+        );
+        // A blank line after every line, as some writers' text layers have.
+        assert_eq!(
+            pdf_paragraphs(
+                "The Water Cycle\n\nEvaporation turns water into vapour. The Sun supplies the\n\n\
+                 energy. Clouds\n\nare droplets, rain-\n\nfall and snow,\n\nSleet too.\n\nPrecipitation falls."
+            ),
+            "The Water Cycle\n\nEvaporation turns water into vapour. The Sun supplies the energy. Clouds are \
+             droplets, rainfall and snow, Sleet too.\n\nPrecipitation falls."
         );
     }
 }
