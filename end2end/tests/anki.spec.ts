@@ -39,6 +39,11 @@ test('a learner moves in from Anki: decks, notes and reviews in the preview, the
 
   await page.getByTestId('confirm-import').click();
   await expect(page.getByTestId('imported-notice')).toHaveText('Imported 2 sets, one for each deck.');
+  // Back to the preview of a file imported already: the page says so, not "Not found".
+  const imported = page.url();
+  await page.goBack();
+  await expect(page.getByTestId('already-done')).toContainText('imported already');
+  await page.goto(imported);
   await page.getByRole('link', { name: 'Biology', exact: true }).click();
   const point = page.getByTestId('point').filter({ hasText: 'The mitochondrion' });
   await expect(point.getByTestId('schedule')).toContainText('reviewed 5×');

@@ -59,6 +59,9 @@ test('a learner pastes a chapter, watches it drafted, reviews the drafts and stu
   await page.getByTestId('keep-drafts').click();
   await expect(page.getByRole('heading', { level: 1, name: 'From my notes' })).toBeVisible();
   await expect(page.getByTestId('point')).toHaveCount(count - 1 + added);
+  // Back to the drafts already kept: the page says so, not "Not found".
+  await page.goBack();
+  await expect(page.getByTestId('already-done')).toContainText('kept or put aside already');
 
   // The new set can be studied.
   await page.goto('/');

@@ -33,6 +33,46 @@ pub fn loaded<T: PageData, V: IntoView + 'static>(
     }
 }
 
+/// As [`loaded`], for a page whose data is used up when its work is done (an import's preview,
+/// a source's drafts): reached again, by Back, it says so (`done`) rather than "Not found".
+pub fn loaded_until_done<T: PageData, V: IntoView + 'static>(
+    data: Resource<Result<T, ApiError>>,
+    done: &'static str,
+    show: impl Fn(T) -> V + Clone + Send + Sync + 'static,
+) -> impl IntoView {
+    view! {
+        <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
+            {move || {
+                let show = show.clone();
+                Suspend::new(async move {
+                    match data.await {
+                        Ok(value) => show(value).into_any(),
+                        Err(ApiError::NotFound) => view! { <DoneBody done /> }.into_any(),
+                        Err(error) => view! { <ErrorView error /> }.into_any(),
+                    }
+                })
+            }}
+        </Suspense>
+    }
+}
+
+/// What [`loaded_until_done`] shows for work already done: a 404 that says why, and where to go.
+#[component]
+fn DoneBody(done: &'static str) -> impl IntoView {
+    #[cfg(feature = "ssr")]
+    if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
+        response.set_status(http::StatusCode::NOT_FOUND);
+    }
+    view! {
+        <Title text="Already done" />
+        <section class="page">
+            <h1>"Already done"</h1>
+            <p data-testid="already-done">{done}</p>
+            <p><a href="/">"Back to the dashboard"</a>", where your sets are."</p>
+        </section>
+    }
+}
+
 /// A page with a fixed title whose data loads first (see [`loaded`]).
 pub fn titled<T: PageData, V: IntoView + 'static>(
     title: &'static str,

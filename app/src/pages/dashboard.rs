@@ -157,7 +157,7 @@ fn LeftOffCard(
     }
 }
 
-/// One set: its counts, and Start (or Start over, when a session is open). When nothing is
+/// One set: its counts, and Start (or Resume and Start over, when a session is open). When nothing is
 /// due, it says when the next point is and offers to study all of it anyway. A set without
 /// points says why it cannot be started. On the set's own page, whose heading and lede say
 /// them, it leaves out the name and the description.
@@ -192,7 +192,10 @@ pub fn SetRow(set: SetCard, now: i64, #[prop(optional)] own_page: bool) -> impl 
             {if empty {
                 view! { <p class="meta" data-testid="cannot-start">"Add a point to start."</p> }.into_any()
             } else {
-                view! { <StartForm set label /> }.into_any()
+                let resume = set.open_session.clone().map(|open| view! {
+                    <a class="button primary" href=format!("/sessions/{}", open.id) data-testid="set-resume">"Resume"</a>
+                });
+                view! { <div class="set-actions">{resume}<StartForm set label /></div> }.into_any()
             }}
         </li>
     }

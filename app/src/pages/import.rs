@@ -6,7 +6,7 @@ use leptos_meta::Title;
 
 use crate::api::{ImportPreview, PreviewSet, get_import_preview};
 use crate::components::fields::{FileField, FormMessage};
-use crate::components::widgets::{loaded, route_id};
+use crate::components::widgets::{loaded_until_done, route_id};
 use crate::format::plural;
 use crate::forms::FormEcho;
 
@@ -45,7 +45,11 @@ pub fn ImportPage() -> impl IntoView {
 #[component]
 pub fn ImportPreviewPage() -> impl IntoView {
     let data = Resource::new(route_id(), get_import_preview);
-    loaded(data, |preview| view! { <PreviewView preview /> })
+    loaded_until_done(
+        data,
+        "This file has been imported already, or its preview was put aside or has expired.",
+        |preview| view! { <PreviewView preview /> },
+    )
 }
 
 #[component]

@@ -8,7 +8,7 @@ use leptos_meta::Title;
 use crate::api::{DraftView, SourceForm, SourceStage, SourceView, get_source, get_source_form};
 use crate::components::await_progress::AwaitProgress;
 use crate::components::fields::{Field, FileField, FormMessage};
-use crate::components::widgets::{loaded, route_id};
+use crate::components::widgets::{loaded, loaded_until_done, route_id};
 use crate::format::plural;
 use crate::forms::{FormEcho, limits};
 
@@ -80,7 +80,11 @@ fn SourceFormView(form: SourceForm) -> impl IntoView {
 #[component]
 pub fn SourcePage() -> impl IntoView {
     let source = Resource::new(route_id(), get_source);
-    loaded(source, |source| view! { <SourceView source /> })
+    loaded_until_done(
+        source,
+        "These drafts have been kept or put aside already.",
+        |source| view! { <SourceView source /> },
+    )
 }
 
 #[component]
