@@ -118,6 +118,13 @@ test('leave mid-session, then resume with the earlier recalls', async ({ page })
   await expect(resume).toContainText('paused');
   await expect(resume).toContainText('2 of 6 recalled');
 
+  // The set's own page offers it too, beside Start over.
+  await page.getByRole('link', { name: 'Rome: from republic to empire' }).first().click();
+  const own = page.getByTestId('set-card');
+  await expect(own.getByRole('button', { name: 'Start over' })).toBeVisible();
+  await expect(own.getByTestId('set-resume')).toHaveAttribute('href', /\/sessions\//);
+  await page.goBack();
+
   await resume.getByRole('link', { name: 'Resume' }).click();
   await waitForTurn(page, 0);
   await expect(page.getByTestId('progress')).toHaveAttribute('data-recalled', '2');

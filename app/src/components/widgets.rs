@@ -56,12 +56,12 @@ pub fn loaded_until_done<T: PageData, V: IntoView + 'static>(
     }
 }
 
-/// What [`loaded_until_done`] shows for work already done: a 404 that says why, and where to go.
+/// What [`loaded_until_done`] shows for work already done: 410 Gone, why, and where to go.
 #[component]
 fn DoneBody(done: &'static str) -> impl IntoView {
     #[cfg(feature = "ssr")]
     if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
-        response.set_status(http::StatusCode::NOT_FOUND);
+        response.set_status(http::StatusCode::GONE);
     }
     view! {
         <Title text="Already done" />
