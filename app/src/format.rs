@@ -27,6 +27,19 @@ pub fn due(now: i64, at: i64) -> String {
     }
 }
 
+/// A count with its thousands grouped, as the pages write figures: "231,657".
+pub fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 pub fn plural(n: i64, word: &str) -> String {
     if n == 1 { format!("1 {word}") } else { format!("{n} {}", plural_form(word)) }
 }
@@ -74,6 +87,15 @@ pub fn clock(ms: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn figures_group_their_thousands() {
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(1_000), "1,000");
+        assert_eq!(grouped(231_657), "231,657");
+        assert_eq!(grouped(1_234_567), "1,234,567");
+    }
 
     #[test]
     fn plurals_are_english() {

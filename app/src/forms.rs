@@ -73,8 +73,13 @@ impl PasswordProblem {
 
 /// What a username may be, worded.
 pub fn username_rule() -> String {
+    format!("Usernames have {}", username_chars())
+}
+
+/// What a username may hold, as the sign-up form says it under the field.
+pub fn username_chars() -> String {
     format!(
-        "Usernames have {} to {} characters: letters, digits, dots, dashes or underscores.",
+        "{} to {} characters: letters, digits, dots, dashes or underscores.",
         limits::USERNAME_MIN,
         limits::USERNAME
     )

@@ -37,6 +37,8 @@ test('a learner moves in from Anki: decks, notes and reviews in the preview, the
   const cells = decks.filter({ has: page.getByRole('heading', { name: 'Biology · Cells' }) });
   await expect(cells.getByTestId('import-points')).toContainText('H₂O, about 3×10⁸ molecules');
   await expect(cells.getByTestId('import-points')).toContainText('The […] stores DNA');
+  // Anki's MathJax comes through as math, typeset, not as its source.
+  await expect(cells.getByTestId('import-points').locator('span.math .katex').first()).toBeVisible();
   await expect(page.getByTestId('deck-choice')).toHaveCount(2);
   await page.screenshot({ path: screenshotPath('anki-preview'), fullPage: true });
 

@@ -61,7 +61,8 @@ test('a learner sets their schedule, fails a point twice, and sees its memory, t
   await page.getByRole('link', { name: SET }).click();
   const point = page.getByTestId('point').filter({ hasText: POINT });
   await expect(point.getByTestId('schedule')).toContainText('reviewed 2×');
-  await expect(point.getByTestId('schedule')).toContainText('likely recalled now');
+  // Reviewed moments ago: certain by the model's reckoning, said as such rather than "100 %".
+  await expect(point.getByTestId('schedule')).toContainText('just reviewed');
   await expect(point.getByTestId('leech')).toContainText('forgotten 2 times');
   await point.getByText('Schedule', { exact: true }).click();
   await expect(point.getByTestId('retrievability')).toHaveText(/^\d+ %$/);

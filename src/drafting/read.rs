@@ -12,7 +12,9 @@ pub enum SourceError {
     #[error("There is no text to draft from: paste some, or choose a file.")]
     Empty,
     #[error(
-        "The text has {0} characters; up to 200,000 can be drafted from at once: split it, and add the rest to the same set."
+        "The text has {} characters; up to {} can be drafted from at once: split it, and add the rest to the same set.",
+        warren_app::format::grouped(*.0 as u64),
+        warren_app::format::grouped(MAX_CHARS as u64)
     )]
     TooLong(usize),
     #[error("The file is {0} MB; files up to 20 MB can be read.")]

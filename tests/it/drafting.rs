@@ -195,7 +195,7 @@ async fn every_refusal_is_a_sentence_on_the_form_and_keeps_nothing() {
     assert!(page.contains("There is no text to draft from"), "{page}");
     let long = "a".repeat(200_001);
     let page = refused(app.send_source(&app.learner, None, "Long", &long, None).await).await;
-    assert!(page.contains("The text has 200001 characters; up to 200,000"), "{page}");
+    assert!(page.contains("The text has 200,001 characters; up to 200,000"), "{page}");
     let page = refused(
         app.send_source(&app.learner, None, "Scan", "", Some(("scan.pdf", sample_pdf("scanned.pdf")))).await,
     )

@@ -263,6 +263,44 @@ pub fn Rendered(#[prop(into)] html: Signal<String>) -> impl IntoView {
     view! { <div class="md" node_ref=node inner_html=move || html.get()></div> }
 }
 
+/// Plain text (a point, a cue) as HTML with its math marked for [`TypesetMath`]: `$…$` and
+/// `$$…$$` (as Warren and Anki's importer write it) become `span.math`, everything else is
+/// escaped. A `$` opens math only before a non-space and closes it only after one, not before a
+/// digit, so "$5 and $10" stays prose.
+pub fn math_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut rest = text;
+    while let Some(at) = rest.find('$') {
+        let display = rest[at..].starts_with("$$");
+        let delimiter = if display { "$$" } else { "$" };
+        let body_start = at + delimiter.len();
+        let closing = rest[body_start..].find(delimiter).map(|end| body_start + end);
+        let tex = closing.map(|end| &rest[body_start..end]);
+        let after = closing.and_then(|end| rest[end + delimiter.len()..].chars().next());
+        let is_math = tex.is_some_and(|tex| {
+            !tex.is_empty()
+                && !tex.starts_with(char::is_whitespace)
+                && !tex.ends_with(char::is_whitespace)
+                && !tex.contains('\n')
+        }) && !after.is_some_and(|c| c.is_ascii_digit());
+        match (is_math, tex, closing) {
+            (true, Some(tex), Some(end)) => {
+                escape(&rest[..at], &mut out);
+                out.push_str(if display { "<span class=\"math display\">" } else { "<span class=\"math\">" });
+                escape(tex, &mut out);
+                out.push_str("</span>");
+                rest = &rest[end + delimiter.len()..];
+            }
+            _ => {
+                escape(&rest[..body_start], &mut out);
+                rest = &rest[body_start..];
+            }
+        }
+    }
+    escape(rest, &mut out);
+    out
+}
+
 /// Plain text as HTML for [`Rendered`]: escaped, its lines kept (a reply still streaming,
 /// before the server's rendering of it arrives).
 pub fn plain_html(text: &str) -> String {
@@ -387,6 +425,15 @@ mod tests {
                 Node::Rule => "<hr>".into(),
             })
             .collect()
+    }
+
+    #[test]
+    fn math_in_plain_text_is_marked_and_prices_are_not() {
+        assert_eq!(math_html(r"Area: $A = \pi r^2$."), r#"Area: <span class="math">A = \pi r^2</span>."#);
+        assert_eq!(math_html("$$E = mc^2$$"), r#"<span class="math display">E = mc^2</span>"#);
+        assert_eq!(math_html("It costs $5 and $10 <b>"), "It costs $5 and $10 &lt;b&gt;");
+        assert_eq!(math_html("a $ b $ c"), "a $ b $ c");
+        assert_eq!(math_html("no math"), "no math");
     }
 
     #[test]

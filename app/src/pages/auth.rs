@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
-use crate::forms::{PasswordProblem, limits, username_rule};
+use crate::forms::{PasswordProblem, limits, username_chars, username_rule};
 
 fn message(code: &str) -> String {
     if let Ok(problem) = code.parse::<PasswordProblem>() {
@@ -87,6 +87,9 @@ fn AuthForm(mode: Mode) -> impl IntoView {
                         autocapitalize="none"
                         spellcheck="false"
                     />
+                    {(mode == Mode::SignUp).then(|| view! {
+                        <small>{username_chars()}</small>
+                    })}
                 </label>
                 <label>
                     "Password"

@@ -6,6 +6,7 @@ use leptos_meta::Title;
 
 use crate::api::{ImportPreview, PreviewSet, get_import_preview};
 use crate::components::fields::{FileField, FormMessage};
+use crate::components::markdown::{TypesetMath, math_html};
 use crate::components::widgets::{loaded_until_done, route_id};
 use crate::format::plural;
 use crate::forms::FormEcho;
@@ -84,6 +85,7 @@ fn PreviewView(preview: ImportPreview) -> impl IntoView {
                     </label>
                 })}
             </form>
+            <TypesetMath within="confirm-import".to_string() />
             <div class="actions">
                 {importable.then(|| view! {
                     <button type="submit" form="confirm-import" class="button primary" data-testid="confirm-import">{confirm}</button>
@@ -158,8 +160,8 @@ fn PreviewSetView(i: usize, set: PreviewSet, several: bool) -> impl IntoView {
                     let held = suspended.contains(&content);
                     view! {
                         <li class:suspended=held>
-                            {content}
-                            {(!cue.is_empty()).then(|| view! { <span class="cue">" · cue: "{cue}</span> })}
+                            <span inner_html=math_html(&content)></span>
+                            {(!cue.is_empty()).then(|| view! { <span class="cue">" · cue: "<span inner_html=math_html(&cue)></span></span> })}
                             {held.then(|| view! { <span class="pill">" suspended"</span> })}
                         </li>
                     }

@@ -13,6 +13,7 @@ pub use edit::{EditPointPage, EditResourcePage, EditSetPage, NewSetPage};
 
 use crate::api::{Dashboard, PointView, Recalled, SetDetail, get_dashboard, get_set};
 use crate::components::fields::{Field, FormMessage};
+use crate::components::markdown::{TypesetMath, math_html};
 use crate::components::widgets::{loaded, route_id, titled};
 use crate::format::{ago, due, plural};
 use crate::forms::{FormEcho, limits};
@@ -140,11 +141,12 @@ fn SetView(detail: SetDetail) -> impl IntoView {
             {(count == 0).then(|| view! {
                 <p data-testid="no-points">"No points yet. A set needs at least one point before it can be started: add the first below."</p>
             })}
-            <ol class="points" data-testid="points">
+            <ol class="points" id="point-list" data-testid="points">
                 {points.into_iter().enumerate().map(|(i, point)| view! {
                     <PointItem set_id=id.clone() point now first=i == 0 last=i + 1 == count />
                 }).collect_view()}
             </ol>
+            <TypesetMath within="point-list".to_string() />
             <AddPoint set_id=id.clone() />
 
             <Resources set_id=id.clone() resources=detail.resources points=choices />
@@ -179,6 +181,11 @@ fn PointItem(set_id: String, point: PointView, now: i64, first: bool, last: bool
     let base = format!("/sets/{set_id}/points/{}", point.id);
     let schedule = match point.retrievability {
         _ if point.reps == 0 => format!("new · {}", due(now, point.due_at)),
+        // Right after a review (even a forgotten one, whose answer was just given) recall is
+        // certain by the model's reckoning; "100 % likely" read as praise.
+        Some(r) if r >= 0.995 => {
+            format!("reviewed {}× · {} · just reviewed", point.reps, due(now, point.due_at))
+        }
         Some(r) => format!(
             "reviewed {}× · {} · {} likely recalled now",
             point.reps,
@@ -189,9 +196,9 @@ fn PointItem(set_id: String, point: PointView, now: i64, first: bool, last: bool
     };
     view! {
         <li id=format!("point-{}", point.id) data-testid="point">
-            <p class="point-content">{point.content.clone()}</p>
+            <p class="point-content" inner_html=math_html(&point.content)></p>
             {(!point.context.is_empty()).then(|| view! {
-                <p class="cue"><span class="label">"Cue: "</span>{point.context.clone()}</p>
+                <p class="cue"><span class="label">"Cue: "</span><span inner_html=math_html(&point.context)></span></p>
             })}
             <p class="meta" data-testid="schedule">{schedule}</p>
             {point.leech.then(|| view! {
