@@ -146,8 +146,10 @@ async fn a_pasted_passage_is_drafted_reviewed_edited_and_kept_with_its_passage()
             linked[0].body
         );
     }
-    // The source is gone once kept, and the new set can be studied.
-    assert_eq!(app.page(&path).await.0, 404);
+    // The source is gone once kept (its page says why it may be), and the new set can be studied.
+    let (status, page) = app.page(&path).await;
+    assert_eq!(status, 404);
+    assert!(page.contains("kept or put aside already"), "{page}");
     app.engine.start_session(app.owner(), &set.id, true).await.unwrap();
 }
 

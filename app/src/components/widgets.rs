@@ -34,7 +34,8 @@ pub fn loaded<T: PageData, V: IntoView + 'static>(
 }
 
 /// As [`loaded`], for a page whose data is used up when its work is done (an import's preview,
-/// a source's drafts): reached again, by Back, it says so (`done`) rather than "Not found".
+/// a source's drafts): reached again, by Back, it says why it may be gone (`done`) rather than
+/// a bare "Not found".
 pub fn loaded_until_done<T: PageData, V: IntoView + 'static>(
     data: Resource<Result<T, ApiError>>,
     done: &'static str,
@@ -56,17 +57,18 @@ pub fn loaded_until_done<T: PageData, V: IntoView + 'static>(
     }
 }
 
-/// What [`loaded_until_done`] shows for work already done: 410 Gone, why, and where to go.
+/// What [`loaded_until_done`] shows for work already done: why it is not here, and where to go.
+/// A 404 all the same, as for an id that was never the learner's: the two are not told apart.
 #[component]
 fn DoneBody(done: &'static str) -> impl IntoView {
     #[cfg(feature = "ssr")]
     if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
-        response.set_status(http::StatusCode::GONE);
+        response.set_status(http::StatusCode::NOT_FOUND);
     }
     view! {
-        <Title text="Already done" />
+        <Title text="Nothing to do here" />
         <section class="page">
-            <h1>"Already done"</h1>
+            <h1>"Nothing to do here"</h1>
             <p data-testid="already-done">{done}</p>
             <p><a href="/">"Back to the dashboard"</a>", where your sets are."</p>
         </section>

@@ -82,7 +82,7 @@ pub fn SourcePage() -> impl IntoView {
     let source = Resource::new(route_id(), get_source);
     loaded_until_done(
         source,
-        "These drafts have been kept or put aside already.",
+        "These drafts have been kept or put aside already, or are not yours to see.",
         |source| view! { <SourceView source /> },
     )
 }
