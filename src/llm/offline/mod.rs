@@ -571,6 +571,25 @@ mod tests {
     }
 
     #[test]
+    fn asked_for_more_once_everything_is_recalled_the_tutor_says_where_more_is() {
+        let note =
+            ResourceBrief { title: "Origins".into(), body: "Mitochondria descend from bacteria.".into() };
+        let done = |message: &str| {
+            tutor(&TutorBrief {
+                focus: None,
+                pending: vec![],
+                asked: true,
+                notes: vec![note.clone()],
+                ..brief_at(Rung::Cue, message, None)
+            })
+        };
+        let more = done("Can you ask me more?");
+        assert!(more.contains("Study all anyway") && !more.contains("don't cover"), "{more}");
+        // A question about the notes is still answered from them.
+        assert!(done("Where did mitochondria come from?").contains("descend from bacteria"));
+    }
+
+    #[test]
     fn gaps_show_as_blanks_on_the_page() {
         for (point, kept) in [
             (

@@ -103,6 +103,10 @@ pub(super) fn tutor(brief: &TutorBrief) -> String {
             TutorMoment::Opening | TutorMoment::Resume => {
                 format!("Everything in {set} is recalled. What would you like to connect it to?")
             }
+            // "Can you ask me more?": there is no more this session; where more practice is.
+            TutorMoment::Reply if wants_more(message) => format!(
+                "That was every point due in {set} this session; each comes back when it is due. To go over them all again now, start a session from the set's page (\"Study all anyway\"), or ask me about anything in your notes."
+            ),
             TutorMoment::Reply if asks_the_notes(brief) => from_session_notes(brief, None),
             // Past the last point the learner may go on talking: say so once, then vary.
             TutorMoment::Reply => fresh(vec![
@@ -275,9 +279,33 @@ pub(super) fn nearest_notes_first(brief: &TutorBrief, embedder: &Embedder) -> Tu
     brief
 }
 
-/// A question asked once every point is recalled, with notes to answer it from.
+/// A question asked once every point is recalled, with notes to answer it from (a request for
+/// more questions is not one: see [`wants_more`]).
 pub(super) fn asks_the_notes(brief: &TutorBrief) -> bool {
-    brief.moment == TutorMoment::Reply && brief.focus.is_none() && brief.asked && !brief.notes.is_empty()
+    brief.moment == TutorMoment::Reply
+        && brief.focus.is_none()
+        && brief.asked
+        && !brief.notes.is_empty()
+        && !wants_more(brief.learner_message.as_deref().unwrap_or_default())
+}
+
+/// Whether the learner asks for more questions ("Can you ask me more?", "quiz me again").
+fn wants_more(message: &str) -> bool {
+    const MORE: &[&str] = &[
+        "ask me more",
+        "ask me another",
+        "ask me something else",
+        "more questions",
+        "another question",
+        "quiz me",
+        "test me",
+        "keep going",
+        "can we do more",
+        "can we keep going",
+        "go again",
+    ];
+    let lower = message.to_lowercase().replace('’', "'");
+    MORE.iter().any(|m| lower.contains(m))
 }
 
 /// The answer to such a question, as the explorer answers inside a rabbit hole: the nearest
