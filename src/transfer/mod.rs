@@ -127,7 +127,9 @@ pub enum ImportError {
         "This Anki package is version {0} of Anki's format, newer than Warren reads (up to 3); export it again from an Anki of 2023 to 2026."
     )]
     NewerPackage(u64),
-    #[error("This Anki collection has schema {0}, newer than Warren reads (up to 18).")]
+    #[error(
+        "This Anki collection has schema {0}, newer than Warren reads (up to 18). In Anki, export the deck again with \"Support older Anki versions\" ticked, and import that file."
+    )]
     NewerCollection(i64),
     #[error("The package's {0} unpacks to more than {1} MB, more than Warren imports.")]
     Unpacks(String, u64),

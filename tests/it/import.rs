@@ -150,7 +150,8 @@ async fn an_anki_package_brings_its_notes_and_images() {
     let (path, html) = app.preview("cells.apkg", &package).await;
     let html = plain(&html);
     assert!(html.contains("Import “Biology · Cells”?"), "the deck names the set: {html}");
-    assert!(html.contains("note 3</strong>: it has one field"), "{html}");
+    // A note left out is named by its front, as the learner knows it, and its place.
+    assert!(html.contains("“only a front” (note 3)</strong>: it has one field"), "{html}");
     let res = app.post_form(&path, &[]).await;
     let set = res.headers()["location"].to_str().unwrap().trim_start_matches("/sets/").to_string();
     let points = app.store().points(app.owner(), &set).await.unwrap();

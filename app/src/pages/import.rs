@@ -145,7 +145,7 @@ fn PreviewSetView(i: usize, set: PreviewSet, several: bool) -> impl IntoView {
         ));
     }
     if !rejected.is_empty() {
-        summary.push_str(&format!(" {} left out (below).", plural(rejected.len() as i64, "row")));
+        summary.push_str(&format!(" {} left out, each with its reason below.", rejected.len()));
     }
     view! {
         <section class="preview-set" data-testid="preview-set">

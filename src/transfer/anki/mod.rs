@@ -28,6 +28,30 @@ use package::{MAX_MEDIA_BYTES, Media};
 /// The field separator inside a note.
 const FIELD_SEPARATOR: char = '\u{1f}';
 
+/// How the preview names a note it leaves out: its first field a learner would know it by
+/// (a front, a cloze's text, an occlusion's header), a few words of it, and its place.
+fn place(n: usize, fields: &[&str]) -> String {
+    const WORDS: usize = 6;
+    let front = fields
+        .iter()
+        .filter(|f| !f.contains("image-occlusion:"))
+        .map(|f| match text::cloze_numbers(f).first() {
+            // A cloze's text with its deletions said.
+            Some(number) => text::cloze(f, *number).1,
+            None => text::text_of(f).0,
+        })
+        .find(|t| !t.trim().is_empty());
+    match front {
+        Some(front) => {
+            let words: Vec<&str> = front.split_whitespace().collect();
+            let short = words.iter().take(WORDS).copied().collect::<Vec<_>>().join(" ");
+            let more = if words.len() > WORDS { "…" } else { "" };
+            format!("“{short}{more}” (note {})", n + 1)
+        }
+        None => format!("note {}", n + 1),
+    }
+}
+
 /// Reads a package into one preview per deck that has cards, in the order of the decks' names.
 pub async fn read(stem: &str, bytes: &[u8]) -> Result<Vec<Preview>, ImportError> {
     let (sqlite, mut package) = package::open(bytes)?;
@@ -37,9 +61,9 @@ pub async fn read(stem: &str, bytes: &[u8]) -> Result<Vec<Preview>, ImportError>
     let mut index: HashMap<i64, usize> = HashMap::new();
     let no_cards = Vec::new();
     for (n, (_, note_type, fields)) in collection.notes.iter().enumerate() {
-        let place = format!("note {}", n + 1);
         let cards = collection.cards.get(&collection.notes[n].0).unwrap_or(&no_cards);
         let fields: Vec<&str> = fields.split(FIELD_SEPARATOR).collect();
+        let place = place(n, &fields);
         let mut points: Vec<(String, String, Option<&Card>)> = Vec::new();
         let mut problems: Vec<String> = Vec::new();
         if collection.cloze_types.contains(note_type) {
