@@ -128,7 +128,7 @@ pub enum ImportError {
     )]
     NewerPackage(u64),
     #[error(
-        "This Anki collection has schema {0}, newer than Warren reads (up to 18). In Anki, export the deck again with \"Support older Anki versions\" ticked, and import that file."
+        "This Anki collection has schema {0}, newer than Warren reads (up to 18): export it from Anki again with “Support older Anki versions” ticked."
     )]
     NewerCollection(i64),
     #[error("The package's {0} unpacks to more than {1} MB, more than Warren imports.")]
