@@ -105,10 +105,16 @@ async fn a_pasted_passage_is_drafted_reviewed_edited_and_kept_with_its_passage()
     let (status, page) = app.page(&path).await;
     assert_eq!(status, 200);
     let page = page.replace("<!>", "");
-    assert!(
-        page.contains("data-testid=\"draft-quote\"") && page.contains("Keep the ticked points"),
-        "{page}"
-    );
+    assert!(page.contains("Keep the ticked points"), "{page}");
+    // The source's words are quoted under a draft that says them otherwise, not under one that
+    // repeats them word for word.
+    let words = |text: &str| -> Vec<String> {
+        text.split_whitespace().map(|w| w.trim_end_matches(['.', '!', '?']).to_lowercase()).collect()
+    };
+    let reworded = drafts.iter().filter(|d| words(&d.quote) != words(&d.content)).count();
+    assert_eq!(page.matches("data-testid=\"draft-quote\"").count(), reworded, "{page}");
+    // Every draft but the last can be merged with the next.
+    assert_eq!(page.matches("Merge with the next point").count(), drafts.len() - 1, "{page}");
     // Nothing is kept before the learner says so.
     assert!(app.store().set_named(app.owner(), "Cells from my notes").await.unwrap().is_none());
 

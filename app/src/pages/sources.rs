@@ -196,19 +196,24 @@ fn DraftsReview(id: String, into: String, drafts: Vec<DraftView>, not_drafted: V
                             <textarea id=format!("cue-{i}") name=format!("cue-{i}") rows="2" data-testid="draft-cue">
                                 {html_escape::encode_text(&cue).into_owned()}
                             </textarea>
-                            <blockquote class="quote" data-testid="draft-quote">
-                                {draft.quote.clone()}
-                                {several.then(|| view! { <footer>{format!("passage {}", draft.passage)}</footer> })}
-                            </blockquote>
+                            // The source's words, where the point says them otherwise.
+                            {(!same_words(&draft.quote, &draft.content)).then(|| view! {
+                                <blockquote class="quote" data-testid="draft-quote">
+                                    {draft.quote.clone()}
+                                    {several.then(|| view! { <footer>{format!("passage {}", draft.passage)}</footer> })}
+                                </blockquote>
+                            })}
                             {(!draft.checks.is_empty()).then(|| view! {
                                 <ul class="checks" data-testid="draft-checks">
                                     {draft.checks.iter().map(|c| view! { <li data-check=c.as_str()>{c.message()}</li> }).collect_view()}
                                 </ul>
                             })}
-                            <label class="check merge">
-                                <input type="checkbox" name=format!("merge-{i}") />
-                                " Merge with the next point"
-                            </label>
+                            {(i + 1 < count).then(|| view! {
+                                <label class="check merge">
+                                    <input type="checkbox" name=format!("merge-{i}") />
+                                    " Merge with the next point"
+                                </label>
+                            })}
                         </li>
                     }
                 }).collect_view()}
@@ -218,4 +223,12 @@ fn DraftsReview(id: String, into: String, drafts: Vec<DraftView>, not_drafted: V
             })}
         </form>
     }
+}
+
+/// Whether a draft says its quote word for word (case, spacing and the closing stop aside).
+fn same_words(quote: &str, content: &str) -> bool {
+    let words = |text: &str| -> Vec<String> {
+        text.split_whitespace().map(|w| w.trim_end_matches(['.', '!', '?']).to_lowercase()).collect()
+    };
+    words(quote) == words(content)
 }

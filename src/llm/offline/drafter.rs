@@ -19,6 +19,8 @@ const MAX_POINTS: usize = 12;
 /// A unit scoring below this states too little to be a point (a plain statement of a fair
 /// length scores 1).
 const MIN_SCORE: i32 = 1;
+/// A unit scoring this much states a fact of its own (a name, a number, a definition…).
+const DENSE: i32 = 3;
 /// Words shared (of the smaller) over which two drafts say the same.
 const REPEAT: f64 = 0.7;
 
@@ -69,13 +71,16 @@ pub fn drafts(passage: &str) -> Vec<(String, String, String)> {
     // worth a point).
     let words = passage.split_whitespace().count();
     let lines = units.iter().filter(|u| u.listed).count();
-    let wanted = (words / WORDS_PER_POINT + lines / 2).clamp(MIN_POINTS, MAX_POINTS);
     let mut scored: Vec<(i32, usize)> = units
         .iter()
         .enumerate()
         .map(|(i, u)| (score(&u.content), i))
         .filter(|(s, _)| *s >= MIN_SCORE)
         .collect();
+    // Dense notes state a fact a sentence: every sentence that states much is wanted, however
+    // few words the passage has.
+    let dense = scored.iter().filter(|(s, _)| *s >= DENSE).count();
+    let wanted = (words / WORDS_PER_POINT + lines / 2).max(dense).clamp(MIN_POINTS, MAX_POINTS);
     // Best first, earlier first among equals; then back into the passage's order.
     scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     let mut chosen: Vec<usize> = Vec::new();
@@ -466,9 +471,26 @@ mod tests {
         We will look at this again later.";
 
     #[test]
+    fn dense_notes_give_a_point_for_each_fact_however_short() {
+        let notes = "The French Revolution began in 1789. On 14 July 1789 a crowd stormed the Bastille, a \
+            royal fortress and prison in Paris. In August the National Assembly adopted the Declaration of the \
+            Rights of Man and of the Citizen. King Louis XVI was executed by guillotine in January 1793. During \
+            the Reign of Terror, led by Maximilien Robespierre, thousands of suspected enemies were executed. \
+            The Revolution ended when Napoleon Bonaparte seized power in a coup in November 1799.";
+        let got = drafts(notes);
+        assert_eq!(got.len(), 6, "one a sentence: {got:#?}");
+    }
+
+    #[test]
     fn prose_gives_its_informative_sentences_quoted_exactly_with_cues() {
         let got = drafts(PROSE);
-        assert!(!got.is_empty() && got.len() <= 2, "{got:#?}");
+        // The sentences that state most; not the one leaning on the sentence before, nor the
+        // remark to the reader.
+        assert_eq!(got.len(), 2, "{got:#?}");
+        assert!(
+            got.iter().all(|(c, _, _)| !c.contains("two membranes") && !c.contains("look at")),
+            "{got:#?}"
+        );
         for (_, _, quote) in &got {
             assert!(PROSE.contains(quote.as_str()), "{quote}");
         }
