@@ -113,7 +113,9 @@ fn DayChart(
         .into_any();
     }
     view! {
+        // The caption first: under the bars it read as the caption of the chart before.
         <figure class="chart" data-testid=format!("{id}-chart")>
+            <figcaption>{format!("{title}: {summary}")}</figcaption>
             <svg
                 viewBox=format!("0 0 {width} {}", HEIGHT + 1)
                 role="img"
@@ -125,7 +127,6 @@ fn DayChart(
                 <line class="baseline" x1="0" y1=HEIGHT x2=width y2=HEIGHT />
                 {bars}
             </svg>
-            <figcaption>{format!("{title}: {summary}")}</figcaption>
             <details>
                 <summary>"As a table"</summary>
                 <table class="chart-table">
