@@ -596,9 +596,10 @@ fn question(message: &str) -> Vec<String> {
         .unwrap_or(message.trim())
         .to_string();
     // "Speaking of yeast, how does…": the question starts at the clause that asks. A dash
-    // parts clauses as a comma does.
+    // or a colon ("random question: why do…") parts clauses as a comma does.
     let sentence = sentence
         .replace('\u{2019}', "'")
+        .replace(": ", ", ")
         .replace(" \u{2014} ", ", ")
         .replace(" \u{2013} ", ", ")
         .replace(" - ", ", ");
@@ -795,6 +796,10 @@ mod tests {
                 "endosymbiosis",
             ),
             ("I'm curious how tides work on other planets", "how tides work on other planets"),
+            (
+                "before I answer, random question: why do mitochondria have their own DNA? is that weird?",
+                "why mitochondria have their own DNA",
+            ),
         ];
         for (question, phrase) in cases {
             assert_eq!(topic_of(question), phrase, "{question}");

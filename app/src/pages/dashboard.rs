@@ -220,8 +220,9 @@ fn TodayCard(today: TodayReview) -> impl IntoView {
     });
     let held = (new_held > 0).then(|| {
         format!(
-            "{} wait for tomorrow (your daily limit of new points).",
-            plural(i64::from(new_held), "new point")
+            "{} {} for tomorrow (your daily limit of new points).",
+            plural(i64::from(new_held), "new point"),
+            if new_held == 1 { "waits" } else { "wait" }
         )
     });
     view! {

@@ -54,19 +54,22 @@ const AN_ASIDE: &[&str] = &[
     "crying rn",
 ];
 
-/// The first word (past fillers) of each clause of the sentence that ends with the message's
-/// last question mark.
+/// The first word (past fillers) of each clause of every sentence that ends with a question
+/// mark: "random question: why do mitochondria have their own DNA? is that weird?" asks why,
+/// whatever its last question says.
 fn question_openings(message: &str) -> Vec<String> {
-    let Some(end) = message.rfind('?') else { return Vec::new() };
-    let before = &message[..end];
-    let start = before
-        .char_indices()
-        .rev()
-        .find(|(_, c)| matches!(c, '.' | '!' | '?' | '\n'))
-        .map_or(0, |(i, c)| i + c.len_utf8());
-    before[start..]
-        .split([',', ';', ':', '—', '–'])
-        .filter_map(|clause| {
+    let mut openings = Vec::new();
+    let mut start = 0;
+    for (i, c) in message.char_indices() {
+        if !matches!(c, '.' | '!' | '?' | '\n') {
+            continue;
+        }
+        let sentence = &message[start..i];
+        start = i + c.len_utf8();
+        if c != '?' {
+            continue;
+        }
+        openings.extend(sentence.split([',', ';', ':', '—', '–']).filter_map(|clause| {
             clause
                 .to_lowercase()
                 .replace('’', "'")
@@ -74,8 +77,9 @@ fn question_openings(message: &str) -> Vec<String> {
                 .filter(|w| !w.is_empty())
                 .find(|w| !FILLERS.contains(w) && !matches!(*w, "sorry" | "quick" | "q" | "first" | "sec"))
                 .map(str::to_string)
-        })
-        .collect()
+        }));
+    }
+    openings
 }
 
 /// The part of a message that asks: from the last clause opening before its last question
@@ -194,6 +198,10 @@ mod tests {
                 MessageKind::Question,
             ),
             ("what do you mean by wall?", MessageKind::Question),
+            (
+                "before I answer, random question: why do mitochondria have their own DNA? is that weird?",
+                MessageKind::Question,
+            ),
             ("Can you explain what ATP is?", MessageKind::Question),
             ("Hmm, how does that even work?", MessageKind::Question),
             ("I've always wondered how they measured it", MessageKind::Question),

@@ -565,9 +565,25 @@ mod tests {
         let water =
             at(Rung::Angle, "Water is H2O, about 3 x 10^8 molecules in a tiny drop", "Water's formula?");
         assert!(!water.contains("time") && !water.contains("date"), "{water}");
+        let merge =
+            at(Rung::Angle, "Merge sort runs in O(n log n) time in every case", "Which sort is always fast?");
+        assert!(!merge.contains("named"), "notation names no one: {merge}");
         let hastings =
             at(Rung::Angle, "The Battle of Hastings was fought in 1066", "When was Hastings fought?");
         assert!(hastings.contains("time") || hastings.contains("date"), "{hastings}");
+    }
+
+    #[test]
+    fn asked_what_the_question_means_the_tutor_puts_it_plainly() {
+        let meant = tutor(&TutorBrief { asked: true, ..brief_at(Rung::Cue, "what do you mean?", None) });
+        assert!(meant.contains("Which organelle powers the cell?") && !meant.contains("notes"), "{meant}");
+        let again =
+            tutor(&TutorBrief { asked: true, ..brief_at(Rung::Cue, "what do you mean?", Some(&meant)) });
+        assert_ne!(again, meant);
+        // About a word of it: answered as a question, not with the question again.
+        let word =
+            tutor(&TutorBrief { asked: true, ..brief_at(Rung::Cue, "what do you mean by powers?", None) });
+        assert!(!word.starts_with("I mean"), "{word}");
     }
 
     #[test]

@@ -118,6 +118,19 @@ pub(super) fn tutor(brief: &TutorBrief) -> String {
             ]),
         };
     };
+    // "What do you mean?": the question put plainly, and what an answer looks like.
+    if brief.asked && asks_what_is_meant(message) {
+        return fresh(vec![
+            format!(
+                "I mean: {} Say what you remember of it in your own words; part of it is a start.",
+                cue(&focus.point, set)
+            ),
+            format!(
+                "Put simply: {} Whatever you recall of it, in your own words, is an answer.",
+                cue(&focus.point, set)
+            ),
+        ]);
+    }
     // "What was the question again?": the question, and the hint it had reached.
     if brief.asked && asks_for_the_question(message) {
         let again = format!("The question was: {}", cue(&focus.point, set));
@@ -233,6 +246,26 @@ pub(super) fn tutor(brief: &TutorBrief) -> String {
 
 /// Whether a question to the tutor asks for its question again ("what was the question
 /// again?", "sorry, can you repeat that?").
+/// Whether the learner asks what the question means, not about a word of it ("what do you
+/// mean?", "I don't understand the question", but not "what do you mean by wall?").
+fn asks_what_is_meant(message: &str) -> bool {
+    const ASKING: &[&str] = &[
+        "what do you mean",
+        "what does that mean",
+        "what does the question mean",
+        "don't understand the question",
+        "dont understand the question",
+        "don't get the question",
+        "dont get the question",
+        "can you rephrase",
+        "could you rephrase",
+        "rephrase that",
+        "rephrase the question",
+    ];
+    let said = crate::text::words_spaced(message);
+    ASKING.iter().any(|a| said.contains(&format!(" {a} "))) && !said.contains(" mean by ")
+}
+
 fn asks_for_the_question(message: &str) -> bool {
     const ASKING: &[&str] = &[
         "the question again",
@@ -426,9 +459,12 @@ pub(super) fn angle(focus: &Focus, variant: usize) -> String {
     }
     let content = point.content.trim();
     let has_number = content.chars().any(|c| c.is_ascii_digit());
-    // A capitalised word after the first one: a person, place or named thing.
-    let has_name =
-        content.split_whitespace().skip(1).any(|w| w.chars().next().is_some_and(char::is_uppercase));
+    // A capitalised word after the first one: a person, place or named thing ("Caesar",
+    // "ATP"), not a letter of notation ("O(n log n)").
+    let has_name = content.split_whitespace().skip(1).any(|w| {
+        let letters: Vec<char> = w.chars().take_while(|c| c.is_alphabetic()).collect();
+        letters.len() >= 2 && letters[0].is_uppercase()
+    });
     let questions: [&str; 3] = if has_date(content) {
         [
             "Come at it from the time: when was it, and what happened then?",
