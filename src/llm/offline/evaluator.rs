@@ -44,6 +44,18 @@ pub(super) fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> 
             near.push((json!({"pointId": point.id, "feedback": feedback}), verdict.present));
         }
     }
+    // A point said in two goes: the try before this one, and this one adding the rest ("the
+    // ribosomes put them together", then "oh, from the messenger RNA").
+    if tries {
+        let nearly: Vec<&str> = near.iter().filter_map(|(n, _)| n["pointId"].as_str()).collect();
+        for id in together(brief, embedder, &nearly) {
+            near.retain(|(n, _)| n["pointId"].as_str() != Some(id.as_str()));
+            if let Some(point) = brief.unchecked.iter().find(|p| p.id == id) {
+                recalled_words.extend(crate::text::tokens(&point.content));
+            }
+            recalled.push(json!({"pointId": id, "confidence": TOGETHER}));
+        }
+    }
     // A message that says one point whole is about that point: nearness in meaning alone to
     // another is the kinship of neighbouring facts, and words the point it recalls has too
     // ("Caesar", "BC" of the Rubicon's point, for his death's) are there for that point. Neither
@@ -74,6 +86,45 @@ pub(super) fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> 
         MessageKind::Attempt | MessageKind::Question | MessageKind::SmallTalk => MessageKind::Attempt,
     };
     json!({"recalled": recalled, "nearMisses": near, "observation": observation, "messageKind": kind.as_str()})
+}
+
+/// How sure a recall said over two messages is: the learner needed the tutor's word between.
+const TOGETHER: f64 = 0.6;
+
+/// Of the points `nearly` recalled by the message, those it recalls read together with the
+/// learner's try just before it (the tutor's reply between them): the two said it whole.
+fn together(brief: &EvaluatorBrief, embedder: Option<&Embedder>, nearly: &[&str]) -> Vec<String> {
+    let [.., before, reply] = brief.recent.as_slice() else { return Vec::new() };
+    if nearly.is_empty()
+        || before.role != crate::llm::Role::User
+        || reply.role != crate::llm::Role::Assistant
+        || super::kinds::kind_of(&before.content) != MessageKind::Attempt
+    {
+        return Vec::new();
+    }
+    let judged = |brief: &EvaluatorBrief| {
+        let meaning = embedder.and_then(|embedder| meaning(embedder, brief));
+        let context = super::judge::Context::new(brief, meaning);
+        brief.unchecked.iter().map(|p| (p.id.clone(), context.judge(p))).collect::<Vec<_>>()
+    };
+    // The try before was at the same point: it nearly said it, after its own question.
+    let earlier = EvaluatorBrief {
+        unchecked: brief.unchecked.iter().filter(|p| nearly.contains(&p.id.as_str())).cloned().collect(),
+        learner_message: before.content.clone(),
+        recent: brief.recent[..brief.recent.len() - 2].to_vec(),
+        ..brief.clone()
+    };
+    let tried: Vec<String> =
+        judged(&earlier).into_iter().filter(|(_, v)| v.near && !v.recalled).map(|(id, _)| id).collect();
+    if tried.is_empty() {
+        return Vec::new();
+    }
+    let joined = EvaluatorBrief {
+        unchecked: earlier.unchecked.into_iter().filter(|p| tried.contains(&p.id)).collect(),
+        learner_message: format!("{} {}", before.content.trim(), brief.learner_message.trim()),
+        ..brief.clone()
+    };
+    judged(&joined).into_iter().filter(|(_, v)| v.recalled).map(|(id, _)| id).collect()
 }
 
 /// What the sentence model reads of the message, the tutor's question and each point (points

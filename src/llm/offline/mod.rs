@@ -574,6 +574,24 @@ mod tests {
     }
 
     #[test]
+    fn a_point_said_over_two_tries_is_recalled_one_said_once_is_near() {
+        let ribosomes = || vec![point("r", "Ribosomes translate messenger RNA into proteins.", "")];
+        let mut brief = evaluator_brief("Cells", ribosomes(), "oh yeah, from the messenger RNA");
+        brief.recent = vec![
+            crate::llm::Message::assistant("What do ribosomes do?"),
+            crate::llm::Message::user("the ribosomes put proteins together i think"),
+            crate::llm::Message::assistant("Close. What else belongs with it?"),
+        ];
+        let both = evaluator(&brief, None);
+        assert_eq!(both["recalled"][0]["pointId"], "r", "{both}");
+        assert!(both["nearMisses"].as_array().is_some_and(Vec::is_empty), "{both}");
+        // The try before was no try ("no idea"): this message alone is judged.
+        brief.recent[1] = crate::llm::Message::user("no idea");
+        let alone = evaluator(&brief, None);
+        assert!(alone["recalled"].as_array().is_some_and(Vec::is_empty), "{alone}");
+    }
+
+    #[test]
     fn asked_what_the_question_means_the_tutor_puts_it_plainly() {
         let meant = tutor(&TutorBrief { asked: true, ..brief_at(Rung::Cue, "what do you mean?", None) });
         assert!(meant.contains("Which organelle powers the cell?") && !meant.contains("notes"), "{meant}");
