@@ -27,6 +27,13 @@ test('a finished session is summed up on the dashboard and its page, and the nex
   }
   await page.getByTestId('overlay-done').click();
   await expect(page).toHaveURL(/\/$/);
+  // Back to the finished session: it says it is complete, with nothing left to answer.
+  await page.goBack();
+  await expect(page.getByTestId('session-ended')).toContainText('This session is complete');
+  await expect(page.getByTestId('answer')).toHaveCount(0);
+  await expect(page.getByTestId('leave')).toHaveText('Back to the dashboard');
+  await page.getByTestId('leave').click();
+  await expect(page).toHaveURL(/\/$/);
 
   // The dashboard: where the learner left off (it looks again while the summary is written).
   const card = page.getByTestId('left-off').filter({ hasText: SET });

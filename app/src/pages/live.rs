@@ -9,6 +9,12 @@ use crate::components::widgets::{ProviderBanner, loaded, route_id};
 
 #[component]
 pub fn LivePage() -> impl IntoView {
+    // Never kept for Back: a session page restored as it was left would show a question the
+    // session is past, "Connected" to nothing. Back loads it again, as it now stands.
+    #[cfg(feature = "ssr")]
+    if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
+        response.insert_header(http::header::CACHE_CONTROL, http::HeaderValue::from_static("no-store"));
+    }
     let header = Resource::new(route_id(), get_session_header);
     loaded(header, |header| view! { <LiveView header /> })
 }

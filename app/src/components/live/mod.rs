@@ -233,23 +233,34 @@ pub fn LiveSession(
             }
         >
             <div class="live-bar">
-                <ConnectionBadge connection />
+                // An ended session (reached again by Back) has no connection or leaving to speak of.
+                {(!ended).then(|| view! { <ConnectionBadge connection /> })}
                 <Timer studied=clock running />
-                <MuteToggle muted=page.muted />
-                <button
-                    type="button"
-                    class="button leave"
-                    data-testid="leave"
-                    on:click=leave
-                >
-                    "Leave session"
-                </button>
+                {if ended {
+                    view! { <a class="button leave" href="/" data-testid="leave">"Back to the dashboard"</a> }.into_any()
+                } else {
+                    view! {
+                        <MuteToggle muted=page.muted />
+                        <button
+                            type="button"
+                            class="button leave"
+                            data-testid="leave"
+                            on:click=leave
+                        >
+                            "Leave session"
+                        </button>
+                    }.into_any()
+                }}
             </div>
             {ended.then(|| view! {
-                <p class="notice">
-                    "This session has ended. "
-                    <a href=format!("/history/{}", card.id)>"Read it"</a>
-                    " or start a new one from the dashboard."
+                <p class="notice" role="status" data-testid="session-ended">
+                    {if card.status == SessionStatus::Completed {
+                        "This session is complete: its last words are below. "
+                    } else {
+                        "This session ended when a newer one of its set began. "
+                    }}
+                    <a href=format!("/history/{}", card.id)>"Read all of it"</a>
+                    ", or start a new one from the dashboard."
                 </p>
             })}
             {move || notice.get().map(|message| view! {
@@ -263,7 +274,7 @@ pub fn LiveSession(
                     view! { <RabbitholePrompt offer link nothing_left /> }
                 })}
             </Exchange>
-            <InputBar link draft=page.draft voiced=page.voiced voice error closed />
+            {(!ended).then(|| view! { <InputBar link draft=page.draft voiced=page.voiced voice error closed /> })}
             {move || overlay.get().map(|overlay| view! { <SessionCompleteOverlay overlay link /> })}
         </div>
     }
