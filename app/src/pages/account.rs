@@ -233,7 +233,7 @@ fn AccountView(page: AccountPage) -> impl IntoView {
             <h2 id="export">"Take your data with you"</h2>
             <p>
                 "One zip file with everything: each recall set (with its schedule and images), each session with every message, and every summary. "
-                "Import it here again, on this or another Warren, and it all comes back."
+                "Bring it to "<a href="/import">"Import"</a>" (on the Sets page), on this or another Warren, and it all comes back."
             </p>
             <p><a class="button" href="/account/export" download data-testid="export-account">"Download everything"</a></p>
 

@@ -617,8 +617,10 @@ mod tests {
                 ..brief_at(Rung::Cue, message, None)
             })
         };
-        let more = done("Can you ask me more?");
-        assert!(more.contains("Study all anyway") && !more.contains("don't cover"), "{more}");
+        for asked in ["Can you ask me more?", "ok what next?"] {
+            let more = done(asked);
+            assert!(more.contains("Study all anyway") && !more.contains("don't cover"), "{asked}: {more}");
+        }
         // A question about the notes is still answered from them.
         assert!(done("Where did mitochondria come from?").contains("descend from bacteria"));
     }

@@ -336,6 +336,10 @@ fn wants_more(message: &str) -> bool {
         "can we do more",
         "can we keep going",
         "go again",
+        "what next",
+        "what's next",
+        "whats next",
+        "what now",
     ];
     let lower = message.to_lowercase().replace('’', "'");
     MORE.iter().any(|m| lower.contains(m))
