@@ -28,7 +28,7 @@ pub fn install(dir: &Path) -> Result<usize, String> {
 }
 
 /// Whether WordNet files two words, lower case as written, as antonyms, each as written or
-/// in a base form its ending allows ("rises" and "fell" are "rise" and "fall").
+/// in a base form its ending allows ("hotter" and "colder" are "hot" and "cold").
 pub fn opposed(a: &str, b: &str) -> bool {
     let Some(pairs) = ANTONYMS.get() else { return false };
     let (of_a, of_b) = (bases(a), bases(b));
@@ -36,8 +36,8 @@ pub fn opposed(a: &str, b: &str) -> bool {
 }
 
 /// A word and the base forms its ending allows, as WordNet's own lookup detaches them
-/// ("rises", "rised"… are tried as "rise"; "hotter" as "hot"), with the lexicon's irregular
-/// forms ("fell" is "fall").
+/// ("wider" is tried as "wide" and "wid"; "hotter" as "hot"), with the lexicon's irregular
+/// forms.
 fn bases(word: &str) -> Vec<String> {
     const ENDINGS: &[(&str, &str)] = &[
         ("ies", "y"),

@@ -244,8 +244,6 @@ pub(super) fn tutor(brief: &TutorBrief) -> String {
     fresh(candidates.collect())
 }
 
-/// Whether a question to the tutor asks for its question again ("what was the question
-/// again?", "sorry, can you repeat that?").
 /// Whether the learner asks what the question means, not about a word of it ("what do you
 /// mean?", "I don't understand the question", but not "what do you mean by wall?").
 fn asks_what_is_meant(message: &str) -> bool {
@@ -266,6 +264,8 @@ fn asks_what_is_meant(message: &str) -> bool {
     ASKING.iter().any(|a| said.contains(&format!(" {a} "))) && !said.contains(" mean by ")
 }
 
+/// Whether a question to the tutor asks for its question again ("what was the question
+/// again?", "sorry, can you repeat that?").
 fn asks_for_the_question(message: &str) -> bool {
     const ASKING: &[&str] = &[
         "the question again",
