@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::common::TestApp;
-use crate::common::fake_llm::{FakeLlm, INPUT_TOKENS, Reply, Wire, last_message, system_of};
+use crate::common::fake_llm::{FakeLlm, INPUT_TOKENS, Reply, Wire, first_point_id, last_message, system_of};
 use serde_json::json;
 use warren::config::ProviderChoice;
 use warren_app::protocol::{ErrorCode, ServerMessage};
@@ -305,12 +305,7 @@ async fn a_recall_whose_reply_failed_is_answered_when_the_page_reconnects() {
         let system = system_of(body);
         let last = last_message(body);
         if system.contains("You check which recall points") {
-            let id = system
-                .lines()
-                .find_map(|l| l.strip_prefix("- id \""))
-                .and_then(|l| l.split_once('"'))
-                .map(|(id, _)| id.to_string());
-            match id.filter(|_| last.contains("CUT")) {
+            match first_point_id(&system).filter(|_| last.contains("CUT")) {
                 Some(id) => Reply::Said(
                     json!({"recalled": [{"pointId": id, "confidence": 0.9}], "nearMisses": []}).to_string(),
                 ),

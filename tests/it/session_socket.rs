@@ -426,7 +426,7 @@ async fn rabbit_holes_are_offered_explored_and_left_with_the_tutor_untouched() {
 
 #[tokio::test]
 async fn declining_starts_a_cooldown() {
-    use crate::common::fake_llm::{FakeLlm, Reply, Wire, system_of};
+    use crate::common::fake_llm::{FakeLlm, Reply, Wire, system_of, tangent_found};
     // A detector that finds a tangent in every message it is shown: only the cooldown (and
     // the quiet first exchanges) keep it from being asked.
     let fake = FakeLlm::start_with(
@@ -437,12 +437,7 @@ async fn declining_starts_a_cooldown() {
             if system.contains("You check which recall points") {
                 Reply::Said(r#"{"recalled":[],"nearMisses":[],"observation":""}"#.into())
             } else if system.contains("for tangents") {
-                Reply::Said(
-                    json!({"isRabbithole": true, "topic": "why volcanoes erupt in Iceland", "depth": 1,
-                           "relatedToCurrentPoint": false, "relatedRecallPointIds": [],
-                           "confidence": 0.9, "reasoning": "scripted"})
-                    .to_string(),
-                )
+                tangent_found("why volcanoes erupt in Iceland")
             } else {
                 Reply::Said("What else comes to mind?".into())
             }
@@ -484,19 +479,16 @@ async fn declining_starts_a_cooldown() {
 /// on it even when the detector finds one. A message that recalls and asks still can be.
 #[tokio::test]
 async fn an_answer_that_recalls_a_point_is_never_offered_as_a_rabbit_hole() {
-    use crate::common::fake_llm::{FakeLlm, Reply, Wire, last_message, system_of};
+    use crate::common::fake_llm::{
+        FakeLlm, Reply, Wire, first_point_id, last_message, system_of, tangent_found,
+    };
     let fake = FakeLlm::start_with(
         Wire::Anthropic,
         vec![],
         Some(std::sync::Arc::new(|body: &serde_json::Value| {
             let system = system_of(body);
             if system.contains("You check which recall points") {
-                let id = system
-                    .lines()
-                    .find_map(|l| l.strip_prefix("- id \""))
-                    .and_then(|l| l.split_once('"'))
-                    .map(|(id, _)| id.to_string());
-                match id.filter(|_| last_message(body).contains("RECALL")) {
+                match first_point_id(&system).filter(|_| last_message(body).contains("RECALL")) {
                     Some(id) => Reply::Said(
                         json!({"recalled": [{"pointId": id, "confidence": 0.9}], "nearMisses": []})
                             .to_string(),
@@ -504,12 +496,7 @@ async fn an_answer_that_recalls_a_point_is_never_offered_as_a_rabbit_hole() {
                     None => Reply::Said(r#"{"recalled":[],"nearMisses":[]}"#.into()),
                 }
             } else if system.contains("for tangents") {
-                Reply::Said(
-                    json!({"isRabbithole": true, "topic": "how much light plants need", "depth": 1,
-                           "relatedToCurrentPoint": false, "relatedRecallPointIds": [],
-                           "confidence": 0.9, "reasoning": "scripted"})
-                    .to_string(),
-                )
+                tangent_found("how much light plants need")
             } else {
                 Reply::Said("What else comes to mind?".into())
             }

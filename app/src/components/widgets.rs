@@ -18,19 +18,7 @@ pub fn loaded<T: PageData, V: IntoView + 'static>(
     data: Resource<Result<T, ApiError>>,
     show: impl Fn(T) -> V + Clone + Send + Sync + 'static,
 ) -> impl IntoView {
-    view! {
-        <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
-            {move || {
-                let show = show.clone();
-                Suspend::new(async move {
-                    match data.await {
-                        Ok(value) => show(value).into_any(),
-                        Err(error) => view! { <ErrorView error /> }.into_any(),
-                    }
-                })
-            }}
-        </Suspense>
-    }
+    loaded_or(data, None, show)
 }
 
 /// As [`loaded`], for a page whose data is used up when its work is done (an import's preview,
@@ -41,15 +29,24 @@ pub fn loaded_until_done<T: PageData, V: IntoView + 'static>(
     done: &'static str,
     show: impl Fn(T) -> V + Clone + Send + Sync + 'static,
 ) -> impl IntoView {
+    loaded_or(data, Some(done), show)
+}
+
+/// [`loaded`], with what a page whose work is `done` says when its data is not found.
+fn loaded_or<T: PageData, V: IntoView + 'static>(
+    data: Resource<Result<T, ApiError>>,
+    done: Option<&'static str>,
+    show: impl Fn(T) -> V + Clone + Send + Sync + 'static,
+) -> impl IntoView {
     view! {
         <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
             {move || {
                 let show = show.clone();
                 Suspend::new(async move {
-                    match data.await {
-                        Ok(value) => show(value).into_any(),
-                        Err(ApiError::NotFound) => view! { <DoneBody done /> }.into_any(),
-                        Err(error) => view! { <ErrorView error /> }.into_any(),
+                    match (data.await, done) {
+                        (Ok(value), _) => show(value).into_any(),
+                        (Err(ApiError::NotFound), Some(done)) => view! { <DoneBody done /> }.into_any(),
+                        (Err(error), _) => view! { <ErrorView error /> }.into_any(),
                     }
                 })
             }}

@@ -538,3 +538,22 @@ pub fn recalls_in(system: &str, message: &str) -> Vec<serde_json::Value> {
         .map(|(id, _)| serde_json::json!({"pointId": id, "confidence": 0.9}))
         .collect()
 }
+
+/// The id of the first point an evaluator's system prompt lists (`- id "…"`).
+pub fn first_point_id(system: &str) -> Option<String> {
+    system
+        .lines()
+        .find_map(|l| l.strip_prefix("- id \""))
+        .and_then(|l| l.split_once('"'))
+        .map(|(id, _)| id.to_string())
+}
+
+/// A scripted detector's finding: a tangent on `topic`.
+pub fn tangent_found(topic: &str) -> Reply {
+    Reply::Said(
+        serde_json::json!({"isRabbithole": true, "topic": topic, "depth": 1,
+               "relatedToCurrentPoint": false, "relatedRecallPointIds": [],
+               "confidence": 0.9, "reasoning": "scripted"})
+        .to_string(),
+    )
+}
