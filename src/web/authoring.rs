@@ -171,9 +171,14 @@ async fn move_point(
     if !owns_point(&state, learner, &set, &point).await {
         return not_found(&state, parts).await;
     }
-    match state.store.move_point(learner, &point, fields.direction == "up").await {
-        // At an end already: nothing to do, and nothing wrong.
-        Ok(_) => see_other(&format!("/sets/{set}#point-{point}")),
+    let up = fields.direction == "up";
+    match state.store.move_point(learner, &point, up).await {
+        // At an end already: nothing to do, and nothing wrong. The set page gives the focus
+        // back to the arrow pressed.
+        Ok(_) => {
+            let to = if up { "up" } else { "down" };
+            see_other(&format!("/sets/{set}?moved={point}&to={to}#point-{point}"))
+        }
         Err(err) => failed(&state, parts, Some(&format!("/sets/{set}")), "move", &fields, err).await,
     }
 }

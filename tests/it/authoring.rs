@@ -203,7 +203,16 @@ async fn points_are_added_edited_reordered_and_deleted() {
     assert_eq!((reset.card.reps, reset.card.state.as_str()), (0, "new"));
 
     let down = format!("/sets/{set}/points/{}/move", nile.id);
-    assert_eq!(app.post_form(&down, &[("direction", "down")]).await.status(), 303);
+    let moved = app.post_form(&down, &[("direction", "down")]).await;
+    assert_eq!(moved.status(), 303);
+    // Back on the set page, the arrow pressed has the focus again, so a keyboard can press it
+    // once more.
+    let back = moved.headers()["location"].to_str().unwrap().to_string();
+    assert_eq!(back, format!("/sets/{set}?moved={}&to=down#point-{}", nile.id, nile.id));
+    let (_, page) = app.page(back.split('#').next().unwrap()).await;
+    let focused: Vec<&str> = page.match_indices("autofocus").map(|(i, _)| &page[i.saturating_sub(300)..i]).collect();
+    assert_eq!(focused.len(), 1, "one arrow has the focus");
+    assert!(focused[0].contains(&format!("points/{}/move", nile.id)) && focused[0].contains("value=\"down\""));
     let order: Vec<String> =
         app.store().points(app.owner(), &set).await.unwrap().into_iter().map(|p| p.id).collect();
     assert_eq!(order, [amazon.id.clone(), nile.id.clone(), danube.id.clone()]);

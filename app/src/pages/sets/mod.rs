@@ -94,6 +94,11 @@ fn SetView(detail: SetDetail) -> impl IntoView {
     let points = detail.points;
     let choices: Vec<(String, String)> = points.iter().map(|p| (p.id.clone(), short(&p.content))).collect();
     let count = points.len();
+    // Back from moving a point (`?moved=<point>&to=up`): its arrow keeps the focus, so the
+    // keyboard can press it again.
+    let moved = leptos_router::hooks::use_query_map().with_untracked(|q| {
+        q.get("moved").map(|point| (point, q.get("to").as_deref() == Some("up")))
+    });
     view! {
         <Title text=card.name.clone() />
         <section class="page set">
@@ -142,8 +147,9 @@ fn SetView(detail: SetDetail) -> impl IntoView {
                 <p data-testid="no-points">"No points yet. A set needs at least one point before it can be started: add the first below."</p>
             })}
             <ol class="points" id="point-list" data-testid="points">
-                {points.into_iter().enumerate().map(|(i, point)| view! {
-                    <PointItem set_id=id.clone() point now first=i == 0 last=i + 1 == count />
+                {points.into_iter().enumerate().map(|(i, point)| {
+                    let focus = moved.as_ref().filter(|(p, _)| *p == point.id).map(|(_, up)| *up);
+                    view! { <PointItem set_id=id.clone() point now first=i == 0 last=i + 1 == count focus /> }
                 }).collect_view()}
             </ol>
             <TypesetMath within="point-list".to_string() />
@@ -177,7 +183,18 @@ fn short(content: &str) -> String {
 
 /// One point: what it says, its cue, its schedule, and what can be done with it.
 #[component]
-fn PointItem(set_id: String, point: PointView, now: i64, first: bool, last: bool) -> impl IntoView {
+fn PointItem(
+    set_id: String,
+    point: PointView,
+    now: i64,
+    first: bool,
+    last: bool,
+    /// Just moved, up (`true`) or down: that arrow takes the focus, or the other one when the
+    /// point has reached the end.
+    focus: Option<bool>,
+) -> impl IntoView {
+    let focus_up = focus.map(|up| (up && !first) || (!up && last));
+    let focus_down = focus_up.map(|up| !up && !last);
     let base = format!("/sets/{set_id}/points/{}", point.id);
     let schedule = match point.retrievability {
         _ if point.reps == 0 => format!("new · {}", due(now, point.due_at)),
@@ -241,11 +258,11 @@ fn PointItem(set_id: String, point: PointView, now: i64, first: bool, last: bool
                 <a class="button small" href=format!("{base}/edit")>"Edit"</a>
                 <form method="post" action=format!("{base}/move")>
                     <input type="hidden" name="direction" value="up" />
-                    <button type="submit" class="button small" disabled=first aria-label="Move up">"↑"</button>
+                    <button type="submit" class="button small" disabled=first autofocus=focus_up == Some(true) aria-label="Move up">"↑"</button>
                 </form>
                 <form method="post" action=format!("{base}/move")>
                     <input type="hidden" name="direction" value="down" />
-                    <button type="submit" class="button small" disabled=last aria-label="Move down">"↓"</button>
+                    <button type="submit" class="button small" disabled=last autofocus=focus_down == Some(true) aria-label="Move down">"↓"</button>
                 </form>
                 <a class="button small" href=format!("{base}/delete")>"Delete…"</a>
             </div>
