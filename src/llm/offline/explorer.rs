@@ -43,16 +43,21 @@ pub(super) fn explorer(brief: &ExplorerBrief, embedder: Option<&Embedder>) -> St
     // evidence for endosymbiosis?", after "This idea is called endosymbiosis.") asks for more,
     // which the rest of its note may say.
     let top = nearest(&|_| true);
+    let more = top.is_some_and(|top| {
+        let said = terms(&sentences[top].2);
+        terms(asked).iter().any(|t| !said.contains(t))
+    });
     let best = match top {
-        Some(top) if quoted(top) => {
-            let said = terms(&sentences[top].2);
-            let more = terms(asked).iter().any(|t| !said.contains(t));
-            nearest(&|i| more && !quoted(i) && sentences[i].0 == sentences[top].0)
-        }
+        Some(top) if quoted(top) => nearest(&|i| more && !quoted(i) && sentences[i].0 == sentences[top].0),
         other => other,
     };
     let Some(best) = best else {
         return match (top, &brief.learner_message) {
+            // Asked for more than the notes said already, and they say no more.
+            (Some(said), Some(_)) if more => format!(
+                "That is as far as your notes go: {} They say nothing more on it. What do you think, and why?",
+                sentences[said].2
+            ),
             (Some(said), Some(_)) => {
                 format!("Your notes say so, as above: {} What would you add to it?", sentences[said].2)
             }

@@ -707,6 +707,24 @@ mod tests {
     }
 
     #[test]
+    fn explorer_says_when_the_notes_go_no_further() {
+        let body = "Mitochondria descend from bacteria. Endosymbiosis explains their own DNA.";
+        let mut brief = ExplorerBrief {
+            set_name: "Cells".into(),
+            topic: "endosymbiosis".into(),
+            resources: vec![ResourceBrief { title: "Origins".into(), body: body.into() }],
+            learner_message: Some("Does endosymbiosis explain their own DNA?".into()),
+            history: vec![crate::llm::Message::assistant(body)],
+        };
+        // A question the quoted sentence answers whole is pointed back to it.
+        assert!(explorer(&brief, None).starts_with("Your notes say so, as above"), "{}", explorer(&brief, None));
+        // One that asks past it is told the notes stop there, not that they "say so".
+        brief.learner_message = Some("How did scientists test endosymbiosis?".into());
+        let reply = explorer(&brief, None);
+        assert!(reply.starts_with("That is as far as your notes go"), "{reply}");
+    }
+
+    #[test]
     fn explorer_never_joins_two_notes_and_says_when_none_is_near() {
         let note = |title: &str, body: &str| ResourceBrief { title: title.into(), body: body.into() };
         let mut brief = ExplorerBrief {
