@@ -234,6 +234,8 @@ impl LiveState {
                 self.mode = Some(SessionMode::Rabbithole);
                 self.rabbithole = Some(entered);
                 self.prompt = None;
+                // "Close" spoke of an answer to the tutor's question, which the hole puts aside.
+                self.near_miss = None;
                 self.streaming = false;
                 self.waiting = true;
             }
@@ -522,6 +524,20 @@ mod tests {
         assert!(s.overlay.is_none());
         assert_eq!(s.tick(), (false, vec![]));
         assert!(s.overlay.is_some());
+    }
+
+    #[test]
+    fn a_near_miss_does_not_follow_the_learner_into_a_rabbit_hole() {
+        let mut s = LiveState::default();
+        s.apply(started(0));
+        assert!(say(&mut s, "c1", "ribosomes make proteins? wait, why do they need RNA?"));
+        s.apply(ServerMessage::RecallPointNearMiss(RecallPointNearMiss {
+            point_id: "p1".into(),
+            feedback: "Close".into(),
+        }));
+        assert_eq!(s.near_miss.as_deref(), Some("Close"));
+        s.apply(entered());
+        assert_eq!(s.near_miss, None);
     }
 
     #[test]
