@@ -73,6 +73,10 @@ async fn a_full_session_overlay_leave_resume_and_complete() {
     let frames = ws.say(&points[4].content).await;
     assert_eq!(kinds(&frames).last(), Some(&"session_complete_overlay"), "{:?}", kinds(&frames));
     assert!(ws.quiet().await, "no tutor reply after the last recall");
+    // The overlay's words are the session's last, in its history too.
+    let entries = app.store().entries(app.owner(), &session).await.unwrap();
+    let last = entries.iter().rev().find(|e| e.speaker.is_some()).unwrap();
+    assert_eq!((last.speaker, last.content.as_str()), (Some(Speaker::Tutor), "You've covered everything."));
     // A reconnect (page reload) shows the overlay again and invents no reply either.
     drop(ws);
     let mut ws = app.connect(&session).await;

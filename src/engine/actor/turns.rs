@@ -5,6 +5,7 @@ use tokio::sync::mpsc;
 use warren_app::protocol::{AssistantChunk, ErrorCode, Notice, NoticeCode, ServerMessage, SessionEvent};
 
 use super::{Actor, Audience};
+use crate::engine::session::OVERLAY_MESSAGE;
 use crate::engine::turn::{self, TurnEvent, TurnInput, TurnKind};
 use crate::engine::usage::Allowance;
 use crate::llm::brief::{SetBrief, ShowTool};
@@ -217,7 +218,17 @@ impl Actor {
                     self.compact_if_needed();
                 }
             }
-            TurnEvent::Silent => self.turn = None,
+            TurnEvent::Silent => {
+                self.turn = None;
+                // The overlay answered the last recall: its words are kept as the tutor's, so the
+                // history, and a page opened later, end where the learner saw the session end.
+                if self.session.all_recalled() && self.session.unanswered_message().is_some() {
+                    let last = NewEntry::message(Speaker::Tutor, OVERLAY_MESSAGE.to_string());
+                    if let Err(err) = self.session.append(&self.store, last).await {
+                        tracing::error!(session = self.session.id(), "cannot store the closing words: {err}");
+                    }
+                }
+            }
             TurnEvent::Failed(err) => {
                 self.turn = None;
                 if let Some(health) = &self.shared.health {
