@@ -210,9 +210,12 @@ async fn points_are_added_edited_reordered_and_deleted() {
     let back = moved.headers()["location"].to_str().unwrap().to_string();
     assert_eq!(back, format!("/sets/{set}?moved={}&to=down#point-{}", nile.id, nile.id));
     let (_, page) = app.page(back.split('#').next().unwrap()).await;
-    let focused: Vec<&str> = page.match_indices("autofocus").map(|(i, _)| &page[i.saturating_sub(300)..i]).collect();
+    let focused: Vec<&str> =
+        page.match_indices("autofocus").map(|(i, _)| &page[i.saturating_sub(300)..i]).collect();
     assert_eq!(focused.len(), 1, "one arrow has the focus");
-    assert!(focused[0].contains(&format!("points/{}/move", nile.id)) && focused[0].contains("value=\"down\""));
+    assert!(
+        focused[0].contains(&format!("points/{}/move", nile.id)) && focused[0].contains("value=\"down\"")
+    );
     let order: Vec<String> =
         app.store().points(app.owner(), &set).await.unwrap().into_iter().map(|p| p.id).collect();
     assert_eq!(order, [amazon.id.clone(), nile.id.clone(), danube.id.clone()]);

@@ -56,6 +56,19 @@ pub(super) fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> 
             recalled.push(json!({"pointId": id, "confidence": TOGETHER}));
         }
     }
+    // The blanks of a point's shape, filled ("droplets, heavy, fall").
+    if tries {
+        for id in filled_gaps(brief) {
+            if recalled.iter().any(|r| r["pointId"].as_str() == Some(id.as_str())) {
+                continue;
+            }
+            near.retain(|(n, _)| n["pointId"].as_str() != Some(id.as_str()));
+            if let Some(point) = brief.unchecked.iter().find(|p| p.id == id) {
+                recalled_words.extend(crate::text::tokens(&point.content));
+            }
+            recalled.push(json!({"pointId": id, "confidence": TOGETHER}));
+        }
+    }
     // A message that says one point whole is about that point: nearness in meaning alone to
     // another is the kinship of neighbouring facts, and words the point it recalls has too
     // ("Caesar", "BC" of the Rubicon's point, for his death's) are there for that point. Neither
@@ -125,6 +138,65 @@ fn together(brief: &EvaluatorBrief, embedder: Option<&Embedder>, nearly: &[&str]
         ..brief.clone()
     };
     judged(&joined).into_iter().filter(|(_, v)| v.recalled).map(|(id, _)| id).collect()
+}
+
+/// The points whose gaps the message fills: the tutor's last words gave a point's shape with
+/// blanks (`when ___ in clouds grow ___ enough they ___ …`), and the message gives
+/// each blank's word, in order ("droplets, heavy, fall"), as the point has it or a word the
+/// judges take for it (a synonym, a typo). One wrong word and the shape counts for nothing:
+/// the judges then read the message as they would any other.
+pub(super) fn filled_gaps(brief: &EvaluatorBrief) -> Vec<String> {
+    use crate::text::{Token, tokens};
+    let Some(reply) = brief.recent.last().filter(|m| m.role == crate::llm::Role::Assistant) else {
+        return Vec::new();
+    };
+    let shape = reply.content.replace("\\_", "_");
+    if !shape.contains("___") {
+        return Vec::new();
+    }
+    // Words compared without what stands around them (the shape is quoted, then a full stop).
+    let unquoted = |w: &str| {
+        if w.contains("___") {
+            w.to_string()
+        } else {
+            w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase()
+        }
+    };
+    let shape: Vec<String> = shape.split_whitespace().map(unquoted).collect();
+    let message = brief.learner_message.as_str();
+    // The words given, one a blank: split where the learner split them, or word by word.
+    let split: Vec<Vec<Token>> = message
+        .split([',', ';', '/', '\n'])
+        .flat_map(|part| part.split(" and "))
+        .map(tokens)
+        .filter(|t| !t.is_empty())
+        .collect();
+    let one_by_one: Vec<Vec<Token>> = tokens(message).into_iter().map(|t| vec![t]).collect();
+    brief
+        .unchecked
+        .iter()
+        .filter(|point| {
+            let words: Vec<String> = point.content.split_whitespace().map(unquoted).collect();
+            // Where the shape stands in the tutor's words: every word the point's, or a blank.
+            let Some(at) = (0..=shape.len().saturating_sub(words.len())).find(|&at| {
+                words.len() <= shape.len()
+                    && words.iter().zip(&shape[at..]).all(|(w, s)| w == s || s.contains("___"))
+            }) else {
+                return false;
+            };
+            let hidden: Vec<Vec<Token>> =
+                words.iter().zip(&shape[at..]).filter(|(w, s)| *w != *s).map(|(w, _)| tokens(w)).collect();
+            let fits = |fills: &[Vec<Token>]| {
+                fills.len() == hidden.len()
+                    && fills
+                        .iter()
+                        .zip(&hidden)
+                        .all(|(fill, word)| fill.iter().any(|f| word.iter().any(|h| f.same_as(h))))
+            };
+            !hidden.is_empty() && (fits(&split) || fits(&one_by_one))
+        })
+        .map(|point| point.id.clone())
+        .collect()
 }
 
 /// What the sentence model reads of the message, the tutor's question and each point (points

@@ -592,6 +592,31 @@ mod tests {
     }
 
     #[test]
+    fn the_gaps_filled_recall_the_point_and_a_wrong_word_does_not() {
+        let content =
+            "Precipitation: when droplets in clouds grow heavy enough they fall as rain, snow or hail.";
+        let shape = super::tutor::masked(content, "");
+        assert_eq!(shape.split_whitespace().filter(|w| w.contains("\\_")).count(), 5, "{shape}");
+        let brief = |message: &str| {
+            let mut brief = evaluator_brief("Water", vec![point("p", content, "")], message);
+            brief.recent = vec![crate::llm::Message::assistant(format!(
+                "Here is its shape: \"{shape}\". What goes in the blanks?"
+            ))];
+            brief
+        };
+        let answer = |message: &str| {
+            evaluator(&brief(message), None)["recalled"].as_array().is_some_and(|r| r.len() == 1)
+        };
+        assert!(answer("precipitation, clouds, heavy, fall, snow"));
+        assert!(answer("precipitation clouds heavy and fall and snow"), "split by words");
+        assert!(answer("precipitaton, clouds, heavy, fall, snow"), "a typo");
+        let filled = |message: &str| super::evaluator::filled_gaps(&brief(message));
+        assert_eq!(filled("precipitation, clouds, heavy, fall, snow"), ["p"]);
+        assert!(filled("precipitation, clouds, light, fall, snow").is_empty(), "one word wrong");
+        assert!(filled("precipitation, clouds, heavy").is_empty(), "blanks left");
+    }
+
+    #[test]
     fn asked_what_the_question_means_the_tutor_puts_it_plainly() {
         let meant = tutor(&TutorBrief { asked: true, ..brief_at(Rung::Cue, "what do you mean?", None) });
         assert!(meant.contains("Which organelle powers the cell?") && !meant.contains("notes"), "{meant}");
@@ -717,7 +742,11 @@ mod tests {
             history: vec![crate::llm::Message::assistant(body)],
         };
         // A question the quoted sentence answers whole is pointed back to it.
-        assert!(explorer(&brief, None).starts_with("Your notes say so, as above"), "{}", explorer(&brief, None));
+        assert!(
+            explorer(&brief, None).starts_with("Your notes say so, as above"),
+            "{}",
+            explorer(&brief, None)
+        );
         // One that asks past it is told the notes stop there, not that they "say so".
         brief.learner_message = Some("How did scientists test endosymbiosis?".into());
         let reply = explorer(&brief, None);

@@ -96,9 +96,8 @@ fn SetView(detail: SetDetail) -> impl IntoView {
     let count = points.len();
     // Back from moving a point (`?moved=<point>&to=up`): its arrow keeps the focus, so the
     // keyboard can press it again.
-    let moved = leptos_router::hooks::use_query_map().with_untracked(|q| {
-        q.get("moved").map(|point| (point, q.get("to").as_deref() == Some("up")))
-    });
+    let moved = leptos_router::hooks::use_query_map()
+        .with_untracked(|q| q.get("moved").map(|point| (point, q.get("to").as_deref() == Some("up"))));
     view! {
         <Title text=card.name.clone() />
         <section class="page set">
