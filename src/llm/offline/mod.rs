@@ -562,6 +562,21 @@ mod tests {
         );
         let gaps = at(Rung::Gaps, light, cue);
         assert!(gaps.contains("light-dependent") && gaps.contains("\\_"), "{gaps}");
+        // Not towards an adverb, nor by letters that start the learner's wrong answer.
+        let runoff = "Runoff: water flows over the ground into streams and eventually returns to the ocean";
+        let mut brief = brief_at(Rung::Nudge, "Evaporation?", None);
+        let point = point("r", runoff, "Where does rain go after it lands?");
+        brief.pending = vec![point.clone()];
+        brief.focus = Some(Focus {
+            point,
+            rung: Rung::Nudge,
+            attempts: 2,
+            revisit: false,
+            notes: vec![],
+            close: false,
+        });
+        let nudge = tutor(&brief);
+        assert!(nudge.contains("starts with") && !nudge.contains("\"ev\""), "{nudge}");
         let water =
             at(Rung::Angle, "Water is H2O, about 3 x 10^8 molecules in a tiny drop", "Water's formula?");
         assert!(!water.contains("time") && !water.contains("date"), "{water}");

@@ -390,6 +390,7 @@ pub(super) fn from_notes(question: &str, focus: &Focus) -> String {
 /// said, and the gaps leave both in view.
 pub(super) fn ask(focus: &Focus, set: &str, variant: usize, said: &str) -> String {
     let point = &focus.point;
+    let learner: Vec<String> = content_words(said).iter().map(|w| w.to_lowercase()).collect();
     let said = &format!("{said} {}", cue(point, set));
     match focus.rung {
         Rung::Cue if focus.revisit => {
@@ -410,9 +411,19 @@ pub(super) fn ask(focus: &Focus, set: &str, variant: usize, said: &str) -> Strin
             // ("mitochondrion" for "Mitochondria").
             let stem = |w: &str| w.to_lowercase().chars().take(5).collect::<String>();
             let said: Vec<String> = content_words(said).iter().map(|w| stem(w)).collect();
-            let unsaid = words.iter().filter(|w| !said.contains(&stem(w)));
+            let unsaid: Vec<&String> = words.iter().filter(|w| !said.contains(&stem(w))).collect();
+            let start = |w: &str| w.to_lowercase().chars().take(2).collect::<String>();
+            // A key word is no adverb ("eventually"), and its first letters are none the
+            // learner's words begin with: "ev" after "evaporation?" reads as that answer.
+            let telling = |w: &&&String| {
+                !w.to_lowercase().ends_with("ly") && !learner.iter().any(|s| s.starts_with(&start(w)))
+            };
             match unsaid
+                .iter()
+                .filter(telling)
                 .max_by_key(|w| w.chars().count())
+                .or_else(|| unsaid.iter().max_by_key(|w| w.chars().count()))
+                .copied()
                 .or_else(|| words.iter().max_by_key(|w| w.chars().count()))
             {
                 Some(word) => {
