@@ -86,7 +86,12 @@ test('every circle, the overlay, Continue, then leaving completes the session', 
   await expect(offer.getByRole('button', { name: 'Stay on track' })).toHaveCount(0);
   await offer.getByRole('button', { name: 'Not now' }).click();
   await expect(offer).toHaveCount(0);
-  await answer(page, 'How does all of this fit together?');
+  // Sent with a click on Send: the next answer still goes into the box.
+  const before = await turns(page);
+  await page.getByTestId('answer').fill('How does all of this fit together?');
+  await page.getByTestId('send').click();
+  await waitForTurn(page, before);
+  await expect(page.getByTestId('answer')).toBeFocused();
   await page.getByTestId('leave').click();
   await expect(page).toHaveURL(/\/$/);
   expect(await dashboardStatus(page, 'The living cell')).toBe('completed');

@@ -42,9 +42,11 @@ pub fn InputBar(
     // With a keyboard, the keys are the answer box's from the start; on a touch screen the
     // keyboard waits for a tap (it would cover the question).
     #[cfg(feature = "hydrate")]
+    let with_keyboard =
+        || window().match_media("(pointer: fine)").ok().flatten().is_some_and(|m| m.matches());
+    #[cfg(feature = "hydrate")]
     Effect::new(move |_| {
-        let fine = window().match_media("(pointer: fine)").ok().flatten().is_some_and(|m| m.matches());
-        if fine {
+        if with_keyboard() {
             focus_answer();
         }
     });
@@ -57,6 +59,11 @@ pub fn InputBar(
         draft.set(String::new());
         voiced.set(false);
         sent.update(|s| *s = Some((s.as_ref().map_or(0, |(n, _)| n + 1), text)));
+        // Sent with a click on Send: the next answer is typed in the box, not lost on the button.
+        #[cfg(feature = "hydrate")]
+        if with_keyboard() {
+            focus_answer();
+        }
     };
     view! {
         {move || error.get().map(|e| view! {
