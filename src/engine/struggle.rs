@@ -23,8 +23,9 @@ fn of<'a>(struggles: &'a Struggles, point_id: &str) -> Option<&'a Struggle> {
     struggles.get(point_id)
 }
 
-/// How open points take turns: a set session asks the most overdue first; today's review
-/// keeps the order its queue chose (most forgotten first, sets interleaved).
+/// How open points take turns: a set session asks the most overdue first, then the new ones
+/// in the set's order (the learner's, as they arranged it); today's review keeps the order
+/// its queue chose (most forgotten first, sets interleaved).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AskOrder {
     Overdue,
@@ -37,11 +38,13 @@ pub fn ask_order<'a>(pending: &[&'a Point], struggles: &Struggles, order: AskOrd
     let mut ordered: Vec<(usize, &Point)> = pending.iter().copied().enumerate().collect();
     ordered.sort_by_key(|(index, p)| {
         let parked = of(struggles, &p.id).is_some_and(|s| s.parked);
+        // A new point's due time is when it was made, which says nothing of where it stands.
+        let new = p.card.reps == 0;
         let due = match order {
-            AskOrder::Overdue => p.card.due_at,
-            AskOrder::Session => 0,
+            AskOrder::Overdue if !new => p.card.due_at,
+            AskOrder::Overdue | AskOrder::Session => 0,
         };
-        (parked, due, *index)
+        (parked, new && order == AskOrder::Overdue, due, *index)
     });
     ordered.into_iter().map(|(_, p)| p).collect()
 }
@@ -146,13 +149,20 @@ mod tests {
     }
 
     #[test]
-    fn the_most_overdue_open_point_comes_first_and_parked_ones_last() {
-        let (a, b, c) = (point("a", 30), point("b", 10), point("c", 10));
-        let pending = [&a, &b, &c];
+    fn the_most_overdue_open_point_comes_first_then_new_ones_in_set_order_and_parked_ones_last() {
+        let reviewed = |id: &str, due_at: i64| {
+            let mut p = point(id, due_at);
+            p.card.reps = 1;
+            p
+        };
+        let (a, b, c) = (reviewed("a", 30), reviewed("b", 10), reviewed("c", 10));
+        // New points made in another order than the learner has since put them in.
+        let (n1, n2) = (point("n1", 50), point("n2", 5));
+        let pending = [&a, &b, &n1, &n2, &c];
         let mut struggles = Struggles::new();
-        assert_eq!(ids(&ask_order(&pending, &struggles, AskOrder::Overdue)), ["b", "c", "a"]);
+        assert_eq!(ids(&ask_order(&pending, &struggles, AskOrder::Overdue)), ["b", "c", "a", "n1", "n2"]);
         struggles.insert("b".into(), Struggle { parked: true, ..Struggle::default() });
-        assert_eq!(ids(&ask_order(&pending, &struggles, AskOrder::Overdue)), ["c", "a", "b"]);
+        assert_eq!(ids(&ask_order(&pending, &struggles, AskOrder::Overdue)), ["c", "a", "n1", "n2", "b"]);
     }
 
     #[test]

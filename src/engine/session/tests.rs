@@ -233,6 +233,9 @@ fn the_tutor_sees_the_main_line_with_a_branch_summary_and_never_the_branch() {
 fn the_plan_asks_the_discussed_point_at_its_rung_and_hides_what_cannot_be_credited() {
     let mut s = session(&["a", "b"], &["a", "b"]);
     s.points[1].card.due_at = -5; // b is more overdue
+    for p in &mut s.points {
+        p.card.reps = 1; // reviewed before: new points go in the set's order
+    }
     s.resources.push(Resource {
         id: "r".into(),
         kind: ResourceKind::Text,
