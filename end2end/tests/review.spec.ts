@@ -28,7 +28,7 @@ test("today's review takes points from every set, leaves, names each set in its 
   await page.goto('/');
   const today = page.getByTestId('review-today');
   await expect(today.getByTestId('review-today-summary')).toHaveText(
-    /^10 points due across 3 sets · about 8 minutes/,
+    /^10 points from 3 sets · about 8 minutes/,
   );
   await expect(today.getByTestId('review-today-held')).toContainText('new points wait for tomorrow');
   await page.screenshot({ path: screenshotPath('review-today'), fullPage: true });

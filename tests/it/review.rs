@@ -510,7 +510,7 @@ async fn the_limits_form_refuses_what_is_out_of_range_and_the_dashboard_follows_
     let other = app.sign_up("other").await;
     // A new learner's three demo sets: 16 new points, ten a day, twenty a session.
     let (_, page) = app.page("/").await;
-    assert!(page.contains("10 points due across 3 sets · about 8 minutes"), "{page}");
+    assert!(page.contains("10 points from 3 sets · about 8 minutes"), "{page}");
     assert!(page.contains("6 new points wait for tomorrow"), "{page}");
     // The card says it all: no second count of what is due above it.
     assert!(!page.contains("data-testid=\"due-lede\""), "{page}");
@@ -538,7 +538,7 @@ async fn the_limits_form_refuses_what_is_out_of_range_and_the_dashboard_follows_
     let (_, account) = app.page("/account").await;
     assert!(account.contains(r#"value="4""#) && account.contains(r#"value="16""#), "{account}");
     let (_, page) = app.page("/").await;
-    assert!(page.contains("4 points due across 3 sets"), "{page}");
+    assert!(page.contains("4 points from 3 sets"), "{page}");
     assert!(page.contains("12 more points are due: another session today can take them."), "{page}");
     // No new points a day: nothing for a review today, and the dashboard says why.
     app.post_form("/account/review-limits", &[("points_per_session", "4"), ("new_per_day", "0")]).await;

@@ -65,7 +65,7 @@ async fn a_full_session_overlay_leave_resume_and_complete() {
     let ServerMessage::AssistantComplete(recap) = frames.last().unwrap() else { unreachable!() };
     // The last words recalled two points; the question asked since is not tried yet, so they
     // are not quoted as if they answered it.
-    assert!(recap.full_content.starts_with("Welcome back to The living cell."), "{}", recap.full_content);
+    assert!(recap.full_content.starts_with("Welcome back to the living cell."), "{}", recap.full_content);
     assert!(!recap.full_content.contains("you had said"), "{}", recap.full_content);
 
     // The last two points: the overlay instead of a tutor reply.

@@ -327,7 +327,7 @@ async fn offline_the_summary_names_what_happened_and_the_next_opening_recalls_it
     // Resumed: a recap of where it stopped.
     let mut ws = app.connect(&session).await;
     let resumed = reply_of(&ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await);
-    assert!(resumed.starts_with(&format!("Welcome back to {CELL}.")), "{resumed}");
+    assert!(resumed.starts_with("Welcome back to the living cell."), "{resumed}");
     drop(ws);
 
     // The next session of the set opens from the summary, and gives no point away.
@@ -335,7 +335,7 @@ async fn offline_the_summary_names_what_happened_and_the_next_opening_recalls_it
     let mut ws = app.connect(&next).await;
     let opening = reply_of(&ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await);
     assert!(
-        opening.starts_with(&format!("Last time (just now) we stopped partway through {CELL}.")),
+        opening.starts_with("Last time (just now) we stopped partway through the living cell."),
         "{opening}"
     );
     let lower = opening.to_lowercase();

@@ -57,7 +57,12 @@ pub fn SummaryBody(summary: Option<SessionSummary>, text: String) -> impl IntoVi
         return view! { <p class="summary-text">{text}</p> }.into_any();
     };
     let outcome = if s.completed {
-        format!("All {} recalled · {}", plural(i64::from(s.total), "point"), span(s.study_ms))
+        let all = if s.total == 1 {
+            "The 1 point recalled".to_string()
+        } else {
+            format!("All {} points recalled", s.total)
+        };
+        format!("{all} · {}", span(s.study_ms))
     } else {
         format!(
             "{} of {} recalled · {}",

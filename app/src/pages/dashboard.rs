@@ -201,7 +201,7 @@ pub fn SetRow(set: SetCard, now: i64, #[prop(optional)] own_page: bool) -> impl 
     }
 }
 
-/// "Review today": what is due across every set, how long it takes, and the button (or Resume
+/// "Review today": what the next review takes from every set, how long it takes, and the button (or Resume
 /// for a review under way).
 #[component]
 fn TodayCard(today: TodayReview) -> impl IntoView {
@@ -209,7 +209,7 @@ fn TodayCard(today: TodayReview) -> impl IntoView {
     let TodayReview { points, sets, minutes, default_pace, left, new_held, open_session } = today;
     let pace = if default_pace { " (at 45 seconds a point until your own pace is known)" } else { "" };
     let summary = format!(
-        "{} due across {} · about {}{pace}",
+        "{} from {} · about {}{pace}",
         plural(i64::from(points), "point"),
         plural(i64::from(sets), "set"),
         plural(i64::from(minutes), "minute"),

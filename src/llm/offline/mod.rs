@@ -386,7 +386,7 @@ mod tests {
         };
         // A try at this question, then the pause: worth recalling.
         let tried = resume(Rung::Angle);
-        assert!(tried.contains("you had said \u{201c}Ribosomes make proteins.\u{201d}"), "{tried}");
+        assert!(tried.contains("you had said \u{201c}Ribosomes make proteins\u{201d}."), "{tried}");
         // A question not tried yet: the last words answered another one.
         let fresh = resume(Rung::Cue);
         assert!(fresh.starts_with("Welcome back to Cells."), "{fresh}");
@@ -632,6 +632,13 @@ mod tests {
     }
 
     #[test]
+    fn a_sets_name_reads_as_part_of_the_sentence() {
+        assert_eq!(super::tutor::mid_sentence("The water cycle"), "the water cycle");
+        assert_eq!(super::tutor::mid_sentence("The Beatles"), "The Beatles");
+        assert_eq!(super::tutor::mid_sentence("Cells"), "Cells");
+    }
+
+    #[test]
     fn asked_what_the_question_means_the_tutor_puts_it_plainly() {
         let meant = tutor(&TutorBrief { asked: true, ..brief_at(Rung::Cue, "what do you mean?", None) });
         assert!(meant.contains("Which organelle powers the cell?") && !meant.contains("notes"), "{meant}");
@@ -642,6 +649,11 @@ mod tests {
         let word =
             tutor(&TutorBrief { asked: true, ..brief_at(Rung::Cue, "what do you mean by powers?", None) });
         assert!(!word.starts_with("I mean"), "{word}");
+        assert!(
+            word.contains("\u{201c}powers\u{201d}") && word.contains("Which organelle powers the cell?"),
+            "{word}"
+        );
+        assert!(!word.contains("notes"), "{word}");
     }
 
     #[test]

@@ -104,11 +104,12 @@ pub(super) fn session_summary(d: &crate::llm::brief::SessionDigest) -> serde_jso
             format!("You recalled {} of {} points in {}", d.recalled.len(), d.total, span(d.study_ms))
         }
     };
+    let one = d.recalled.len() == 1;
     if !d.recalled.is_empty() {
         if unprompted == d.recalled.len() {
-            overview.push_str(", all without help");
+            overview.push_str(if one { ", without help" } else { ", all without help" });
         } else if told == 0 && unprompted == 0 {
-            overview.push_str(", each with some help");
+            overview.push_str(if one { ", with some help" } else { ", each with some help" });
         } else if told == 0 {
             overview.push_str(&format!(", {unprompted} of them without help"));
         } else {

@@ -24,6 +24,16 @@ pub(super) fn cue(point: &PointBrief, set_name: &str) -> String {
     }
 }
 
+/// A set's name inside a sentence: a leading "The" of a name written as a sentence ("The
+/// water cycle") is lower-cased there; one of a title in capitals ("The Beatles") is not.
+pub(super) fn mid_sentence(name: &str) -> String {
+    let name = name.trim();
+    match name.strip_prefix("The ") {
+        Some(rest) if rest.starts_with(|c: char| c.is_lowercase()) => format!("the {rest}"),
+        Some(_) | None => name.to_string(),
+    }
+}
+
 /// "Last time (2 days ago) we stopped partway through Cells. You also went down a rabbit hole
 /// on “tides”." Counts are left to the interface.
 pub(super) fn last_time(recap: &Recap, set: &str) -> String {
@@ -45,6 +55,8 @@ pub(super) fn last_time(recap: &Recap, set: &str) -> String {
 pub(super) fn so_far(recap: &Recap, set: &str, tried: bool) -> String {
     let mut out = format!("Welcome back to {set}.");
     if let Some(said) = recap.last_said.as_deref().map(first_sentence).filter(|s| tried && !s.is_empty()) {
+        // One full stop, after the quote: “…Cleopatra.”. read as a slip.
+        let said = said.trim_end_matches('.');
         out.push_str(&format!(" Where we stopped, you had said \u{201c}{said}\u{201d}."));
     }
     push_topics(&mut out, &recap.topics, "Before the break you explored");
@@ -90,7 +102,8 @@ fn states(text: &str, point: &str) -> bool {
 
 pub(super) fn tutor(brief: &TutorBrief) -> String {
     // The session as a whole: its set, or today's review across several.
-    let set = if brief.review.is_empty() { brief.set_name.as_str() } else { "today's review" };
+    let named = mid_sentence(&brief.set_name);
+    let set = if brief.review.is_empty() { named.as_str() } else { "today's review" };
     let message = brief.learner_message.as_deref().unwrap_or_default();
     let previous = brief.previous_reply.as_deref().map(sentences).unwrap_or_default();
     // The first wording that shares no sentence with the previous reply.
@@ -104,6 +117,7 @@ pub(super) fn tutor(brief: &TutorBrief) -> String {
                 format!("Everything in {set} is recalled. What would you like to connect it to?")
             }
             // "Can you ask me more?": there is no more this session; where more practice is.
+            TutorMoment::Reply if wants_more(message) && !brief.review.is_empty() => "That was every point due today; each comes back when it is due. To go over a set again now, start a session from its page, or ask me about anything in your notes.".into(),
             TutorMoment::Reply if wants_more(message) => format!(
                 "That was every point due in {set} this session; each comes back when it is due. To go over them all again now, start a session from the set's page (\"Study all anyway\"), or ask me about anything in your notes."
             ),
@@ -127,6 +141,24 @@ pub(super) fn tutor(brief: &TutorBrief) -> String {
             ),
             format!(
                 "Put simply: {} Whatever you recall of it, in your own words, is an answer.",
+                cue(&focus.point, set)
+            ),
+        ]);
+    }
+    // "What do you mean by forms?", of a word of the question: what it means is what the
+    // learner is to recall, so the question stands, said again.
+    if brief.asked
+        && let Some(word) = meant_by(message).filter(|w| {
+            crate::text::words_spaced(&cue(&focus.point, set)).contains(&format!(" {} ", w.to_lowercase()))
+        })
+    {
+        return fresh(vec![
+            format!(
+                "By \u{201c}{word}\u{201d} I mean what the word says in the question; more would give the answer away. {} Say what you remember, in your own words.",
+                cue(&focus.point, set)
+            ),
+            format!(
+                "\u{201c}{word}\u{201d} as the question uses it: {} Part of an answer is a start.",
                 cue(&focus.point, set)
             ),
         ]);
@@ -262,6 +294,21 @@ fn asks_what_is_meant(message: &str) -> bool {
     ];
     let said = crate::text::words_spaced(message);
     ASKING.iter().any(|a| said.contains(&format!(" {a} "))) && !said.contains(" mean by ")
+}
+
+/// The words a learner asks the meaning of ("what do you mean by forms?" → "forms"), up to
+/// three of them.
+fn meant_by(message: &str) -> Option<String> {
+    let lower = message.to_lowercase();
+    let at = lower.find(" mean by ")? + " mean by ".len();
+    let words: Vec<&str> = message[at..]
+        .split(|c: char| matches!(c, '?' | '.' | '!' | ',' | ';'))
+        .next()?
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|w| !w.is_empty() && !matches!(w.to_lowercase().as_str(), "the" | "a" | "an" | "that"))
+        .collect();
+    (!words.is_empty() && words.len() <= 3).then(|| words.join(" "))
 }
 
 /// Whether a question to the tutor asks for its question again ("what was the question

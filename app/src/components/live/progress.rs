@@ -27,7 +27,7 @@ pub fn SessionProgress(
                 role="img"
                 data-testid="progress"
                 data-recalled=move || recalled.get().to_string()
-                aria-label=move || format!("{} of {} points recalled", recalled.get(), total.get())
+                aria-label=move || format!("{} of {} recalled", recalled.get(), crate::format::plural(i64::from(total.get()), "point"))
             >
                 {move || {
                     (0..total.get())
