@@ -302,7 +302,7 @@ fn meant_by(message: &str) -> Option<String> {
     let lower = message.to_lowercase();
     let at = lower.find(" mean by ")? + " mean by ".len();
     let words: Vec<&str> = message[at..]
-        .split(|c: char| matches!(c, '?' | '.' | '!' | ',' | ';'))
+        .split(['?', '.', '!', ',', ';'])
         .next()?
         .split_whitespace()
         .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
