@@ -187,7 +187,7 @@ pub struct PointView {
     /// The last review's rating, if reviewed.
     pub last_rating: Option<Rating>,
     pub last_review_at: Option<i64>,
-    /// Sessions in which it was recalled, oldest first.
+    /// Sessions in which it was reviewed (recalled, or not), oldest first.
     pub recalled_in: Vec<Recalled>,
 }
 

@@ -162,9 +162,12 @@ test('a rabbit hole: offered, explored with progress hidden, and left', async ({
   await expect.poll(background).not.toBe(onTrack);
   await expect(page.locator('.progress')).toHaveAttribute('aria-hidden', 'true');
   await expect(page.getByTestId('agent-text')).toContainText('endosymbiosis');
+  // The box takes questions here, not answers.
+  await expect(page.getByTestId('answer')).toHaveAttribute('placeholder', 'Ask, or think aloud…');
   await page.getByRole('button', { name: 'Return to session' }).click();
   await expect(page.getByTestId('rabbithole-banner')).toHaveCount(0);
   await expect(page.getByTestId('answer')).toBeFocused();
+  await expect(page.getByTestId('answer')).toHaveAttribute('placeholder', 'Answer in your own words…');
   await expect(page.locator('.progress')).toHaveAttribute('aria-hidden', 'false');
   await expect(page.locator('.pill.amber')).toHaveCount(1);
   await expect.poll(background).toBe(onTrack);

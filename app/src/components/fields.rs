@@ -24,13 +24,17 @@ pub fn Field(
     #[prop(optional)]
     rows: u32,
     #[prop(optional)] hint: Option<&'static str>,
+    /// Takes the focus when the page opens (unless a field sent back at fault takes it): the
+    /// page is there to change this field.
+    #[prop(optional)]
+    focus: bool,
 ) -> impl IntoView {
     let value = FormEcho::value(&echo, name, &value);
     let error = FormEcho::error(&echo, name);
     let id = format!("{form}-{name}");
     let invalid = error.is_some();
     let described = invalid.then(|| format!("{id}-error"));
-    let first = FormEcho::first_error(&echo, name);
+    let first = FormEcho::first_error(&echo, name) || (focus && echo.is_none());
     let input = if rows == 0 {
         view! {
             <input

@@ -65,10 +65,7 @@ fn DashboardView(data: Data) -> impl IntoView {
                     <AwaitSummary session_id />
                 })}
                 <ul class="cards">
-                    {cards.into_iter().map(|(l, set)| {
-                        let open_review = open_review.clone().filter(|_| l.set_id.is_none());
-                        view! { <LeftOffCard left_off=l set open_review now /> }
-                    }).collect_view()}
+                    // Sessions under way first: they are the newest, and the one to go back to.
                     {paused.into_iter().map(|s| view! {
                         <li class="card" data-testid="resume-card">
                             <div>
@@ -79,6 +76,10 @@ fn DashboardView(data: Data) -> impl IntoView {
                             </div>
                             <a class="button primary" href=format!("/sessions/{}", s.id)>"Resume"</a>
                         </li>
+                    }).collect_view()}
+                    {cards.into_iter().map(|(l, set)| {
+                        let open_review = open_review.clone().filter(|_| l.set_id.is_none());
+                        view! { <LeftOffCard left_off=l set open_review now /> }
                     }).collect_view()}
                 </ul>
             })}

@@ -291,6 +291,10 @@ pub struct SessionCompleteOverlay {
     pub message: String,
     /// Points recalled.
     pub recalled_count: u32,
+    /// Of those, the points said back only after the tutor gave their answer: gone through,
+    /// not recalled (the summary says so too). Absent from an older server: none.
+    #[serde(default)]
+    pub given_answer: u32,
     /// Points in the session.
     pub total_points: u32,
     /// Study time so far.

@@ -148,6 +148,7 @@ fn one_of_each_server_message() -> Vec<ServerMessage> {
         ServerMessage::SessionCompleteOverlay(SessionCompleteOverlay {
             message: "done".into(),
             recalled_count: 3,
+            given_answer: 1,
             total_points: 3,
             duration_ms: 9,
         }),

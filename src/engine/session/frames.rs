@@ -37,6 +37,13 @@ impl LiveSession {
         SessionCompleteOverlay {
             message: OVERLAY_MESSAGE.into(),
             recalled_count: self.recalled_count(),
+            given_answer: self
+                .points
+                .iter()
+                .filter(|p| self.is_recalled(&p.id) && self.struggles.get(&p.id).is_some_and(|s| s.revealed))
+                .count()
+                .try_into()
+                .unwrap_or(u32::MAX),
             total_points: self.total(),
             duration_ms: self.elapsed_ms(now),
         }

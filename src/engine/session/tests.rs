@@ -151,9 +151,11 @@ fn the_overlay_shows_once_everything_is_recalled_until_dismissed() {
     let mut s = session(&["a", "b"], &["a", "b"]);
     recall(&mut s, "a", 1, false);
     assert!(s.overlay(0).is_none(), "one point still open");
+    // b is said back only after its answer was given.
+    s.struggles.insert("b".into(), crate::store::Struggle { revealed: true, ..Default::default() });
     recall(&mut s, "b", 2, false);
     let overlay = s.overlay(0).expect("everything recalled");
-    assert_eq!((overlay.recalled_count, overlay.total_points), (2, 2));
+    assert_eq!((overlay.recalled_count, overlay.given_answer, overlay.total_points), (2, 1, 2));
     assert_eq!(overlay.message, OVERLAY_MESSAGE);
     s.row.state.mode = SessionMode::Rabbithole;
     assert!(s.overlay(0).is_none(), "it waits for the rabbit hole's end");

@@ -181,7 +181,8 @@ pub(super) fn session_summary(d: &crate::llm::brief::SessionDigest) -> serde_jso
         next_steps.push(if d.review {
             format!("Resume today's review: the {open} still open {come} first.")
         } else {
-            format!("Start the next session of this set: the {open} still open {come} first.")
+            // Said of a paused session (Resume) and an ended one (the next session) alike.
+            format!("Carry on with this set: the {open} still open {come} first.")
         });
     }
     // The point that took the most help: given the answer, then hints, then a near miss.

@@ -36,6 +36,9 @@ pub fn InputBar(
     /// Nothing more can be sent (the session ended or cannot be opened).
     #[prop(into)]
     closed: Signal<bool>,
+    /// In a rabbit hole: the box takes questions and thoughts, not answers.
+    #[prop(into)]
+    exploring: Signal<bool>,
 ) -> impl IntoView {
     // The last message sent, animating away (a counter restarts the animation).
     let sent = RwSignal::new(None::<(u32, String)>);
@@ -78,7 +81,7 @@ pub fn InputBar(
                 id=ANSWER_ID
                 data-testid="answer"
                 rows="2"
-                placeholder="Answer in your own words…"
+                placeholder=move || if exploring.get() { "Ask, or think aloud…" } else { "Answer in your own words…" }
                 prop:value=move || draft.get()
                 disabled=move || closed.get()
                 on:input=move |ev| {

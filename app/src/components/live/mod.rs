@@ -201,6 +201,7 @@ pub fn LiveSession(
     let images = Memo::new(move |_| state.with(|s| s.images.clone()));
     let resources = Memo::new(move |_| state.with(|s| s.resources.clone()));
     let notes_read = Memo::new(move |_| state.with(|s| s.notes_read));
+    let exploring = Memo::new(move |_| state.with(LiveState::in_rabbithole));
     let error = Memo::new(move |_| state.with(|s| s.error.clone()));
     let notice = Memo::new(move |_| state.with(|s| s.notice.as_ref().map(|n| n.message.clone())));
     let closed = Memo::new(move |_| {
@@ -274,7 +275,7 @@ pub fn LiveSession(
                     view! { <RabbitholePrompt offer link nothing_left /> }
                 })}
             </Exchange>
-            {(!ended).then(|| view! { <InputBar link draft=page.draft voiced=page.voiced voice error closed /> })}
+            {(!ended).then(|| view! { <InputBar link draft=page.draft voiced=page.voiced voice error closed exploring /> })}
             {move || overlay.get().map(|overlay| view! { <SessionCompleteOverlay overlay link /> })}
         </div>
     }

@@ -41,16 +41,24 @@ pub fn SessionCompleteOverlay(overlay: Overlay, link: Link) -> impl IntoView {
             let _ = next.focus();
         }
     };
-    let recalled = if overlay.recalled_count >= overlay.total_points {
-        all_of(i64::from(overlay.total_points), "point")
-    } else {
-        format!("{} of {} points", overlay.recalled_count, overlay.total_points)
+    let took = span(i64::try_from(overlay.duration_ms).unwrap_or(i64::MAX));
+    // As the summary has it: a point said back after its answer was given was gone through.
+    let outcome = match overlay.given_answer {
+        0 if overlay.recalled_count >= overlay.total_points => {
+            format!("You recalled {} in {took}.", all_of(i64::from(overlay.total_points), "point"))
+        }
+        0 => format!("You recalled {} of {} points in {took}.", overlay.recalled_count, overlay.total_points),
+        given => format!(
+            "You went through {} in {took}: {} of them only after being given the answer.",
+            all_of(i64::from(overlay.total_points), "point"),
+            given
+        ),
     };
     view! {
         <div class="overlay" role="dialog" aria-modal="true" aria-labelledby="overlay-title" data-testid="overlay" on:keydown=keys>
             <div class="overlay-card">
                 <h2 id="overlay-title">{overlay.message}</h2>
-                <p>{format!("You recalled {recalled} in {}.", span(i64::try_from(overlay.duration_ms).unwrap_or(i64::MAX)))}</p>
+                <p data-testid="overlay-outcome">{outcome}</p>
                 <div class="overlay-actions">
                     <button type="button" class="button" data-testid="overlay-continue" node_ref=keep_on on:click=move |_| keep_talking()>"Continue"</button>
                     <button type="button" class="button primary" data-testid="overlay-done" node_ref=done on:click=move |_| {

@@ -475,6 +475,7 @@ mod tests {
         ServerMessage::SessionCompleteOverlay(SessionCompleteOverlay {
             message: "done".into(),
             recalled_count: 3,
+            given_answer: 0,
             total_points: 3,
             duration_ms: 1,
         })

@@ -115,7 +115,7 @@ pub fn EditPointPage() -> impl IntoView {
                 <h1>"Edit point"</h1>
                 <form method="post" action=format!("/sets/{set_id}/points/{}/edit", point.id) class="stack" data-testid="point-form">
                     <FormMessage echo=echo.clone() />
-                    <Field echo=echo.clone() form="point" name="content" label="What to recall" value=point.content max=limits::POINT required=true rows=3 />
+                    <Field echo=echo.clone() form="point" name="content" label="What to recall" value=point.content max=limits::POINT required=true rows=3 focus=true />
                     <Field echo=echo form="point" name="context" label="Cue (optional)" value=point.context max=limits::CUE rows=2 />
                     <label class="check">
                         <input type="checkbox" name="reset_schedule" value="on" />

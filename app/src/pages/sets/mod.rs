@@ -165,7 +165,7 @@ fn percent(share: f64) -> String {
     format!("{} %", (share * 100.0).round() as i64)
 }
 
-/// Where a recall was earned: the learner's message in the session's history.
+/// Where a review was earned: the learner's message in the session's history.
 fn recall_link(recall: &Recalled) -> String {
     match &recall.entry_id {
         Some(entry) => format!("/history/{}#entry-{entry}", recall.session_id),
@@ -194,6 +194,8 @@ fn PointItem(
 ) -> impl IntoView {
     let focus_up = focus.map(|up| (up && !first) || (!up && last));
     let focus_down = focus_up.map(|up| !up && !last);
+    // Said with the point, so a screen reader's list of buttons tells them apart.
+    let named = short(&point.content);
     let base = format!("/sets/{set_id}/points/{}", point.id);
     let schedule = match point.retrievability {
         _ if point.reps == 0 => format!("new · {}", due(now, point.due_at)),
@@ -237,7 +239,7 @@ fn PointItem(
                     <dt>"Reviews"</dt><dd data-testid="reviews">{point.reps}</dd>
                     <dt>"Forgotten"</dt><dd data-testid="lapses">{plural(i64::from(point.lapses), "time")}</dd>
                     <dt>"Last rating"</dt><dd data-testid="last-rating">{point.last_rating.map_or("none yet", Rating::as_str)}</dd>
-                    <dt>"Recalled in"</dt>
+                    <dt>"Reviewed in"</dt>
                     <dd>
                         {if point.recalled_in.is_empty() {
                             view! { "no session yet" }.into_any()
@@ -245,7 +247,7 @@ fn PointItem(
                             view! {
                                 <ul class="inline">
                                     {point.recalled_in.iter().map(|r| view! {
-                                        <li><a href=recall_link(r)>{ago(now, r.recalled_at)}</a>" ("{r.rating.as_str()}")"</li>
+                                        <li><a href=recall_link(r)>{ago(now, r.recalled_at)}</a>" ("{if r.rating == Rating::Again { "not recalled" } else { r.rating.as_str() }}")"</li>
                                     }).collect_view()}
                                 </ul>
                             }.into_any()
@@ -257,11 +259,11 @@ fn PointItem(
                 <a class="button small" href=format!("{base}/edit")>"Edit"</a>
                 <form method="post" action=format!("{base}/move")>
                     <input type="hidden" name="direction" value="up" />
-                    <button type="submit" class="button small" disabled=first autofocus=focus_up == Some(true) aria-label="Move up">"↑"</button>
+                    <button type="submit" class="button small" disabled=first autofocus=focus_up == Some(true) aria-label=format!("Move up: {named}")>"↑"</button>
                 </form>
                 <form method="post" action=format!("{base}/move")>
                     <input type="hidden" name="direction" value="down" />
-                    <button type="submit" class="button small" disabled=last autofocus=focus_down == Some(true) aria-label="Move down">"↓"</button>
+                    <button type="submit" class="button small" disabled=last autofocus=focus_down == Some(true) aria-label=format!("Move down: {named}")>"↓"</button>
                 </form>
                 <a class="button small" href=format!("{base}/delete")>"Delete…"</a>
             </div>
