@@ -26,7 +26,7 @@ async function sessionWithARabbitHole(page: Page): Promise<string> {
 }
 
 function shown(text: string | null): number {
-  return Number((text ?? '').split(' / ')[0]);
+  return Number((text ?? '').split(' of ')[0]);
 }
 
 test('the history page shows the branch, filters, searches, labels and links to an entry', async ({ page, context }) => {

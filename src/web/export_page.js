@@ -41,7 +41,7 @@
       if (line && !b.hidden) b.querySelector("details").open = true;
     });
     notice.hidden = !line;
-    count.textContent = shown + " / " + entries.length + " entries";
+    count.textContent = shown + " of " + entries.length + " entries shown";
     buttons.forEach(function (b) { b.setAttribute("aria-pressed", String(b.getAttribute("data-filter") === filter)); });
   }
 

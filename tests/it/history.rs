@@ -26,13 +26,13 @@ pub(crate) async fn session_with_a_rabbit_hole(app: &TestApp) -> String {
     session
 }
 
-/// How many entries a page shows, from its "X / Y entries" line.
+/// How many entries a page shows, from its "X of Y entries shown" line.
 fn count(html: &str) -> (u32, u32) {
     let at = html.find("data-testid=\"entry-count\"").expect("a count");
     let text = &html[at..];
     let start = text.find('>').unwrap() + 1;
     let shown_total = text[start..].split(" entries").next().unwrap();
-    let (shown, total) = shown_total.split_once(" / ").unwrap();
+    let (shown, total) = shown_total.split_once(" of ").unwrap();
     (shown.trim().parse().unwrap(), total.trim().parse().unwrap())
 }
 

@@ -229,7 +229,7 @@ fn TranscriptView(transcript: Transcript) -> impl IntoView {
                 <button type="submit" class="button">"Search"</button>
             </form>
             <p class="count" data-testid="entry-count">
-                {format!("{} / {} entries", transcript.shown, transcript.total)}
+                {format!("{} of {} entries shown", transcript.shown, transcript.total)}
                 {off_main.then(|| view! { " · "<a href=main_link>"Back to where the session is"</a> })}
             </p>
             // Written and escaped on the server (see the server's `web::transcript`).

@@ -120,6 +120,15 @@ fn together(brief: &EvaluatorBrief, embedder: Option<&Embedder>, nearly: &[&str]
         let context = super::judge::Context::new(brief, meaning);
         brief.unchecked.iter().map(|p| (p.id.clone(), context.judge(p))).collect::<Vec<_>>()
     };
+    // The try before answered the question asked now, not one the tutor has since moved on
+    // from: "it turns into vapour and goes up" answered how water leaves the sea, and read
+    // with "clouds form when the wind blows dust together" it said condensation's words.
+    if let [.., asked, _, _] = brief.recent.as_slice()
+        && asked.role == crate::llm::Role::Assistant
+        && asks_anew(&asked.content, &reply.content)
+    {
+        return Vec::new();
+    }
     // The try before was at the same point: it nearly said it, after its own question.
     let earlier = EvaluatorBrief {
         unchecked: brief.unchecked.iter().filter(|p| nearly.contains(&p.id.as_str())).cloned().collect(),
@@ -138,6 +147,18 @@ fn together(brief: &EvaluatorBrief, embedder: Option<&Embedder>, nearly: &[&str]
         ..brief.clone()
     };
     judged(&joined).into_iter().filter(|(_, v)| v.recalled).map(|(id, _)| id).collect()
+}
+
+/// Whether the tutor's reply puts a new question, not the one asked before the learner's try
+/// (`asked`): a question of three or more words, most of them not in that one ("Right. How do
+/// clouds form from water vapour?" after "What happens to water when the sun heats it?"). A
+/// question said again, or a short prompt ("What else belongs with it?"), is none.
+fn asks_anew(asked: &str, reply: &str) -> bool {
+    let asked = crate::text::terms(asked);
+    crate::text::sentences(reply).iter().filter(|s| s.trim_end().ends_with('?')).any(|question| {
+        let terms = crate::text::terms(question);
+        terms.len() >= 3 && terms.iter().filter(|t| asked.contains(t)).count() * 2 < terms.len()
+    })
 }
 
 /// The points whose gaps the message fills: the tutor's last words gave a point's shape with

@@ -217,7 +217,11 @@ pub(super) fn tutor(brief: &TutorBrief) -> String {
         }
         TutorMoment::Reply if brief.asked => {
             let answer = from_notes(message, focus);
-            vec![format!("A fair question. {answer}"), format!("Worth asking. {answer}")]
+            // Which opening comes first turns with the message, so a run of questions is not
+            // met by the same words each time.
+            let acks = ["A fair question.", "Worth asking.", "Good question."];
+            let first = pick(message, acks.len());
+            (0..acks.len()).map(|i| format!("{} {answer}", acks[(first + i) % acks.len()])).collect()
         }
         TutorMoment::Reply if brief.set_aside.is_some() => {
             vec![
@@ -527,6 +531,8 @@ pub(super) fn angle(focus: &Focus, variant: usize) -> String {
         let letters: Vec<char> = w.chars().take_while(|c| c.is_alphabetic()).collect();
         letters.len() >= 2 && letters[0].is_uppercase()
     });
+    // "Runoff: water that…": a term and what it means; the term is half the answer.
+    let termed = content.split_whitespace().next().is_some_and(|w| w.ends_with(':'));
     let questions: [&str; 3] = if has_date(content) {
         [
             "Come at it from the time: when was it, and what happened then?",
@@ -538,6 +544,12 @@ pub(super) fn angle(focus: &Focus, variant: usize) -> String {
             "Think of the amount in it: how much, or how many, of what?",
             "There is a number in it. What does it measure?",
             "Start from the figure: what is counted or measured?",
+        ]
+    } else if termed {
+        [
+            "It has a name of its own: what is it called, and what happens in it?",
+            "Start from the word for it. What does that word describe?",
+            "Name it first, then say what it covers.",
         ]
     } else if has_name {
         [

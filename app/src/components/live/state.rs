@@ -389,9 +389,9 @@ impl LiveState {
 fn too_long(content: &str) -> Option<String> {
     let chars = content.chars().count();
     if chars > MAX_MESSAGE_CHARS {
-        return Some(format!(
-            "That is {chars} characters; a message can have {MAX_MESSAGE_CHARS}. Split it in two."
-        ));
+        let parts = chars.div_ceil(MAX_MESSAGE_CHARS);
+        let split = if parts == 2 { "Split it in two".to_string() } else { format!("Send it in {parts} parts") };
+        return Some(format!("That is {chars} characters; a message can have {MAX_MESSAGE_CHARS}. {split}."));
     }
     let frame = serde_json::to_string(&ClientMessage::UserMessage {
         content: content.to_string(),
@@ -399,7 +399,7 @@ fn too_long(content: &str) -> Option<String> {
         via: Some(InputVia::Voice),
     })
     .map_or(usize::MAX, |f| f.len());
-    (frame > MAX_FRAME_BYTES).then(|| "That message is too large to send; split it in two.".to_string())
+    (frame > MAX_FRAME_BYTES).then(|| "That message is too large to send; send it in parts.".to_string())
 }
 
 #[cfg(test)]
@@ -659,6 +659,10 @@ mod tests {
         assert!(say(&mut s, "c1", "fine"));
         assert!(!say(&mut s, "c2", &"a".repeat(MAX_MESSAGE_CHARS + 1)));
         assert_eq!(s.error.as_ref().map(|e| e.code), Some(ErrorCode::MessageTooLong));
+        assert!(s.error.as_ref().is_some_and(|e| e.message.ends_with("Split it in two.")));
+        // Parts that each fit, however long it is.
+        assert!(!say(&mut s, "c2", &"a".repeat(MAX_MESSAGE_CHARS * 2 + 1)));
+        assert!(s.error.as_ref().is_some_and(|e| e.message.ends_with("Send it in 3 parts.")));
         // Within the character limit but too large once escaped for the wire.
         assert!(!say(&mut s, "c3", &"\u{1}".repeat(MAX_MESSAGE_CHARS / 2)));
         assert_eq!(s.outbox.len(), 1, "refused messages never enter the outbox");
