@@ -211,9 +211,6 @@ impl Scheduler {
                 Rating::Again => CardState::Learning,
                 Rating::Hard | Rating::Good | Rating::Easy => CardState::Review,
             };
-            // A lapse is forgetting what was once recalled, as Anki counts it: failing a point
-            // never yet recalled is still learning it.
-            let lapsed = review.rating == Rating::Again && recalled_before;
             recalled_before |= review.rating != Rating::Again;
             card.due_at = review.at + interval_ms;
             card.stability = after.stability;
@@ -221,7 +218,7 @@ impl Scheduler {
             card.elapsed_days = elapsed_days;
             card.scheduled_days = interval_ms / DAY_MS;
             card.reps += 1;
-            card.lapses += i64::from(lapsed);
+            card.lapses += i64::from(review.rating == Rating::Again);
             card.last_review_at = Some(review.at);
             memory = Some(after);
             last_at = Some(review.at);

@@ -187,7 +187,8 @@ async fn points_are_added_edited_reordered_and_deleted() {
     let edit = format!("/sets/{set}/points/{}/edit", nile.id);
     // The page is there to change the point: its words have the focus.
     let (_, form) = app.page(&edit).await;
-    let focused: Vec<&str> = form.match_indices("autofocus").map(|(i, _)| &form[i.saturating_sub(200)..i]).collect();
+    let focused: Vec<&str> =
+        form.match_indices("autofocus").map(|(i, _)| &form[i.saturating_sub(200)..i]).collect();
     assert!(focused.len() == 1 && focused[0].contains("name=\"content\""), "{focused:?}");
     assert_eq!(
         app.post_form(&edit, &[("content", "The Nile is the longest river on Earth."), ("context", "")])

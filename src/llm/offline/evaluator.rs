@@ -150,14 +150,15 @@ fn together(brief: &EvaluatorBrief, embedder: Option<&Embedder>, nearly: &[&str]
 }
 
 /// Whether the tutor's reply puts a new question, not the one asked before the learner's try
-/// (`asked`): a question of three or more words, most of them not in that one ("Right. How do
-/// clouds form from water vapour?" after "What happens to water when the sun heats it?"). A
-/// question said again, or a short prompt ("What else belongs with it?"), is none.
+/// (`asked`): a question of three or more words, a third of them or more not in that one
+/// ("Right. How do clouds form from water vapour?" after "What happens to water when the sun
+/// heats it?"). A question said again, or a short prompt ("What else belongs with it?"), is
+/// none.
 fn asks_anew(asked: &str, reply: &str) -> bool {
     let asked = crate::text::terms(asked);
     crate::text::sentences(reply).iter().filter(|s| s.trim_end().ends_with('?')).any(|question| {
         let terms = crate::text::terms(question);
-        terms.len() >= 3 && terms.iter().filter(|t| asked.contains(t)).count() * 2 < terms.len()
+        terms.len() >= 3 && terms.iter().filter(|t| asked.contains(t)).count() * 3 < terms.len() * 2
     })
 }
 

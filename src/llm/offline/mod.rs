@@ -566,8 +566,15 @@ mod tests {
         let gaps = at(Rung::Gaps, light, cue);
         assert!(gaps.contains("light-dependent") && gaps.contains("\\_"), "{gaps}");
         // A term and its meaning: the angle asks for the term.
-        let termed = at(Rung::Angle, "Runoff: water that is not absorbed flows over the land into streams", "Where does rain go?");
-        assert!(termed.contains("name") || termed.contains("word for it") || termed.contains("Name it"), "{termed}");
+        let termed = at(
+            Rung::Angle,
+            "Runoff: water that is not absorbed flows over the land into streams",
+            "Where does rain go?",
+        );
+        assert!(
+            termed.contains("name") || termed.contains("word for it") || termed.contains("Name it"),
+            "{termed}"
+        );
         // Not towards an adverb, nor by letters that start the learner's wrong answer.
         let runoff = "Runoff: water flows over the ground into streams and eventually returns to the ocean";
         let mut brief = brief_at(Rung::Nudge, "Evaporation?", None);
@@ -612,7 +619,7 @@ mod tests {
         moved_on.recent = vec![
             crate::llm::Message::assistant("Which organelle makes most of the cell's ATP?"),
             crate::llm::Message::user("the ribosomes put proteins together i think"),
-            crate::llm::Message::assistant("Right. What do ribosomes make proteins from?"),
+            crate::llm::Message::assistant("Right. Which organelle stores the cell's DNA?"),
         ];
         let apart = evaluator(&moved_on, None);
         assert!(apart["recalled"].as_array().is_some_and(Vec::is_empty), "{apart}");

@@ -390,7 +390,8 @@ fn too_long(content: &str) -> Option<String> {
     let chars = content.chars().count();
     if chars > MAX_MESSAGE_CHARS {
         let parts = chars.div_ceil(MAX_MESSAGE_CHARS);
-        let split = if parts == 2 { "Split it in two".to_string() } else { format!("Send it in {parts} parts") };
+        let split =
+            if parts == 2 { "Split it in two".to_string() } else { format!("Send it in {parts} parts") };
         return Some(format!("That is {chars} characters; a message can have {MAX_MESSAGE_CHARS}. {split}."));
     }
     let frame = serde_json::to_string(&ClientMessage::UserMessage {

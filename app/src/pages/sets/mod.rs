@@ -237,7 +237,7 @@ fn PointItem(
                     <dt>"Stability"</dt><dd data-testid="stability">{format!("{:.1} days", point.stability)}</dd>
                     <dt>"Difficulty"</dt><dd>{format!("{:.1} of 10", point.difficulty)}</dd>
                     <dt>"Reviews"</dt><dd data-testid="reviews">{point.reps}</dd>
-                    <dt>"Forgotten"</dt><dd data-testid="lapses">{plural(i64::from(point.lapses), "time")}</dd>
+                    <dt>"Not recalled"</dt><dd data-testid="lapses">{plural(i64::from(point.lapses), "time")}</dd>
                     <dt>"Last rating"</dt><dd data-testid="last-rating">{point.last_rating.map_or("none yet", Rating::as_str)}</dd>
                     <dt>"Reviewed in"</dt>
                     <dd>
