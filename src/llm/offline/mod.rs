@@ -548,14 +548,15 @@ mod tests {
 
     #[test]
     fn hints_point_past_what_the_question_says_and_a_number_is_a_date_only_when_it_is_one() {
-        let at = |rung: Rung, content: &str, cue: &str| {
-            let mut brief = brief_at(rung, "no idea", None);
+        let said_at = |rung: Rung, content: &str, cue: &str, said: &str| {
+            let mut brief = brief_at(rung, said, None);
             let point = point("m", content, cue);
             brief.pending = vec![point.clone()];
             brief.focus =
                 Some(Focus { point, rung, attempts: 1, revisit: false, notes: vec![], close: false });
             tutor(&brief)
         };
+        let at = |rung: Rung, content: &str, cue: &str| said_at(rung, content, cue, "no idea");
         let light = "In the light-dependent reactions, in the thylakoid membranes, water is split";
         let cue = "What happens in the light-dependent reactions, and where?";
         let nudge = at(Rung::Nudge, light, cue);
@@ -577,18 +578,7 @@ mod tests {
         );
         // Not towards an adverb, nor by letters that start the learner's wrong answer.
         let runoff = "Runoff: water flows over the ground into streams and eventually returns to the ocean";
-        let mut brief = brief_at(Rung::Nudge, "Evaporation?", None);
-        let point = point("r", runoff, "Where does rain go after it lands?");
-        brief.pending = vec![point.clone()];
-        brief.focus = Some(Focus {
-            point,
-            rung: Rung::Nudge,
-            attempts: 2,
-            revisit: false,
-            notes: vec![],
-            close: false,
-        });
-        let nudge = tutor(&brief);
+        let nudge = said_at(Rung::Nudge, runoff, "Where does rain go after it lands?", "Evaporation?");
         assert!(nudge.contains("starts with") && !nudge.contains("\"ev\""), "{nudge}");
         let water =
             at(Rung::Angle, "Water is H2O, about 3 x 10^8 molecules in a tiny drop", "Water's formula?");

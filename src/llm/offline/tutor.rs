@@ -132,36 +132,33 @@ pub(super) fn tutor(brief: &TutorBrief) -> String {
             ]),
         };
     };
-    // "What do you mean?": the question put plainly, and what an answer looks like.
-    if brief.asked && asks_what_is_meant(message) {
-        return fresh(vec![
+    // "What do you mean?": the question put plainly, and what an answer looks like. "What do
+    // you mean by forms?", of a word of the question: what it means is what the learner is to
+    // recall, so the question stands, said again.
+    let question = cue(&focus.point, set);
+    let meant_word = meant_by(message)
+        .filter(|w| crate::text::words_spaced(&question).contains(&format!(" {} ", w.to_lowercase())));
+    let plainly = if !brief.asked {
+        None
+    } else if asks_what_is_meant(message) {
+        Some([
             format!(
-                "I mean: {} Say what you remember of it in your own words; part of it is a start.",
-                cue(&focus.point, set)
+                "I mean: {question} Say what you remember of it in your own words; part of it is a start."
             ),
-            format!(
-                "Put simply: {} Whatever you recall of it, in your own words, is an answer.",
-                cue(&focus.point, set)
-            ),
-        ]);
-    }
-    // "What do you mean by forms?", of a word of the question: what it means is what the
-    // learner is to recall, so the question stands, said again.
-    if brief.asked
-        && let Some(word) = meant_by(message).filter(|w| {
-            crate::text::words_spaced(&cue(&focus.point, set)).contains(&format!(" {} ", w.to_lowercase()))
+            format!("Put simply: {question} Whatever you recall of it, in your own words, is an answer."),
+        ])
+    } else {
+        meant_word.map(|word| {
+            [
+                format!(
+                    "By \u{201c}{word}\u{201d} I mean what the word says in the question; more would give the answer away. {question} Say what you remember, in your own words."
+                ),
+                format!("\u{201c}{word}\u{201d} as the question uses it: {question} Part of an answer is a start."),
+            ]
         })
-    {
-        return fresh(vec![
-            format!(
-                "By \u{201c}{word}\u{201d} I mean what the word says in the question; more would give the answer away. {} Say what you remember, in your own words.",
-                cue(&focus.point, set)
-            ),
-            format!(
-                "\u{201c}{word}\u{201d} as the question uses it: {} Part of an answer is a start.",
-                cue(&focus.point, set)
-            ),
-        ]);
+    };
+    if let Some(replies) = plainly {
+        return fresh(replies.into());
     }
     // "What was the question again?": the question, and the hint it had reached.
     if brief.asked && asks_for_the_question(message) {
