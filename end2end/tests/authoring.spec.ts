@@ -47,6 +47,21 @@ test('a learner makes a set of their own, studies it, sees the image and the sch
   for (const [content, cue] of POINTS) await addPoint(page, content, cue);
   await expect(page.getByTestId('point')).toHaveCount(3);
 
+  // Moved with the keyboard, up and back down: the arrow keeps the focus each time, so Enter
+  // can press it again.
+  const third = POINTS[2][0];
+  await page.getByRole('button', { name: `Move up: ${third}` }).focus();
+  await page.keyboard.press('Enter');
+  await expect(page).toHaveURL(/moved=/);
+  await expect(page.getByTestId('point').nth(1)).toContainText(third);
+  await expect(page.getByRole('button', { name: `Move up: ${third}` })).toBeFocused();
+  await page.keyboard.press('Tab');
+  await expect(page.getByRole('button', { name: `Move down: ${third}` })).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('point').nth(2)).toContainText(third);
+  // Last again: its down arrow is off, so the up arrow has the focus.
+  await expect(page.getByRole('button', { name: `Move up: ${third}` })).toBeFocused();
+
   const text = page.getByTestId('add-text');
   // Too long (a paste past the limit, which the box takes whole): the page comes back open at
   // the error, the text kept, all of it.

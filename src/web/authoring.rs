@@ -174,10 +174,11 @@ async fn move_point(
     let up = fields.direction == "up";
     match state.store.move_point(learner, &point, up).await {
         // At an end already: nothing to do, and nothing wrong. The set page gives the focus
-        // back to the arrow pressed.
+        // back to the arrow pressed (with no fragment: Chromium skips `autofocus` on a page
+        // opened at one).
         Ok(_) => {
             let to = if up { "up" } else { "down" };
-            see_other(&format!("/sets/{set}?moved={point}&to={to}#point-{point}"))
+            see_other(&format!("/sets/{set}?moved={point}&to={to}"))
         }
         Err(err) => failed(&state, parts, Some(&format!("/sets/{set}")), "move", &fields, err).await,
     }

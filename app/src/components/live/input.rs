@@ -54,6 +54,12 @@ pub fn InputBar(
         }
     });
     let submit = move || {
+        // After a click on Send, sent or not (an empty box), the next words typed go in the box,
+        // not lost on the button.
+        #[cfg(feature = "hydrate")]
+        if with_keyboard() {
+            focus_answer();
+        }
         let text = draft.get_untracked();
         let via = voiced.get_untracked().then_some(InputVia::Voice);
         if text.trim().is_empty() || closed.get_untracked() || !link.say(text.clone(), via) {
@@ -62,11 +68,6 @@ pub fn InputBar(
         draft.set(String::new());
         voiced.set(false);
         sent.update(|s| *s = Some((s.as_ref().map_or(0, |(n, _)| n + 1), text)));
-        // Sent with a click on Send: the next answer is typed in the box, not lost on the button.
-        #[cfg(feature = "hydrate")]
-        if with_keyboard() {
-            focus_answer();
-        }
     };
     view! {
         {move || error.get().map(|e| view! {
