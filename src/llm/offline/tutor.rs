@@ -428,7 +428,8 @@ pub(super) fn from_notes(question: &str, focus: &Focus) -> String {
         .max_by_key(|(shared, _, _)| *shared);
     match best {
         Some((_, _, sentence)) => format!("Your notes say: {}", ensure_period(&sentence)),
-        None => "Your notes on this point don't say; keep it for when this point is done.".into(),
+        // Nothing about when to take it up: an Explore offer may stand beside these words.
+        None => "Your notes on this point don't answer that.".into(),
     }
 }
 

@@ -77,7 +77,9 @@ pub fn InputBar(
             {move || sent.get().map(|(n, text)| view! {
                 <p class="sent" data-n=n.to_string() aria-hidden="true">{text}</p>
             })}
-            <label class="visually-hidden" for=ANSWER_ID>"Your answer"</label>
+            <label class="visually-hidden" for=ANSWER_ID>
+                {move || if exploring.get() { "Your question or thought" } else { "Your answer" }}
+            </label>
             <textarea
                 id=ANSWER_ID
                 data-testid="answer"
