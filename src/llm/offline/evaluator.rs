@@ -44,21 +44,13 @@ pub(super) fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> 
             near.push((json!({"pointId": point.id, "feedback": feedback}), verdict.present));
         }
     }
-    // A point said in two goes: the try before this one, and this one adding the rest ("the
-    // ribosomes put them together", then "oh, from the messenger RNA").
+    // Recalls that take what came before the message: a point said in two goes (the try
+    // before this one, and this one adding the rest: "the ribosomes put them together", then
+    // "oh, from the messenger RNA"), or the blanks of its shape filled ("droplets, heavy,
+    // fall"). Either needed the tutor's help between.
     if tries {
         let nearly: Vec<&str> = near.iter().filter_map(|(n, _)| n["pointId"].as_str()).collect();
-        for id in together(brief, embedder, &nearly) {
-            near.retain(|(n, _)| n["pointId"].as_str() != Some(id.as_str()));
-            if let Some(point) = brief.unchecked.iter().find(|p| p.id == id) {
-                recalled_words.extend(crate::text::tokens(&point.content));
-            }
-            recalled.push(json!({"pointId": id, "confidence": TOGETHER}));
-        }
-    }
-    // The blanks of a point's shape, filled ("droplets, heavy, fall").
-    if tries {
-        for id in filled_gaps(brief) {
+        for id in together(brief, embedder, &nearly).into_iter().chain(filled_gaps(brief)) {
             if recalled.iter().any(|r| r["pointId"].as_str() == Some(id.as_str())) {
                 continue;
             }
@@ -101,7 +93,8 @@ pub(super) fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> 
     json!({"recalled": recalled, "nearMisses": near, "observation": observation, "messageKind": kind.as_str()})
 }
 
-/// How sure a recall said over two messages is: the learner needed the tutor's word between.
+/// How sure a recall that took what came before the message is (two tries, or gaps filled):
+/// the learner needed the tutor's word between.
 const TOGETHER: f64 = 0.6;
 
 /// Of the points `nearly` recalled by the message, those it recalls read together with the
