@@ -73,6 +73,16 @@ async fn the_dashboard_counts_todays_study_the_streak_the_recall_rate_and_the_re
     assert!(html.contains("2 reviews from"), "the text alternative sums it up");
     assert!(html.contains("<table class=\"chart-table\""));
     assert!(html.contains("1 session"));
+    // With sets already, a new one is still a click away.
+    let more = html
+        .split("data-testid=\"more-sets\"")
+        .nth(1)
+        .and_then(|p| p.split("</p>").next())
+        .unwrap_or_default();
+    assert!(
+        ["/sets/new\"", "/sets/new/source\"", "/import\""].iter().all(|href| more.contains(href)),
+        "{html}"
+    );
 
     // Another learner's numbers are their own.
     let other = app.sign_up("another").await;

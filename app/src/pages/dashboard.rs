@@ -84,12 +84,24 @@ fn DashboardView(data: Data) -> impl IntoView {
                 </ul>
             })}
             <h2>"Your recall sets"</h2>
-            {sets.is_empty().then(|| view! {
-                <p>"No sets to study. "<a href="/sets/new">"Make one"</a>" or "<a href="/import">"import one"</a>"."</p>
-            })}
-            <ul class="cards columns" data-testid="set-list">
-                {sets.into_iter().map(|set| view! { <SetRow set now /> }).collect_view()}
-            </ul>
+            {if sets.is_empty() {
+                view! {
+                    <p>
+                        "No sets to study. "<a href="/sets/new">"Make one"</a>", draft one "
+                        <a href="/sets/new/source">"from your own notes"</a>", or "<a href="/import">"import one"</a>"."
+                    </p>
+                }.into_any()
+            } else {
+                view! {
+                    <ul class="cards columns" data-testid="set-list">
+                        {sets.into_iter().map(|set| view! { <SetRow set now /> }).collect_view()}
+                    </ul>
+                    <p class="meta" data-testid="more-sets">
+                        <a href="/sets/new">"New set"</a>" · "<a href="/sets/new/source">"From your own notes"</a>" · "
+                        <a href="/import">"Import a file"</a>
+                    </p>
+                }.into_any()
+            }}
             <StudyStatsView stats=data.stats />
             {(!data.recent.is_empty()).then(|| view! {
                 <h2>"Recent sessions"</h2>
