@@ -290,7 +290,7 @@ pub async fn run(
                     ids(&recalled),
                     if near.is_empty() { String::new() } else { format!(" (near {})", ids(&near)) },
                     match kind {
-                        Some(kind) if kind != found.kind => format!(" (a {} read as a {})", kind, found.kind),
+                        Some(kind) if kind != found.kind => format!(" (labelled {}, read as {})", kind, found.kind),
                         Some(_) | None => String::new(),
                     },
                 );
