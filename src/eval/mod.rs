@@ -290,7 +290,8 @@ pub async fn run(
                     ids(&recalled),
                     if near.is_empty() { String::new() } else { format!(" (near {})", ids(&near)) },
                     match kind {
-                        Some(kind) if kind != found.kind => format!(" (labelled {}, read as {})", kind, found.kind),
+                        Some(kind) if kind != found.kind =>
+                            format!(" (labelled {}, read as {})", kind, found.kind),
                         Some(_) | None => String::new(),
                     },
                 );
