@@ -3,7 +3,9 @@
 //! `scripts/lib.sh`), so a name never comes back with other bytes: they are kept for a year
 //! without asking. Everything else is asked for again each time unless its handler says
 //! otherwise (pages carry a nonce of their own and the learner's data; a file the browser
-//! already has is answered with 304 Not Modified).
+//! already has is answered with 304 Not Modified). Pages are not kept at all: a page kept
+//! would come back on Back as it was (a session "2 of 4 recalled" that has moved on, or the
+//! learner's dashboard after they signed out), and each page is made anew with its own nonce.
 
 use axum::extract::Request;
 use axum::http::{HeaderValue, header};
@@ -20,7 +22,12 @@ pub async fn cache_control(request: Request, next: Next) -> Response {
     if hashed && ok {
         headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(FOR_GOOD));
     } else if !headers.contains_key(header::CACHE_CONTROL) {
-        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+        let page = headers
+            .get(header::CONTENT_TYPE)
+            .and_then(|t| t.to_str().ok())
+            .is_some_and(|t| t.starts_with("text/html"));
+        let policy = if page { "no-store" } else { "no-cache" };
+        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(policy));
     }
     response
 }
