@@ -275,6 +275,15 @@ impl Engine {
         Ok(())
     }
 
+    /// The session's stored rows changed outside its actor (see [`Command::Changed`]).
+    pub async fn changed(&self, session_id: &str) {
+        if let Some(actor) = self.running(session_id) {
+            // An actor that ended meanwhile has nothing to load again: the next one loads
+            // what is stored.
+            let _ = actor.send(Command::Changed).await;
+        }
+    }
+
     /// Learners whose sign-ins ended, as they end (see [`Engine::sign_ins_ended`]).
     pub fn watch_sign_ins(&self) -> tokio::sync::broadcast::Receiver<LearnerId> {
         self.sign_ins.subscribe()

@@ -122,6 +122,7 @@ async fn dispute(
 ) -> Response {
     match state.store.dispute_recall(&viewer.learner, &id, &fields.point_id).await {
         Ok(true) => {
+            state.engine.changed(&id).await;
             let summarised =
                 matches!(state.store.summary_link(&viewer.learner, &id).await, Ok(Some((Some(_), _))));
             if summarised

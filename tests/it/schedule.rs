@@ -650,6 +650,24 @@ async fn a_recall_disputed_while_its_session_is_open_leaves_no_review_when_the_s
 }
 
 #[tokio::test]
+async fn a_session_opened_again_after_a_dispute_counts_the_recalls_that_stand() {
+    let app = TestApp::spawn().await;
+    let (session, points) = app.start(CELL).await;
+    let (mut ws, asked) = open(&app, &session, &points).await;
+    let point = points.iter().find(|p| p.id == asked).unwrap().clone();
+    assert_eq!(recalled_ids(&ws.say(&point.content).await), vec![asked.clone()]);
+    leave(&mut ws).await;
+    // The page is closed; the session's actor stays a while in case it comes back.
+    drop(ws);
+    let res = app.post_form(&format!("/history/{session}/disputes"), &[("point_id", &asked)]).await;
+    assert_eq!(res.status(), 303);
+    let mut ws = app.connect(&session).await;
+    let started = ws.until(|m| matches!(m, ServerMessage::SessionStarted(_))).await;
+    let Some(ServerMessage::SessionStarted(started)) = started.last() else { panic!("{started:?}") };
+    assert_eq!(started.recalled_count, 0, "the disputed recall is not counted: {started:?}");
+}
+
+#[tokio::test]
 async fn disputing_a_recall_takes_its_review_out_replays_the_point_and_exports_an_evaluator_case() {
     let app = TestApp::spawn().await;
     let (session, points) = app.start(CELL).await;

@@ -62,6 +62,10 @@ pub enum Command {
     /// The learner's account is being deleted: stop at once, writing nothing more, and say
     /// so once stopped.
     Stop(oneshot::Sender<()>),
+    /// Its stored rows changed outside it (a recall disputed on the history page): the next
+    /// page to attach gets the session as stored, not the progress the actor had. A page
+    /// already attached keeps its session as it is.
+    Changed,
 }
 
 /// Who receives a frame.
@@ -112,6 +116,9 @@ pub struct Actor {
     learner_rate: TokenBucket,
     /// Stopping for another instance (see `hand_over`).
     handed_over: bool,
+    /// Its stored rows changed outside it ([`Command::Changed`]): loaded again at the next
+    /// attach.
+    stale: bool,
     /// Said when the learner's allowance of the model ran out; in force until it comes round.
     allowance_notice: Option<Notice>,
 }
@@ -136,6 +143,7 @@ impl Actor {
             returning: None,
             learner_rate,
             handed_over: false,
+            stale: false,
             allowance_notice: None,
         }
     }
@@ -191,6 +199,7 @@ impl Actor {
                 self.close_as_taken_over(
                     "This session was opened in another tab or window; reload this page to study here.",
                 );
+                self.load_again_if_stale().await;
                 self.subscribers.push((id, tx));
                 let _ = reply.send(Ok(id));
                 if let Err(err) = self.on_attach(id, since).await {
@@ -228,6 +237,7 @@ impl Actor {
                 self.send(Audience::All, frame);
             }
             Command::HandOver => self.hand_over().await,
+            Command::Changed => self.stale = true,
             Command::StoragePaused => self.storage_paused(),
             Command::Stop(done) => {
                 self.turn = None;
@@ -354,6 +364,28 @@ impl Actor {
         self.returning = None;
         self.queue.clear();
         self.handed_over = true;
+    }
+
+    /// The session as stored, after a change made outside the actor; kept as it is while a
+    /// turn, a summary or a return from a rabbit hole is under way (the next attach tries
+    /// again).
+    async fn load_again_if_stale(&mut self) {
+        if !self.stale || self.turn.is_some() || self.compaction.is_some() || self.returning.is_some() {
+            return;
+        }
+        if let Err(err) = self.stop_clock().await {
+            tracing::error!(session = self.session.id(), "cannot save study time: {err}");
+            return;
+        }
+        let learner = self.session.learner().clone();
+        match LiveSession::load(&self.store, &learner, self.session.id()).await {
+            Ok(Some(session)) => {
+                self.session = session;
+                self.stale = false;
+            }
+            Ok(None) => {}
+            Err(err) => tracing::error!(session = self.session.id(), "cannot load the session again: {err}"),
+        }
     }
 
     async fn stop_clock(&mut self) -> Result<(), StoreError> {
