@@ -16,14 +16,19 @@ pub fn ago(now: i64, then: i64) -> String {
     }
 }
 
-/// "due now", "in 5 hours", "in 3 days".
+/// "due now", "in 5 hours", "in 3 days", to the nearest unit: a point scheduled two days
+/// ahead, looked at a minute later, is due "in 2 days", not "in 1 day".
 pub fn due(now: i64, at: i64) -> String {
     let d = at - now;
-    match d {
-        d if d <= 0 => "due now".into(),
-        d if d < HOUR => format!("in {}", plural((d / MINUTE).max(1), "minute")),
-        d if d < DAY => format!("in {}", plural(d / HOUR, "hour")),
-        d => format!("in {}", plural(d / DAY, "day")),
+    let nearest = |unit: i64| (d + unit / 2) / unit;
+    if d <= 0 {
+        "due now".into()
+    } else if nearest(MINUTE) < 60 {
+        format!("in {}", plural(nearest(MINUTE).max(1), "minute"))
+    } else if nearest(HOUR) < 24 {
+        format!("in {}", plural(nearest(HOUR), "hour"))
+    } else {
+        format!("in {}", plural(nearest(DAY), "day"))
     }
 }
 
@@ -114,6 +119,11 @@ mod tests {
         assert_eq!(due(0, 1), "in 1 minute");
         assert_eq!(due(0, 2 * HOUR), "in 2 hours");
         assert_eq!(due(5, 0), "due now");
+        // To the nearest unit: two days ahead, seen a minute later, is still two days.
+        assert_eq!(due(MINUTE, 2 * DAY), "in 2 days");
+        assert_eq!(due(0, 59 * MINUTE + 40_000), "in 1 hour");
+        assert_eq!(due(0, 23 * HOUR + 40 * MINUTE), "in 1 day");
+        assert_eq!(due(0, DAY + 11 * HOUR), "in 1 day");
         assert_eq!(clock(65_000), "01:05");
         assert_eq!(clock(3_725_000), "1:02:05");
         assert_eq!(span(0), "no time");
