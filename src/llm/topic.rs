@@ -847,13 +847,24 @@ fn headline<'a>(words: &[&'a str]) -> Vec<&'a str> {
         return trimmed(&dropped);
     }
     // The longest cut at a phrase's end, from the words as written or without their articles,
-    // whichever keeps more (as written on a tie).
-    let cut =
-        |words: &[&'a str]| (2..=4).rev().find(|&n| ends_phrase(words, n - 1)).map(|n| words[..n].to_vec());
+    // whichever keeps more; on a tie, the one followed by a small word rather than by what
+    // may only look like a verb ("a lub-dub | sound"), else as written.
+    let cut = |words: &[&'a str]| {
+        (2..=4).rev().find(|&n| ends_phrase(words, n - 1)).map(|n| {
+            let next = words.get(n).copied().unwrap_or_default();
+            let open = !next.is_empty()
+                && ![FUNCTION_WORDS, OPENERS, PARTICLES, CLOSING_ADVERBS].iter().any(|list| is(next, list));
+            (words[..n].to_vec(), open)
+        })
+    };
     let best = match (cut(rest), cut(&dropped)) {
-        (Some(a), Some(b)) if b.len() > a.len() => Some(b),
-        (Some(a), _) => Some(a),
-        (None, b) => b,
+        (Some((a, a_open)), Some((b, b_open)))
+            if b.len() > a.len() || b.len() == a.len() && a_open && !b_open =>
+        {
+            Some(b)
+        }
+        (Some((a, _)), _) => Some(a),
+        (None, b) => b.map(|(b, _)| b),
     };
     // Two words say little: a longer phrase further on, opening on a noun, says more ("other
     // animals have four chambers too" → "Animals have four chambers").
@@ -1045,6 +1056,7 @@ mod tests {
             ("what happened to the library of Alexandria", "Library of Alexandria"),
             ("how a small island like Britain could rule so much of the world", "Small island like Britain"),
             ("why the Aztec empire fell so quickly", "Aztec empire fell"),
+            ("why the heart makes a lub-dub sound when it beats", "Heart makes lub-dub sound"),
             // A verb's third person is not taken for a plural noun's.
             ("why leaves change colour in autumn", "Leaves change colour"),
         ];
