@@ -50,7 +50,8 @@ test('a learner pastes a chapter, watches it drafted, reviews the drafts and stu
   await expect(page.getByTestId('point').first()).toContainText('Edited: a point in my own words.');
   // Each point is linked to the passage it came from, kept as a resource of the set.
   const resources = page.getByTestId('resource');
-  await expect(resources.first()).toContainText('Pasted text');
+  // Pasted notes without a heading are named after their set.
+  await expect(resources.first()).toContainText('From my notes');
   await expect(resources.first()).toContainText(/Linked to point 1/);
 
   // More points from another passage, into the same set.

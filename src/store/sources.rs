@@ -352,7 +352,11 @@ impl Store {
                 .bind(&set_id)
                 .bind(learner)
                 .bind(&name)
-                .bind(format!("Drafted from “{}”.", source.title))
+                .bind(if source.title == name {
+                    "Drafted from your notes.".to_string()
+                } else {
+                    format!("Drafted from “{}”.", source.title)
+                })
                 .bind(now)
                 .execute(&mut *tx)
                 .await?;

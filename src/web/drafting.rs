@@ -117,9 +117,10 @@ async fn start(state: AppState, request: Request, set: Option<(String, String)>)
     };
     let (title, read) = match (&file, fields.text.trim().is_empty()) {
         (Some((name, bytes)), _) => (name.clone(), drafting::read(Some(name), bytes.clone()).await),
-        (None, false) => {
-            ("Pasted text".to_string(), drafting::read(None, fields.text.clone().into_bytes()).await)
-        }
+        (None, false) => (
+            pasted_title(&fields.text, &set_name),
+            drafting::read(None, fields.text.clone().into_bytes()).await,
+        ),
         (None, true) => ("".to_string(), Err(SourceError::Empty)),
     };
     let text = match read {
@@ -139,6 +140,14 @@ async fn start(state: AppState, request: Request, set: Option<(String, String)>)
         }
         Err(err) => storage_failed(err),
     }
+}
+
+/// What pasted notes are called where the tutor and the set's page name them: their opening
+/// Markdown heading, else the set's name ("Think back to your notes, "Photosynthesis"").
+fn pasted_title(text: &str, set_name: &str) -> String {
+    let first = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or_default();
+    let heading = first.strip_prefix('#').map(|h| h.trim_start_matches('#').trim()).filter(|h| !h.is_empty());
+    heading.map_or_else(|| set_name.to_string(), |h| h.chars().take(limits::SET_NAME).collect())
 }
 
 async fn new_set(State(state): State<AppState>, request: Request) -> Response {
@@ -292,5 +301,20 @@ async fn cancel(State(state): State<AppState>, Path(id): Path<String>, request: 
     match state.store.delete_source(&viewer.learner, &id).await {
         Ok(_) => see_other(&back),
         Err(err) => storage_failed(err),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pasted_title;
+
+    #[test]
+    fn pasted_notes_are_named_by_their_heading_or_their_set() {
+        assert_eq!(
+            pasted_title("\n## Light reactions\n\nChlorophyll absorbs light.", "Plants"),
+            "Light reactions"
+        );
+        assert_eq!(pasted_title("Chlorophyll absorbs light.\n# Later", "Plants"), "Plants");
+        assert_eq!(pasted_title("#\nText", "Plants"), "Plants");
     }
 }
