@@ -20,6 +20,10 @@ const SENSES: usize = 2;
 /// a "clock" (a dozen kinds) is a loose word for the same thing.
 const KINDS: u16 = 4;
 
+/// How deep below the top of the hierarchy a sense is general: "whole" (entity, physical
+/// entity, object, whole) is three steps down, and every animal, organ and tool is a kind of it.
+const GENERAL_DEPTH: usize = 3;
+
 /// WordNet's nouns: each lemma's senses, and each sense's direct hypernyms.
 pub struct Nouns {
     /// By lemma (lower case, words joined by "_"), its synsets' offsets, most frequent first.
@@ -112,7 +116,7 @@ impl Nouns {
     /// [`Nouns::siblings`]): a sibling of one of them, and one thing with, or a kind of, none
     /// ("enzymes" for a missing "proteins" says it, in other words). Each pair is weighed once.
     pub fn stands_in(&self, missing: &[&str], word: &str) -> bool {
-        if missing.iter().any(|m| self.related(m, word)) {
+        if missing.iter().any(|m| self.related_specifically(m, word)) {
             return false;
         }
         missing.iter().any(|m| self.kin(m, word, KINDS))
@@ -163,6 +167,41 @@ impl Nouns {
                 .zip(&above_b)
                 .any(|(sb, above_sb)| sa == sb || above_sa.contains(sb) || above_sb.contains(sa))
         })
+    }
+
+    /// [`Nouns::related`], leaving out the senses of `a` so near the top of the hierarchy that
+    /// nearly every thing is a kind of them: "the whole body" does not make "atrium", a kind
+    /// of whole, another word for anything the point says.
+    fn related_specifically(&self, a: &str, b: &str) -> bool {
+        let (Some(of_a), Some(of_b)) = (self.senses_of(a), self.senses_of(b)) else { return false };
+        let above_b: Vec<HashSet<u32>> = of_b.iter().map(|s| self.above(*s)).collect();
+        of_a.iter().filter(|sa| self.depth(**sa) > GENERAL_DEPTH).any(|sa| {
+            let above_sa = self.above(*sa);
+            of_b.iter()
+                .zip(&above_b)
+                .any(|(sb, above_sb)| sa == sb || above_sa.contains(sb) || above_sb.contains(sa))
+        })
+    }
+
+    /// How many steps a synset is below the top of the hierarchy, by its shortest way up.
+    fn depth(&self, synset: u32) -> usize {
+        let mut level = vec![synset];
+        let mut seen = HashSet::new();
+        for steps in 0.. {
+            let mut up = Vec::new();
+            for s in &level {
+                let parents = self.hypernyms.get(s).map(|h| &**h).unwrap_or_default();
+                if parents.is_empty() {
+                    return steps;
+                }
+                up.extend(parents.iter().filter(|p| seen.insert(**p)));
+            }
+            if up.is_empty() {
+                return steps;
+            }
+            level = up;
+        }
+        0
     }
 
     /// A word's senses as a noun, by its lemma: as written, or with a regular plural ending

@@ -20,8 +20,22 @@ pub(super) fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> 
     let mut recalled_words: Vec<crate::text::Token> = Vec::new();
     // Near misses, each with the point's words the message has.
     let mut near: Vec<(serde_json::Value, Vec<String>)> = Vec::new();
+    let question = super::judge::question(brief);
+    let said = crate::text::tokens(&brief.learner_message);
     for point in &brief.unchecked {
-        let verdict = context.judge(point);
+        let mut verdict = context.judge(point);
+        // A gap the tutor left in the point ("Stomata are small pores on the … of leaves.")
+        // is answered by its words, whatever else the message shares with the point: "on the
+        // top surface" is not a recall, "Calvin" for "The … cycle" is.
+        if let Some(gap) = question.and_then(|q| cloze_gap(q, &point.content)) {
+            let filled = |h: &crate::text::Token| said.iter().any(|t| !t.negated && t.same_as(h));
+            let against = verdict.flags.denied || verdict.flags.opposed;
+            verdict.recalled = tries && !against && gap.iter().all(filled);
+            verdict.near = !verdict.recalled && (verdict.near || gap.iter().any(filled));
+            if verdict.recalled {
+                verdict.score = verdict.score.max(GAP_FILLED);
+            }
+        }
         if verdict.recalled {
             recalled_words.extend(crate::text::tokens(&point.content));
             let confidence = (0.5 + verdict.score / 2.0).min(1.0);
@@ -96,6 +110,50 @@ pub(super) fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> 
 /// How sure a recall that took what came before the message is (two tries, or gaps filled):
 /// the learner needed the tutor's word between.
 const TOGETHER: f64 = 0.6;
+
+/// The judge's score, at the least, of a gap in the point's cue filled: the learner gave the
+/// words left out, unaided.
+const GAP_FILLED: f64 = 0.6;
+
+/// The content words of `point` that a gap in the tutor's words leaves out: the cue "Fill
+/// the gap: Stomata are small pores on the … of leaves." hides "underside". The words on
+/// each side of the gap, to its sentence's ends, must stand in the point around the hidden
+/// words (one to eight of them); otherwise None.
+pub(super) fn cloze_gap(reply: &str, point: &str) -> Option<Vec<crate::text::Token>> {
+    let reply = reply.replace("...", "…");
+    let (before, after) = reply.split_once('…')?;
+    let norm = |w: &str| w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
+    let ends = |w: &str| w.ends_with(['.', '?', '!', ':']);
+    let before: Vec<&str> = before.split_whitespace().collect();
+    let opens = before.iter().rposition(|w| ends(w)).map_or(0, |i| i + 1);
+    let before: Vec<String> = before[opens..].iter().map(|w| norm(w)).filter(|w| !w.is_empty()).collect();
+    let mut after_words = Vec::new();
+    for word in after.split_whitespace() {
+        after_words.push(norm(word));
+        if ends(word) {
+            break;
+        }
+    }
+    let after: Vec<String> = after_words.into_iter().filter(|w| !w.is_empty()).collect();
+    if before.is_empty() && after.is_empty() {
+        return None;
+    }
+    let words: Vec<String> = point.split_whitespace().map(norm).filter(|w| !w.is_empty()).collect();
+    let starts = (before.len()..=words.len()).filter(|&k| words[k - before.len()..k] == before[..]);
+    let hidden = starts
+        .filter_map(|k| {
+            let end = if after.is_empty() {
+                words.len()
+            } else {
+                (k + 1..=words.len().saturating_sub(after.len()))
+                    .find(|&j| words[j..j + after.len()] == after[..])?
+            };
+            (end > k && end - k <= 8).then(|| words[k..end].join(" "))
+        })
+        .next()?;
+    let gap = crate::text::tokens(&hidden);
+    (!gap.is_empty()).then_some(gap)
+}
 
 /// Of the points `nearly` recalled by the message, those it recalls read together with the
 /// learner's try just before it (the tutor's reply between them): the two said it whole.

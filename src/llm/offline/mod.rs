@@ -645,6 +645,39 @@ mod tests {
     }
 
     #[test]
+    fn a_gap_in_the_cue_is_answered_by_its_words_alone() {
+        let content = "Stomata are small pores on the underside of leaves.";
+        let answer = |cue: &str, message: &str| {
+            let mut brief = evaluator_brief("Plants", vec![point("p", content, "")], message);
+            brief.recent = vec![crate::llm::Message::assistant(format!("Yes. {cue}"))];
+            evaluator(&brief, None)["recalled"].as_array().is_some_and(|r| r.len() == 1)
+        };
+        let cue = "Fill the gap: Stomata are small pores on the … of leaves.";
+        assert!(answer(cue, "the underside"));
+        assert!(answer(cue, "underside I think"));
+        assert!(!answer(cue, "on the top surface"), "every other word is the cue's");
+        assert!(!answer(cue, "not the underside"));
+        assert!(!answer(cue, "why the underside?"), "a question is no answer");
+        // The gap found between the words around it, at either end too.
+        let gap = |cue: &str, point: &str| {
+            super::evaluator::cloze_gap(cue, point)
+                .map(|g| g.iter().map(|t| t.word.clone()).collect::<Vec<_>>())
+        };
+        assert_eq!(gap(cue, content), Some(vec!["underside".to_string()]));
+        let calvin = "The Calvin cycle (the light-independent reactions) happens in the stroma.";
+        let calvin_cue =
+            "Right. Fill the gap: The … cycle (the light-independent reactions) happens in the stroma.";
+        assert_eq!(gap(calvin_cue, calvin), Some(vec!["calvin".to_string()]));
+        let blood = "Oxygen is transported around the body by haemoglobin.";
+        assert_eq!(
+            gap("Fill the gap: Oxygen is transported around the body by ….", blood),
+            Some(vec!["haemoglobin".to_string()])
+        );
+        assert_eq!(gap("What does … mean?", blood), None, "not the point's cloze");
+        assert_eq!(gap("No gap here.", blood), None);
+    }
+
+    #[test]
     fn a_sets_name_reads_as_part_of_the_sentence() {
         assert_eq!(super::tutor::mid_sentence("The water cycle"), "the water cycle");
         assert_eq!(super::tutor::mid_sentence("The Beatles"), "The Beatles");

@@ -40,8 +40,8 @@ use crate::text::{Token, equations, role_tokens, tokens};
 pub use reading::parts;
 use reading::{meaning_word, names, phrases, stretches};
 use wording::{
-    asked_sentences, clauses, is_number_like, proper_names, reverses, says_the_opposite, swapped, trails_off,
-    way,
+    asked_sentences, clauses, is_number_like, proper_names, reverses, runs_backwards, says_the_opposite,
+    swapped, trails_off, way,
 };
 
 /// Share of a point's weight a message must carry to recall it.
@@ -632,7 +632,8 @@ impl Context {
             && key.iter().any(|k| k.negated && self.message.iter().any(|m| m.same_as(k)));
         let opposite = affirms_denied
             || says_the_opposite(&point.content, &self.message)
-            || reverses(&point.content, self.message_way.as_ref());
+            || reverses(&point.content, self.message_way.as_ref())
+            || runs_backwards(&point.content, &self.said_text);
         let another_point = self.names_another_subject(&key)
             || self.says_another_instead(&key)
             || self.answers_for_another(&point.id, &key);

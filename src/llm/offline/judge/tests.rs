@@ -419,3 +419,36 @@ fn part_of_a_point_with_the_rest_named_as_forgotten_is_a_near_miss() {
     let other = judged_among(&colon, asked, "small intestine. no idea why it's good at it tho", 0);
     assert!(other.flags.partial && !other.near, "{other:?}");
 }
+
+#[test]
+fn another_chamber_for_the_points_is_a_sibling_whatever_general_word_the_point_also_lacks() {
+    let heart = [
+        "The left ventricle has the thickest wall because it pumps blood to the whole body.",
+        "Valves stop blood flowing backwards in the heart.",
+    ];
+    let asked = Some("Which chamber has the thickest wall, and why?");
+    // "Whole", a word of the point the message lacks, is a noun too, and everything is a kind
+    // of it; that does not make "atrium" another word for it.
+    let atrium = judged_among(&heart, asked, "The right atrium, because it receives blood from the body.", 0);
+    assert!(atrium.flags.sibling && !atrium.recalled, "{atrium:?}");
+    let ventricle =
+        judged_among(&heart, asked, "the left ventricle, since it pumps blood round the whole body", 0);
+    assert!(!ventricle.flags.sibling, "{ventricle:?}");
+}
+
+#[test]
+fn a_conversion_run_backwards_is_the_opposite_of_the_point() {
+    let equation = "The overall equation of photosynthesis: carbon dioxide + water, using light energy, gives glucose + oxygen.";
+    let backwards = judged_on(
+        equation,
+        "Oxygen and glucose combine to make carbon dioxide and water, which releases energy.",
+    );
+    assert!(backwards.flags.opposite && !backwards.recalled, "{backwards:?}");
+    for forwards in [
+        "carbon dioxide and water make glucose and oxygen, using light",
+        "CO2 + water -> glucose + oxygen with light energy",
+        "it makes glucose and oxygen from carbon dioxide and water",
+    ] {
+        assert!(!judged_on(equation, forwards).flags.opposite, "{forwards}");
+    }
+}

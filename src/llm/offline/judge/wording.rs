@@ -209,6 +209,56 @@ pub(super) fn reverses(point: &str, said: Option<&(Token, Token)>) -> bool {
     !from.same_as(&to) && said_from.same_as(&to) && said_to.same_as(&from)
 }
 
+/// Whether the message runs the point's conversion backwards: what the point has going in
+/// comes out in the message, and what comes out goes in ("oxygen and glucose combine to make
+/// carbon dioxide and water" for "carbon dioxide + water, using light energy, gives glucose +
+/// oxygen"). Each side is read around the first verb that yields, without words both sides of
+/// the point have.
+pub(super) fn runs_backwards(point: &str, message: &str) -> bool {
+    let (Some((point_in, point_out)), Some((said_in, said_out))) = (sides(point), sides(message)) else {
+        return false;
+    };
+    let only = |side: &[Token], other: &[Token]| -> Vec<Token> {
+        side.iter().filter(|t| !other.iter().any(|o| o.same_as(t))).cloned().collect()
+    };
+    let (ins, outs) = (only(&point_in, &point_out), only(&point_out, &point_in));
+    let has = |side: &[Token], words: &[Token]| {
+        side.iter().any(|m| !m.negated && words.iter().any(|w| w.same_as(m)))
+    };
+    has(&said_in, &outs) && has(&said_out, &ins) && !has(&said_in, &ins) && !has(&said_out, &outs)
+}
+
+/// Verbs (and arrows) that make what stands after them out of what stands before.
+const YIELDS: &[&str] = &[
+    " give ",
+    " gives ",
+    " make ",
+    " makes ",
+    " produce ",
+    " produces ",
+    " form ",
+    " forms ",
+    " yield ",
+    " yields ",
+    " create ",
+    " creates ",
+    " -> ",
+    " → ",
+    " = ",
+];
+
+/// The words before a text's first yielding verb (from its last colon before it) and after it
+/// (to the sentence's end).
+fn sides(text: &str) -> Option<(Vec<Token>, Vec<Token>)> {
+    let lower = format!(" {} ", text.to_lowercase().replace(['\n', '\t'], " "));
+    let (before, after) =
+        YIELDS.iter().filter_map(|verb| lower.split_once(verb)).min_by_key(|(b, _)| b.len())?;
+    let before = before.rsplit([':', '.', '?', '!', ';']).next().unwrap_or(before);
+    let after = after.split(['.', '?', '!', ';']).next().unwrap_or(after);
+    let (before, after) = (tokens(before), tokens(after));
+    (!before.is_empty() && !after.is_empty()).then_some((before, after))
+}
+
 /// Where a text says something goes: the first word after "from", and the first after the
 /// "to" (or "into", "towards") that follows it; or what a conversion turns into what ("turn
 /// light energy into chemical energy": light, then chemical).
