@@ -14,7 +14,8 @@ pub(super) const NOTE_NEAR: f32 = 0.45;
 /// (by meaning with the sentence model, by shared words without), and the next nearest of the
 /// same note if it is near too, in the note's order. A sentence is read with the one before it
 /// as well ("It explains why…" speaks of what the sentence before named), and quoted with it
-/// when that reading is the nearer. Sentences of different notes are never joined. What was
+/// when that reading is the nearer. Sentences of different notes, or of different paragraphs
+/// of one note (pasted notes come as one, on many things), are never joined. What was
 /// quoted already is not quoted again, but a question it answers is told so; when nothing is
 /// near, it says the notes do not cover it.
 pub(super) fn explorer(brief: &ExplorerBrief, embedder: Option<&Embedder>) -> String {
@@ -22,12 +23,13 @@ pub(super) fn explorer(brief: &ExplorerBrief, embedder: Option<&Embedder>) -> St
     let asked = brief.learner_message.as_deref().map(str::trim).unwrap_or(topic);
     let already_said: String =
         brief.history.iter().filter(|m| m.role == Role::Assistant).map(|m| m.content.as_str()).collect();
-    // Every sentence of every note: (note, place in it, sentence).
+    // Every sentence of every paragraph of every note: (paragraph, place in it, sentence).
     let sentences: Vec<(usize, usize, String)> = brief
         .resources
         .iter()
+        .flat_map(|r| paragraphs(&r.body))
         .enumerate()
-        .flat_map(|(note, r)| sentences(&r.body).into_iter().enumerate().map(move |(i, s)| (note, i, s)))
+        .flat_map(|(note, p)| sentences(p).into_iter().enumerate().map(move |(i, s)| (note, i, s)))
         .collect();
     let quoted = |i: usize| already_said.contains(sentences[i].2.as_str());
     // The sentence before `i` in its note.
@@ -104,6 +106,29 @@ pub(super) fn explorer(brief: &ExplorerBrief, embedder: Option<&Embedder>) -> St
         }
         Some(_) => format!("{} What do you make of that?", found.join(" ")),
     }
+}
+
+/// A note's paragraphs: its text between blank lines.
+pub(super) fn paragraphs(body: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = None;
+    let mut end = 0;
+    let mut at = 0;
+    for line in body.split_inclusive('\n') {
+        if line.trim().is_empty() {
+            if let Some(s) = start.take() {
+                out.push(&body[s..end]);
+            }
+        } else {
+            start.get_or_insert(at);
+            end = at + line.len();
+        }
+        at += line.len();
+    }
+    if let Some(s) = start {
+        out.push(&body[s..end]);
+    }
+    out
 }
 
 /// Whether a sentence opens by pointing back at the one before it ("It explains why…", "This

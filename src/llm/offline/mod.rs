@@ -861,6 +861,28 @@ mod tests {
     }
 
     #[test]
+    fn explorer_never_joins_two_paragraphs_of_one_note() {
+        let body = "Stomata are small pores on the underside of leaves. They let carbon dioxide in and water vapour out.\n\n\
+                    The overall equation: carbon dioxide and water give glucose and oxygen.\n  \n\
+                    The Calvin cycle uses ATP to fix carbon dioxide into sugar.";
+        let quoted = "Stomata are small pores on the underside of leaves. They let carbon dioxide in and water vapour out.";
+        let brief = ExplorerBrief {
+            set_name: "Photosynthesis".into(),
+            topic: "why plants lose water through their leaves".into(),
+            resources: vec![ResourceBrief { title: "Photosynthesis".into(), body: body.into() }],
+            learner_message: Some(
+                "I guess if the pores open to let carbon dioxide in, water just escapes at the same time?"
+                    .into(),
+            ),
+            history: vec![crate::llm::Message::assistant(quoted)],
+        };
+        let reply = explorer(&brief, None);
+        assert!(!reply.contains("glucose") && !reply.contains("Calvin"), "{reply}");
+        assert!(reply.starts_with("That is as far as your notes go"), "{reply}");
+        assert_eq!(super::explorer::paragraphs("a\n\n\nb\nc\n"), ["a\n", "b\nc\n"]);
+    }
+
+    #[test]
     fn chunks_keep_every_character() {
         let text = "one two three four five six seven";
         assert_eq!(chunks(text).concat(), text);
