@@ -364,16 +364,17 @@ fn score(sentence: &str) -> i32 {
 /// A cue that asks for the point without giving it: a definition's subject asked about
 /// ("What is the mitochondrion?"), or the sentence with its key term blanked.
 pub fn cue(content: &str) -> String {
+    asking(content)
+        .unwrap_or_else(|| format!("What do you remember about this: {}?", first_words(content, 4)))
+}
+
+/// A question that asks for the point without giving it, where its words make one: a
+/// definition's subject asked about, or the sentence with its key term blanked.
+pub fn asking(content: &str) -> Option<String> {
     if let Some(question) = definition_question(content) {
-        return question;
+        return Some(question);
     }
-    match key_term(content) {
-        Some((start, end)) => {
-            let blanked = format!("{}…{}", &content[..start], &content[end..]);
-            format!("Fill the gap: {blanked}")
-        }
-        None => format!("What do you remember about this: {}?", first_words(content, 4)),
-    }
+    key_term(content).map(|(start, end)| format!("Fill the gap: {}…{}", &content[..start], &content[end..]))
 }
 
 /// "X is/are (a|an|the) …" with a short subject: "What is X?".

@@ -491,37 +491,47 @@ mod tests {
 
     #[test]
     fn in_todays_review_the_opening_names_the_sets_and_a_bare_cue_names_the_points_own_set() {
-        let mut point = point("c", "Caesar crossed the Rubicon", "");
-        point.set = Some("Rome".into());
-        let set = |name: &str| crate::llm::brief::SetBrief { name: name.into(), ..Default::default() };
-        let opening = tutor(&TutorBrief {
-            set_name: "Cells".into(),
-            review: vec![set("Cells"), set("Rome")],
-            moment: TutorMoment::Opening,
-            pending: vec![point.clone()],
-            focus: Some(Focus {
-                point,
-                rung: Rung::Cue,
-                attempts: 0,
-                revisit: false,
+        let opening = |content: &str| {
+            let mut point = point("c", content, "");
+            point.set = Some("Rome".into());
+            let set = |name: &str| crate::llm::brief::SetBrief { name: name.into(), ..Default::default() };
+            tutor(&TutorBrief {
+                set_name: "Cells".into(),
+                review: vec![set("Cells"), set("Rome")],
+                moment: TutorMoment::Opening,
+                pending: vec![point.clone()],
+                focus: Some(Focus {
+                    point,
+                    rung: Rung::Cue,
+                    attempts: 0,
+                    revisit: false,
+                    notes: vec![],
+                    close: false,
+                }),
+                just_recalled: vec![],
+                set_aside: None,
+                observation: None,
+                learner_message: None,
+                asked: false,
+                previous_reply: None,
+                showable: vec![],
+                recap: None,
                 notes: vec![],
-                close: false,
-            }),
-            just_recalled: vec![],
-            set_aside: None,
-            observation: None,
-            learner_message: None,
-            asked: false,
-            previous_reply: None,
-            showable: vec![],
-            recap: None,
-            notes: vec![],
-        });
+            })
+        };
+        // A point without a cue is asked by its own words, as a drafted cue would ask it.
+        let asked = opening("Caesar crossed the Rubicon");
         assert!(
-            opening.starts_with("Today's review takes in \u{201c}Cells\u{201d} and \u{201c}Rome\u{201d}."),
-            "{opening}"
+            asked.starts_with("Today's review takes in \u{201c}Cells\u{201d} and \u{201c}Rome\u{201d}."),
+            "{asked}"
         );
-        assert!(opening.contains("What else do you remember from Rome?"), "{opening}");
+        assert!(asked.contains("Fill the gap: Caesar crossed the …"), "{asked}");
+        assert!(
+            opening("The sinoatrial node is the natural pacemaker.").contains("What is the sinoatrial node?")
+        );
+        // Words that make no question: a broad one, about the point's own set.
+        let bare = opening("and so it was");
+        assert!(bare.contains("What else do you remember from Rome?"), "{bare}");
     }
 
     #[test]

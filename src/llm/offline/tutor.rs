@@ -14,11 +14,14 @@ use super::summariser::first_sentence;
 use crate::embed::Embedder;
 use crate::text::{content_words, is_dont_know, pick, sentences, terms};
 
-/// The point's cue, or a broad question about its set (in today's review, its own set).
+/// The point's cue; for a point without one, the question its words make, as a drafted cue
+/// would ask it ("What is the sinoatrial node?"), else a broad question about its set (in
+/// today's review, its own set).
 pub(super) fn cue(point: &PointBrief, set_name: &str) -> String {
     let set_name = point.set.as_deref().unwrap_or(set_name);
     if point.context.trim().is_empty() {
-        format!("What else do you remember from {set_name}?")
+        super::drafter::asking(&point.content)
+            .unwrap_or_else(|| format!("What else do you remember from {set_name}?"))
     } else {
         point.context.trim().to_string()
     }
