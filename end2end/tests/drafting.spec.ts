@@ -141,3 +141,27 @@ test.describe('without JavaScript', () => {
     }
   });
 });
+
+test('dropping the drafts asks once more, then takes them and the pasted text', async ({ page, allowConsole }) => {
+  allowConsole(/\/sources\/[0-9a-f-]+: Failed to load resource: .*status of 404/);
+  await signUp(page);
+  await page.goto('/sets/new/source');
+  await page.getByLabel("The new set's name").fill('Plants');
+  await page.getByLabel('Text or Markdown').fill(
+    'Stomata are small pores on the underside of leaves. Chlorophyll is the green pigment that absorbs light.',
+  );
+  await page.getByRole('button', { name: 'Draft points' }).click();
+  await expect(page.getByTestId('draft').first()).toBeVisible({ timeout: 30_000 });
+  const drafts = page.url();
+  // The first press only asks.
+  await page.getByTestId('drop-drafts').click();
+  await expect(page.getByTestId('confirm-drop')).toBeVisible();
+  await expect(page.getByTestId('drop')).toContainText('so does the text they were drafted from');
+  await expect(page).toHaveURL(drafts);
+  await page.getByTestId('confirm-drop').click();
+  await expect(page).toHaveURL(/\/sets$/);
+  await expect(page.getByText('Plants')).toHaveCount(0);
+  // Gone for good: Back asks the server again and is told so.
+  await page.goBack();
+  await expect(page.getByTestId('draft')).toHaveCount(0);
+});

@@ -140,6 +140,17 @@ test('leave mid-session, then resume with the earlier recalls', async ({ page })
   await expect.poll(() => recalled(page)).toBe(3);
 });
 
+test('Back from a session shows the dashboard as it is now, not as it was', async ({ page }) => {
+  await signUp(page);
+  const points = await pointsOf(page, 'Rome: from republic to empire');
+  await startSession(page, 'Rome: from republic to empire');
+  await answerAll(page, points.slice(0, 2));
+  await page.goBack();
+  await expect(page).toHaveURL(/\/$/);
+  const under = page.getByTestId('resume-card').filter({ hasText: 'Rome: from republic to empire' });
+  await expect(under).toContainText('2 of 6 recalled');
+});
+
 test('a rabbit hole: offered, explored with progress hidden, and left', async ({ page }) => {
   await signUp(page);
   await startSession(page, 'The living cell');

@@ -135,9 +135,14 @@ fn SourceView(source: SourceView) -> impl IntoView {
         <section class="page source" data-testid="source">
             <h1>"Points from “"{title.clone()}"”"</h1>
             {body}
-            <form method="post" action=cancel class="actions">
-                <button type="submit" class="button" data-testid="drop-drafts">"Drop them all"</button>
-            </form>
+            // Asked twice: the drafts, and the text they were drafted from, go for good.
+            <details class="drop" data-testid="drop">
+                <summary class="button" data-testid="drop-drafts">"Drop them all"</summary>
+                <form method="post" action=cancel class="actions">
+                    <p>"The drafts go, and so does the text they were drafted from; no point is added."</p>
+                    <button type="submit" class="button danger" data-testid="confirm-drop">"Drop them for good"</button>
+                </form>
+            </details>
         </section>
     }
 }
