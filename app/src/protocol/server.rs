@@ -295,6 +295,10 @@ pub struct SessionCompleteOverlay {
     /// not recalled (the summary says so too). Absent from an older server: none.
     #[serde(default)]
     pub given_answer: u32,
+    /// Of the points recalled, those recalled after a hint (their answer not given). Absent
+    /// from an older server: none.
+    #[serde(default)]
+    pub after_hints: u32,
     /// Points in the session.
     pub total_points: u32,
     /// Study time so far.

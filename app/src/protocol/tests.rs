@@ -149,6 +149,7 @@ fn one_of_each_server_message() -> Vec<ServerMessage> {
             message: "done".into(),
             recalled_count: 3,
             given_answer: 1,
+            after_hints: 1,
             total_points: 3,
             duration_ms: 9,
         }),

@@ -34,16 +34,19 @@ impl LiveSession {
     }
 
     pub fn overlay_payload(&self, now: i64) -> SessionCompleteOverlay {
+        let recalled_with = |help: &dyn Fn(&crate::store::Struggle) -> bool| -> u32 {
+            let count = self
+                .points
+                .iter()
+                .filter(|p| self.is_recalled(&p.id) && self.struggles.get(&p.id).is_some_and(help))
+                .count();
+            count.try_into().unwrap_or(u32::MAX)
+        };
         SessionCompleteOverlay {
             message: OVERLAY_MESSAGE.into(),
             recalled_count: self.recalled_count(),
-            given_answer: self
-                .points
-                .iter()
-                .filter(|p| self.is_recalled(&p.id) && self.struggles.get(&p.id).is_some_and(|s| s.revealed))
-                .count()
-                .try_into()
-                .unwrap_or(u32::MAX),
+            given_answer: recalled_with(&|s| s.revealed),
+            after_hints: recalled_with(&|s| !s.revealed && s.hints > 0),
             total_points: self.total(),
             duration_ms: self.elapsed_ms(now),
         }

@@ -156,6 +156,9 @@ fn the_overlay_shows_once_everything_is_recalled_until_dismissed() {
     recall(&mut s, "b", 2, false);
     let overlay = s.overlay(0).expect("everything recalled");
     assert_eq!((overlay.recalled_count, overlay.given_answer, overlay.total_points), (2, 1, 2));
+    assert_eq!(overlay.after_hints, 0, "an answer given is not a hint");
+    s.struggles.insert("a".into(), crate::store::Struggle { hints: 1, ..Default::default() });
+    assert_eq!(s.overlay(0).map(|o| o.after_hints), Some(1), "a recalled after a hint");
     assert_eq!(overlay.message, OVERLAY_MESSAGE);
     s.row.state.mode = SessionMode::Rabbithole;
     assert!(s.overlay(0).is_none(), "it waits for the rabbit hole's end");

@@ -41,19 +41,7 @@ pub fn SessionCompleteOverlay(overlay: Overlay, link: Link) -> impl IntoView {
             let _ = next.focus();
         }
     };
-    let took = span(i64::try_from(overlay.duration_ms).unwrap_or(i64::MAX));
-    // As the summary has it: a point said back after its answer was given was gone through.
-    let outcome = match overlay.given_answer {
-        0 if overlay.recalled_count >= overlay.total_points => {
-            format!("You recalled {} in {took}.", all_of(i64::from(overlay.total_points), "point"))
-        }
-        0 => format!("You recalled {} of {} points in {took}.", overlay.recalled_count, overlay.total_points),
-        given => format!(
-            "You went through {} in {took}: {} of them only after being given the answer.",
-            all_of(i64::from(overlay.total_points), "point"),
-            given
-        ),
-    };
+    let outcome = outcome(&overlay);
     view! {
         <div class="overlay" role="dialog" aria-modal="true" aria-labelledby="overlay-title" data-testid="overlay" on:keydown=keys>
             <div class="overlay-card">
@@ -67,5 +55,59 @@ pub fn SessionCompleteOverlay(overlay: Overlay, link: Link) -> impl IntoView {
                 </div>
             </div>
         </div>
+    }
+}
+
+/// How the session went, as the summary says it: recalled, after hints, or gone through.
+fn outcome(overlay: &Overlay) -> String {
+    let took = span(i64::try_from(overlay.duration_ms).unwrap_or(i64::MAX));
+    // A hint's help is said; a point said back after its answer was given was gone through.
+    let hinted = match overlay.after_hints {
+        0 => String::new(),
+        1 if overlay.recalled_count == 1 => ", after a hint".to_string(),
+        n if n >= overlay.recalled_count => ", each after a hint".to_string(),
+        n => format!(", {n} of them after a hint"),
+    };
+    match overlay.given_answer {
+        0 if overlay.recalled_count >= overlay.total_points => {
+            format!("You recalled {} in {took}{hinted}.", all_of(i64::from(overlay.total_points), "point"))
+        }
+        0 => format!(
+            "You recalled {} of {} points in {took}{hinted}.",
+            overlay.recalled_count, overlay.total_points
+        ),
+        given => format!(
+            "You went through {} in {took}: {} of them only after being given the answer.",
+            all_of(i64::from(overlay.total_points), "point"),
+            given
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn overlay(recalled: u32, total: u32, given_answer: u32, after_hints: u32) -> Overlay {
+        Overlay {
+            message: String::new(),
+            recalled_count: recalled,
+            given_answer,
+            after_hints,
+            total_points: total,
+            duration_ms: 120_000,
+        }
+    }
+
+    #[test]
+    fn the_outcome_says_what_help_the_recalls_took() {
+        assert_eq!(outcome(&overlay(4, 4, 0, 0)), "You recalled all 4 points in 2 min.");
+        assert_eq!(
+            outcome(&overlay(4, 4, 0, 1)),
+            "You recalled all 4 points in 2 min, 1 of them after a hint."
+        );
+        assert_eq!(outcome(&overlay(2, 2, 0, 2)), "You recalled both points in 2 min, each after a hint.");
+        assert_eq!(outcome(&overlay(1, 1, 0, 1)), "You recalled the one point in 2 min, after a hint.");
+        assert!(outcome(&overlay(4, 4, 1, 1)).ends_with("1 of them only after being given the answer."));
     }
 }

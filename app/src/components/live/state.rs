@@ -477,6 +477,7 @@ mod tests {
             message: "done".into(),
             recalled_count: 3,
             given_answer: 0,
+            after_hints: 0,
             total_points: 3,
             duration_ms: 1,
         })
