@@ -46,6 +46,9 @@ test('a learner makes a set of their own, studies it, sees the image and the sch
   await expect(page.getByTestId('no-points')).toBeVisible();
   for (const [content, cue] of POINTS) await addPoint(page, content, cue);
   await expect(page.getByTestId('point')).toHaveCount(3);
+  // After each, the keys are the form's again, for the next point.
+  await expect(page.getByTestId('point-added')).toBeVisible();
+  await expect(page.getByTestId('add-point').getByLabel('What to recall')).toBeFocused();
 
   // Moved with the keyboard, up and back down: the arrow keeps the focus each time, so Enter
   // can press it again.

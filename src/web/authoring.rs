@@ -128,7 +128,9 @@ async fn add_point(State(state): State<AppState>, Path(set): Path<String>, reque
             Err(response) => return response,
         };
     match state.store.add_point(&viewer.learner, &set, &checked.content, &checked.context).await {
-        Ok(Some(_)) => see_other(&format!("/sets/{set}#points")),
+        // Without a fragment, so the form's first field can take the focus for the next point
+        // (Chromium passes `autofocus` over on a page opened at a fragment).
+        Ok(Some(_)) => see_other(&format!("/sets/{set}?added=1")),
         Ok(None) => not_found(&state, parts).await,
         Err(err) => failed(&state, parts, Some(&format!("/sets/{set}")), "add-point", &fields, err).await,
     }

@@ -275,11 +275,14 @@ fn PointItem(
 #[component]
 fn AddPoint(set_id: String) -> impl IntoView {
     let echo = FormEcho::of("add-point");
+    // Back from adding one (`?added=1`): the keys are the form's again, for the next.
+    let added = leptos_router::hooks::use_query_map().with_untracked(|q| q.get("added").is_some());
     view! {
         <form method="post" action=format!("/sets/{set_id}/points") class="stack add-point" data-testid="add-point">
             <h3>"Add a point"</h3>
+            {added.then(|| view! { <p class="form-notice" role="status" data-testid="point-added">"Point added. The next one?"</p> })}
             <FormMessage echo=echo.clone() />
-            <Field echo=echo.clone() form="add-point" name="content" label="What to recall" max=limits::POINT required=true rows=3 />
+            <Field echo=echo.clone() form="add-point" name="content" label="What to recall" max=limits::POINT required=true rows=3 focus=added />
             <Field
                 echo=echo
                 form="add-point"
