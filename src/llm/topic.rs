@@ -738,7 +738,7 @@ pub fn topic_of(message: &str) -> String {
     }
 }
 
-/// Two to four words of a topic for pills and banners. A short question keeps its question
+/// Two to four words of a topic for its pill. A short question keeps its question
 /// word ("Why cats purr", "What happened to Neanderthals"); a longer topic loses its opening
 /// question word, article or auxiliary, then, if it still runs past four words, its articles
 /// and small adverbs ("Roman army organised legions"), and is cut where a phrase ends: never on
