@@ -159,9 +159,14 @@ impl Nouns {
     /// Whether, in some sense each, `a` and `b` are one thing or one is a kind of the other
     /// ("an enzyme" is a protein, "CO2" is carbon dioxide).
     pub fn related(&self, a: &str, b: &str) -> bool {
+        self.related_in(a, b, |_| true)
+    }
+
+    /// [`Nouns::related`], weighing only the senses of `a` that `weighed` keeps.
+    fn related_in(&self, a: &str, b: &str, weighed: impl Fn(u32) -> bool) -> bool {
         let (Some(of_a), Some(of_b)) = (self.senses_of(a), self.senses_of(b)) else { return false };
         let above_b: Vec<HashSet<u32>> = of_b.iter().map(|s| self.above(*s)).collect();
-        of_a.iter().any(|sa| {
+        of_a.iter().filter(|sa| weighed(**sa)).any(|sa| {
             let above_sa = self.above(*sa);
             of_b.iter()
                 .zip(&above_b)
@@ -173,14 +178,7 @@ impl Nouns {
     /// nearly every thing is a kind of them: "the whole body" does not make "atrium", a kind
     /// of whole, another word for anything the point says.
     fn related_specifically(&self, a: &str, b: &str) -> bool {
-        let (Some(of_a), Some(of_b)) = (self.senses_of(a), self.senses_of(b)) else { return false };
-        let above_b: Vec<HashSet<u32>> = of_b.iter().map(|s| self.above(*s)).collect();
-        of_a.iter().filter(|sa| self.depth(**sa) > GENERAL_DEPTH).any(|sa| {
-            let above_sa = self.above(*sa);
-            of_b.iter()
-                .zip(&above_b)
-                .any(|(sb, above_sb)| sa == sb || above_sa.contains(sb) || above_sb.contains(sa))
-        })
+        self.related_in(a, b, |sense| self.depth(sense) > GENERAL_DEPTH)
     }
 
     /// How many steps a synset is below the top of the hierarchy, by its shortest way up.
