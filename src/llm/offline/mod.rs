@@ -353,6 +353,24 @@ mod tests {
     }
 
     #[test]
+    fn an_answer_that_recalls_another_point_is_told_so_beside_the_question_still_open() {
+        let other = point("r", "Ribosomes build proteins", "What builds proteins?");
+        let asked = "Yes. Which organelle powers the cell?";
+        let reply = tutor(&TutorBrief {
+            just_recalled: vec![other.clone()],
+            ..brief_at(Rung::Cue, "ribosomes build proteins", Some(asked))
+        });
+        assert!(reply.contains("another point") || reply.starts_with("Another point"), "{reply}");
+        assert!(reply.contains("Which organelle powers the cell?"), "{reply}");
+        // A new question after the recall of the one asked: a plain acknowledgement.
+        let moved = tutor(&TutorBrief {
+            just_recalled: vec![other],
+            ..brief_at(Rung::Cue, "ribosomes", Some("What builds proteins?"))
+        });
+        assert!(!moved.contains("another point") && !moved.starts_with("Another point"), "{moved}");
+    }
+
+    #[test]
     fn the_question_comes_again_on_resuming_past_it_and_when_asked_for() {
         let resumed = tutor(&TutorBrief { moment: TutorMoment::Resume, ..brief_at(Rung::Angle, "", None) });
         assert!(resumed.contains("The question was: Which organelle powers the cell?"), "{resumed}");

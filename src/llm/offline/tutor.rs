@@ -204,7 +204,17 @@ pub(super) fn tutor(brief: &TutorBrief) -> String {
             }]
         }
         TutorMoment::Reply if !brief.just_recalled.is_empty() => {
-            let acks = ["Right.", "Yes.", "Mm-hmm."];
+            // The question asked is still open: the answer recalled another point.
+            let still_open = brief.previous_reply.as_deref().is_some_and(|r| r.contains(&question));
+            let acks = if still_open {
+                [
+                    "That counts, for another point.",
+                    "That's another point, and it counts.",
+                    "Another point, counted.",
+                ]
+            } else {
+                ["Right.", "Yes.", "Mm-hmm."]
+            };
             let first = pick(message, acks.len());
             // Back to a point already struggled with: say which, before its next hint.
             let back = match focus.rung {
