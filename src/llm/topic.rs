@@ -28,6 +28,13 @@ const MODALS: &[&str] = &["can", "could", "would", "should", "will", "might", "m
 
 const BE: &[&str] = &["is", "are", "was", "were"];
 
+/// Words that open a clause of their own, after the main one ("… if it is so big").
+const SUBORDINATORS: &[&str] =
+    &["if", "because", "when", "although", "though", "while", "since", "unless", "whereas", "even"];
+
+/// Words of degree, which follow "is" in a statement ("Saturn is so light").
+const DEGREE: &[&str] = &["so", "too", "very", "more", "less", "really", "that", "quite", "such", "much"];
+
 /// Words that close a question after its verb's complement ("why is it hot too"): the verb
 /// put back goes before them.
 const CLOSING_ADVERBS: &[&str] = &["too", "also", "then", "now", "again", "anyway", "though", "still"];
@@ -705,7 +712,17 @@ pub fn topic_of(message: &str) -> String {
             // "what was the Senate's role" → "the Senate's role"
             if lower[0] == "what" { rest(2) } else { format!("{} {} {}", lower[0], tail.join(" "), lower[1]) }
         } else {
-            let split = if is(&lower[1], BE) { Some(ends.max(1) - 1) } else { verb_index(&tail) };
+            // "is" goes back after the subject: before a word of degree ("why Saturn is so
+            // light"), else before the main clause's last word ("why the far side is bulging");
+            // a clause after "if", "because"… is not the main one.
+            let main = tail
+                .iter()
+                .position(|w| is(w, SUBORDINATORS))
+                .filter(|&k| k >= 2)
+                .map_or(ends, |k| k.min(ends));
+            let degree = tail[..main].iter().position(|w| is(w, DEGREE)).filter(|&k| k >= 1);
+            let split =
+                if is(&lower[1], BE) { Some(degree.unwrap_or(main.max(1) - 1)) } else { verb_index(&tail) };
             match split {
                 Some(split) => {
                     format!(
@@ -946,6 +963,9 @@ mod tests {
             ("Hmm, what if Pompey had won?", "what if Pompey had won"),
             ("Why is there a bulge on the far side too?", "why there is a bulge on the far side too"),
             ("Why is the far side bulging too?", "why the far side is bulging too"),
+            ("Why is Saturn so light if it is so big?", "why Saturn is so light if it is so big"),
+            ("Why is ice less dense than water?", "why ice is less dense than water"),
+            ("Why is the sky blue?", "why the sky is blue"),
             (
                 "Where did mitochondria originally come from, endosymbiosis?",
                 "where mitochondria originally came from",
