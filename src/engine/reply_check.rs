@@ -111,6 +111,8 @@ pub struct ReplyCheck {
     cues: Vec<String>,
     /// What the tutor says when every sentence of its reply was taken out.
     stand_in: String,
+    /// The titles of the notes the reply may name (see [`ReplyCheck::naming`]).
+    titles: Vec<String>,
     /// The sentence model, when loaded: a point said in other words is given away too.
     meaning: Option<Arc<Embedder>>,
 }
@@ -124,8 +126,34 @@ impl ReplyCheck {
             // A point of one or two words cannot be told from a question about it.
             .filter(|(_, t)| t.len() >= 3)
             .collect();
-        let cues = untried.iter().map(|p| plain(&p.context)).filter(|c| !c.is_empty()).collect();
-        Self { guarded, stand_in, cues, meaning: None }
+        // A point without a cue is asked by the question its words make: asking that gives
+        // nothing away either.
+        let cues = untried
+            .iter()
+            .filter_map(PointBrief::question)
+            .map(|q| plain(&q))
+            .filter(|c| !c.is_empty())
+            .collect();
+        Self { guarded, stand_in, cues, titles: Vec::new(), meaning: None }
+    }
+
+    /// The titles of the notes the reply may name: a title in quotes is a name, not a
+    /// statement ("Think back to your notes, “The water cycle”" gives nothing away, even
+    /// where a point begins "The water cycle is…").
+    pub fn naming(mut self, titles: impl IntoIterator<Item = String>) -> Self {
+        self.titles = titles.into_iter().map(|t| t.trim().to_string()).filter(|t| !t.is_empty()).collect();
+        self
+    }
+
+    /// The sentence without the notes' titles it quotes.
+    fn unnamed(&self, sentence: &str) -> String {
+        let mut out = sentence.to_string();
+        for title in &self.titles {
+            for (open, close) in [("\"", "\""), ("\u{201c}", "\u{201d}")] {
+                out = out.replace(&format!("{open}{title}{close}"), "");
+            }
+        }
+        out
     }
 
     /// Whether a sentence asks a guarded point's own cue, or is a piece of one.
@@ -148,6 +176,7 @@ impl ReplyCheck {
     /// threads; the points come from its cache. False without the model or if it fails.
     pub async fn leaks_in_other_words(&self, sentence: &str) -> bool {
         let Some(embedder) = self.meaning.clone() else { return false };
+        let sentence = &self.unnamed(sentence);
         if self.guarded.is_empty()
             || sentence.trim_end().ends_with('?')
             || terms(sentence).len() < 2
@@ -187,7 +216,7 @@ impl ReplyCheck {
         if PROGRESS.iter().any(has) || counts_points(&lower) {
             return Some(Rule::Progress);
         }
-        let said = terms(sentence);
+        let said = terms(&self.unnamed(sentence));
         let leaks = self.guarded.iter().any(|(_, key)| coverage(key, &said).0 >= LEAK_COVERAGE);
         (leaks && !self.asks_a_cue(sentence)).then_some(Rule::Leak)
     }
@@ -351,6 +380,25 @@ mod tests {
         // Said, not asked: still given away.
         assert_eq!(c.check("Plants give off water vapour through their leaves."), Some(Rule::Leak));
         assert_eq!(c.check("Water vapour rises, cools and condenses into clouds."), Some(Rule::Leak));
+    }
+
+    #[test]
+    fn a_point_without_a_cue_is_asked_by_its_own_words_and_a_quoted_title_names_nothing() {
+        let mars = point("m", "Mars looks red because its surface is covered in iron oxide, which is rust.");
+        let asked = mars.question().expect("a question its words make");
+        let c = ReplyCheck::new(std::slice::from_ref(&mars), "What else?".into());
+        assert_eq!(c.check(&asked), None, "{asked}");
+        assert_eq!(c.check("Mars looks red because its surface is covered in rust."), Some(Rule::Leak));
+        // A note's title, quoted, is a name: its words do not count, though they are the point's.
+        let cycle = point("w", "The water cycle moves water between the sea, the air and the land.");
+        let named = ReplyCheck::new(std::slice::from_ref(&cycle), "What else?".into())
+            .naming(["The water cycle moves water between the sea, the air and the land".to_string()]);
+        let hint = "Think back to your notes, \u{201c}The water cycle moves water between the sea, the air and the land\u{201d}: what do they say?";
+        assert_eq!(named.check(hint), None);
+        assert_eq!(
+            named.check("The water cycle moves water between the sea, the air and the land."),
+            Some(Rule::Leak)
+        );
     }
 
     #[test]

@@ -570,14 +570,16 @@ fn tutor_request(
     observation: Option<String>,
     learner_message: Option<String>,
 ) -> (Request, ReplyCheck) {
-    // If every sentence is taken out, the point's cue asks instead.
+    // If every sentence is taken out, the question the point is asked by asks instead.
     let stand_in = plan
         .focus
         .as_ref()
-        .map(|f| f.point.context.trim())
-        .filter(|cue| !cue.is_empty())
-        .map_or_else(|| "What else comes to mind?".to_string(), str::to_string);
-    let check = ReplyCheck::new(&plan.untried, stand_in).by_meaning(input.embedder.clone());
+        .and_then(|f| f.point.question())
+        .unwrap_or_else(|| "What else comes to mind?".to_string());
+    let titles = plan.focus.iter().flat_map(|f| &f.notes).chain(&plan.notes).map(|n| n.title.clone());
+    let check = ReplyCheck::new(&plan.untried, stand_in)
+        .naming(titles.collect::<Vec<_>>())
+        .by_meaning(input.embedder.clone());
     // In a review, the guidelines of the set whose point is under discussion.
     let guidelines = if input.review.is_empty() {
         input.guidelines.as_str()

@@ -33,6 +33,20 @@ pub struct PointBrief {
     pub set: Option<String>,
 }
 
+impl PointBrief {
+    /// The question the point is asked by: its cue, or, without one, the question its own
+    /// words make ("What is the sinoatrial node?", or the sentence with its key term blanked),
+    /// as a drafted cue would ask it. None when its words make none.
+    pub fn question(&self) -> Option<String> {
+        let cue = self.context.trim();
+        if cue.is_empty() {
+            crate::llm::offline::drafter::asking(&self.content)
+        } else {
+            Some(cue.to_string())
+        }
+    }
+}
+
 /// A recall set as the agents read it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SetBrief {

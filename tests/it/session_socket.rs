@@ -186,6 +186,31 @@ async fn a_paraphrase_recalls_its_point_by_meaning() {
 }
 
 #[tokio::test]
+async fn points_without_cues_are_asked_by_their_own_words_every_turn() {
+    let app = TestApp::spawn().await;
+    let points = [
+        "Jupiter is the largest planet in the solar system.",
+        "Mars looks red because its surface is covered in iron oxide, which is rust.",
+        "Mercury has almost no atmosphere, so its temperature swings wildly between day and night.",
+    ]
+    .map(|content| warren::store::NewPoint { content: content.into(), ..Default::default() });
+    let set = warren::store::NewSet { name: "Planets".into(), points: points.to_vec(), ..Default::default() };
+    app.store().create_set(app.owner(), &set).await.unwrap();
+    let (session, points) = app.start("Planets").await;
+    let mut ws = app.connect(&session).await;
+    let opening = reply_of(&ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await);
+    // Each reply asks a question: none is taken out as giving its point away.
+    assert!(opening.contains("What is Jupiter?") || opening.contains("Fill the gap"), "{opening}");
+    let (last, before) = points.split_last().expect("three points");
+    for point in before {
+        let reply = reply_of(&ws.say(&point.content).await);
+        assert!(reply.ends_with('?') || reply.contains("Fill the gap"), "{reply}");
+    }
+    let frames = ws.say(&last.content).await;
+    assert!(frames.iter().any(|m| matches!(m, ServerMessage::SessionCompleteOverlay(_))), "{frames:?}");
+}
+
+#[tokio::test]
 async fn every_malformed_frame_gets_its_code_and_changes_nothing() {
     let app = TestApp::spawn().await;
     let (session, points) = app.start(CELL).await;

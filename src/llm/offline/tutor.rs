@@ -19,12 +19,7 @@ use crate::text::{content_words, is_dont_know, pick, sentences, terms};
 /// today's review, its own set).
 pub(super) fn cue(point: &PointBrief, set_name: &str) -> String {
     let set_name = point.set.as_deref().unwrap_or(set_name);
-    if point.context.trim().is_empty() {
-        super::drafter::asking(&point.content)
-            .unwrap_or_else(|| format!("What else do you remember from {set_name}?"))
-    } else {
-        point.context.trim().to_string()
-    }
+    point.question().unwrap_or_else(|| format!("What else do you remember from {set_name}?"))
 }
 
 /// A set's name inside a sentence: a leading "The" of a name written as a sentence ("The
@@ -528,8 +523,8 @@ pub(super) fn angle(focus: &Focus, variant: usize) -> String {
     let notes = focus.notes.iter().map(|n| n.title.trim()).filter(|t| !t.is_empty()).collect::<Vec<_>>();
     if let Some(title) = notes.get(variant % notes.len().max(1)) {
         return [
-            format!("Think back to your notes, \"{title}\". What do they say that bears on this?"),
-            format!("Your notes \"{title}\" touch on it. What do you remember from them?"),
+            format!("Think back to your notes, \"{title}\": what do they say that bears on this?"),
+            format!("Your notes \"{title}\" touch on it: what do you remember from them?"),
             format!("Come at it through \"{title}\": what fits here?"),
         ][variant % 3]
             .clone();
