@@ -39,11 +39,7 @@ impl PointBrief {
     /// as a drafted cue would ask it. None when its words make none.
     pub fn question(&self) -> Option<String> {
         let cue = self.context.trim();
-        if cue.is_empty() {
-            crate::llm::offline::drafter::asking(&self.content)
-        } else {
-            Some(cue.to_string())
-        }
+        if cue.is_empty() { crate::text::cues::asking(&self.content) } else { Some(cue.to_string()) }
     }
 }
 

@@ -3,6 +3,7 @@
 //! mitochondrion produces atp".
 
 pub mod antonyms;
+pub mod cues;
 pub mod equations;
 pub mod html;
 pub mod kinship;

@@ -9,8 +9,8 @@ use warren_app::forms::limits;
 
 use super::{ask_json, json_object, json_request};
 use crate::llm::brief::DraftBrief;
-use crate::llm::offline::drafter::cue;
 use crate::llm::{LlmError, Provider, Purpose, Request, Tier};
+use crate::text::cues::cue;
 
 /// A drafted point: what to recall, a cue that asks for it, and the passage's words it rests on.
 #[derive(Clone, Debug, PartialEq)]
