@@ -441,6 +441,7 @@ pub const OPPOSITES: &[(&str, &str)] = &[
     ("more", "less"),
     ("more", "fewer"),
     ("most", "least"),
+    ("float", "sink"),
     ("higher", "lower"),
     ("highest", "lowest"),
     ("high", "low"),

@@ -631,7 +631,7 @@ impl Context {
         let affirms_denied = !self.message.iter().any(|m| m.negated)
             && key.iter().any(|k| k.negated && self.message.iter().any(|m| m.same_as(k)));
         let opposite = affirms_denied
-            || says_the_opposite(&point.content, &self.message)
+            || says_the_opposite(&point.content, &self.message, &self.said_text)
             || reverses(&point.content, self.message_way.as_ref())
             || runs_backwards(&point.content, &self.said_text);
         let another_point = self.names_another_subject(&key)

@@ -452,3 +452,14 @@ fn a_conversion_run_backwards_is_the_opposite_of_the_point() {
         assert!(!judged_on(equation, forwards).flags.opposite, "{forwards}");
     }
 }
+
+#[test]
+fn the_least_said_as_the_most_is_the_opposite() {
+    let saturn = "Saturn is the least dense planet; it would float in water.";
+    let most = judged_on(saturn, "Saturn is the most dense planet, so it would sink in water.");
+    assert!(most.flags.opposite && !most.recalled, "{most:?}");
+    assert!(judged_on(saturn, "it would sink in water").flags.opposite);
+    let said = judged_on(saturn, "the least dense of the planets, it would float");
+    assert!(!said.flags.opposite, "{said:?}");
+    assert!(!judged_on(saturn, "it wouldn't sink, it's the least dense").flags.opposite);
+}

@@ -184,9 +184,10 @@ pub(super) fn swapped(point: &str, message_clauses: &[Vec<Token>]) -> bool {
 /// ("quantity demanded rises" for "falls", "repel" for "attract"): by the lexicon's pairs, or by
 /// WordNet's antonyms ("insoluble" for "soluble") when the message's word is not the point's
 /// own ("forte is loud and piano is quiet" says "soft" in other words, not "loud" for it).
-pub(super) fn says_the_opposite(point: &str, message: &[Token]) -> bool {
+pub(super) fn says_the_opposite(point: &str, message: &[Token], said: &str) -> bool {
+    let point_words = crate::text::words_spaced(point);
     let point = tokens(point);
-    point.iter().any(|p| {
+    let by_tokens = point.iter().any(|p| {
         !message.iter().any(|m| m.same_as(p))
             && message.iter().any(|m| {
                 !m.negated
@@ -194,8 +195,22 @@ pub(super) fn says_the_opposite(point: &str, message: &[Token]) -> bool {
                         || (crate::text::antonyms::opposed(&p.word, &m.word)
                             && !point.iter().any(|q| q.same_as(m))))
             })
-    })
+    });
+    // Words of degree are too common to be tokens: "the most dense" for "the least dense".
+    let said_words = crate::text::words_spaced(said);
+    let has = |text: &str, word: &str| text.contains(&format!(" {word} "));
+    let by_degree = DEGREE_OPPOSITES.iter().any(|(a, b)| {
+        [(a, b), (b, a)].iter().any(|(x, y)| {
+            has(&point_words, x) && !has(&point_words, y) && has(&said_words, y) && !has(&said_words, x)
+        })
+    });
+    by_tokens || by_degree
 }
+
+/// Words of degree that turn a point round, said in each other's place.
+/// Superlatives only: a comparison is often said the other way round ("A has more than B", "B
+/// has less than A").
+const DEGREE_OPPOSITES: &[(&str, &str)] = &[("most", "least")];
 
 /// Whether a word is a number or a code ("g2", "3rd"), which names nothing by itself.
 pub(super) fn is_number_like(word: &str) -> bool {
