@@ -243,6 +243,7 @@ fn tokens_keeping(text: &str, keep: impl Fn(&str) -> bool) -> Vec<Token> {
         }
         if let Some((value, used)) = numbers::read(&refs[i..]) {
             let rest = &refs[i + used..];
+            let value = numbers::century_start(value, rest).unwrap_or(value);
             let (base, unit_words) = match numbers::unit(rest) {
                 Some((dimension, to_base, n)) => (Some((dimension, to_base(value))), n),
                 // "5 to 6 centimetres": the unit after a range is both ends'.

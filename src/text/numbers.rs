@@ -147,8 +147,33 @@ fn word(w: &str) -> Option<Word> {
     }
 }
 
-/// A number written in digits: "8,849", "-273.15", "1870s", "49bc" is not one.
+/// The first year of a century named by its ordinal ("18th century" is 1700, as "the
+/// seventeen hundreds" and "1700s" are), when `rest`, the words after the number, say
+/// "century", directly or after a range's other end ("14th and 15th centuries", "late 19th and
+/// early 20th centuries").
+pub fn century_start(value: f64, rest: &[&str]) -> Option<f64> {
+    let is_century = |w: &&str| matches!(*w, "century" | "centuries" | "c");
+    let names_century = match rest {
+        [w, ..] if is_century(w) => true,
+        [joint, more @ ..] if matches!(*joint, "to" | "and" | "or" | "-") => {
+            let more = match more {
+                [w, tail @ ..] if matches!(*w, "early" | "mid" | "late") => tail,
+                _ => more,
+            };
+            read(more).is_some_and(|(_, n)| more.get(n).is_some_and(is_century))
+        }
+        _ => false,
+    };
+    (names_century && value.fract() == 0.0 && (1.0..=21.0).contains(&value)).then(|| (value - 1.0) * 100.0)
+}
+
+/// A number written in digits: "8,849", "-273.15", "1870s", an ordinal ("14th", "21st");
+/// "49bc" is not one.
 fn digits(w: &str) -> Option<f64> {
+    let ordinal = ["st", "nd", "rd", "th"].iter().find_map(|end| {
+        w.strip_suffix(end).filter(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_digit()))
+    });
+    let w = ordinal.unwrap_or(w);
     let w = w.strip_suffix('s').filter(|d| d.len() == 4).unwrap_or(w);
     let w = w.replace(',', "");
     if w.is_empty() || !w.chars().any(|c| c.is_ascii_digit()) {
@@ -192,6 +217,8 @@ fn spelled(words: &[&str]) -> Option<(f64, usize)> {
                 continue;
             }
             ("oh", _) if !run.is_empty() && matches!(next, Some(Word::Unit(_))) => Word::Unit(0),
+            // "the seventeen hundreds", a century; "hundreds" alone is no number.
+            ("hundreds", _) if !run.is_empty() => Word::Hundred,
             _ => break,
         };
         // After "point" come single digits; a scale ("three point two million") is read by
@@ -347,6 +374,17 @@ mod tests {
             Some(-27315.0)
         );
         assert_eq!(number("fourteenth"), Some(14.0));
+        assert_eq!(number("14th"), Some(14.0));
+        assert_eq!(number("21st"), Some(21.0));
+        assert_eq!(number("3rd"), Some(3.0));
+        assert_eq!(number("5th-century"), Some(5.0));
+        assert_eq!(century_start(18.0, &["century"]), Some(1700.0));
+        assert_eq!(number("seventeen hundreds"), Some(1700.0));
+        assert_eq!(number("hundreds"), None);
+        assert_eq!(century_start(14.0, &["and", "15th", "centuries"]), Some(1300.0));
+        assert_eq!(century_start(19.0, &["and", "early", "20th", "centuries"]), Some(1800.0));
+        assert_eq!(century_start(14.0, &["july"]), None);
+        assert_eq!(century_start(1700.0, &["century"]), None);
         assert_eq!(number("8,849"), Some(8849.0));
         assert_eq!(number("150 million"), Some(150e6));
         assert_eq!(number("three point two million").map(|n| n.round()), Some(3.2e6));
