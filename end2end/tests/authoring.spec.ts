@@ -165,6 +165,10 @@ test('on a phone every control is at least 44 px tall', async ({ page }) => {
   }
   await startSession(page, SET);
   await controlsAreTall(page, 'the live session');
+  // The answer box keeps to its rows, so Send is in view without scrolling.
+  const box = await page.getByLabel('Your answer').boundingBox();
+  expect(box?.height ?? 0).toBeLessThan(120);
+  await expect(page.getByRole('button', { name: 'Send' })).toBeInViewport({ ratio: 1 });
   await page.screenshot({ path: screenshotPath('phone-live'), fullPage: true });
 });
 

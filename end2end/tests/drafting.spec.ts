@@ -159,7 +159,8 @@ test('dropping the drafts asks once more, then takes them and the pasted text', 
   await expect(page.getByTestId('drop')).toContainText('so does the text they were drafted from');
   await expect(page).toHaveURL(drafts);
   await page.getByTestId('confirm-drop').click();
-  await expect(page).toHaveURL(/\/sets$/);
+  await expect(page).toHaveURL(/\/sets\?dropped=1$/);
+  await expect(page.getByTestId('drafts-dropped')).toContainText('The drafts are dropped');
   await expect(page.getByText('Plants')).toHaveCount(0);
   // Gone for good: Back asks the server again and is told so.
   await page.goBack();

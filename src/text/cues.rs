@@ -86,18 +86,23 @@ fn key_term(content: &str) -> Option<(usize, usize)> {
         }
         return Some(range(i, j));
     }
+    // An abbreviation is a term, however short ("ATP", "DNA").
+    let abbreviation = |w: &str| w.chars().count() >= 2 && w.chars().all(|c| c.is_ascii_uppercase());
     // A thing named rather than what is done to it or how: "captured", "reading" and
     // "briefly" make poor gaps beside "chlorophyll".
     let named = |i: usize| {
         let w = clean(words[i].1).to_lowercase();
         !(w.ends_with("ed") || w.ends_with("ing") || w.ends_with("ly"))
     };
+    // The word after a one-word subject ("Evaporation happens when…"), or after "the" and
+    // one, is most often its verb: a gap there asks for no fact.
+    let verb = if matches!(clean(words[0].1).to_lowercase().as_str(), "the" | "a" | "an") { 2 } else { 1 };
     let best = (1..words.len())
         .filter(|&i| {
-            let w = clean(words[i].1).to_lowercase();
-            w.chars().count() >= 5 && !is_stopword(&w)
+            let w = clean(words[i].1);
+            abbreviation(w) || (w.chars().count() >= 5 && !is_stopword(&w.to_lowercase()))
         })
-        .max_by_key(|&i| (named(i), clean(words[i].1).chars().count(), std::cmp::Reverse(i)))?;
+        .max_by_key(|&i| (i != verb, named(i), clean(words[i].1).chars().count(), std::cmp::Reverse(i)))?;
     Some(range(best, best))
 }
 

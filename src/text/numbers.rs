@@ -164,7 +164,7 @@ pub fn century_start(value: f64, rest: &[&str]) -> Option<f64> {
         }
         _ => false,
     };
-    (names_century && value.fract() == 0.0 && (1.0..=21.0).contains(&value)).then(|| (value - 1.0) * 100.0)
+    (names_century && value.fract() == 0.0 && (1.0..=21.0).contains(&value)).then_some((value - 1.0) * 100.0)
 }
 
 /// A number written in digits: "8,849", "-273.15", "1870s", an ordinal ("14th", "21st");

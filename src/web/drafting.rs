@@ -294,7 +294,9 @@ async fn cancel(State(state): State<AppState>, Path(id): Path<String>, request: 
     let (parts, _) = request.into_parts();
     let Some(viewer) = parts.extensions.get::<Viewer>().cloned() else { return see_other("/signin") };
     let back = match state.store.source(&viewer.learner, &id).await {
-        Ok(Some(source)) => source.set_id.map_or_else(|| "/sets".to_string(), |s| format!("/sets/{s}")),
+        Ok(Some(source)) => {
+            source.set_id.map_or_else(|| "/sets?dropped=1".to_string(), |s| format!("/sets/{s}?dropped=1"))
+        }
         Ok(None) => return not_found(&state, parts).await,
         Err(err) => return storage_failed(err),
     };

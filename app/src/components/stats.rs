@@ -7,12 +7,24 @@ use leptos::prelude::*;
 use crate::api::{DayReviews, StudyStats};
 use crate::format::{plural, span};
 
+/// `part` of `whole` in whole percent, rounded (6 of 7 is 86 %), but never 100 % short of all
+/// nor 0 % above none.
+fn share_percent(part: u32, whole: u32) -> u64 {
+    let (part, whole) = (u64::from(part), u64::from(whole.max(1)));
+    let rounded = (part * 200 + whole) / (whole * 2);
+    match part {
+        0 => 0,
+        p if p >= whole => 100,
+        _ => rounded.clamp(1, 99),
+    }
+}
+
 #[component]
 pub fn StudyStatsView(stats: StudyStats) -> impl IntoView {
     let rate = if stats.asked_7d == 0 {
         "no points asked yet".to_string()
     } else {
-        let percent = u64::from(stats.recalled_7d) * 100 / u64::from(stats.asked_7d);
+        let percent = share_percent(stats.recalled_7d, stats.asked_7d);
         format!("{percent}% ({} of {})", stats.recalled_7d, plural(i64::from(stats.asked_7d), "point"))
     };
     let streak = match (stats.streak_days, stats.studied_today) {
@@ -137,4 +149,20 @@ fn DayChart(
         </figure>
     }
     .into_any()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::share_percent;
+
+    #[test]
+    fn a_share_is_rounded_but_all_and_none_are_kept_apart() {
+        assert_eq!(share_percent(6, 7), 86);
+        assert_eq!(share_percent(1, 3), 33);
+        assert_eq!(share_percent(1, 2), 50);
+        assert_eq!(share_percent(199, 200), 99);
+        assert_eq!(share_percent(1, 1000), 1);
+        assert_eq!(share_percent(0, 7), 0);
+        assert_eq!(share_percent(7, 7), 100);
+    }
 }

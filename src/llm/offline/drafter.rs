@@ -419,6 +419,13 @@ mod tests {
         );
         assert_eq!(cue("Photosynthesis is the process plants use to make sugar."), "What is photosynthesis?");
         assert_eq!(cue("Rome is the capital of Italy."), "What is Rome?");
+        // Not the verb after the subject, nor a small word.
+        assert_eq!(
+            cue("Evaporation happens when the sun heats water in oceans and lakes."),
+            "Fill the gap: Evaporation happens when the sun heats water in … and lakes."
+        );
+        assert_eq!(cue("The nucleus stores the cell's DNA."), "Fill the gap: The … stores the cell's DNA.");
+        assert_eq!(cue("Mitochondria produce ATP."), "Fill the gap: Mitochondria produce ….");
     }
 
     #[test]

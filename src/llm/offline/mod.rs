@@ -417,11 +417,19 @@ mod tests {
 
     #[test]
     fn a_near_miss_is_asked_for_the_rest_and_a_wrong_try_hears_not_quite() {
-        let mut brief = brief_at(Rung::Angle, "Oxygen", None);
+        let mut brief = brief_at(Rung::Angle, "they make ATP", None);
         if let Some(focus) = brief.focus.as_mut() {
             focus.close = true;
         }
         let close = tutor(&brief);
+        // Near only in kind, with nothing of the point beyond the question: not "close".
+        let mut kin = brief_at(Rung::Angle, "the ribosomes of the cell", None);
+        if let Some(focus) = kin.focus.as_mut() {
+            focus.close = true;
+        }
+        let kin = tutor(&kin);
+        assert!(kin.starts_with("Not quite."), "{kin}");
+        assert!(!kin.contains("What else belongs"), "{kin}");
         // The question said again before the "it" that stands for it.
         assert!(
             close.starts_with(

@@ -168,6 +168,9 @@ pub(super) fn tutor(brief: &TutorBrief) -> String {
             ),
         };
     }
+    // A near miss is "close" to the learner only when it said some of the point beyond the
+    // question: "Saturn" for the biggest planet is near in kind, but nothing of it is right.
+    let close = focus.close && adds_to_question(message, &focus.point.content, &cue(&focus.point, set));
     let leads: Vec<String> = match brief.moment {
         TutorMoment::Opening => vec![match &brief.recap {
             Some(recap) => format!("{} Let's see what has stayed with you.", last_time(recap, set)),
@@ -238,7 +241,7 @@ pub(super) fn tutor(brief: &TutorBrief) -> String {
             vec!["That's all right.".into(), "No matter.".into(), String::new()]
         }
         // Nearly there (what was right is on the page, in the near miss's words): ask for the rest.
-        TutorMoment::Reply if focus.close => vec!["Close.".into(), "Partly, yes.".into()],
+        TutorMoment::Reply if close => vec!["Close.".into(), "Partly, yes.".into()],
         // A try that recalled nothing is told so; small talk is not a try.
         TutorMoment::Reply
             if super::kinds::kind_of(message) == MessageKind::Attempt && focus.attempts > 0 =>
@@ -262,7 +265,7 @@ pub(super) fn tutor(brief: &TutorBrief) -> String {
             "What in these notes fits here?",
             "Which part of these notes answers the question?",
         ];
-        let question = match (focus.rung, focus.close, &look) {
+        let question = match (focus.rung, close, &look) {
             (Rung::Angle, true, _) => rest[variant % 3].to_string(),
             (Rung::Angle, false, Some(_)) => on_show[variant % 3].to_string(),
             _ => ask(focus, set, variant, message),
@@ -283,6 +286,14 @@ pub(super) fn tutor(brief: &TutorBrief) -> String {
         leads.iter().map(move |lead| if lead.is_empty() { body.clone() } else { format!("{lead} {body}") })
     });
     fresh(candidates.collect())
+}
+
+/// Whether `message` says a word of `point` that `question` does not.
+fn adds_to_question(message: &str, point: &str, question: &str) -> bool {
+    let (point, question) = (crate::text::tokens(point), crate::text::tokens(question));
+    crate::text::tokens(message).iter().any(|said| {
+        !said.negated && point.iter().any(|p| p.same_as(said)) && !question.iter().any(|q| q.same_as(said))
+    })
 }
 
 /// Whether the learner asks what the question means, not about a word of it ("what do you

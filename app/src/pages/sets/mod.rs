@@ -41,6 +41,7 @@ fn SetsView(data: Dashboard) -> impl IntoView {
         <section class="page">
             <h1>"Recall sets"</h1>
             <p class="lede">"The facts you keep, grouped by subject."</p>
+            <DraftsDropped />
             {imported.map(|(sets, sessions)| view! {
                 <p class="form-notice" role="status" data-testid="imported-notice">
                     {match sessions {
@@ -107,6 +108,7 @@ fn SetView(detail: SetDetail) -> impl IntoView {
                 {card.archived.then(|| view! { " " <span class="pill" data-testid="archived">"archived"</span> })}
             </h1>
             {(!card.description.is_empty()).then(|| view! { <p class="lede">{card.description.clone()}</p> })}
+            <DraftsDropped />
             {(!detail.guidelines.is_empty()).then(|| view! {
                 <details class="guidelines">
                     <summary>"Guidelines for the tutor"</summary>
@@ -269,6 +271,19 @@ fn PointItem(
             </div>
         </li>
     }
+}
+
+/// Back from dropping a source's drafts (`?dropped=1`): what went.
+#[component]
+fn DraftsDropped() -> impl IntoView {
+    let dropped = leptos_router::hooks::use_query_map().with_untracked(|q| q.get("dropped").is_some());
+    dropped.then(|| {
+        view! {
+            <p class="form-notice" role="status" data-testid="drafts-dropped">
+                "The drafts are dropped, and the text they came from with them."
+            </p>
+        }
+    })
 }
 
 /// The form that adds a point at the end of the set.
