@@ -40,8 +40,8 @@ use crate::text::{Token, equations, role_tokens, tokens};
 pub use reading::parts;
 use reading::{meaning_word, names, phrases, stretches};
 use wording::{
-    asked_sentences, clauses, is_number_like, proper_names, reverses, runs_backwards, says_the_opposite,
-    swapped, trails_off, way,
+    acts_backwards, asked_sentences, clauses, is_number_like, proper_names, reverses, runs_backwards,
+    says_the_opposite, swapped, trails_off, way,
 };
 
 /// Share of a point's weight a message must carry to recall it.
@@ -633,7 +633,8 @@ impl Context {
         let opposite = affirms_denied
             || says_the_opposite(&point.content, &self.message, &self.said_text)
             || reverses(&point.content, self.message_way.as_ref())
-            || runs_backwards(&point.content, &self.said_text);
+            || runs_backwards(&point.content, &self.said_text)
+            || acts_backwards(&point.content, &self.said_text);
         let another_point = self.names_another_subject(&key)
             || self.says_another_instead(&key)
             || self.answers_for_another(&point.id, &key);

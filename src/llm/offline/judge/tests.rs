@@ -454,6 +454,23 @@ fn a_conversion_run_backwards_is_the_opposite_of_the_point() {
 }
 
 #[test]
+fn the_doer_and_the_done_to_swapped_is_the_opposite_of_the_point() {
+    let actium = "Octavian defeated Antony and Cleopatra at the Battle of Actium in 31 BC.";
+    let swapped = judged_on(actium, "Antony beat Octavian and Cleopatra at the Battle of Actium in 31 BC.");
+    assert!(swapped.flags.opposite && !swapped.recalled, "{swapped:?}");
+    for right in [
+        "Octavian beat Antony and Cleopatra at Actium in 31 BC",
+        "Antony and Cleopatra were defeated by Octavian at Actium, 31 BC",
+        "at Actium in 31 BC Octavian won against Antony and Cleopatra",
+    ] {
+        let judged = judged_on(actium, right);
+        assert!(!judged.flags.opposite && judged.recalled, "{right}: {judged:?}");
+    }
+    let passive = judged_on(actium, "Octavian was defeated by Antony at Actium in 31 BC");
+    assert!(passive.flags.opposite, "{passive:?}");
+}
+
+#[test]
 fn the_least_said_as_the_most_is_the_opposite() {
     let saturn = "Saturn is the least dense planet; it would float in water.";
     let most = judged_on(saturn, "Saturn is the most dense planet, so it would sink in water.");

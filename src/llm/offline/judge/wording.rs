@@ -230,7 +230,25 @@ pub(super) fn reverses(point: &str, said: Option<&(Token, Token)>) -> bool {
 /// oxygen"). Each side is read around the first verb that yields, without words both sides of
 /// the point have.
 pub(super) fn runs_backwards(point: &str, message: &str) -> bool {
-    let (Some((point_in, point_out)), Some((said_in, said_out))) = (sides(point), sides(message)) else {
+    crossed(sides(point, YIELDS), sides(message, YIELDS), true)
+}
+
+/// Whether the message has the point's doer and done-to the other way round ("Antony beat
+/// Octavian" for "Octavian defeated Antony"), read around the first verb of [`ACTS`] in each;
+/// a passive ("Antony was defeated by Octavian") reads as its active.
+pub(super) fn acts_backwards(point: &str, message: &str) -> bool {
+    crossed(sides(point, ACTS), sides(message, ACTS), false)
+}
+
+/// Whether what one side of the point has only stands on the other side of the message, and
+/// the message's first side has none of the point's first side's (nor, `both`, its second
+/// side any of the second's: a victory's place and date come after either way).
+fn crossed(
+    point: Option<(Vec<Token>, Vec<Token>)>,
+    said: Option<(Vec<Token>, Vec<Token>)>,
+    both: bool,
+) -> bool {
+    let (Some((point_in, point_out)), Some((said_in, said_out))) = (point, said) else {
         return false;
     };
     let only = |side: &[Token], other: &[Token]| -> Vec<Token> {
@@ -240,7 +258,7 @@ pub(super) fn runs_backwards(point: &str, message: &str) -> bool {
     let has = |side: &[Token], words: &[Token]| {
         side.iter().any(|m| !m.negated && words.iter().any(|w| w.same_as(m)))
     };
-    has(&said_in, &outs) && has(&said_out, &ins) && !has(&said_in, &ins) && !has(&said_out, &outs)
+    has(&said_in, &outs) && has(&said_out, &ins) && !has(&said_in, &ins) && !(both && has(&said_out, &outs))
 }
 
 /// Verbs (and arrows) that make what stands after them out of what stands before.
@@ -262,15 +280,45 @@ const YIELDS: &[&str] = &[
     " = ",
 ];
 
-/// The words before a text's first yielding verb (from its last colon before it) and after it
-/// (to the sentence's end).
-fn sides(text: &str) -> Option<(Vec<Token>, Vec<Token>)> {
+/// Verbs with a doer before them and what it is done to after, which cannot be swapped.
+const ACTS: &[&str] = &[
+    " defeated ",
+    " defeats ",
+    " beat ",
+    " beats ",
+    " conquered ",
+    " conquers ",
+    " overthrew ",
+    " overthrown ",
+    " deposed ",
+    " killed ",
+    " kills ",
+    " assassinated ",
+    " murdered ",
+    " invaded ",
+    " invades ",
+    " succeeded ",
+    " replaced ",
+    " replaces ",
+    " eats ",
+    " ate ",
+    " eaten ",
+];
+
+/// The words before a text's first verb of `verbs` (from its last colon before it) and after
+/// it (to the sentence's end); after a passive ("was defeated by"), the other way round.
+fn sides(text: &str, verbs: &[&str]) -> Option<(Vec<Token>, Vec<Token>)> {
     let lower = format!(" {} ", text.to_lowercase().replace(['\n', '\t'], " "));
     let (before, after) =
-        YIELDS.iter().filter_map(|verb| lower.split_once(verb)).min_by_key(|(b, _)| b.len())?;
+        verbs.iter().filter_map(|verb| lower.split_once(verb)).min_by_key(|(b, _)| b.len())?;
     let before = before.rsplit([':', '.', '?', '!', ';']).next().unwrap_or(before);
     let after = after.split(['.', '?', '!', ';']).next().unwrap_or(after);
+    let passive = ["was", "were", "is", "are", "been", "be", "got"]
+        .iter()
+        .any(|be| before.trim_end().ends_with(&format!(" {be}")))
+        && after.trim_start().starts_with("by ");
     let (before, after) = (tokens(before), tokens(after));
+    let (before, after) = if passive { (after, before) } else { (before, after) };
     (!before.is_empty() && !after.is_empty()).then_some((before, after))
 }
 
