@@ -5,6 +5,7 @@
 pub mod antonyms;
 pub mod cues;
 pub mod equations;
+pub mod growth;
 pub mod html;
 pub mod kinship;
 mod lexicon;

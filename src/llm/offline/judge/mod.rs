@@ -35,7 +35,7 @@ use crate::embed::{Reading, similarity};
 use crate::llm::Role;
 use crate::llm::brief::{EvaluatorBrief, PointBrief};
 use crate::text::numbers::{self, Quantity};
-use crate::text::{Token, equations, role_tokens, tokens};
+use crate::text::{Token, equations, growth, role_tokens, tokens};
 
 pub use reading::parts;
 use reading::{meaning_word, names, phrases, stretches};
@@ -230,6 +230,8 @@ pub struct Context {
     message_way: Option<(Token, Token)>,
     /// The operations of the message's equations ([`equations::operations`]).
     message_operations: Vec<char>,
+    /// The orders of growth the message names ("O(n)").
+    message_orders: Vec<growth::Order>,
     /// The message's clauses and neighbouring pairs of them, and the whole, as vectors.
     stretches: Vec<crate::embed::Vector>,
     /// By point id: the cosine of the point and the message's stretch nearest it.
@@ -292,6 +294,7 @@ impl Context {
             message_roles: clauses(&brief.learner_message).iter().map(|c| role_tokens(c)).collect(),
             message_way: way(&brief.learner_message),
             message_operations: equations::operations(&brief.learner_message),
+            message_orders: growth::orders(&brief.learner_message),
             stretches: Vec::new(),
             clauses: HashMap::new(),
             meaning: None,
@@ -617,7 +620,12 @@ impl Context {
         let theirs = &self.message_operations;
         let wrong_operation =
             !theirs.is_empty() && equations::operations(&point.content).iter().any(|o| !theirs.contains(o));
-        let wrong_number = wrong_number || wrong_unit || wrong_operation;
+        // Another order of growth than the point's ("O(n)" for "O(log n)").
+        let orders = growth::orders(&point.content);
+        let wrong_order = !orders.is_empty()
+            && !self.message_orders.is_empty()
+            && !self.message_orders.iter().any(|o| orders.contains(o));
+        let wrong_number = wrong_number || wrong_unit || wrong_operation || wrong_order;
         let score = if total > 0.0 { carried / total } else { 0.0 };
         let enough = score >= RECALL || (number_right && score >= RECALL_WITH_NUMBER);
         let asks = self.asks_about(&key);
