@@ -431,6 +431,12 @@ async fn rabbit_holes_are_offered_explored_and_left_with_the_tutor_untouched() {
     assert!(!tutor_reply.is_empty());
     assert_eq!(exited.tutor_text, tutor_reply);
     assert!(exited.tutor_html.starts_with("<p>"), "{}", exited.tutor_html);
+    // A point was recalled inside, so the tutor speaks again on the points still open: no
+    // question stands that was answered in the hole.
+    let frames = ws.until(|m| matches!(m, ServerMessage::AssistantComplete(_))).await;
+    let ServerMessage::AssistantComplete(back) = frames.last().unwrap() else { unreachable!() };
+    assert!(back.full_content.starts_with("Back to"), "{}", back.full_content);
+    assert!(!back.full_content.contains(&points[1].content), "{}", back.full_content);
 
     // Stored: the explorer's conversation, and a branch summary on the main line.
     let hole = app.store().rabbithole(app.owner(), &detected.rabbithole_event_id).await.unwrap().unwrap();
@@ -449,7 +455,8 @@ async fn rabbit_holes_are_offered_explored_and_left_with_the_tutor_untouched() {
     drop(ws);
     let mut ws = app.connect(&session).await;
     let s = ws.next().await;
-    assert_eq!(started(&s).opening_message, branch_from.content);
+    assert_eq!(started(&s).opening_message, back.full_content);
+    assert_ne!(started(&s).opening_message, branch_from.content);
     assert_eq!(started(&s).rabbithole_labels, vec![detected.label.clone()]);
 }
 

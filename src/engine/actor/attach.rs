@@ -141,7 +141,7 @@ impl Actor {
 
     /// What the tutor asks first, on opening or resuming: the point whose turn it is (a parked
     /// one whose turn has come is asked fresh, and that is saved first).
-    async fn first_plan(&mut self) -> Result<TutorPlan, StoreError> {
+    pub(super) async fn first_plan(&mut self) -> Result<TutorPlan, StoreError> {
         let mut struggles = self.session.struggles.clone();
         let (next, revisit) = {
             let pending = self.session.pending();

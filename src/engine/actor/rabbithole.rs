@@ -139,9 +139,21 @@ impl Actor {
                 tutor_html: warren_app::markdown_html(&tutor_text),
                 tutor_text,
             };
+            let complete = overlay.is_some();
             self.emit(SessionEvent::RabbitholeExited(exited), Audience::All);
             if let Some(overlay) = overlay {
                 self.emit(SessionEvent::SessionCompleteOverlay(overlay), Audience::All);
+            }
+            // A point recalled inside may be the one the tutor's last words ask: the tutor
+            // speaks again, on the points still open, so no answered question stands.
+            if recalled_during > 0 && !complete && self.turn.is_none() {
+                match self.first_plan().await {
+                    Ok(plan) => self.start_turn(TurnKind::Resume(plan), Speaker::Tutor),
+                    Err(err) => tracing::error!(
+                        session = self.session.id(),
+                        "cannot plan the tutor's words after a rabbit hole: {err}"
+                    ),
+                }
             }
         }
     }
