@@ -49,11 +49,27 @@ pub(super) fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> 
                     .find(|w| w.eq_ignore_ascii_case(word))
                     .map_or_else(|| word.clone(), str::to_string)
             };
-            let close = verdict.present.iter().take(3).map(as_written).collect::<Vec<_>>().join(", ");
-            let feedback = if close.is_empty() {
-                "On the right track.".to_string()
+            // What the learner said right: the point's words the message has, not those it
+            // took from the question.
+            let asked = question.map(crate::text::tokens).unwrap_or_default();
+            let own = |word: &&String| {
+                crate::text::tokens(word).iter().all(|t| !asked.iter().any(|q| q.same_as(t)))
+            };
+            let close =
+                verdict.present.iter().filter(own).take(3).map(as_written).collect::<Vec<_>>().join(", ");
+            let flags = &verdict.flags;
+            let off = if flags.wrong_number {
+                Some("a number is off")
+            } else if flags.sibling || flags.another_point || flags.opposite || flags.swapped {
+                Some("a detail is off")
             } else {
-                format!("On the right track with {close}.")
+                None
+            };
+            let feedback = match (close.is_empty(), off) {
+                (true, Some(off)) => format!("Near, but {off}."),
+                (false, Some(off)) => format!("Right about {close}, but {off}."),
+                (true, None) => "Near, but not it yet.".to_string(),
+                (false, None) => format!("On the right track with {close}."),
             };
             near.push((json!({"pointId": point.id, "feedback": feedback}), verdict.present));
         }

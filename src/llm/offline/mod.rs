@@ -290,6 +290,32 @@ mod tests {
     }
 
     #[test]
+    fn a_near_misses_feedback_credits_only_what_the_learner_said_right() {
+        let near = |message: &str, question: &str| {
+            let mut brief = evaluator_brief(
+                "Solar system",
+                vec![point("j", "Jupiter is the biggest planet, more than 300 times Earth's mass.", "")],
+                message,
+            );
+            brief.recent = vec![crate::llm::Message::assistant(question)];
+            let judged = evaluator(&brief, None);
+            judged["nearMisses"][0]["feedback"].as_str().map(str::to_string)
+        };
+        let asked = "Which planet is the biggest, and by how much?";
+        if let Some(feedback) = near("Saturn is the biggest one I think", asked) {
+            assert!(
+                !feedback.contains("biggest") && !feedback.starts_with("On the right track"),
+                "{feedback}"
+            );
+        }
+        let number = near("Jupiter, about 30 times Earth's mass", asked).unwrap_or_default();
+        assert!(
+            number.starts_with("Right about Jupiter") && number.ends_with("but a number is off."),
+            "{number}"
+        );
+    }
+
+    #[test]
     fn evaluator_recalls_several_points_and_spots_near_misses() {
         let brief = evaluator_brief(
             "Cells",
@@ -751,7 +777,7 @@ mod tests {
                 ..brief_at(Rung::Cue, message, None)
             })
         };
-        for asked in ["Can you ask me more?", "ok what next?"] {
+        for asked in ["Can you ask me more?", "ok what next?", "can we go over the ones I got wrong again?"] {
             let more = done(asked);
             assert!(more.contains("Study all anyway") && !more.contains("don't cover"), "{asked}: {more}");
         }

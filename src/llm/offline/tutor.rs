@@ -407,6 +407,14 @@ fn wants_more(message: &str) -> bool {
         "what's next",
         "whats next",
         "what now",
+        "go over",
+        "got wrong",
+        "ones i missed",
+        "one more time",
+        "do it again",
+        "start over",
+        "practise more",
+        "practice more",
     ];
     let lower = message.to_lowercase().replace('’', "'");
     MORE.iter().any(|m| lower.contains(m))
