@@ -45,6 +45,17 @@ mod tests {
     }
 
     #[test]
+    fn two_words_for_one_thing_are_synonyms_a_thing_and_its_kind_are_not() {
+        let nouns = installed();
+        for (a, b) in [("lumps", "chunks"), ("rock", "stone"), ("car", "automobile")] {
+            assert!(nouns.synonyms(a, b), "{a} and {b}");
+        }
+        for (a, b) in [("protein", "haemoglobin"), ("Saturn", "Jupiter"), ("ice", "water")] {
+            assert!(!nouns.synonyms(a, b), "{a} and {b}");
+        }
+    }
+
+    #[test]
     fn kinds_of_one_thing_are_siblings_one_thing_and_its_kinds_are_not() {
         let nouns = installed();
         for (a, b) in [

@@ -122,6 +122,14 @@ impl Nouns {
         missing.iter().any(|m| self.kin(m, word, KINDS))
     }
 
+    /// Whether `a` and `b` are two words for one thing in one of the two most frequent senses
+    /// of each: "lumps" and "chunks", "rock" and "stone"; not "protein" for "haemoglobin", a
+    /// kind of it.
+    pub fn synonyms(&self, a: &str, b: &str) -> bool {
+        let (Some(of_a), Some(of_b)) = (self.senses_of(a), self.senses_of(b)) else { return false };
+        of_a.iter().take(SENSES).any(|sa| of_b.iter().take(SENSES).any(|sb| sa == sb))
+    }
+
     /// Whether WordNet has `word` as a noun (as written, or its singular).
     pub fn knows(&self, word: &str) -> bool {
         self.senses_of(word).is_some()

@@ -28,7 +28,11 @@ pub(super) fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> 
         // is answered by its words, whatever else the message shares with the point: "on the
         // top surface" is not a recall, "Calvin" for "The … cycle" is.
         if let Some(gap) = question.and_then(|q| cloze_gap(q, &point.content)) {
-            let filled = |h: &crate::text::Token| said.iter().any(|t| !t.negated && t.same_as(h));
+            // Its word, or another for the same thing ("lumps" for "chunks").
+            let synonyms = |a: &str, b: &str| crate::text::kinship::nouns().is_some_and(|n| n.synonyms(a, b));
+            let filled = |h: &crate::text::Token| {
+                said.iter().any(|t| !t.negated && (t.same_as(h) || synonyms(&t.word, &h.word)))
+            };
             let against = verdict.flags.denied || verdict.flags.opposed;
             verdict.recalled = tries && !against && gap.iter().all(filled);
             verdict.near = !verdict.recalled && (verdict.near || gap.iter().any(filled));

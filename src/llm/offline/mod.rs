@@ -720,6 +720,21 @@ mod tests {
         assert!(!answer(cue, "on the top surface"), "every other word is the cue's");
         assert!(!answer(cue, "not the underside"));
         assert!(!answer(cue, "why the underside?"), "a question is no answer");
+        // Another word for the same thing fills it too (WordNet's nouns, as scripts/test
+        // installs them); a kind of it, or a sibling, does not.
+        let wordnet = std::path::Path::new("data/models/wordnet");
+        crate::text::kinship::install(wordnet).expect("WordNet's nouns, which scripts/test installs");
+        let rings = "Saturn's rings are made mostly of chunks of water ice.";
+        let ask = |message: &str| {
+            let mut brief = evaluator_brief("Planets", vec![point("r", rings, "")], message);
+            brief.recent = vec![crate::llm::Message::assistant(
+                "Fill the gap: Saturn's rings are made mostly of … of water ice.",
+            )];
+            evaluator(&brief, None)["recalled"].as_array().is_some_and(|r| r.len() == 1)
+        };
+        assert!(ask("lumps of ice, plus a bit of rock"));
+        assert!(ask("chunks"));
+        assert!(!ask("gas"));
         // The gap found between the words around it, at either end too.
         let gap = |cue: &str, point: &str| {
             super::evaluator::cloze_gap(cue, point)
