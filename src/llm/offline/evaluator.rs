@@ -9,11 +9,20 @@ use crate::embed::Embedder;
 use crate::text::is_dont_know;
 
 pub(super) fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> serde_json::Value {
-    let meaning = embedder.and_then(|embedder| meaning(embedder, brief));
-    let context = super::judge::Context::new(brief, meaning);
     // A question or small talk is no attempt, so it nearly recalls nothing (it may still say a
     // point outright).
     let form = super::kinds::kind_of(&brief.learner_message);
+    // What a question says is in its statements: "I heard the ice falls into Saturn. What
+    // are the rings made of?" names the rings' point, but says nothing of it.
+    let stated;
+    let brief = if form == MessageKind::Question {
+        stated = EvaluatorBrief { learner_message: statements(&brief.learner_message), ..brief.clone() };
+        &stated
+    } else {
+        brief
+    };
+    let meaning = embedder.and_then(|embedder| meaning(embedder, brief));
+    let context = super::judge::Context::new(brief, meaning);
     let tries = form.climbs();
     let mut recalled = Vec::new();
     // The words of the points it recalls.
@@ -130,6 +139,23 @@ pub(super) fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> 
 /// How sure a recall that took what came before the message is (two tries, or gaps filled):
 /// the learner needed the tutor's word between.
 const TOGETHER: f64 = 0.6;
+
+/// The sentences of a message that do not ask: "I heard the ice falls into Saturn." of
+/// "I heard the ice falls into Saturn. What are the rings made of, mostly?".
+fn statements(message: &str) -> String {
+    let mut out = String::new();
+    let mut start = 0;
+    for (i, c) in message.char_indices() {
+        if matches!(c, '.' | '!' | '?' | '\n') || i + c.len_utf8() == message.len() {
+            let end = i + c.len_utf8();
+            if c != '?' {
+                out.push_str(&message[start..end]);
+            }
+            start = end;
+        }
+    }
+    out.trim().to_string()
+}
 
 /// The judge's score, at the least, of a gap in the point's cue filled: the learner gave the
 /// words left out, unaided.

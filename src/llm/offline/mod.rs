@@ -290,6 +290,18 @@ mod tests {
     }
 
     #[test]
+    fn a_question_recalls_only_by_what_it_states() {
+        let rings = || vec![point("r", "Saturn's rings are made mostly of chunks of water ice.", "")];
+        let recalls = |message: &str| {
+            let judged = evaluator(&evaluator_brief("Planets", rings(), message), None);
+            judged["recalled"].as_array().is_some_and(|r| r.len() == 1)
+        };
+        assert!(!recalls("I heard the ice slowly falls into Saturn. What are the rings made of, mostly?"));
+        assert!(!recalls("Are Saturn's rings made mostly of chunks of water ice?"));
+        assert!(recalls("Saturn's rings are mostly chunks of water ice. Why do they shine so?"));
+    }
+
+    #[test]
     fn a_near_misses_feedback_credits_only_what_the_learner_said_right() {
         let near = |message: &str, question: &str| {
             let mut brief = evaluator_brief(
