@@ -290,6 +290,22 @@ mod tests {
     }
 
     #[test]
+    fn a_question_about_a_point_still_open_is_not_answered_as_if_the_notes_were_silent() {
+        let asking = |message: &str| {
+            let mut brief = brief_at(Rung::Cue, message, None);
+            brief.asked = true;
+            brief.pending.push(point("r", "Ribosomes build proteins", "What builds proteins?"));
+            tutor(&brief)
+        };
+        let own = asking("why do mitochondria produce ATP anyway?");
+        assert!(own.contains("part of what I am asking you"), "{own}");
+        let later = asking("how do ribosomes build proteins?");
+        assert!(later.contains("still to come"), "{later}");
+        let elsewhere = asking("why is the sky blue?");
+        assert!(elsewhere.contains("don't answer that"), "{elsewhere}");
+    }
+
+    #[test]
     fn a_question_recalls_only_by_what_it_states() {
         let rings = || vec![point("r", "Saturn's rings are made mostly of chunks of water ice.", "")];
         let recalls = |message: &str| {

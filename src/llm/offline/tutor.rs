@@ -224,7 +224,7 @@ pub(super) fn tutor(brief: &TutorBrief) -> String {
             (0..acks.len()).map(|i| format!("{}{back}", acks[(first + i) % acks.len()])).collect()
         }
         TutorMoment::Reply if brief.asked => {
-            let answer = from_notes(message, focus);
+            let answer = from_notes(message, focus, &brief.pending);
             // Which opening comes first turns with the message, so a run of questions is not
             // met by the same words each time.
             let acks = ["A fair question.", "Worth asking.", "Good question."];
@@ -438,8 +438,14 @@ pub(super) fn from_session_notes(brief: &TutorBrief, embedder: Option<&Embedder>
 /// An answer to the learner's question from the notes linked to the point under discussion:
 /// the sentence sharing most words with the question (two at least), unless it would give the
 /// point away; otherwise a plain word that the notes don't say.
-pub(super) fn from_notes(question: &str, focus: &Focus) -> String {
+pub(super) fn from_notes(question: &str, focus: &Focus, pending: &[PointBrief]) -> String {
     let asked = terms(question);
+    // A question that half names a point still to recall is not for the notes to answer.
+    let names = |point: &PointBrief| {
+        let said = terms(&point.content);
+        let shared = asked.iter().filter(|t| said.contains(t)).count();
+        shared >= 1 && shared * 2 >= asked.len()
+    };
     let point = terms(&focus.point.content);
     let best = focus
         .notes
@@ -455,6 +461,10 @@ pub(super) fn from_notes(question: &str, focus: &Focus) -> String {
         .max_by_key(|(shared, _, _)| *shared);
     match best {
         Some((_, _, sentence)) => format!("Your notes say: {}", ensure_period(&sentence)),
+        None if names(&focus.point) => "That is part of what I am asking you.".into(),
+        None if pending.iter().any(|p| p.id != focus.point.id && names(p)) => {
+            "That is one of the points still to come; hold on to it.".into()
+        }
         // Nothing about when to take it up: an Explore offer may stand beside these words.
         None => "Your notes on this point don't answer that.".into(),
     }
