@@ -691,6 +691,18 @@ pub fn topic_of(message: &str) -> String {
             // No verb it knows: the question as asked, not a guess.
             None => format!("{} {} {}", lower[0], lower[1], words[2..].join(" ")),
         }
+    } else if let Some(k) = (lower.len() >= 4 && lower[0] == "how")
+        .then(|| (2..lower.len().min(5)).find(|&k| matches!(lower[k].as_str(), "did" | "do" | "does")))
+        .flatten()
+        .filter(|&k| lower[1..k].iter().all(|w| !is_verb(w)))
+    {
+        // "how long do planetary rings last" → "how long planetary rings last"; "how many
+        // moons does Jupiter have" → "how many moons Jupiter has".
+        let asked = words[..k].join(" ").to_lowercase();
+        match without_do(&lower[k], &words[k + 1..]) {
+            Some(tail) => format!("{asked} {tail}"),
+            None => format!("{asked} {} {}", lower[k], words[k + 1..].join(" ")),
+        }
     } else if lower.len() >= 3 && matches!(lower[0].as_str(), "do" | "does" | "did") {
         // "do other animals have four chambers" → "whether other animals have four chambers"
         match without_do(&lower[0], &words[1..]) {
@@ -773,6 +785,17 @@ pub fn label_of(topic: &str) -> String {
         [wh, verb, ..] if is(wh, &["who", "what"]) && is_verb_form(verb) => {
             Some(if words.len() <= 4 { words.clone() } else { headless(&words) })
         }
+        // "how many moons Jupiter has": the amount asked about is the label.
+        [how, amount, thing, _, ..] if is(how, &["how"]) && is(amount, &["many", "much"]) => {
+            Some(vec![*how, *amount, *thing])
+        }
+        // "how long planetary rings last": the measure asked, then the subject's head and its
+        // verb.
+        [how, measure, rest @ ..] if is(how, &["how"]) && is(measure, MEASURES) && !rest.is_empty() => {
+            let rest = headless(rest);
+            let tail = &rest[rest.len().saturating_sub(2)..];
+            Some([&[*how, *measure][..], tail].concat())
+        }
         [wh, second, ..] if asks(wh) && !is(second, FUNCTION_WORDS) => Some(words.clone()),
         _ => None,
     }
@@ -784,6 +807,10 @@ pub fn label_of(topic: &str) -> String {
         None => label,
     }
 }
+
+/// What "how" asks the measure of ("how long", "how far").
+const MEASURES: &[&str] =
+    &["long", "far", "often", "old", "big", "fast", "large", "deep", "hot", "cold", "high", "heavy", "soon"];
 
 /// Articles and possessives, the first words a headline drops.
 const DETERMINERS: &[&str] = &["a", "an", "the", "its", "their", "his", "her", "our", "my", "your"];
@@ -966,6 +993,9 @@ mod tests {
             ("Why is Saturn so light if it is so big?", "why Saturn is so light if it is so big"),
             ("Why is ice less dense than water?", "why ice is less dense than water"),
             ("Why is the sky blue?", "why the sky is blue"),
+            ("how long do planetary rings last?", "how long planetary rings last"),
+            ("How many moons does Jupiter have?", "how many moons Jupiter has"),
+            ("How much water did the Romans use each day?", "how much water the Romans used each day"),
             (
                 "Where did mitochondria originally come from, endosymbiosis?",
                 "where mitochondria originally came from",
@@ -1079,6 +1109,10 @@ mod tests {
             ("why the heart makes a lub-dub sound when it beats", "Heart makes lub-dub sound"),
             // A verb's third person is not taken for a plural noun's.
             ("why leaves change colour in autumn", "Leaves change colour"),
+            // "How" with what it asks the measure or amount of.
+            ("how long planetary rings last", "How long rings last"),
+            ("how many moons Jupiter has", "How many moons"),
+            ("how far the Moon is", "How far Moon is"),
         ];
         for (topic, label) in cases {
             assert_eq!(label_of(topic), label, "{topic}");
