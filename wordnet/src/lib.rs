@@ -130,6 +130,12 @@ impl Nouns {
         of_a.iter().take(SENSES).any(|sa| of_b.iter().take(SENSES).any(|sb| sa == sb))
     }
 
+    /// Whether `word`'s most frequent sense is one named thing, not a kind: "Jupiter",
+    /// "Caesar", "Canberra"; not "planet" or "mitochondria".
+    pub fn names_one(&self, word: &str) -> bool {
+        self.senses_of(word).and_then(|s| s.first()).is_some_and(|first| self.instances.contains(first))
+    }
+
     /// Whether WordNet has `word` as a noun (as written, or its singular).
     pub fn knows(&self, word: &str) -> bool {
         self.senses_of(word).is_some()

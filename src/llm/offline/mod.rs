@@ -290,6 +290,32 @@ mod tests {
     }
 
     #[test]
+    fn hints_point_to_the_answer_not_to_the_questions_words_nor_give_a_figure_away() {
+        let at = |rung: Rung, content: &str, cue: &str| {
+            let mut brief = brief_at(rung, "hmm", None);
+            let asked = point("p", content, cue);
+            brief.pending = vec![asked.clone()];
+            if let Some(focus) = brief.focus.as_mut() {
+                focus.point = asked;
+            }
+            tutor(&brief)
+        };
+        let wordnet = std::path::Path::new("data/models/wordnet");
+        crate::text::kinship::install(wordnet).expect("WordNet's nouns, which scripts/test installs");
+        let jupiter = ("Jupiter is the largest planet in the solar system.", "Which planet is the biggest?");
+        let nudge = at(Rung::Nudge, jupiter.0, jupiter.1);
+        assert!(nudge.contains("\"Ju\""), "{nudge}");
+        let angle = at(Rung::Angle, jupiter.0, jupiter.1);
+        assert!(!angle.contains("what it does") && !angle.contains("What job"), "{angle}");
+        let light = at(
+            Rung::Nudge,
+            "Light from the Sun takes about 8 minutes to reach Earth.",
+            "How long does sunlight take to reach us?",
+        );
+        assert!(!light.contains("\"8"), "{light}");
+    }
+
+    #[test]
     fn a_question_about_a_point_still_open_is_not_answered_as_if_the_notes_were_silent() {
         let asking = |message: &str| {
             let mut brief = brief_at(Rung::Cue, message, None);

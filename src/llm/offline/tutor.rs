@@ -499,15 +499,22 @@ pub(super) fn ask(focus: &Focus, set: &str, variant: usize, said: &str) -> Strin
             let said: Vec<String> = content_words(said).iter().map(|w| stem(w)).collect();
             let unsaid: Vec<&String> = words.iter().filter(|w| !said.contains(&stem(w))).collect();
             let start = |w: &str| w.to_lowercase().chars().take(2).collect::<String>();
-            // A key word is no adverb ("eventually"), and its first letters are none the
-            // learner's words begin with: "ev" after "evaporation?" reads as that answer.
+            // A key word is no adverb ("eventually"), nor a figure (its first digit would be
+            // most of the answer), and its first letters are none the learner's words begin
+            // with: "ev" after "evaporation?" reads as that answer.
             let telling = |w: &&&String| {
-                !w.to_lowercase().ends_with("ly") && !learner.iter().any(|s| s.starts_with(&start(w)))
+                !w.to_lowercase().ends_with("ly")
+                    && !w.chars().any(|c| c.is_ascii_digit())
+                    && !learner.iter().any(|s| s.starts_with(&start(w)))
             };
+            // A name first: what a "which" or "who" question is after ("Jupiter", not
+            // "largest" beside the question's "biggest").
+            let named =
+                |w: &&&String| w.chars().next().is_some_and(char::is_uppercase) && w.chars().count() >= 5;
             match unsaid
                 .iter()
                 .filter(telling)
-                .max_by_key(|w| w.chars().count())
+                .max_by_key(|w| (named(w), w.chars().count()))
                 .or_else(|| unsaid.iter().max_by_key(|w| w.chars().count()))
                 .copied()
                 .or_else(|| words.iter().max_by_key(|w| w.chars().count()))
@@ -562,10 +569,18 @@ pub(super) fn angle(focus: &Focus, variant: usize) -> String {
     let has_number = content.chars().any(|c| c.is_ascii_digit());
     // A capitalised word after the first one: a person, place or named thing ("Caesar",
     // "ATP"), not a letter of notation ("O(n log n)").
-    let has_name = content.split_whitespace().skip(1).any(|w| {
-        let letters: Vec<char> = w.chars().take_while(|c| c.is_alphabetic()).collect();
-        letters.len() >= 2 && letters[0].is_uppercase()
-    });
+    // "Which planet…?", "Who…?": the answer is a name, whichever word of the point it is.
+    let asked = point.question().unwrap_or_default().to_lowercase();
+    let first =
+        content.split_whitespace().next().unwrap_or_default().trim_matches(|c: char| !c.is_alphanumeric());
+    let asks_a_name = asked.starts_with("who ")
+        || (asked.starts_with("which ")
+            && crate::text::kinship::nouns().is_some_and(|n| n.names_one(&first.to_lowercase())));
+    let has_name = asks_a_name
+        || content.split_whitespace().skip(1).any(|w| {
+            let letters: Vec<char> = w.chars().take_while(|c| c.is_alphabetic()).collect();
+            letters.len() >= 2 && letters[0].is_uppercase()
+        });
     // "Runoff: water that…": a term and what it means; the term is half the answer.
     let termed = content.split_whitespace().next().is_some_and(|w| w.ends_with(':'));
     let questions: [&str; 3] = if has_date(content) {
