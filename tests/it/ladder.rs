@@ -402,3 +402,19 @@ async fn a_cue_with_most_of_its_points_words_is_asked_not_taken_out() {
     let opening = reply_of(&frames);
     assert!(opening.contains(cue), "the question is asked: {opening}");
 }
+
+#[tokio::test]
+async fn a_note_shown_on_a_recall_says_it_is_about_what_was_recalled() {
+    let app = TestApp::spawn().await;
+    let (_session, points, mut ws, _) = opened(&app).await;
+    let mut after_recall = Vec::new();
+    for point in &points {
+        let frames = ws.say(&point.content).await;
+        after_recall.extend(frames.iter().filter_map(|m| match m {
+            ServerMessage::ShowResource(r) => Some((r.title.clone(), r.after_recall)),
+            _ => None,
+        }));
+    }
+    assert!(!after_recall.is_empty(), "recalling every point shows a linked note");
+    assert!(after_recall.iter().all(|(_, after)| *after), "{after_recall:?}");
+}

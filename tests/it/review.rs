@@ -354,6 +354,10 @@ async fn an_archived_set_stays_out_and_a_note_linked_to_a_point_is_shown_while_i
         })
         .collect();
     assert_eq!(shown, ["From gene to protein"], "{}", reply_of(&frames));
+    assert!(
+        frames.iter().all(|m| !matches!(m, ServerMessage::ShowResource(r) if r.after_recall)),
+        "a hint is not marked as coming after a recall"
+    );
 }
 
 #[tokio::test]

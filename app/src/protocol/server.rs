@@ -350,6 +350,10 @@ pub struct ShowResource {
     /// empty, and not sent).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub whole_html: String,
+    /// Shown because the point it supports was just recalled: more on that point, not a hint
+    /// for the question that follows (false, and not sent, otherwise).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub after_recall: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -170,6 +170,7 @@ fn one_of_each_server_message() -> Vec<ServerMessage> {
             snippet: "x".into(),
             snippet_html: "<p>x</p>".into(),
             whole_html: "<p>x y</p>".into(),
+            after_recall: true,
         }),
         ServerMessage::SessionComplete(SessionComplete {
             summary: SessionCompletionSummary {

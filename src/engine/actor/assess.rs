@@ -3,7 +3,7 @@
 //! discussion, the completion overlay, and a tangent to offer as a rabbit hole.
 
 use warren_app::protocol::{
-    RecallPointNearMiss, RecallPointRecalled, SessionEvent, SessionMode, SessionStatus,
+    RecallPointNearMiss, RecallPointRecalled, SessionEvent, SessionMode, SessionStatus, ShowResource,
 };
 
 use tokio::sync::oneshot;
@@ -11,7 +11,7 @@ use tokio::sync::oneshot;
 use super::{Actor, Audience};
 use crate::engine::agents::detector::{Detection, label_for};
 use crate::engine::agents::evaluator::Evaluation;
-use crate::engine::session::LiveSession;
+use crate::engine::session::{LiveSession, Show};
 use crate::engine::struggle::{self, Step, Struggles};
 use crate::engine::turn::{Guess, TutorPlan};
 use crate::llm::brief::MessageKind;
@@ -202,21 +202,29 @@ impl Actor {
     async fn show_resources_for(&mut self, point_id: &str) -> Result<(), StoreError> {
         let linked: Vec<String> = self.session.unlocked_by(point_id, &[]).map(|r| r.id.clone()).collect();
         for id in linked {
-            self.show_resource(&id).await?;
+            self.show_resource(&id, true).await?;
         }
         Ok(())
     }
 
     /// Shows one of the session's resources, once: noted in the database first, so a reload
-    /// shows it again and a second call does nothing.
-    pub(super) async fn show_resource(&mut self, resource_id: &str) -> Result<(), StoreError> {
+    /// shows it again and a second call does nothing. `after_recall`: because the point it
+    /// supports was just recalled.
+    pub(super) async fn show_resource(
+        &mut self,
+        resource_id: &str,
+        after_recall: bool,
+    ) -> Result<(), StoreError> {
         let Some(resource) = self.session.resources.iter().find(|r| r.id == resource_id) else {
             return Ok(());
         };
         if self.session.shown.iter().any(|id| id == resource_id) {
             return Ok(());
         }
-        let show = LiveSession::show(resource);
+        let show = match LiveSession::show(resource) {
+            Show::Resource(excerpt) => Show::Resource(ShowResource { after_recall, ..excerpt }),
+            image @ Show::Image(_) => image,
+        };
         self.store.record_shown(self.session.learner(), self.session.id(), resource_id).await?;
         self.session.shown.push(resource_id.to_string());
         self.emit(show.into(), Audience::All);

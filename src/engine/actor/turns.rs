@@ -115,7 +115,7 @@ impl Actor {
             );
             return Ok(());
         }
-        self.show_resource(id).await
+        self.show_resource(id, false).await
     }
 
     pub(super) async fn on_turn_event(&mut self, event: Option<TurnEvent>) {

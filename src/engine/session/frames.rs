@@ -115,6 +115,7 @@ impl LiveSession {
                     snippet_html: warren_app::markdown_html(&snippet),
                     snippet,
                     whole_html: if cut { warren_app::markdown_html(&resource.body) } else { String::new() },
+                    after_recall: false,
                 })
             }
         }

@@ -21,7 +21,7 @@ use crate::store::{
 };
 
 pub use context::{CompactionPlan, tokens};
-pub(in crate::engine) use frames::{OVERLAY_MESSAGE, branch_summary};
+pub(in crate::engine) use frames::{OVERLAY_MESSAGE, Show, branch_summary};
 
 pub struct LiveSession {
     pub row: SessionRow,

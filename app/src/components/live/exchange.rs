@@ -18,8 +18,13 @@ fn card(r: ShowResource) -> impl IntoView {
             </details>
         }
     });
+    // After a recall: more on what was recalled, not a hint for the question below it.
+    let kicker = r
+        .after_recall
+        .then(|| view! { <p class="kicker" data-testid="after-recall">"More on what you just recalled"</p> });
     view! {
         <aside class="resource-card" data-testid="resource-card">
+            {kicker}
             <h3>{r.title}</h3>
             <div class="snippet">
                 <Rendered html=snippet />

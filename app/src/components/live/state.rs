@@ -736,6 +736,7 @@ mod tests {
                 snippet: String::new(),
                 snippet_html: String::new(),
                 whole_html: String::new(),
+                after_recall: false,
             })
         };
         s.apply(note("a"));
