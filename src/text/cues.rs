@@ -96,13 +96,21 @@ fn key_term(content: &str) -> Option<(usize, usize)> {
     };
     // The word after a one-word subject ("Evaporation happens when…"), or after "the" and
     // one, is most often its verb: a gap there asks for no fact.
+    // A word the sentence says once: a gap for one said again elsewhere hides nothing.
+    let stem = |w: &str| w.to_lowercase().chars().take(5).collect::<String>();
+    let once = |i: usize| {
+        let this = stem(clean(words[i].1));
+        words.iter().filter(|(_, w)| stem(clean(w)) == this).count() == 1
+    };
     let verb = if matches!(clean(words[0].1).to_lowercase().as_str(), "the" | "a" | "an") { 2 } else { 1 };
     let best = (1..words.len())
         .filter(|&i| {
             let w = clean(words[i].1);
             abbreviation(w) || (w.chars().count() >= 5 && !is_stopword(&w.to_lowercase()))
         })
-        .max_by_key(|&i| (i != verb, named(i), clean(words[i].1).chars().count(), std::cmp::Reverse(i)))?;
+        .max_by_key(|&i| {
+            (once(i), i != verb, named(i), clean(words[i].1).chars().count(), std::cmp::Reverse(i))
+        })?;
     Some(range(best, best))
 }
 

@@ -426,6 +426,9 @@ mod tests {
         );
         assert_eq!(cue("The nucleus stores the cell's DNA."), "Fill the gap: The … stores the cell's DNA.");
         assert_eq!(cue("Mitochondria produce ATP."), "Fill the gap: Mitochondria produce ….");
+        // Not a word the sentence says again, which would fill its own gap.
+        let again = cue("After an infection, memory cells remember the infection and respond faster.");
+        assert!(again.contains("After an infection,") && again.contains("the infection"), "{again}");
     }
 
     #[test]
