@@ -42,11 +42,26 @@ pub(super) fn compaction(set_name: &str, previous: Option<&str>, messages: &[cra
 /// The first sentence of each learner message, bounded, leaving out stage directions such as
 /// "(The learner opens the session.)".
 pub(super) fn learner_lines(messages: &[crate::llm::Message]) -> Vec<String> {
+    lines_by(messages, first_sentence)
+}
+
+/// What each learner message asked, in a rabbit hole: its first sentence that asks ("What are
+/// the rings made of?" of "I heard the ice falls into Saturn. What are the rings made of?"),
+/// else its first.
+fn asked_lines(messages: &[crate::llm::Message]) -> Vec<String> {
+    lines_by(messages, |text| {
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let all = sentences(&text);
+        all.iter().find(|s| s.ends_with('?')).or(all.first()).cloned().unwrap_or_default()
+    })
+}
+
+fn lines_by(messages: &[crate::llm::Message], line: impl Fn(&str) -> String) -> Vec<String> {
     const LINE_CHARS: usize = 120;
     messages
         .iter()
         .filter(|m| m.role == Role::User)
-        .map(|m| first_sentence(&m.content))
+        .map(|m| line(&m.content))
         .filter(|said| !said.is_empty() && !said.starts_with('('))
         .map(|said| {
             if said.chars().count() > LINE_CHARS {
@@ -65,13 +80,13 @@ pub(super) fn branch_summary(
     conversation: &[crate::llm::Message],
     recalled: &[String],
 ) -> String {
-    let asked = learner_lines(conversation.get(1..).unwrap_or_default());
+    let asked = asked_lines(conversation.get(1..).unwrap_or_default());
     let mut out = format!("The learner explored \u{201c}{topic}\u{201d}");
     match asked.split_first() {
         Some((first, rest)) => {
             out.push_str(&format!(", asking \u{201c}{first}\u{201d}"));
             if !rest.is_empty() {
-                out.push_str(&format!(" and {} more", plural_of(rest.len(), "question")));
+                out.push_str(&format!(" and {}", more_questions(rest.len())));
             }
         }
         None => out.push_str(" without asking anything further"),
@@ -141,11 +156,11 @@ pub(super) fn session_summary(d: &crate::llm::brief::SessionDigest) -> serde_jso
         .rabbitholes
         .iter()
         .map(|h| {
-            let asked = learner_lines(h.conversation.get(1..).unwrap_or_default());
+            let asked = asked_lines(h.conversation.get(1..).unwrap_or_default());
             let mut came_up = match asked.split_first() {
                 Some((first, [])) => format!("You asked {}.", quoted(first)),
                 Some((first, rest)) => {
-                    format!("You asked {} and {} more.", quoted(first), plural_of(rest.len(), "question"))
+                    format!("You asked {} and {}.", quoted(first), more_questions(rest.len()))
                 }
                 None => "You looked into it without asking further.".to_string(),
             };
@@ -204,6 +219,11 @@ pub(super) fn session_summary(d: &crate::llm::brief::SessionDigest) -> serde_jso
     json!({"overview": overview, "rabbitholes": rabbitholes, "hard": hard, "nextSteps": next_steps})
 }
 
+/// "1 more question", "3 more questions".
+fn more_questions(n: usize) -> String {
+    format!("{n} more {}", if n == 1 { "question" } else { "questions" })
+}
+
 pub(super) fn plural_of(n: usize, word: &str) -> String {
     warren_app::format::plural(i64::try_from(n).unwrap_or(i64::MAX), word)
 }
@@ -255,6 +275,22 @@ mod tests {
 
     fn overview(d: &SessionDigest) -> String {
         session_summary(d)["overview"].as_str().unwrap_or_default().to_string()
+    }
+
+    #[test]
+    fn a_rabbit_holes_note_quotes_what_the_learner_asked() {
+        use crate::llm::Message;
+        let conversation = [
+            Message::user("(The learner chose to explore.)"),
+            Message::user("I heard the ice slowly falls into Saturn. What are the rings made of, mostly?"),
+            Message::assistant("Your notes say: mostly water ice."),
+            Message::user("Got it."),
+        ];
+        let note = branch_summary("how long planetary rings last", &conversation, &[]);
+        assert!(
+            note.contains("asking \u{201c}What are the rings made of, mostly?\u{201d} and 1 more question"),
+            "{note}"
+        );
     }
 
     #[test]
