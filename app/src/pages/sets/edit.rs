@@ -33,7 +33,7 @@ fn SetFieldsForm(
                 value=description
                 max=limits::DESCRIPTION
                 rows=3
-                hint="What the set is about. The explorer reads it in rabbit holes."
+                hint="What the set is about. The tutor reads it, in rabbit holes too."
             />
             <Field
                 echo=echo

@@ -22,7 +22,7 @@ pub fn Resources(
     };
     view! {
         <h2 id="resources">"Resources"</h2>
-        <p class="meta">"Excerpts and images from your own material. The tutor can show them; the explorer reads the excerpts."</p>
+        <p class="meta">"Excerpts and images from your own material. The tutor can show them, and a rabbit hole answers from the excerpts."</p>
         <ul class="resources" id="resource-list" data-testid="resources">
             {resources.into_iter().map(|r| {
                 let linked = r.point_ids.iter().map(&name_of).filter(|n| !n.is_empty()).collect::<Vec<_>>().join(", ");
