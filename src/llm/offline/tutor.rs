@@ -437,7 +437,8 @@ pub(super) fn from_session_notes(brief: &TutorBrief, embedder: Option<&Embedder>
 
 /// An answer to the learner's question from the notes linked to the point under discussion:
 /// the sentence sharing most words with the question (two at least), unless it would give the
-/// point away; otherwise a plain word that the notes don't say.
+/// point away; otherwise, for a question that half names the point asked or one of `pending`,
+/// that it is theirs to recall; otherwise a plain word that the notes don't say.
 pub(super) fn from_notes(question: &str, focus: &Focus, pending: &[PointBrief]) -> String {
     let asked = terms(question);
     // A question that half names a point still to recall is not for the notes to answer.
