@@ -391,6 +391,7 @@ impl Turn<'_> {
             resources: input.resources.clone(),
             learner_message: message.map(str::to_string),
             history: input.explorer_history.clone(),
+            open_points: input.creditable.clone(),
         };
         let reply =
             stream_reply(&**self.provider, explorer::request(brief, &input.set_description), None, self.tx);

@@ -235,6 +235,9 @@ pub struct ExplorerBrief {
     /// The conversation so far inside this rabbit hole: the opt-in, then every message, ending
     /// with the one to answer.
     pub history: Vec<Message>,
+    /// The points still to recall: a question about one is the learner's to answer, not a
+    /// silence of the notes.
+    pub open_points: Vec<PointBrief>,
 }
 
 /// A passage of the learner's material to draft points from.

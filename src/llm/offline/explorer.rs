@@ -73,6 +73,11 @@ pub(super) fn explorer(brief: &ExplorerBrief, embedder: Option<&Embedder>) -> St
                 "Working offline, I can only draw on this set's own notes, and they say nothing about {topic}. \
                  What do you already know about it? Think it through here, and return to the session whenever you like."
             ),
+            // A question about a point still to recall: the learner's to answer, back in the
+            // session; the notes are not silent on it.
+            (None, Some(message)) if names_an_open_point(message, &brief.open_points) => {
+                "That is one of the points you are recalling in this session: say what you remember of it when you return. What else would you like to know here?".into()
+            }
             // Never the same question twice running: the opening may have asked it already.
             (None, Some(_)) => [
                 "Your notes don't cover that. What do you already know about it?",
@@ -217,4 +222,15 @@ pub(super) fn nearness(
             Nearness { score: shared as f32, near: shared > 0, with_before: false }
         })
         .collect()
+}
+
+/// Whether a question is about one of the points still to recall: half its terms or more are
+/// the point's.
+fn names_an_open_point(question: &str, open: &[crate::llm::brief::PointBrief]) -> bool {
+    let asked = terms(question);
+    open.iter().any(|point| {
+        let said = terms(&point.content);
+        let shared = asked.iter().filter(|t| said.contains(t)).count();
+        shared >= 2 && shared * 2 >= asked.len()
+    })
 }

@@ -931,8 +931,26 @@ mod tests {
             }],
             learner_message: None,
             history: vec![],
+            open_points: vec![],
         };
         assert!(explorer(&brief, None).contains("Endosymbiosis explains their own DNA."));
+    }
+
+    #[test]
+    fn explorer_sends_a_question_about_a_point_still_open_back_to_the_session() {
+        let brief = ExplorerBrief {
+            set_name: "Planets".into(),
+            topic: "how long planetary rings last".into(),
+            resources: vec![],
+            learner_message: Some("what are the rings made of, mostly?".into()),
+            history: vec![],
+            open_points: vec![point("r", "Saturn's rings are made mostly of chunks of water ice.", "")],
+        };
+        let reply = explorer(&brief, None);
+        assert!(reply.starts_with("That is one of the points you are recalling"), "{reply}");
+        assert!(!reply.contains("ice"), "not given away: {reply}");
+        let elsewhere = ExplorerBrief { learner_message: Some("why do rings form at all?".into()), ..brief };
+        assert!(explorer(&elsewhere, None).contains("notes"), "{}", explorer(&elsewhere, None));
     }
 
     #[test]
@@ -944,6 +962,7 @@ mod tests {
             resources: vec![ResourceBrief { title: "Origins".into(), body: body.into() }],
             learner_message: Some("Does endosymbiosis explain their own DNA?".into()),
             history: vec![crate::llm::Message::assistant(body)],
+            open_points: vec![],
         };
         // A question the quoted sentence answers whole is pointed back to it.
         assert!(
@@ -971,6 +990,7 @@ mod tests {
                 "Which bacteria did mitochondria descend from, and how much energy?".into(),
             ),
             history: vec![],
+            open_points: vec![],
         };
         let reply = explorer(&brief, None);
         let from_origins = reply.contains("Mitochondria descend from bacteria.");
@@ -1006,6 +1026,7 @@ mod tests {
                     .into(),
             ),
             history: vec![crate::llm::Message::assistant(quoted)],
+            open_points: vec![],
         };
         let reply = explorer(&brief, None);
         assert!(!reply.contains("glucose") && !reply.contains("Calvin"), "{reply}");

@@ -431,6 +431,7 @@ pub(super) fn from_session_notes(brief: &TutorBrief, embedder: Option<&Embedder>
         resources: brief.notes.clone(),
         learner_message: Some(asked),
         history: brief.previous_reply.iter().map(|r| Message::assistant(r.clone())).collect(),
+        open_points: brief.pending.clone(),
     };
     super::explorer::explorer(&explorer, embedder)
 }
