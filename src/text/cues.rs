@@ -76,6 +76,14 @@ fn key_term(content: &str) -> Option<(usize, usize)> {
     if let Some(i) = words.iter().position(|(_, w)| clean(w).chars().any(|c| c.is_ascii_digit())) {
         return Some(range(i, i));
     }
+    // A number in words ("has two main branches"); not "one", which is as often a pronoun.
+    let counted = |w: &str| {
+        let w = w.to_lowercase();
+        w != "one" && crate::text::numbers::read(&[w.as_str()]).is_some()
+    };
+    if let Some(i) = (1..words.len()).find(|&i| counted(clean(words[i].1))) {
+        return Some(range(i, i));
+    }
     let capital =
         |w: &str| w.chars().next().is_some_and(char::is_uppercase) && w.chars().any(char::is_lowercase);
     if let Some(i) = (1..words.len()).find(|&i| capital(clean(words[i].1))) {
@@ -106,10 +114,15 @@ fn key_term(content: &str) -> Option<(usize, usize)> {
     let best = (1..words.len())
         .filter(|&i| {
             let w = clean(words[i].1);
-            abbreviation(w) || (w.chars().count() >= 5 && !is_stopword(&w.to_lowercase()))
+            // A possessive ("the cell's DNA") leans on the word after it.
+            let possessive = w.ends_with("'s") || w.ends_with("\u{2019}s");
+            !possessive && (abbreviation(w) || (w.chars().count() >= 5 && !is_stopword(&w.to_lowercase())))
         })
+        // New information comes at a sentence's end: a word in its second half before one as
+        // long in its first ("rich in iron oxide", not "its surface").
         .max_by_key(|&i| {
-            (once(i), i != verb, named(i), clean(words[i].1).chars().count(), std::cmp::Reverse(i))
+            let late = i * 2 >= words.len();
+            (once(i), i != verb, named(i), late, clean(words[i].1).chars().count(), std::cmp::Reverse(i))
         })?;
     Some(range(best, best))
 }

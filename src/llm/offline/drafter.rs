@@ -424,7 +424,18 @@ mod tests {
             cue("Evaporation happens when the sun heats water in oceans and lakes."),
             "Fill the gap: Evaporation happens when the sun heats water in … and lakes."
         );
-        assert_eq!(cue("The nucleus stores the cell's DNA."), "Fill the gap: The … stores the cell's DNA.");
+        assert_eq!(
+            cue("The nucleus stores the cell's DNA."),
+            "Fill the gap: The nucleus stores the cell's …."
+        );
+        assert_eq!(
+            cue("Mars looks red because its surface is rich in iron oxide."),
+            "Fill the gap: Mars looks red because its surface is rich in iron …."
+        );
+        assert_eq!(
+            cue("The immune system has two main branches."),
+            "Fill the gap: The immune system has … main branches."
+        );
         assert_eq!(cue("Mitochondria produce ATP."), "Fill the gap: Mitochondria produce ….");
         // Not a word the sentence says again, which would fill its own gap.
         let again = cue("After an infection, memory cells remember the infection and respond faster.");
