@@ -578,14 +578,25 @@ pub(super) fn angle(focus: &Focus, variant: usize) -> String {
     let asks_a_name = asked.starts_with("who ")
         || (asked.starts_with("which ")
             && crate::text::kinship::nouns().is_some_and(|n| n.names_one(&first.to_lowercase())));
-    let has_name = asks_a_name
-        || content.split_whitespace().skip(1).any(|w| {
-            let letters: Vec<char> = w.chars().take_while(|c| c.is_alphabetic()).collect();
-            letters.len() >= 2 && letters[0].is_uppercase()
-        });
+    let has_name = content.split_whitespace().skip(1).any(|w| {
+        let letters: Vec<char> = w.chars().take_while(|c| c.is_alphabetic()).collect();
+        letters.len() >= 2 && letters[0].is_uppercase()
+    });
     // "Runoff: water that…": a term and what it means; the term is half the answer.
     let termed = content.split_whitespace().next().is_some_and(|w| w.ends_with(':'));
-    let questions: [&str; 3] = if has_date(content) {
+    let questions: [&str; 3] = if asks_a_name {
+        [
+            "Think of who or what is named in it. What part do they play?",
+            "Start from the names involved: who or what comes to mind?",
+            "Which person, place or thing is at the centre of it?",
+        ]
+    } else if asked.starts_with("why ") {
+        [
+            "Think of the cause: what makes it so?",
+            "Start from what lies behind it: what brings it about?",
+            "What would have to be true for it to happen?",
+        ]
+    } else if has_date(content) {
         [
             "Come at it from the time: when was it, and what happened then?",
             "Think of the date first. What happened around it?",
