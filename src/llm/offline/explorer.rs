@@ -75,7 +75,7 @@ pub(super) fn explorer(brief: &ExplorerBrief, embedder: Option<&Embedder>) -> St
             ),
             // A question about a point still to recall: the learner's to answer, back in the
             // session; the notes are not silent on it.
-            (None, Some(message)) if names_an_open_point(message, &brief.open_points) => {
+            (None, Some(message)) if brief.open_points.iter().any(|p| super::tutor::half_names(message, p, 2)) => {
                 "That is one of the points you are recalling in this session: say what you remember of it when you return. What else would you like to know here?".into()
             }
             // Never the same question twice running: the opening may have asked it already.
@@ -222,15 +222,4 @@ pub(super) fn nearness(
             Nearness { score: shared as f32, near: shared > 0, with_before: false }
         })
         .collect()
-}
-
-/// Whether a question is about one of the points still to recall: half its terms or more are
-/// the point's.
-fn names_an_open_point(question: &str, open: &[crate::llm::brief::PointBrief]) -> bool {
-    let asked = terms(question);
-    open.iter().any(|point| {
-        let said = terms(&point.content);
-        let shared = asked.iter().filter(|t| said.contains(t)).count();
-        shared >= 2 && shared * 2 >= asked.len()
-    })
 }

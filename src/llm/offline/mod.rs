@@ -277,6 +277,12 @@ mod tests {
     }
 
     /// A recall-mode brief of `points` with no conversation before `message`.
+    /// WordNet's nouns, as `scripts/test` installs them.
+    fn with_wordnet() {
+        let dir = std::path::Path::new("data/models/wordnet");
+        crate::text::kinship::install(dir).expect("WordNet's nouns, which scripts/test installs");
+    }
+
     fn evaluator_brief(set: &str, points: Vec<PointBrief>, message: &str) -> EvaluatorBrief {
         EvaluatorBrief {
             set_name: set.into(),
@@ -300,8 +306,7 @@ mod tests {
             }
             tutor(&brief)
         };
-        let wordnet = std::path::Path::new("data/models/wordnet");
-        crate::text::kinship::install(wordnet).expect("WordNet's nouns, which scripts/test installs");
+        with_wordnet();
         let jupiter = ("Jupiter is the largest planet in the solar system.", "Which planet is the biggest?");
         let nudge = at(Rung::Nudge, jupiter.0, jupiter.1);
         assert!(nudge.contains("\"Ju\""), "{nudge}");
@@ -782,8 +787,7 @@ mod tests {
         assert!(!answer(cue, "why the underside?"), "a question is no answer");
         // Another word for the same thing fills it too (WordNet's nouns, as scripts/test
         // installs them); a kind of it, or a sibling, does not.
-        let wordnet = std::path::Path::new("data/models/wordnet");
-        crate::text::kinship::install(wordnet).expect("WordNet's nouns, which scripts/test installs");
+        with_wordnet();
         let rings = "Saturn's rings are made mostly of chunks of water ice.";
         let ask = |message: &str| {
             let mut brief = evaluator_brief("Planets", vec![point("r", rings, "")], message);

@@ -443,11 +443,7 @@ pub(super) fn from_session_notes(brief: &TutorBrief, embedder: Option<&Embedder>
 pub(super) fn from_notes(question: &str, focus: &Focus, pending: &[PointBrief]) -> String {
     let asked = terms(question);
     // A question that half names a point still to recall is not for the notes to answer.
-    let names = |point: &PointBrief| {
-        let said = terms(&point.content);
-        let shared = asked.iter().filter(|t| said.contains(t)).count();
-        shared >= 1 && shared * 2 >= asked.len()
-    };
+    let names = |point: &PointBrief| half_names(question, point, 1);
     let point = terms(&focus.point.content);
     let best = focus
         .notes
@@ -470,6 +466,14 @@ pub(super) fn from_notes(question: &str, focus: &Focus, pending: &[PointBrief]) 
         // Nothing about when to take it up: an Explore offer may stand beside these words.
         None => "Your notes on this point don't answer that.".into(),
     }
+}
+
+/// Whether half or more of a question's terms, and `least` at the fewest, are `point`'s: the
+/// question is about that point.
+pub(super) fn half_names(question: &str, point: &PointBrief, least: usize) -> bool {
+    let (asked, said) = (terms(question), terms(&point.content));
+    let shared = asked.iter().filter(|t| said.contains(t)).count();
+    shared >= least && shared * 2 >= asked.len()
 }
 
 /// The question for the point under discussion at its rung of the hint ladder; `variant`
