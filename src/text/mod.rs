@@ -10,6 +10,7 @@ pub mod html;
 pub mod kinship;
 mod lexicon;
 pub mod numbers;
+pub mod shorthand;
 pub mod vocabulary;
 
 use std::collections::{HashMap, HashSet};
@@ -246,6 +247,10 @@ fn tokens_keeping(text: &str, keep: impl Fn(&str) -> bool) -> Vec<Token> {
             let rest = &refs[i + used..];
             let value = numbers::century_start(value, rest).unwrap_or(value);
             let (base, unit_words) = match numbers::unit(rest) {
+                // "an hour and a half".
+                Some((dimension, to_base, n)) if rest.get(n..n + 3) == Some(&["and", "a", "half"][..]) => {
+                    (Some((dimension, to_base(value + 0.5))), n + 3)
+                }
                 Some((dimension, to_base, n)) => (Some((dimension, to_base(value))), n),
                 // "5 to 6 centimetres": the unit after a range is both ends'.
                 None => match rest {

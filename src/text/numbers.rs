@@ -17,6 +17,8 @@ pub enum Dimension {
     Temperature,
     Mass,
     Speed,
+    Power,
+    Energy,
 }
 
 /// A number, and its value in base units when a unit followed it.
@@ -175,11 +177,16 @@ fn digits(w: &str) -> Option<f64> {
     });
     let w = ordinal.unwrap_or(w);
     let w = w.strip_suffix('s').filter(|d| d.len() == 4).unwrap_or(w);
+    // "100k", "300k": thousands, as learners write them.
+    let (w, scale) = match w.strip_suffix('k') {
+        Some(d) if d.chars().next().is_some_and(|c| c.is_ascii_digit()) => (d, 1e3),
+        _ => (w, 1.0),
+    };
     let w = w.replace(',', "");
     if w.is_empty() || !w.chars().any(|c| c.is_ascii_digit()) {
         return None;
     }
-    w.parse::<f64>().ok().filter(|n| n.is_finite())
+    w.parse::<f64>().ok().map(|n| n * scale).filter(|n| n.is_finite())
 }
 
 /// Reads a number at the start of `words`; returns it and how many words it took.
@@ -188,9 +195,19 @@ pub fn read(words: &[&str]) -> Option<(f64, usize)> {
     let (negative, start) = if matches!(first, "minus" | "negative") { (true, 1) } else { (false, 0) };
     let (mut value, mut used) = if let Some(n) = words.get(start).and_then(|w| digits(w)) {
         (n, start + 1)
+    } else if matches!(first, "a" | "an")
+        && words.get(1).is_some_and(|w| matches!(*w, "minute" | "hour" | "day"))
+    {
+        // "an hour", "a day": one of the unit.
+        (1.0, 1)
     } else {
         spelled(&words[start..]).map(|(n, k)| (n, start + k))?
     };
+    // "4 and a half billion", "two and a half".
+    if words.get(used..used + 3) == Some(&["and", "a", "half"][..]) {
+        value += 0.5;
+        used += 3;
+    }
     // "150 million", "3 thousand".
     if let Some(Word::Scale(scale)) = words.get(used).and_then(|w| word(w)) {
         value *= scale;
@@ -346,6 +363,11 @@ pub fn unit(words: &[&str]) -> Option<(Dimension, ToBase, usize)> {
         "lb" | "lbs" | "pound" | "pounds" => (Dimension::Mass, |x| x * 0.4536),
         "mph" => (Dimension::Speed, |x| x * 0.44704),
         "kph" | "kmh" => (Dimension::Speed, |x| x / 3.6),
+        "w" | "watt" | "watts" => (Dimension::Power, |x| x),
+        "kw" | "kilowatt" | "kilowatts" => (Dimension::Power, |x| x * 1e3),
+        "j" | "joule" | "joules" => (Dimension::Energy, |x| x),
+        "kj" | "kilojoule" | "kilojoules" => (Dimension::Energy, |x| x * 1e3),
+        "kwh" => (Dimension::Energy, |x| x * 3.6e6),
         _ => return None,
     };
     Some((dimension, to_base, 1))
@@ -364,6 +386,12 @@ mod tests {
     fn numbers_in_words_and_digits() {
         assert_eq!(number("forty-nine"), Some(49.0));
         assert_eq!(number("three hundred thousand"), Some(300_000.0));
+        assert_eq!(number("300k"), Some(300_000.0));
+        assert_eq!(number("4 and a half billion"), Some(4.5e9));
+        assert_eq!(number("two and a half"), Some(2.5));
+        assert_eq!(number("an hour"), Some(1.0));
+        assert_eq!(number("a second"), None);
+        assert_eq!(number("a while"), None);
         assert_eq!(number("a hundred and five"), Some(105.0));
         assert_eq!(number("one point six"), Some(1.6));
         assert_eq!(number("ten sixty-six"), Some(1066.0));
@@ -415,6 +443,8 @@ mod tests {
         assert!(q(480.0, "seconds").matches(&q(8.0, "minutes")));
         assert!(q(8.9, "km").matches(&q(8849.0, "metres")));
         assert!(q(70.0, "mph").matches(&q(112.0, "km per hour")));
+        assert!(q(1000.0, "watts").matches(&q(1.0, "kw")));
+        assert!(q(1.0, "kwh").matches(&q(3600.0, "kj")));
         assert!(!q(90.0, "degrees").matches(&q(100.0, "degrees celsius")));
         assert!(!q(1945.0, "").matches(&q(1919.0, "")));
         assert!(q(1945.0, "").comparable(&q(1919.0, "")));

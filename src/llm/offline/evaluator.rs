@@ -14,12 +14,16 @@ pub(super) fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> 
     let form = super::kinds::kind_of(&brief.learner_message);
     // What a question says is in its statements: "I heard the ice falls into Saturn. What
     // are the rings made of?" names the rings' point, but says nothing of it.
-    let stated;
-    let brief = if form == MessageKind::Question {
-        stated = EvaluatorBrief { learner_message: statements(&brief.learner_message), ..brief.clone() };
-        &stated
-    } else {
-        brief
+    // What it says is read with its chat shorthand written out ("lists r mutable").
+    let written = written_out(brief);
+    let stated = if form == MessageKind::Question { Some(statements(&written)) } else { None };
+    let read;
+    let brief = match stated.map_or(written, std::borrow::Cow::Owned) {
+        std::borrow::Cow::Borrowed(_) => brief,
+        std::borrow::Cow::Owned(message) => {
+            read = EvaluatorBrief { learner_message: message, ..brief.clone() };
+            &read
+        }
     };
     let meaning = embedder.and_then(|embedder| meaning(embedder, brief));
     let context = super::judge::Context::new(brief, meaning);
@@ -75,6 +79,8 @@ pub(super) fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> 
                 Some("a number is off")
             } else if flags.sibling || flags.another_point || flags.opposite || flags.swapped {
                 Some("a detail is off")
+            } else if flags.unsaid_number {
+                Some("its figure is missing")
             } else {
                 None
             };
@@ -134,6 +140,24 @@ pub(super) fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> 
         MessageKind::Attempt | MessageKind::Question | MessageKind::SmallTalk => MessageKind::Attempt,
     };
     json!({"recalled": recalled, "nearMisses": near, "observation": observation, "messageKind": kind.as_str()})
+}
+
+/// The message with its chat shorthand written out, but for the short forms the points and
+/// the tutor use themselves ("r" of a formula, "def" of Python).
+fn written_out(brief: &EvaluatorBrief) -> std::borrow::Cow<'_, str> {
+    let notes: std::collections::HashSet<String> = brief
+        .unchecked
+        .iter()
+        .map(|p| p.content.as_str())
+        .chain(
+            brief.recent.iter().filter(|m| m.role == crate::llm::Role::Assistant).map(|m| m.content.as_str()),
+        )
+        .flat_map(|text| {
+            text.split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':' | '(' | ')' | '"'))
+        })
+        .map(|w| w.trim_end_matches(['.', '?', '!']).to_lowercase())
+        .collect();
+    crate::text::shorthand::expand(&brief.learner_message, |w| notes.contains(w))
 }
 
 /// How sure a recall that took what came before the message is (two tries, or gaps filled):

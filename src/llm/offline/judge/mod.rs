@@ -16,7 +16,7 @@
 //! way run backwards), a question back, an answer that trails or breaks off, another point's
 //! subject in its place (or another point said instead), the point's pairs swapped, a thing
 //! denied by name, a sibling term in place of one of its words (WordNet's nouns:
-//! [`crate::text::kinship`]).
+//! [`crate::text::kinship`]), a figure of the point the learner had to supply never said.
 //!
 //! Here: the judgement of one point ([`Context`]), its features and its fitted formula, so a
 //! change to a feature and to its weight are seen together, and the rules that weigh the
@@ -180,6 +180,10 @@ pub struct Flags {
     /// kind of the same thing ("troposphere" for "stratosphere", "Kenya" for "Tanzania"; see
     /// [`crate::text::kinship`]).
     pub sibling: bool,
+    /// The point has a number the learner had to supply, and the message says it nowhere
+    /// ("when the p value is really small" for "below 0.05"; "it killed loads of people" for
+    /// "about a third to half").
+    pub unsaid_number: bool,
 }
 
 impl Flags {
@@ -193,6 +197,7 @@ impl Flags {
             || self.swapped
             || self.denied
             || self.sibling
+            || self.unsaid_number
     }
 }
 
@@ -586,6 +591,9 @@ impl Context {
         let mut number_right = false;
         // The point's numbers the message does not have.
         let mut missing_numbers: Vec<&Quantity> = Vec::new();
+        // One of them written in figures ("0.05", "1348"), not a word that may be no amount
+        // ("Newton's first law", "to a colder one").
+        let mut unsaid_figure = false;
         for (k, aside) in &judged {
             let weight = self.weight(k) * if *aside { 0.3 } else { 1.0 };
             total += weight;
@@ -595,6 +603,8 @@ impl Context {
                 number_right |= k.quantity.is_some();
             } else if let Some(q) = &k.quantity {
                 missing_numbers.push(q);
+                unsaid_figure |=
+                    k.word.trim_start_matches(['-', '−', '~']).starts_with(|c: char| c.is_ascii_digit());
             }
         }
         // "It's not the nucleus", "not sure about katakana": the message denies a word of the point.
@@ -662,8 +672,20 @@ impl Context {
         // in common makes no point near ("not sure why" names a gap in the point it is about).
         let said_part = partial && !opposed && present.len() >= 2;
         let near = !recalled && ((score >= NEAR && !present.is_empty()) || number_near || said_part);
-        let flags =
-            Flags { wrong_number, opposed, asks, partial, opposite, another_point, swapped, denied, sibling };
+        let unsaid_number = unsaid_figure && !number_right;
+        let recalled = recalled && !unsaid_number;
+        let flags = Flags {
+            wrong_number,
+            opposed,
+            asks,
+            partial,
+            opposite,
+            another_point,
+            swapped,
+            denied,
+            sibling,
+            unsaid_number,
+        };
         Verdict { score, recalled, near, present, vetoed, flags }
     }
 

@@ -480,3 +480,21 @@ fn the_least_said_as_the_most_is_the_opposite() {
     assert!(!said.flags.opposite, "{said:?}");
     assert!(!judged_on(saturn, "it wouldn't sink, it's the least dense").flags.opposite);
 }
+
+#[test]
+fn a_figure_the_learner_had_to_supply_and_never_says_rules_out_a_recall() {
+    let p_value = "A p-value below 0.05 is conventionally treated as statistically significant.";
+    let asked = Some("So when do we usually call a result statistically significant?");
+    let vague = judged_among(&[p_value], asked, "when the p value is below a small cut-off", 0);
+    assert!(vague.flags.unsaid_number && !vague.recalled, "{vague:?}");
+    let said = judged_among(&[p_value], asked, "when the p value is below 0.05", 0);
+    assert!(!said.flags.unsaid_number && said.recalled, "{said:?}");
+    // The same amount in other words, or a figure the question gave, is said.
+    let cycle = "A full sleep cycle lasts about 90 minutes.";
+    assert!(!judged_on(cycle, "a whole sleep cycle lasts about an hour and a half").flags.unsaid_number);
+    let galaxy = "The Milky Way is a barred spiral galaxy about 100,000 light-years across.";
+    assert!(!judged_on(galaxy, "a barred spiral about 100k light-years across").flags.unsaid_number);
+    // A number word may be no amount at all ("Newton's first law", "to a colder one").
+    let heat = "Heat flows spontaneously from a hotter object to a colder one.";
+    assert!(!judged_on(heat, "heat goes from hot things to cold things by itself").flags.unsaid_number);
+}
