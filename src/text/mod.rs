@@ -106,7 +106,23 @@ fn raw_words(text: &str) -> Vec<String> {
                 });
                 out.push("n't".into());
             }
-            None => out.push(word.strip_suffix("'s").unwrap_or(&word).to_string()),
+            None => {
+                let word = word.strip_suffix("'s").unwrap_or(&word);
+                // "2kw", "100km": an amount and its unit written together ("1800s" is a decade,
+                // "300k" three hundred thousand).
+                let at = word.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(0);
+                let (amount, unit) = word.split_at(at);
+                let glued = at > 0
+                    && !matches!(unit, "s" | "k")
+                    && unit.chars().all(|c| c.is_ascii_alphabetic())
+                    && numbers::unit(&[unit]).is_some();
+                if glued {
+                    out.push(amount.to_string());
+                    out.push(unit.to_string());
+                } else {
+                    out.push(word.to_string());
+                }
+            }
         }
     };
     for (i, &c) in chars.iter().enumerate() {
@@ -418,6 +434,12 @@ mod tests {
         assert_eq!(terms("the the THE"), Vec::<String>::new());
         assert_eq!(terms("In 49 BC"), vec!["#49", "bc"]);
         assert_eq!(terms("in forty-nine BC"), vec!["#49", "bc"]);
+        assert_eq!(
+            terms("a 2kW kettle, 100km, in the 1800s, 49bc"),
+            terms("a 2 kW kettle, 100 km, in the 1800s, 49bc")
+        );
+        let (half, thirty) = (tokens("half an hour"), tokens("30 minutes"));
+        assert!(half.len() == 1 && half[0].same_as(&thirty[0]), "{half:?}");
         assert_eq!(terms("CO2 and H2O"), terms("carbon dioxide and water"));
         // An equation's coefficients are counts of what follows them.
         assert_eq!(

@@ -195,11 +195,8 @@ pub fn read(words: &[&str]) -> Option<(f64, usize)> {
     let (negative, start) = if matches!(first, "minus" | "negative") { (true, 1) } else { (false, 0) };
     let (mut value, mut used) = if let Some(n) = words.get(start).and_then(|w| digits(w)) {
         (n, start + 1)
-    } else if matches!(first, "a" | "an")
-        && words.get(1).is_some_and(|w| matches!(*w, "minute" | "hour" | "day"))
-    {
-        // "an hour", "a day": one of the unit.
-        (1.0, 1)
+    } else if let Some((value, used)) = one_of_a_unit(words) {
+        (value, used)
     } else {
         spelled(&words[start..]).map(|(n, k)| (n, start + k))?
     };
@@ -214,6 +211,18 @@ pub fn read(words: &[&str]) -> Option<(f64, usize)> {
         used += 1;
     }
     Some((if negative { -value } else { value }, used))
+}
+
+/// "An hour", "a day": one of the unit; "half an hour": half of it. The unit follows.
+fn one_of_a_unit(words: &[&str]) -> Option<(f64, usize)> {
+    let (value, article) = match words {
+        ["half", ..] => (0.5, 1),
+        [_, ..] => (1.0, 0),
+        [] => return None,
+    };
+    let unit = words.get(article + 1)?;
+    let is_article = matches!(words.get(article).copied(), Some("a" | "an"));
+    (is_article && matches!(*unit, "minute" | "hour" | "day")).then_some((value, article + 1))
 }
 
 /// A number in words.
@@ -390,6 +399,7 @@ mod tests {
         assert_eq!(number("4 and a half billion"), Some(4.5e9));
         assert_eq!(number("two and a half"), Some(2.5));
         assert_eq!(number("an hour"), Some(1.0));
+        assert_eq!(number("half an hour"), Some(0.5));
         assert_eq!(number("a second"), None);
         assert_eq!(number("a while"), None);
         assert_eq!(number("a hundred and five"), Some(105.0));

@@ -623,8 +623,14 @@ impl Context {
             numbers::unit(&[t.word.as_str()]).map(|(dimension, to_base, _)| (dimension, to_base(1.0)))
         };
         let units: Vec<_> = self.message.iter().filter(|m| !m.negated).filter_map(unit).collect();
+        // An amount of the dimension ("half an hour" for "hour") is weighed as a number.
+        let measured = |dimension| {
+            self.message.iter().any(|m| m.quantity.and_then(|q| q.base).is_some_and(|(d, _)| d == dimension))
+        };
         let wrong_unit = key.iter().filter_map(|k| unit(k)).any(|(dimension, size)| {
-            !units.contains(&(dimension, size)) && units.iter().any(|(d, _)| *d == dimension)
+            !units.contains(&(dimension, size))
+                && units.iter().any(|(d, _)| *d == dimension)
+                && !measured(dimension)
         });
         // Another operation in the point's equation ("P(A) + P(B)" for "P(A) × P(B)").
         let theirs = &self.message_operations;
