@@ -52,6 +52,11 @@ const AN_ASIDE: &[&str] = &[
     "kinda fun",
     "actually fun",
     "crying rn",
+    "breaks my brain",
+    "my brain hurts",
+    "my head hurts",
+    "hurts my brain",
+    "hurts my head",
 ];
 
 /// The first word (past fillers) of each clause of every sentence that ends with a question
@@ -85,14 +90,20 @@ fn question_openings(message: &str) -> Vec<String> {
 /// The part of a message that asks: from the last clause opening before its last question
 /// mark, when it has one ("before that, are T cells and B cells both white blood cells?").
 fn asking_clause(message: &str) -> Option<&str> {
-    let end = message.rfind('?')?;
+    clause_before(message, message.rfind('?')?)
+}
+
+/// The clause that ends at `end`, back to the clause opening before it.
+fn clause_before(message: &str, end: usize) -> Option<&str> {
     let before = &message[..end];
-    let start = before
-        .char_indices()
-        .rev()
-        .find(|(_, c)| matches!(c, '.' | '!' | '?' | ',' | ';' | ':' | '—' | '–'))
-        .map_or(0, |(i, c)| i + c.len_utf8());
+    let mark =
+        before.char_indices().rev().find(|(_, c)| matches!(c, '.' | '!' | '?' | ',' | ';' | ':' | '—' | '–'));
+    let start = mark.map_or(0, |(i, c)| i + c.len_utf8());
     let clause = before[start..].trim();
+    // "…, or just one kind of tort?" offers another answer to the question before it.
+    if let Some((at, _)) = mark.filter(|_| clause.starts_with("or ")) {
+        return clause_before(message, at).or(Some(clause));
+    }
     // A short tag ("…, right?", "…, or not?") asks about what came before it.
     (clause.split_whitespace().count() >= 3).then_some(clause)
 }
@@ -102,7 +113,9 @@ const HELP: &[&str] = &[
     "hint",
     "clue",
     "skip",
-    "give up",
+    "i give up",
+    "i'll give up",
+    "giving up",
     "tell me the answer",
     "just tell me",
     "blank",
@@ -162,8 +175,11 @@ pub fn kind_of(message: &str) -> MessageKind {
     // "sorry what's HEAD again, is that a command?": a clause of the question opens with a wh-word.
     let wh = is_wh_opening(first) || question_openings(message).iter().any(|w| is_wh_opening(w));
     // "Is it the ribosome?", "is that the rule where…?", "the one with three flaps?", "…, right?".
+    // "is that the same thing as the variance?" asks how two things stand, not which is meant.
+    let compares = [" same ", " different", " difference "].iter().any(|w| lower.contains(w));
     let guess = (matches!(first, "is" | "was" | "isn't") && matches!(second, "it" | "that"))
         && !lower.contains("is it true")
+        && !compares
         || lower.contains(" the one ")
         || lower.contains(" the ones ")
         || lower.trim_end().ends_with("right?");
@@ -228,6 +244,12 @@ mod tests {
             ("It isn't that heavier things fall faster, I know that much.", MessageKind::Attempt),
             ("the telescope, thanks to Galileo", MessageKind::Attempt),
             ("thanks so much", MessageKind::SmallTalk),
+            ("its when you give up a pawn early on to get your pieces out", MessageKind::Attempt),
+            ("ok I give up", MessageKind::DontKnow),
+            ("hold on, is that the same thing as the variance or is it different?", MessageKind::Question),
+            ("is negligence the same thing as a tort, or just one kind of tort?", MessageKind::Question),
+            ("is it a tort — or a crime?", MessageKind::Attempt),
+            ("space stuff always breaks my brain tbh", MessageKind::SmallTalk),
         ] {
             assert_eq!(kind_of(message), kind, "{message}");
         }
