@@ -466,6 +466,8 @@ pub const OPPOSITES: &[(&str, &str)] = &[
     ("absorb", "reflect"),
     ("absorb", "emit"),
     ("expand", "contract"),
+    ("expand", "shrink"),
+    ("concentrated", "dilute"),
     ("gain", "lose"),
     ("win", "lose"),
     ("before", "after"),

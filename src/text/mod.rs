@@ -222,6 +222,12 @@ fn tokens_keeping(text: &str, keep: impl Fn(&str) -> bool) -> Vec<Token> {
             i += 1;
             continue;
         }
+        // "non-citizen", "non-metal": the prefix denies the one word it joins.
+        if word == "non" && refs.get(i + 1).is_some_and(|w| w.chars().all(char::is_alphabetic)) {
+            negation_reach = 1;
+            i += 1;
+            continue;
+        }
         // "rather than curly braces", "instead of sugar": the words after are not what is meant.
         if matches!((word, refs.get(i + 1).copied()), ("rather", Some("than")) | ("instead", Some("of"))) {
             negation_reach = 4;

@@ -608,7 +608,12 @@ impl Context {
             }
         }
         // "It's not the nucleus", "not sure about katakana": the message denies a word of the point.
-        let opposed = key.iter().any(|k| self.message.iter().any(|m| m.negated != k.negated && m.same_as(k)));
+        // (A word the message says both ways is not denied: "non-citizens granted citizenship".)
+        // A denial is of the word itself: "left Africa" does not deny "non-African".
+        let opposed = key.iter().any(|k| {
+            self.message.iter().any(|m| m.negated != k.negated && m.term == k.term)
+                && !self.message.iter().any(|m| m.negated == k.negated && m.same_as(k))
+        });
         // A number of the point missing while the message has another in its place.
         let wrong_number = self.message.iter().any(|m| {
             m.quantity.as_ref().is_some_and(|q| {
@@ -653,7 +658,7 @@ impl Context {
         // Or it says plainly, with no negation anywhere, what the point denies ("entropy
         // always decreases" for "never decreases").
         let affirms_denied = !self.message.iter().any(|m| m.negated)
-            && key.iter().any(|k| k.negated && self.message.iter().any(|m| m.same_as(k)));
+            && key.iter().any(|k| k.negated && self.message.iter().any(|m| m.term == k.term));
         let opposite = affirms_denied
             || says_the_opposite(&point.content, &self.message, &self.said_text)
             || reverses(&point.content, self.message_way.as_ref())

@@ -498,3 +498,21 @@ fn a_figure_the_learner_had_to_supply_and_never_says_rules_out_a_recall() {
     let heat = "Heat flows spontaneously from a hotter object to a colder one.";
     assert!(!judged_on(heat, "heat goes from hot things to cold things by itself").flags.unsaid_number);
 }
+
+#[test]
+fn a_comparison_turned_round_a_prefix_denied_or_a_process_reversed_is_no_recall() {
+    let adh = "ADH makes the kidneys reabsorb more water, producing concentrated urine.";
+    let less = judged_on(adh, "ADH makes the kidneys reabsorb less water, producing concentrated urine");
+    assert!(less.flags.opposite && !less.recalled, "{less:?}");
+    assert!(judged_on(adh, "it makes the kidneys reabsorb more water so the urine is concentrated").recalled);
+    let auxiliaries =
+        "Auxiliaries were non-citizen soldiers who were granted Roman citizenship after 25 years.";
+    let citizens =
+        judged_on(auxiliaries, "Auxiliaries were Roman citizens granted citizenship after 25 years.");
+    assert!(citizens.flags.opposed && !citizens.recalled, "{citizens:?}");
+    let right = judged_on(auxiliaries, "non-citizen soldiers who got Roman citizenship after 25 years");
+    assert!(!right.flags.opposed && right.recalled, "{right:?}");
+    let hubble = "Hubble found that more distant galaxies are receding faster, so the universe is expanding.";
+    let shrinking = judged_on(hubble, "distant galaxies are receding faster, so the universe is shrinking");
+    assert!(shrinking.flags.opposite && !shrinking.recalled, "{shrinking:?}");
+}

@@ -204,8 +204,28 @@ pub(super) fn says_the_opposite(point: &str, message: &[Token], said: &str) -> b
             has(&point_words, x) && !has(&point_words, y) && has(&said_words, y) && !has(&said_words, x)
         })
     });
-    by_tokens || by_degree
+    // "reabsorb less water" for "more water": a comparison turned round on the same thing.
+    let after = |text: &str, degree: &str| -> Vec<String> {
+        let words: Vec<&str> = text.split_whitespace().collect();
+        words
+            .windows(2)
+            .filter(|w| w[0] == degree)
+            .map(|w| tokens(w[1]).into_iter().map(|t| t.term).collect())
+            .collect()
+    };
+    let by_comparison = COMPARISON_OPPOSITES.iter().any(|(a, b)| {
+        [(a, b), (b, a)].iter().any(|(x, y)| {
+            let theirs = after(&said_words, y);
+            after(&point_words, x).iter().any(|thing| !thing.is_empty() && theirs.contains(thing))
+                && after(&said_words, x).is_empty()
+        })
+    });
+    by_tokens || by_degree || by_comparison
 }
+
+/// Words of degree that turn a point round when said of the same thing ("more water", "less
+/// water").
+const COMPARISON_OPPOSITES: &[(&str, &str)] = &[("more", "less"), ("more", "fewer")];
 
 /// Words of degree that turn a point round, said in each other's place.
 /// Superlatives only: a comparison is often said the other way round ("A has more than B", "B
@@ -221,7 +241,9 @@ pub(super) fn is_number_like(word: &str) -> bool {
 /// for electrons "transferred from a metal to a non-metal".
 pub(super) fn reverses(point: &str, said: Option<&(Token, Token)>) -> bool {
     let (Some((from, to)), Some((said_from, said_to))) = (way(point), said) else { return false };
-    !from.same_as(&to) && said_from.same_as(&to) && said_to.same_as(&from)
+    // "From a metal to a non-metal": a word and its denial are two ends.
+    let same = |a: &Token, b: &Token| a.same_as(b) && a.negated == b.negated;
+    !same(&from, &to) && same(said_from, &to) && same(said_to, &from)
 }
 
 /// Whether the message runs the point's conversion backwards: what the point has going in
