@@ -566,6 +566,30 @@ impl Context {
         }
     }
 
+    /// The message's words but another point's in a clause about that point: in "plus the
+    /// standing charge, which is fixed, and a 2 kW kettle running for half an hour…",
+    /// "standing" is the charge's, no opposite of the kettle's "running". In "with an ammeter
+    /// connected in parallel" it stands in this point's clause, and is.
+    fn for_this_point(&self, id: &str, key: &[&Token]) -> Vec<Token> {
+        let ours = |m: &Token| key.iter().any(|k| k.same_as(m));
+        let others: Vec<&Vec<Token>> = self
+            .ids
+            .iter()
+            .zip(&self.others)
+            .filter(|(other, _)| *other != id)
+            .map(|(_, words)| words)
+            .collect();
+        let of = |words: &Vec<Token>, m: &Token| !ours(m) && words.iter().any(|o| o.same_as(m));
+        let mut kept = Vec::new();
+        for clause in clauses(&self.said_text) {
+            let said = tokens(&clause);
+            let mine = said.iter().filter(|m| ours(m)).count();
+            let theirs = others.iter().map(|o| said.iter().filter(|m| of(o, m)).count()).max().unwrap_or(0);
+            kept.extend(said.into_iter().filter(|m| theirs <= mine || !others.iter().any(|o| of(o, m))));
+        }
+        kept
+    }
+
     /// What the formula weighs of `point`; None without the sentence model.
     pub fn judge_features(&self, point: &PointBrief) -> Option<Features> {
         self.features(point, &self.lexical(point)).map(|(features, _)| features)
@@ -660,7 +684,7 @@ impl Context {
         let affirms_denied = !self.message.iter().any(|m| m.negated)
             && key.iter().any(|k| k.negated && self.message.iter().any(|m| m.term == k.term));
         let opposite = affirms_denied
-            || says_the_opposite(&point.content, &self.message, &self.said_text)
+            || says_the_opposite(&point.content, &self.for_this_point(&point.id, &key), &self.said_text)
             || reverses(&point.content, self.message_way.as_ref())
             || runs_backwards(&point.content, &self.said_text)
             || acts_backwards(&point.content, &self.said_text);

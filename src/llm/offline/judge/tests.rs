@@ -516,3 +516,21 @@ fn a_comparison_turned_round_a_prefix_denied_or_a_process_reversed_is_no_recall(
     let shrinking = judged_on(hubble, "distant galaxies are receding faster, so the universe is shrinking");
     assert!(shrinking.flags.opposite && !shrinking.recalled, "{shrinking:?}");
 }
+
+#[test]
+fn an_opposite_counts_in_this_points_clauses_not_in_anothers() {
+    let points = [
+        "Electricity bills charge per kilowatt-hour used plus a fixed daily standing charge.",
+        "A 2 kW kettle running for 30 minutes uses 1 kWh of energy.",
+    ];
+    let both = "you pay per kwh you use, plus the standing charge which is fixed every day. \
+                and a 2kw kettle running for half an hour uses 1 kwh";
+    let kettle = judged_among(&points, None, both, 1);
+    assert!(!kettle.flags.opposite && kettle.recalled, "{kettle:?}");
+    let circuits = [
+        "Current is measured in amperes with an ammeter connected in series.",
+        "In a parallel circuit the voltage across each branch is the same.",
+    ];
+    let parallel = judged_among(&circuits, None, "in amps, with an ammeter connected in parallel", 0);
+    assert!(parallel.flags.opposite && !parallel.recalled, "{parallel:?}");
+}
