@@ -232,7 +232,7 @@ pub struct Context {
     /// The message's clauses, as words with those that can carry a role ([`role_tokens`]).
     message_roles: Vec<Vec<Token>>,
     /// Where the message says something goes ([`wording::way`]), if it does.
-    message_way: Option<(Token, Token)>,
+    message_way: Option<wording::Way>,
     /// The operations of the message's equations ([`equations::operations`]).
     message_operations: Vec<char>,
     /// The orders of growth the message names ("O(n)").

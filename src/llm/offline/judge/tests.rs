@@ -534,3 +534,15 @@ fn an_opposite_counts_in_this_points_clauses_not_in_anothers() {
     let parallel = judged_among(&circuits, None, "in amps, with an ammeter connected in parallel", 0);
     assert!(parallel.flags.opposite && !parallel.recalled, "{parallel:?}");
 }
+
+#[test]
+fn a_conversion_run_backwards_is_read_by_the_words_of_each_end() {
+    let liver = "The liver converts toxic ammonia into urea, which the kidneys then excrete.";
+    let backwards = judged_on(
+        liver,
+        "The liver converts the urea into ammonia, which is less toxic, and the kidneys excrete it.",
+    );
+    assert!(backwards.flags.opposite && !backwards.recalled, "{backwards:?}");
+    let right = judged_on(liver, "it turns the toxic ammonia into urea and then the kidneys get rid of it");
+    assert!(!right.flags.opposite && right.recalled, "{right:?}");
+}

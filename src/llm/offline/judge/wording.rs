@@ -237,13 +237,25 @@ pub(super) fn is_number_like(word: &str) -> bool {
     word.chars().any(|c| c.is_ascii_digit())
 }
 
-/// Whether the message's way (`said`, from [`way`]) runs the point's the other way: "from the non-metal to the metal"
-/// for electrons "transferred from a metal to a non-metal".
-pub(super) fn reverses(point: &str, said: Option<&(Token, Token)>) -> bool {
+/// Whether the message's way (`said`, from [`way`]) runs the point's the other way: "from the
+/// non-metal to the metal" for electrons "transferred from a metal to a non-metal"; "converts
+/// the urea into ammonia" for "converts toxic ammonia into urea". Each end is weighed by the
+/// words only it has.
+pub(super) fn reverses(point: &str, said: Option<&Way>) -> bool {
     let (Some((from, to)), Some((said_from, said_to))) = (way(point), said) else { return false };
     // "From a metal to a non-metal": a word and its denial are two ends.
     let same = |a: &Token, b: &Token| a.same_as(b) && a.negated == b.negated;
-    !same(&from, &to) && same(said_from, &to) && same(said_to, &from)
+    let only = |end: &[Token], other: &[Token]| -> Vec<Token> {
+        end.iter().filter(|t| !other.iter().any(|o| same(o, t))).cloned().collect()
+    };
+    let (ins, outs) = (only(&from, &to), only(&to, &from));
+    let has = |end: &[Token], words: &[Token]| end.iter().any(|m| words.iter().any(|w| same(w, m)));
+    !ins.is_empty()
+        && !outs.is_empty()
+        && has(said_from, &outs)
+        && has(said_to, &ins)
+        && !has(said_from, &ins)
+        && !has(said_to, &outs)
 }
 
 /// Whether the message runs the point's conversion backwards: what the point has going in
@@ -344,10 +356,13 @@ fn sides(text: &str, verbs: &[&str]) -> Option<(Vec<Token>, Vec<Token>)> {
     (!before.is_empty() && !after.is_empty()).then_some((before, after))
 }
 
-/// Where a text says something goes: the first word after "from", and the first after the
-/// "to" (or "into", "towards") that follows it; or what a conversion turns into what ("turn
-/// light energy into chemical energy": light, then chemical).
-pub(super) fn way(text: &str) -> Option<(Token, Token)> {
+/// What a text says goes from where to where: the words between "from" and the "to" (or
+/// "into", "towards") after it, and the phrase after that; or what a conversion turns into
+/// what ("turn light energy into chemical energy": light energy, then chemical energy).
+pub type Way = (Vec<Token>, Vec<Token>);
+
+/// See [`Way`].
+pub(super) fn way(text: &str) -> Option<Way> {
     const TURNS: &[&str] = &[
         " turn ",
         " turns ",
@@ -366,18 +381,55 @@ pub(super) fn way(text: &str) -> Option<(Token, Token)> {
         " transformed ",
         " transforming ",
     ];
-    let words = crate::text::words_spaced(text);
-    let Some((_, after)) = words.split_once(" from ") else {
-        let (_, turned) =
-            TURNS.iter().filter_map(|verb| words.split_once(verb)).min_by_key(|(before, _)| before.len())?;
-        let (source, rest) = turned.split_once(" into ")?;
-        return Some((tokens(source).into_iter().next()?, tokens(rest).into_iter().next()?));
+    // Punctuation kept as words of its own: an end stops at it.
+    let mut spaced = String::from(" ");
+    for c in text.to_lowercase().chars() {
+        if matches!(c, ',' | '.' | ';' | ':' | '(' | ')' | '!' | '?') {
+            spaced.push_str(" , ");
+        } else {
+            spaced.push(c);
+        }
+    }
+    spaced.push(' ');
+    let spaced = spaced.split_whitespace().collect::<Vec<_>>().join(" ");
+    let spaced = format!(" {spaced} ");
+    let (source, rest) = match spaced.split_once(" from ") {
+        Some((_, after)) => [" to ", " into ", " towards "]
+            .iter()
+            .filter_map(|to| after.split_once(to))
+            .min_by_key(|(source, _)| source.len())?,
+        None => {
+            let (_, turned) = TURNS
+                .iter()
+                .filter_map(|verb| spaced.split_once(verb))
+                .min_by_key(|(before, _)| before.len())?;
+            turned.split_once(" into ")?
+        }
     };
-    let (source, rest) = [" to ", " into ", " towards "]
-        .iter()
-        .filter_map(|to| after.split_once(to))
-        .min_by_key(|(source, _)| source.len())?;
-    Some((tokens(source).into_iter().next()?, tokens(rest).into_iter().next()?))
+    let source = tokens(source.rsplit(" , ").next().unwrap_or(source));
+    let target = tokens(phrase(rest));
+    (!source.is_empty() && !target.is_empty()).then_some((source, target))
+}
+
+/// The phrase a text starts with: to its first comma or a word that starts a clause.
+fn phrase(text: &str) -> &str {
+    const ENDS: &[&str] = &[
+        " , ",
+        " which ",
+        " that ",
+        " and ",
+        " while ",
+        " so ",
+        " when ",
+        " before ",
+        " after ",
+        " because ",
+        " where ",
+        " but ",
+    ];
+    let padded_end =
+        ENDS.iter().filter_map(|end| format!(" {text}").find(end)).min().unwrap_or(text.len() + 1);
+    &text[..padded_end.saturating_sub(1).min(text.len())]
 }
 
 /// A message's sentences, each with its words and whether it asks (ends with "?").
