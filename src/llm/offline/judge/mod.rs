@@ -683,7 +683,16 @@ impl Context {
         // always decreases" for "never decreases").
         let affirms_denied = !self.message.iter().any(|m| m.negated)
             && key.iter().any(|k| k.negated && self.message.iter().any(|m| m.term == k.term));
+        // Or it turns what the point says and what it denies round ("when it is received, not
+        // when it is posted" for "when it is posted, not when received").
+        let only_as = |k: &Token, negated: bool| {
+            self.message.iter().any(|m| m.negated == negated && m.term == k.term)
+                && !self.message.iter().any(|m| m.negated != negated && m.term == k.term)
+        };
+        let turned_round = key.iter().any(|k| !k.negated && only_as(k, true))
+            && key.iter().any(|k| k.negated && only_as(k, false));
         let opposite = affirms_denied
+            || turned_round
             || says_the_opposite(&point.content, &self.for_this_point(&point.id, &key), &self.said_text)
             || reverses(&point.content, self.message_way.as_ref())
             || runs_backwards(&point.content, &self.said_text)

@@ -546,3 +546,16 @@ fn a_conversion_run_backwards_is_read_by_the_words_of_each_end() {
     let right = judged_on(liver, "it turns the toxic ammonia into urea and then the kidneys get rid of it");
     assert!(!right.flags.opposite && right.recalled, "{right:?}");
 }
+
+#[test]
+fn what_the_point_says_and_what_it_denies_turned_round_is_the_opposite() {
+    let postal = "Under the postal rule, an acceptance sent by post takes effect when it is posted, not when received.";
+    let round = judged_on(
+        postal,
+        "Under the postal rule it takes effect when the letter is received, not when it's posted.",
+    );
+    assert!(round.flags.opposite && !round.recalled, "{round:?}");
+    let right =
+        judged_on(postal, "an acceptance sent by post takes effect once it's posted, not when it's received");
+    assert!(!right.flags.opposite && right.recalled, "{right:?}");
+}
