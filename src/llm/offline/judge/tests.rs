@@ -559,3 +559,19 @@ fn what_the_point_says_and_what_it_denies_turned_round_is_the_opposite() {
         judged_on(postal, "an acceptance sent by post takes effect once it's posted, not when it's received");
     assert!(!right.flags.opposite && right.recalled, "{right:?}");
 }
+
+#[test]
+fn another_kind_named_by_two_words_in_the_place_of_the_points_is_a_sibling() {
+    with_wordnet();
+    let star = "A red giant is a dying star that has swollen after using up the hydrogen in its core.";
+    let dwarf = judged_on(
+        star,
+        "a white dwarf is a dying star that has swollen after using up the hydrogen in its core",
+    );
+    assert!(dwarf.flags.sibling && !dwarf.recalled, "{dwarf:?}");
+    assert!(
+        !judged_on(star, "a red giant is a dying star that swelled up once its core ran out of hydrogen")
+            .flags
+            .sibling
+    );
+}
