@@ -467,6 +467,7 @@ pub const OPPOSITES: &[(&str, &str)] = &[
     ("absorb", "emit"),
     ("expand", "contract"),
     ("expand", "shrink"),
+    ("front", "behind"),
     ("concentrated", "dilute"),
     ("gain", "lose"),
     ("win", "lose"),

@@ -512,6 +512,9 @@ fn a_comparison_turned_round_a_prefix_denied_or_a_process_reversed_is_no_recall(
     assert!(citizens.flags.opposed && !citizens.recalled, "{citizens:?}");
     let right = judged_on(auxiliaries, "non-citizen soldiers who got Roman citizenship after 25 years");
     assert!(!right.flags.opposed && right.recalled, "{right:?}");
+    let myopia = "In short-sightedness, or myopia, the image is focused in front of the retina.";
+    let behind = judged_on(myopia, "in myopia the image gets focused behind the retina instead of on it");
+    assert!(behind.flags.opposite && !behind.recalled, "{behind:?}");
     let hubble = "Hubble found that more distant galaxies are receding faster, so the universe is expanding.";
     let shrinking = judged_on(hubble, "distant galaxies are receding faster, so the universe is shrinking");
     assert!(shrinking.flags.opposite && !shrinking.recalled, "{shrinking:?}");
