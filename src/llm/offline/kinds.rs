@@ -177,14 +177,19 @@ pub fn kind_of(message: &str) -> MessageKind {
     // "Is it the ribosome?", "is that the rule where…?", "the one with three flaps?", "…, right?".
     // "is that the same thing as the variance?" asks how two things stand, not which is meant.
     let compares = [" same ", " different", " difference "].iter().any(|w| lower.contains(w));
-    let guess = (matches!(first, "is" | "was" | "isn't") && matches!(second, "it" | "that"))
-        && !lower.contains("is it true")
-        && !compares
-        || lower.contains(" the one ")
-        || lower.contains(" the ones ")
-        || lower.trim_end().ends_with("right?");
+    let doubts = ["is it true", "is it actually true", "is it really true", "is that true"]
+        .iter()
+        .any(|p| lower.contains(p));
+    let guess =
+        (matches!(first, "is" | "was" | "isn't") && matches!(second, "it" | "that")) && !doubts && !compares
+            || lower.contains(" the one ")
+            || lower.contains(" the ones ")
+            || lower.trim_end().ends_with("right?");
     let yes_no = YES_NO.contains(&first);
-    if (asks && (wh || (yes_no && !guess))) || wondering {
+    // "is a join the same as a UNION? they both combine tables, right?" asks, whatever follows.
+    let asks_how_they_compare =
+        compares && question_openings(message).iter().any(|w| YES_NO.contains(&w.as_str()));
+    if (asks && (wh || (yes_no && !guess) || asks_how_they_compare)) || wondering {
         return MessageKind::Question;
     }
     MessageKind::Attempt
@@ -250,6 +255,16 @@ mod tests {
             ("is negligence the same thing as a tort, or just one kind of tort?", MessageKind::Question),
             ("is it a tort — or a crime?", MessageKind::Attempt),
             ("space stuff always breaks my brain tbh", MessageKind::SmallTalk),
+            (
+                "hang on, is a join basically the same as a UNION? they both combine tables right?",
+                MessageKind::Question,
+            ),
+            ("is it actually true they die if they stop swimming? or is that a myth", MessageKind::Question),
+            (
+                "i know how to use .then() but honestly couldn't tell you what one actually is",
+                MessageKind::DontKnow,
+            ),
+            ("ugh I literally read this last night and it's gone", MessageKind::DontKnow),
         ] {
             assert_eq!(kind_of(message), kind, "{message}");
         }
