@@ -46,7 +46,11 @@ pub(super) fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> 
             let filled = |h: &crate::text::Token| {
                 said.iter().any(|t| !t.negated && (t.same_as(h) || synonyms(&t.word, &h.word)))
             };
-            let against = verdict.flags.denied || verdict.flags.opposed;
+            // Said against the rest of the point, it is no recall: "reabsorb less water, so
+            // it's dilute" fills the gap of "reabsorb more …, producing concentrated urine".
+            let flags = &verdict.flags;
+            let against =
+                flags.denied || flags.opposed || flags.opposite || flags.wrong_number || flags.swapped;
             verdict.recalled = tries && !against && gap.iter().all(filled);
             verdict.near = !verdict.recalled && (verdict.near || gap.iter().any(filled));
             if verdict.recalled {

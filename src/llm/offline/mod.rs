@@ -785,6 +785,17 @@ mod tests {
         assert!(!answer(cue, "on the top surface"), "every other word is the cue's");
         assert!(!answer(cue, "not the underside"));
         assert!(!answer(cue, "why the underside?"), "a question is no answer");
+        // The gap's word said against the rest of the point is no recall.
+        let adh = "ADH makes the kidneys reabsorb more water, producing concentrated urine.";
+        let fill = |message: &str| {
+            let mut brief = evaluator_brief("The kidneys", vec![point("a", adh, "")], message);
+            brief.recent = vec![crate::llm::Message::assistant(
+                "Fill the gap: ADH makes the kidneys reabsorb more …, producing concentrated urine.",
+            )];
+            evaluator(&brief, None)["recalled"].as_array().is_some_and(|r| r.len() == 1)
+        };
+        assert!(fill("water"));
+        assert!(!fill("ADH makes you reabsorb less water so the urine's dilute"));
         // Another word for the same thing fills it too (WordNet's nouns, as scripts/test
         // installs them); a kind of it, or a sibling, does not.
         with_wordnet();
