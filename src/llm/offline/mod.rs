@@ -338,6 +338,8 @@ mod tests {
         assert!(own.contains("part of what I am asking you"), "{own}");
         let later = asking("how do ribosomes build proteins?");
         assert!(later.contains("still to come"), "{later}");
+        let beside = asking("wait, are mitochondria like chloroplasts?");
+        assert!(beside.contains("don't answer that"), "it names something else too: {beside}");
         let elsewhere = asking("why is the sky blue?");
         assert!(elsewhere.contains("don't answer that"), "{elsewhere}");
     }

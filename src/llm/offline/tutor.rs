@@ -442,8 +442,12 @@ pub(super) fn from_session_notes(brief: &TutorBrief, embedder: Option<&Embedder>
 /// that it is theirs to recall; otherwise a plain word that the notes don't say.
 pub(super) fn from_notes(question: &str, focus: &Focus, pending: &[PointBrief]) -> String {
     let asked = terms(question);
-    // A question that half names a point still to recall is not for the notes to answer.
-    let names = |point: &PointBrief| half_names(question, point, 1);
+    // A question that half names a point still to recall, and names nothing else, is not for
+    // the notes to answer ("is a nephron the same as a glomerulus?" asks about a glomerulus).
+    let names = |point: &PointBrief| {
+        let said = terms(&point.content);
+        half_names(question, point, 1) && asked.iter().all(|t| said.contains(t))
+    };
     let point = terms(&focus.point.content);
     let best = focus
         .notes
