@@ -324,6 +324,18 @@ mod tests {
             "How long does sunlight take to reach us?",
         );
         assert!(!light.contains("\"8"), "{light}");
+        let nephrons =
+            at(Rung::Angle, "Each kidney contains about a million nephrons.", "How many nephrons?");
+        assert!(
+            nephrons.contains("number") || nephrons.contains("figure") || nephrons.contains("how many"),
+            "{nephrons}"
+        );
+        let ureters = at(
+            Rung::Angle,
+            "Urine travels from the kidneys down the ureters to the bladder.",
+            "Where does urine go?",
+        );
+        assert!(ureters.contains("place") || ureters.contains("route"), "{ureters}");
     }
 
     #[test]

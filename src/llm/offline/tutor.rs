@@ -576,7 +576,11 @@ pub(super) fn angle(focus: &Focus, variant: usize) -> String {
             .clone();
     }
     let content = point.content.trim();
-    let has_number = content.chars().any(|c| c.is_ascii_digit());
+    // A figure, in digits or words ("about a million nephrons"); not "one" as a word for a thing.
+    let has_number = content.chars().any(|c| c.is_ascii_digit())
+        || crate::text::tokens(content)
+            .iter()
+            .any(|t| t.quantity.is_some() && !matches!(t.word.as_str(), "one" | "a" | "an"));
     // A capitalised word after the first one: a person, place or named thing ("Caesar",
     // "ATP"), not a letter of notation ("O(n log n)").
     // "Which planet…?", "Who…?": the answer is a name, whichever word of the point it is.
@@ -621,6 +625,12 @@ pub(super) fn angle(focus: &Focus, variant: usize) -> String {
             "It has a name of its own: what is it called, and what happens in it?",
             "Start from the word for it. What does that word describe?",
             "Name it first, then say what it covers.",
+        ]
+    } else if asked.starts_with("where ") {
+        [
+            "Think of the place: where does it happen, and what is found there?",
+            "Start from where it is: which part or place comes to mind?",
+            "Picture the route: where does it start, and where does it lead?",
         ]
     } else if has_name {
         [
