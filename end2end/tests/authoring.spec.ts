@@ -1,6 +1,6 @@
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
-import { answer, controlsAreTall, screenshotPath, signUp, startSession } from './helpers';
+import { answer, controlsAreTall, pointsOf, screenshotPath, signUp, startSession, turns, waitForTurn } from './helpers';
 
 // The smallest valid PNG (1×1), uploaded as a learner's own image.
 const PNG = Buffer.from(
@@ -170,6 +170,24 @@ test('on a phone every control is at least 44 px tall', async ({ page }) => {
   expect(box?.height ?? 0).toBeLessThan(120);
   await expect(page.getByRole('button', { name: 'Send' })).toBeInViewport({ ratio: 1 });
   await page.screenshot({ path: screenshotPath('phone-live'), fullPage: true });
+});
+
+test.describe('on a touch screen', () => {
+  test.use({ viewport: { width: 390, height: 700 }, isMobile: true, hasTouch: true });
+
+  test('after each reply the answer box is back in view, with no keyboard to bring it', async ({ page }) => {
+    await signUp(page);
+    const points = await pointsOf(page, 'The living cell');
+    await startSession(page, 'The living cell');
+    // Recalls bring notes on what was recalled above the box, pushing it down the page.
+    for (const said of points.slice(0, 3)) {
+      const before = await turns(page);
+      await page.getByTestId('answer').fill(said);
+      await page.getByRole('button', { name: 'Send' }).tap();
+      await waitForTurn(page, before);
+      await expect(page.getByRole('button', { name: 'Send' })).toBeInViewport({ ratio: 1 });
+    }
+  });
 });
 
 test.describe('without JavaScript', () => {

@@ -180,6 +180,16 @@ pub fn LiveSession(
     let ended = matches!(card.status, SessionStatus::Completed | SessionStatus::Abandoned);
     let in_rabbithole = Memo::new(move |_| state.with(LiveState::in_rabbithole));
     let turns = Memo::new(move |_| state.with(|s| s.turns));
+    // A reply has ended, or a note came with it: the answer box is in view for the next answer
+    // (after the page has drawn them).
+    #[cfg(feature = "hydrate")]
+    Effect::new(move |before: Option<(u32, usize)>| {
+        let now = (turns.get(), state.with(|s| s.resources.len()));
+        if before.is_some_and(|before| before != now) {
+            request_animation_frame(input::keep_answer_in_view);
+        }
+        now
+    });
     let connection = Memo::new(move |_| state.with(|s| s.connection.clone()));
     let status = Memo::new(move |_| state.with(|s| s.status));
     let clock = Memo::new(move |_| state.with(|s| s.elapsed_ms));
