@@ -87,6 +87,18 @@ mod tests {
     }
 
     #[test]
+    fn a_kind_of_the_missing_class_can_stand_in_for_the_missing_thing() {
+        let nouns = installed();
+        // "Canberra is the capital city…": "Sydney" is a city, but not Canberra.
+        assert!(nouns.stands_in(&["canberra", "city"], "sydney"));
+        assert!(!nouns.stands_in(&["city"], "sydney"));
+        assert!(!nouns.stands_in(&["proteins", "cell"], "enzymes"));
+        // In the very place of the point's word, a kind of a kind of the same bone.
+        assert!(nouns.replaces("femur", "humerus") && !nouns.siblings("femur", "humerus"));
+        assert!(!nouns.replaces("bone", "humerus"));
+    }
+
+    #[test]
     fn in_a_words_very_place_a_kind_of_a_thing_with_many_kinds_replaces_it() {
         let nouns = installed();
         // A tree has dozens of kinds: loose in general, wrong in the word's own place.

@@ -24,6 +24,10 @@ const KINDS: u16 = 4;
 /// entity, object, whole) is three steps down, and every animal, organ and tool is a kind of it.
 const GENERAL_DEPTH: usize = 3;
 
+/// How deep a sense must be for its kinds' kinds to be of one specific thing: "bone" is;
+/// "organ" and "artifact" are too general to make their kinds' kinds alike.
+const SPECIFIC_DEPTH: usize = 6;
+
 /// WordNet's nouns: each lemma's senses, and each sense's direct hypernyms.
 pub struct Nouns {
     /// By lemma (lower case, words joined by "_"), its synsets' offsets, most frequent first.
@@ -116,7 +120,10 @@ impl Nouns {
     /// [`Nouns::siblings`]): a sibling of one of them, and one thing with, or a kind of, none
     /// ("enzymes" for a missing "proteins" says it, in other words). Each pair is weighed once.
     pub fn stands_in(&self, missing: &[&str], word: &str) -> bool {
-        if missing.iter().any(|m| self.related_specifically(m, word)) {
+        // A missing class of another missing word ("bone" beside "femur") is what both are
+        // kinds of: being one of it says nothing of the thing meant.
+        let class_of_another = |m: &&&str| missing.iter().any(|o| o != *m && self.kind_of(o, m));
+        if missing.iter().filter(|m| !class_of_another(m)).any(|m| self.related_specifically(m, word)) {
             return false;
         }
         missing.iter().any(|m| self.kin(m, word, KINDS))
@@ -145,7 +152,21 @@ impl Nouns {
     /// another kind of the same thing, however many kinds that thing has: "the giant oak tree"
     /// for "the giant ash tree". Not when one is the other or a kind of it.
     pub fn replaces(&self, missing: &str, word: &str) -> bool {
-        !self.related(missing, word) && self.kin(missing, word, u16::MAX)
+        !self.related(missing, word) && (self.kin(missing, word, u16::MAX) || self.cousins(missing, word))
+    }
+
+    /// Whether `a` and `b` are kinds of two kinds of one specific thing: "femur" (a leg bone)
+    /// and "humerus" (an arm bone) are both bones.
+    fn cousins(&self, a: &str, b: &str) -> bool {
+        let (Some(of_a), Some(of_b)) = (self.senses_of(a), self.senses_of(b)) else { return false };
+        let parents = |s: &u32| self.hypernyms.get(s).map(|h| &**h).unwrap_or_default();
+        let grandparents = |s: &u32| -> Vec<u32> { parents(s).iter().flat_map(parents).copied().collect() };
+        of_a.iter().take(SENSES).any(|sa| {
+            let above_a = grandparents(sa);
+            of_b.iter().take(SENSES).any(|sb| {
+                grandparents(sb).iter().any(|g| above_a.contains(g) && self.depth(*g) > SPECIFIC_DEPTH)
+            })
+        })
     }
 
     /// Whether two specific senses of `a` and `b` share a hypernym, or two instances' classes
@@ -193,6 +214,16 @@ impl Nouns {
     /// of whole, another word for anything the point says.
     fn related_specifically(&self, a: &str, b: &str) -> bool {
         self.related_in(a, b, |sense| self.depth(sense) > GENERAL_DEPTH)
+    }
+
+    /// Whether, in some sense each, `a` is a kind of `b`, a sense of `b` not near the top of
+    /// the hierarchy ("femur" of "bone", not "femur" of "whole").
+    fn kind_of(&self, a: &str, b: &str) -> bool {
+        let (Some(of_a), Some(of_b)) = (self.senses_of(a), self.senses_of(b)) else { return false };
+        of_a.iter().any(|sa| {
+            let above = self.above(*sa);
+            of_b.iter().any(|sb| sa != sb && above.contains(sb) && self.depth(*sb) > GENERAL_DEPTH)
+        })
     }
 
     /// How many steps a synset is below the top of the hierarchy, by its shortest way up.

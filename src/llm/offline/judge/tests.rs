@@ -130,6 +130,16 @@ fn a_swapped_pairing_is_no_recall_a_compact_answer_is() {
     let verbs = "\"Ser\" means \"to be\" and \"tener\" means \"to have\".";
     assert!(swapped(verbs, &clause_tokens("ser means to have and tener means to be")));
     assert!(!swapped(verbs, &clause_tokens("ser is to be, tener is to have")));
+    // A name in brackets is part of its clause.
+    let focus = "The focus (hypocentre) is where an earthquake starts underground; the epicentre is the point on the surface directly above it.";
+    assert!(swapped(
+        focus,
+        &clause_tokens("the epicentre is where the earthquake starts underground, and the focus is the point on the surface above it")
+    ));
+    assert!(!swapped(
+        focus,
+        &clause_tokens("the focus is where it starts underground and the epicentre is the point on the surface above it")
+    ));
     // One clause joining both halves is an answer in few words, not a swap.
     let octavian = "Octavian took the title Augustus in 27 BC and became the first Roman emperor.";
     assert!(!swapped(octavian, &clause_tokens("Octavian became Augustus in 27 BC, the first emperor")));

@@ -128,8 +128,14 @@ pub(super) fn clauses(text: &str) -> Vec<String> {
     out.iter()
         .flat_map(|clause| {
             let mut parts = vec![String::new()];
-            for word in clause.split_whitespace() {
-                if JOINERS.contains(&word.to_lowercase().as_str()) {
+            let words: Vec<&str> = clause.split_whitespace().collect();
+            for (i, word) in words.iter().enumerate() {
+                // "zero or more", "more or less": one amount, not two clauses.
+                let amount = word.eq_ignore_ascii_case("or")
+                    && words.get(i + 1).is_some_and(|w| {
+                        matches!(w.to_lowercase().as_str(), "more" | "less" | "fewer" | "so")
+                    });
+                if JOINERS.contains(&word.to_lowercase().as_str()) && !amount {
                     parts.push(String::new());
                 } else if let Some(part) = parts.last_mut() {
                     part.push(' ');
@@ -148,7 +154,9 @@ pub(super) fn clauses(text: &str) -> Vec<String> {
 /// ("sound is a transverse wave, while light is a longitudinal wave"). One such clause is a
 /// compact answer ("Octavian became Augustus in 27 BC"); two are a crossed pairing.
 pub(super) fn swapped(point: &str, message_clauses: &[Vec<Token>]) -> bool {
-    let parts: Vec<Vec<Token>> = clauses(point).iter().map(|c| role_tokens(c)).collect();
+    // A name in brackets belongs to its clause ("The focus (hypocentre) is where…").
+    let parts: Vec<Vec<Token>> =
+        clauses(&point.replace(['(', ')'], " ")).iter().map(|c| role_tokens(c)).collect();
     // Each word of the point that only one clause has, with that clause; a clause counts only
     // with two such words (a lone "B" in "topsoil (A) lies above subsoil (B)" pairs nothing).
     let mut own: Vec<(Token, usize)> = Vec::new();
