@@ -469,6 +469,7 @@ pub const OPPOSITES: &[(&str, &str)] = &[
     ("expand", "shrink"),
     ("front", "behind"),
     ("concentrated", "dilute"),
+    ("whole", "piece"),
     ("gain", "lose"),
     ("win", "lose"),
     ("before", "after"),

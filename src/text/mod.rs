@@ -359,10 +359,20 @@ pub fn coverage(key: &[String], text: &[String]) -> (f64, Vec<String>) {
 }
 
 /// "I don't know", "no idea", "can't remember"… (also with an adverb inside: "I don't actually
-/// remember").
+/// remember", "it's just gone").
 pub fn is_dont_know(text: &str) -> bool {
-    let t = words_spaced(text).replace(" actually ", " ").replace(" really ", " ");
-    DONT_KNOW.iter().any(|p| t.contains(&format!(" {p} ")))
+    said_before_dont_know(text).is_some()
+}
+
+/// What a message says before it says it does not know, if it does ("some German geographer,
+/// " before "can't remember his name"), as its words between single spaces.
+pub fn said_before_dont_know(text: &str) -> Option<String> {
+    let mut t = words_spaced(text);
+    for adverb in [" actually ", " really ", " just ", " completely ", " totally "] {
+        t = t.replace(adverb, " ");
+    }
+    let at = DONT_KNOW.iter().filter_map(|p| t.find(&format!(" {p} "))).min()?;
+    Some(t[..=at].to_string())
 }
 
 /// The ways a learner says they do not know, lower-case, as whole words ("pass" is a learner
@@ -383,7 +393,8 @@ pub const DONT_KNOW: &[&str] = &[
     "not sure",
     "forgot",
     "forgotten",
-    "forget",
+    "i forget",
+    "i always forget",
     "no clue",
     "couldn't tell you",
     "couldnt tell you",
@@ -493,6 +504,8 @@ mod tests {
         assert!(!is_dont_know("ribosomes make proteins"));
         assert!(is_dont_know("pass"));
         assert!(is_dont_know("I've completely forgotten"));
+        assert!(is_dont_know("read it this morning and it's just gone"));
+        assert!(is_dont_know("I forget") && !is_dont_know("we forget slowly at first"));
         assert!(!is_dont_know("Who came up with en passant?"));
         assert!(!is_dont_know("light passes from one medium into another"));
     }

@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use crate::llm::brief::{EvaluatorBrief, MessageKind};
+use crate::llm::brief::{EvaluatorBrief, MessageKind, PointBrief};
 
 use crate::embed::Embedder;
 use crate::text::is_dont_know;
@@ -35,8 +35,8 @@ pub(super) fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> 
     let mut near: Vec<(serde_json::Value, Vec<String>)> = Vec::new();
     let question = super::judge::question(brief);
     let said = crate::text::tokens(&brief.learner_message);
-    for point in &brief.unchecked {
-        let mut verdict = context.judge(point);
+    let mut verdicts: Vec<_> = brief.unchecked.iter().map(|point| context.judge(point)).collect();
+    for (point, verdict) in brief.unchecked.iter().zip(verdicts.iter_mut()) {
         // A gap the tutor left in the point ("Stomata are small pores on the … of leaves.")
         // is answered by its words, whatever else the message shares with the point: "on the
         // top surface" is not a recall, "Calvin" for "The … cycle" is.
@@ -57,6 +57,9 @@ pub(super) fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> 
                 verdict.score = verdict.score.max(GAP_FILLED);
             }
         }
+    }
+    ride_on_another(&brief.unchecked, &mut verdicts);
+    for (point, verdict) in brief.unchecked.iter().zip(verdicts) {
         if verdict.recalled {
             recalled_words.extend(crate::text::tokens(&point.content));
             let confidence = (0.5 + verdict.score / 2.0).min(1.0);
@@ -114,6 +117,21 @@ pub(super) fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> 
             recalled.push(json!({"pointId": id, "confidence": TOGETHER}));
         }
     }
+    // "I don't know, something about…" stays a "don't know" (both climb the ladder), but a
+    // near miss said before the rest is given up on is an attempt: "some German geographer,
+    // can't remember his name" tries first.
+    let tried_first = form == MessageKind::DontKnow && {
+        let asked = question.map(crate::text::tokens).unwrap_or_default();
+        let nearly: Vec<crate::text::Token> = near
+            .iter()
+            .flat_map(|(_, present)| present.iter().flat_map(|w| crate::text::tokens(w)))
+            .collect();
+        crate::text::said_before_dont_know(&brief.learner_message).is_some_and(|before| {
+            crate::text::tokens(&before)
+                .iter()
+                .any(|t| !asked.iter().any(|q| q.same_as(t)) && nearly.iter().any(|n| n.same_as(t)))
+        })
+    };
     // A message that says one point whole is about that point: nearness in meaning alone to
     // another is the kinship of neighbouring facts, and words the point it recalls has too
     // ("Caesar", "BC" of the Rubicon's point, for his death's) are there for that point. Neither
@@ -135,15 +153,44 @@ pub(super) fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> 
     } else {
         ""
     };
-    // A message that recalls or nearly recalls something is an attempt, whatever its form
-    // ("I don't know, something about…" stays a "don't know": both climb the ladder).
+    // A message that recalls or nearly recalls something is an attempt, whatever its form.
     let kind = match form {
         _ if !recalled.is_empty() => MessageKind::Attempt,
-        MessageKind::DontKnow => MessageKind::DontKnow,
+        MessageKind::DontKnow if near.is_empty() || !tried_first => MessageKind::DontKnow,
         MessageKind::Attempt | MessageKind::Question | MessageKind::SmallTalk if near.is_empty() => form,
-        MessageKind::Attempt | MessageKind::Question | MessageKind::SmallTalk => MessageKind::Attempt,
+        MessageKind::Attempt | MessageKind::DontKnow | MessageKind::Question | MessageKind::SmallTalk => {
+            MessageKind::Attempt
+        }
     };
     json!({"recalled": recalled, "nearMisses": near, "observation": observation, "messageKind": kind.as_str()})
+}
+
+/// A point recalled only by words another recalled point has too is that point's: "a red one
+/// on the port side and a green one on starboard" says the lights' point, and the words
+/// "port", "side" and "starboard" make no recall of "Port is the left side…, starboard the
+/// right", nor a near miss (words of a recalled point make none).
+pub(super) fn ride_on_another(points: &[PointBrief], verdicts: &mut [super::judge::Verdict]) {
+    use crate::text::tokens;
+    let words: Vec<Vec<crate::text::Token>> = points.iter().map(|p| tokens(&p.content)).collect();
+    let within = |present: &[String], of: &[crate::text::Token]| {
+        let present: Vec<crate::text::Token> = present.iter().flat_map(|w| tokens(w)).collect();
+        !present.is_empty() && present.iter().all(|t| of.iter().any(|o| o.same_as(t)))
+    };
+    let ridden: Vec<usize> = (0..verdicts.len())
+        .filter(|&i| {
+            verdicts[i].recalled
+                && (0..verdicts.len()).any(|j| {
+                    j != i
+                        && verdicts[j].recalled
+                        && within(&verdicts[i].present, &words[j])
+                        && !within(&verdicts[j].present, &words[i])
+                })
+        })
+        .collect();
+    for i in ridden {
+        verdicts[i].recalled = false;
+        verdicts[i].near = false;
+    }
 }
 
 /// The message with its chat shorthand written out, but for the short forms the points and

@@ -59,6 +59,23 @@ const AN_ASIDE: &[&str] = &[
     "hurts my head",
 ];
 
+/// Questions about the tutor itself, not the subject: small talk ("are you a Wimbledon
+/// person?", "did you see it? oh wait, you're a chatbot").
+const ABOUT_THE_TUTOR: &[&str] = &[
+    "are you a",
+    "are you into",
+    "do you like",
+    "do you prefer",
+    "do you have a favourite",
+    "did you see",
+    "did you watch",
+    "have you ever",
+    "have you seen",
+    "you're a chatbot",
+    "you're a bot",
+    "are you real",
+];
+
 /// The first word (past fillers) of each clause of every sentence that ends with a question
 /// mark: "random question: why do mitochondria have their own DNA? is that weird?" asks why,
 /// whatever its last question says.
@@ -143,6 +160,7 @@ pub fn kind_of(message: &str) -> MessageKind {
         || words.iter().all(|w| SMALL_TALK.contains(w))
         || SESSION_TALK.iter().any(|p| lower.contains(&format!(" {p}")))
         || (!message.contains('?') && AN_ASIDE.iter().any(|p| lower.contains(&format!(" {p} "))))
+        || ABOUT_THE_TUTOR.iter().any(|p| lower.contains(&format!(" {p} ")))
     {
         return MessageKind::SmallTalk;
     }
@@ -177,7 +195,7 @@ pub fn kind_of(message: &str) -> MessageKind {
     // "Is it the ribosome?", "is that the rule where…?", "the one with three flaps?", "…, right?".
     // "is that the same thing as the variance?" asks how two things stand, not which is meant.
     let compares = [" same ", " different", " difference "].iter().any(|w| lower.contains(w));
-    let doubts = ["is it true", "is it actually true", "is it really true", "is that true"]
+    let doubts = ["is it true", "is it actually true", "is it really true", "is that true", "a myth"]
         .iter()
         .any(|p| lower.contains(p));
     let guess =
@@ -265,6 +283,13 @@ mod tests {
                 MessageKind::DontKnow,
             ),
             ("ugh I literally read this last night and it's gone", MessageKind::DontKnow),
+            (
+                "are you a wimbledon person or more french open? I'm obsessed with clay",
+                MessageKind::SmallTalk,
+            ),
+            ("the moon was huge last night, did you see it?", MessageKind::SmallTalk),
+            ("do you mean the red one?", MessageKind::Question),
+            ("was that when people used banknotes as wallpaper? or is that a myth", MessageKind::Question),
         ] {
             assert_eq!(kind_of(message), kind, "{message}");
         }

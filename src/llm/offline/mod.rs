@@ -433,6 +433,63 @@ mod tests {
         assert!(feedback.contains("Caesar") && !feedback.contains("caesar"), "{feedback}");
     }
 
+    #[test]
+    fn a_point_recalled_only_by_another_recalled_points_words_is_not_recalled() {
+        let points = vec![
+            point(
+                "sides",
+                "Port is the left side of a boat when facing forward, and starboard is the right.",
+                "",
+            ),
+            point(
+                "lights",
+                "At night a boat shows a red light on its port side and a green one on starboard.",
+                "",
+            ),
+        ];
+        let recalled = |present: &[&str]| super::judge::Verdict {
+            score: 0.8,
+            recalled: true,
+            near: false,
+            present: present.iter().map(|w| w.to_string()).collect(),
+            vetoed: false,
+            flags: super::judge::Flags::default(),
+        };
+        let mut verdicts = vec![
+            recalled(&["port", "side", "starboard"]),
+            recalled(&["red", "light", "port", "green", "starboard"]),
+        ];
+        super::evaluator::ride_on_another(&points, &mut verdicts);
+        assert!(!verdicts[0].recalled && !verdicts[0].near && verdicts[1].recalled);
+        // With a word of its own ("left"), each is recalled.
+        let mut verdicts = vec![
+            recalled(&["port", "left", "starboard"]),
+            recalled(&["red", "light", "port", "green", "starboard"]),
+        ];
+        super::evaluator::ride_on_another(&points, &mut verdicts);
+        assert!(verdicts[0].recalled && verdicts[1].recalled);
+    }
+
+    #[test]
+    fn a_near_miss_said_before_the_rest_is_given_up_on_is_an_attempt() {
+        let mut brief = evaluator_brief(
+            "The Silk Road",
+            vec![point(
+                "name",
+                "The name Silk Road was coined by the German geographer Ferdinand von Richthofen in 1877.",
+                "",
+            )],
+            "some german geographer in the 1800s, cant remember his name though",
+        );
+        brief.recent = vec![crate::llm::Message::assistant("Who came up with the name 'Silk Road'?")];
+        let v = evaluator(&brief, None);
+        assert_eq!(v["nearMisses"][0]["pointId"], "name", "{v}");
+        assert_eq!(v["messageKind"], "attempt", "{v}");
+        brief.learner_message = "I don't remember who named the Silk Road".into();
+        let v = evaluator(&brief, None);
+        assert_eq!(v["messageKind"], "dont_know", "{v}");
+    }
+
     fn reply_at(rung: Rung, message: &str, previous: Option<&str>) -> String {
         tutor(&brief_at(rung, message, previous))
     }

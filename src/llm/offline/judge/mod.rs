@@ -41,7 +41,7 @@ pub use reading::parts;
 use reading::{meaning_word, names, phrases, stretches};
 use wording::{
     acts_backwards, asked_sentences, clauses, is_number_like, proper_names, reverses, runs_backwards,
-    says_the_opposite, swapped, trails_off, way,
+    says_the_opposite, swapped, trails_off, turns_direction, way,
 };
 
 /// Share of a point's weight a message must carry to recall it.
@@ -224,6 +224,8 @@ pub struct Context {
     asks: Vec<(Vec<Token>, bool)>,
     /// The message ends by saying the rest escapes the learner ("…, I forget the last one").
     trails_off: bool,
+    /// The tutor's question asks two things ([`wording::asks_two_things`]).
+    asks_two: bool,
     meaning: Option<Meaning>,
     /// The words of each word the model read of the message (none for "the", "is", …).
     message_words: Vec<Vec<Token>>,
@@ -294,6 +296,7 @@ impl Context {
             // A question back ("is it the ribosome?") is a guess, not a recall.
             asks: asked_sentences(&brief.learner_message),
             trails_off: trails_off(&brief.learner_message),
+            asks_two: wording::asks_two_things(question),
             message_words: Vec::new(),
             message_clauses: clauses(&brief.learner_message).iter().map(|c| tokens(c)).collect(),
             message_roles: clauses(&brief.learner_message).iter().map(|c| role_tokens(c)).collect(),
@@ -557,6 +560,42 @@ impl Context {
         })
     }
 
+    /// The clause of the point the question asks about: the one clause with a word of the
+    /// question no other clause has ("Which side is port?" asks of "Port is the left side…",
+    /// not of "…and starboard is the right"); the whole point when no one clause is asked.
+    fn asked_part(&self, point: &str) -> String {
+        let parts = clauses(&without_asides(point));
+        let asked: Vec<&String> = parts
+            .iter()
+            .filter(|part| {
+                tokens(part).iter().any(|k| {
+                    self.asked.iter().any(|a| a.same_as(k))
+                        && parts.iter().filter(|other| tokens(other).iter().any(|o| o.same_as(k))).count()
+                            == 1
+                })
+            })
+            .collect();
+        match asked.as_slice() {
+            [one] => one.to_string(),
+            _ => point.to_string(),
+        }
+    }
+
+    /// Whether, asked two things, a short message says words of one of the point's clauses
+    /// and none of another's (counting only words the learner had to supply).
+    fn half_said(&self, point: &str) -> bool {
+        if !self.asks_two || self.message.len() > 3 {
+            return false;
+        }
+        let said: Vec<bool> = clauses(&without_asides(point))
+            .iter()
+            .map(|clause| tokens(clause).into_iter().filter(|k| !self.is_given(k)).collect::<Vec<_>>())
+            .filter(|own| !own.is_empty())
+            .map(|own| own.iter().any(|k| self.message.iter().any(|m| !m.negated && m.same_as(k))))
+            .collect();
+        said.contains(&true) && said.contains(&false)
+    }
+
     /// Whether the message asks about the point rather than says it: every sentence with a
     /// word of the point is a question ("does proofing mean the same as proving? I've seen
     /// both"), or, with none, it ends with one. "It's the mitochondria. Why do they have their
@@ -686,7 +725,9 @@ impl Context {
         // "…, but I don't remember the upper limit": what was said is part of the point, unless
         // it is all of it and the gap is in none of its words ("46, not sure about katakana"
         // says half of "hiragana and katakana each have 46", even with both in the question).
-        let partial = self.trails_off && (score < 1.0 || opposed);
+        // So is a short answer to a question of two things that says nothing of one half of
+        // the point ("Calvin" asked who led Geneva's Reformation and what he taught).
+        let partial = (self.trails_off && (score < 1.0 || opposed)) || self.half_said(&point.content);
         // Or it says plainly, with no negation anywhere, what the point denies ("entropy
         // always decreases" for "never decreases").
         let affirms_denied = !self.message.iter().any(|m| m.negated)
@@ -703,6 +744,7 @@ impl Context {
             || turned_round
             || says_the_opposite(&point.content, &self.for_this_point(&point.id, &key), &self.said_text)
             || reverses(&point.content, self.message_way.as_ref())
+            || turns_direction(&self.asked_part(&point.content), &self.said_text)
             || runs_backwards(&point.content, &self.said_text)
             || acts_backwards(&point.content, &self.said_text);
         let another_point = self.names_another_subject(&key)

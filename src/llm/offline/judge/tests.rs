@@ -134,11 +134,15 @@ fn a_swapped_pairing_is_no_recall_a_compact_answer_is() {
     let focus = "The focus (hypocentre) is where an earthquake starts underground; the epicentre is the point on the surface directly above it.";
     assert!(swapped(
         focus,
-        &clause_tokens("the epicentre is where the earthquake starts underground, and the focus is the point on the surface above it")
+        &clause_tokens(
+            "the epicentre is where the earthquake starts underground, and the focus is the point on the surface above it"
+        )
     ));
     assert!(!swapped(
         focus,
-        &clause_tokens("the focus is where it starts underground and the epicentre is the point on the surface above it")
+        &clause_tokens(
+            "the focus is where it starts underground and the epicentre is the point on the surface above it"
+        )
     ));
     // One clause joining both halves is an answer in few words, not a swap.
     let octavian = "Octavian took the title Augustus in 27 BC and became the first Roman emperor.";
@@ -528,6 +532,11 @@ fn a_comparison_turned_round_a_prefix_denied_or_a_process_reversed_is_no_recall(
     let hubble = "Hubble found that more distant galaxies are receding faster, so the universe is expanding.";
     let shrinking = judged_on(hubble, "distant galaxies are receding faster, so the universe is shrinking");
     assert!(shrinking.flags.opposite && !shrinking.recalled, "{shrinking:?}");
+    let isomers = "Isomers have the same molecular formula but different arrangements of their atoms.";
+    let turned = judged_on(isomers, "molecules with the same structure but a different molecular formula");
+    assert!(turned.flags.opposite && !turned.recalled, "{turned:?}");
+    let said = judged_on(isomers, "same molecular formula, different arrangement of the atoms");
+    assert!(!said.flags.opposite && said.recalled, "{said:?}");
 }
 
 #[test]
@@ -587,4 +596,33 @@ fn another_kind_named_by_two_words_in_the_place_of_the_points_is_a_sibling() {
             .flags
             .sibling
     );
+}
+
+#[test]
+fn asked_two_things_a_short_answer_to_one_of_them_is_part_of_the_point() {
+    let calvin = ["John Calvin led the Reformation in Geneva and taught predestination."];
+    let two = Some("Who was the big reformer in Geneva, and what's he known for teaching?");
+    let half = judged_among(&calvin, two, "calvin", 0);
+    assert!(half.flags.partial && !half.recalled, "{half:?}");
+    let whole = judged_among(&calvin, two, "calvin, he taught predestination", 0);
+    assert!(!whole.flags.partial && whole.recalled, "{whole:?}");
+    let one = judged_among(&calvin, Some("Who led the Reformation in Geneva?"), "calvin", 0);
+    assert!(!one.flags.partial, "{one:?}");
+    assert!(asks_two_things("Which organelle makes ATP, and how does it do it?"));
+    assert!(!asks_two_things("What happens when the drops grow too heavy?"));
+    assert!(!asks_two_things("Right, how so. Which bone is the longest?"));
+}
+
+#[test]
+fn right_for_left_in_the_clause_asked_about_is_the_opposite() {
+    let sides = ["Port is the left side of a boat when facing forward, and starboard is the right."];
+    let asked = Some("Which side of the boat is port?");
+    let wrong = judged_among(&sides, asked, "the right side when you're looking towards the front", 0);
+    assert!(wrong.flags.opposite && !wrong.recalled, "{wrong:?}");
+    let right = judged_among(&sides, asked, "the left side when you're looking towards the front", 0);
+    assert!(!right.flags.opposite, "{right:?}");
+    // "Right" as "correct" is no direction.
+    assert!(!turns_direction("the left ventricle pumps blood", "the left ventricle, right?"));
+    assert!(!turns_direction("the left ventricle pumps blood", "that's right, the ventricle"));
+    assert!(turns_direction("the left ventricle pumps blood", "the right ventricle"));
 }

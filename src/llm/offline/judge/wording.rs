@@ -223,17 +223,45 @@ pub(super) fn says_the_opposite(point: &str, message: &[Token], said: &str) -> b
     };
     let by_comparison = COMPARISON_OPPOSITES.iter().any(|(a, b)| {
         [(a, b), (b, a)].iter().any(|(x, y)| {
-            let theirs = after(&said_words, y);
-            after(&point_words, x).iter().any(|thing| !thing.is_empty() && theirs.contains(thing))
-                && after(&said_words, x).is_empty()
+            let (theirs, as_point) = (after(&said_words, y), after(&said_words, x));
+            after(&point_words, x)
+                .iter()
+                .any(|thing| !thing.is_empty() && theirs.contains(thing) && !as_point.contains(thing))
         })
     });
     by_tokens || by_degree || by_comparison
 }
 
+/// Whether the message says "right" where the point says "left" (or the reverse), as a
+/// direction: "the right side", "right ventricle", "turn right"; not "that's right" or "…,
+/// right?". "Right" is no content word to the judges, so this reads the words as written.
+pub(super) fn turns_direction(point: &str, said: &str) -> bool {
+    let directions = |text: &str| -> Vec<&'static str> {
+        let words: Vec<String> =
+            crate::text::words_spaced(text).split_whitespace().map(str::to_string).collect();
+        let mut out = Vec::new();
+        for (i, word) in words.iter().enumerate() {
+            let Some(side) = ["left", "right"].into_iter().find(|side| word == side) else { continue };
+            let before = i.checked_sub(1).and_then(|i| words.get(i)).map(String::as_str);
+            let after = words.get(i + 1).map(String::as_str);
+            let as_direction =
+                matches!(before, Some("the" | "to" | "on" | "turn" | "turns" | "keep" | "far"))
+                    || after.is_some_and(|w| !crate::text::is_stopword(w));
+            if as_direction {
+                out.push(side);
+            }
+        }
+        out
+    };
+    let (ours, theirs) = (directions(point), directions(said));
+    [("left", "right"), ("right", "left")]
+        .iter()
+        .any(|(x, y)| ours.contains(x) && !ours.contains(y) && theirs.contains(y) && !theirs.contains(x))
+}
+
 /// Words of degree that turn a point round when said of the same thing ("more water", "less
-/// water").
-const COMPARISON_OPPOSITES: &[(&str, &str)] = &[("more", "less"), ("more", "fewer")];
+/// water"; "a different molecular formula" for "the same molecular formula").
+const COMPARISON_OPPOSITES: &[(&str, &str)] = &[("more", "less"), ("more", "fewer"), ("same", "different")];
 
 /// Words of degree that turn a point round, said in each other's place.
 /// Superlatives only: a comparison is often said the other way round ("A has more than B", "B
@@ -438,6 +466,26 @@ fn phrase(text: &str) -> &str {
     let padded_end =
         ENDS.iter().filter_map(|end| format!(" {text}").find(end)).min().unwrap_or(text.len() + 1);
     &text[..padded_end.saturating_sub(1).min(text.len())]
+}
+
+/// Whether the tutor's question asks two things, each in a clause of its own opened by a
+/// question word: "Who led the Reformation in Geneva, and what did he teach?" ("What happens
+/// when…?" asks one).
+pub(super) fn asks_two_things(question: &str) -> bool {
+    crate::text::sentences(question)
+        .iter()
+        .filter(|s| s.ends_with('?'))
+        .map(|s| {
+            clauses(s)
+                .iter()
+                .filter(|clause| {
+                    crate::text::words_spaced(clause).split_whitespace().any(|w| {
+                        crate::llm::offline::kinds::is_wh(w) || matches!(w, "what's" | "who's" | "how's")
+                    })
+                })
+                .count()
+        })
+        .any(|asked| asked >= 2)
 }
 
 /// A message's sentences, each with its words and whether it asks (ends with "?").
