@@ -560,6 +560,40 @@ impl Context {
         })
     }
 
+    /// Whether the message crosses this point with another: in a message of several clauses,
+    /// one opens on one point's subject and has two or more words only the other point has and
+    /// none of its own ("attrition is when they scrape along the bed": abrasion's scraping said of
+    /// attrition).
+    fn crossed_with_another(&self, id: &str, key: &[&Token]) -> bool {
+        let ours: Vec<Token> = key.iter().map(|k| (*k).clone()).collect();
+        let own = |of: &[Token], besides: &[Token]| -> Vec<Token> {
+            of.iter()
+                .filter(|t| t.quantity.is_none() && !t.is_generic() && !besides.iter().any(|b| b.same_as(t)))
+                .cloned()
+                .collect()
+        };
+        let count = |clause: &[Token], own: &[Token]| {
+            clause.iter().filter(|m| !m.negated && own.iter().any(|o| o.same_as(m))).count()
+        };
+        // A clause that opens on one point's subject and has, of its words, only that.
+        let misattributed = |clause: &[Token], own: &[Token], theirs: &[Token]| {
+            own.first()
+                .zip(clause.first())
+                .is_some_and(|(subject, first)| !first.negated && first.same_as(subject))
+                && count(clause, own) == 1
+                && count(clause, theirs) >= 2
+        };
+        self.ids.iter().zip(&self.others).filter(|(other, _)| *other != id).any(|(_, theirs)| {
+            let (mine, other) = (own(&ours, theirs), own(theirs, &ours));
+            if mine.len() < 2 || other.len() < 2 {
+                return false;
+            }
+            let clauses = &self.message_clauses;
+            clauses.len() >= 2
+                && clauses.iter().any(|c| misattributed(c, &mine, &other) || misattributed(c, &other, &mine))
+        })
+    }
+
     /// The clause of the point the question asks about: the one clause with a word of the
     /// question no other clause has ("Which side is port?" asks of "Port is the left side…",
     /// not of "…and starboard is the right"); the whole point when no one clause is asked.
@@ -750,7 +784,8 @@ impl Context {
         let another_point = self.names_another_subject(&key)
             || self.says_another_instead(&key)
             || self.answers_for_another(&point.id, &key);
-        let swapped = swapped(&point.content, &self.message_roles);
+        let swapped =
+            swapped(&point.content, &self.message_roles) || self.crossed_with_another(&point.id, &key);
         let denied = self.denies_by_name(&key);
         let sibling = self.names_a_sibling(&point.content, &key);
         let recalled =

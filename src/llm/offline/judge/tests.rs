@@ -626,3 +626,34 @@ fn right_for_left_in_the_clause_asked_about_is_the_opposite() {
     assert!(!turns_direction("the left ventricle pumps blood", "that's right, the ventricle"));
     assert!(turns_direction("the left ventricle pumps blood", "the right ventricle"));
 }
+
+#[test]
+fn one_points_subject_said_with_anothers_words_is_neither_point() {
+    let rivers = [
+        "Attrition is when rocks carried by the river knock into each other and become smaller and rounder.",
+        "Abrasion is when rocks carried by the river scrape against the bed and banks, wearing them away.",
+    ];
+    let asked = Some("What's the difference between attrition and abrasion?");
+    let crossed = "abrasion is when the rocks bash into each other and get smaller and rounder, attrition is when they scrape along the bed and banks";
+    for which in 0..2 {
+        let v = judged_among(&rivers, asked, crossed, which);
+        assert!(v.flags.swapped && !v.recalled, "{which}: {v:?}");
+    }
+    let right = "attrition is when the rocks knock into each other and get smaller and rounder, abrasion is when they scrape along the bed and banks";
+    for which in 0..2 {
+        let v = judged_among(&rivers, asked, right, which);
+        assert!(!v.flags.swapped, "{which}: {v:?}");
+    }
+    // A point's subject's word as the object of another's clause is no subject.
+    let beer = [
+        "Malting germinates barley so that it develops enzymes that can later turn its starch into sugar.",
+        "Mashing steeps crushed malt in hot water so enzymes turn its starches into fermentable sugars.",
+    ];
+    let mashing = judged_among(
+        &beer,
+        None,
+        "you soak the crushed malt in hot water and the enzymes turn the starch into sugar",
+        1,
+    );
+    assert!(!mashing.flags.swapped, "{mashing:?}");
+}
