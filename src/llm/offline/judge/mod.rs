@@ -538,6 +538,15 @@ impl Context {
             (None, None) => true,
             _ => false,
         };
+        // Or another point's word before the same word there ("the left temporal lobe" for
+        // "the left frontal lobe", where another point is the temporal lobe's).
+        let another_points = |m: &Token, next: Option<&&Token>| {
+            next.is_some_and(|next| {
+                self.others
+                    .iter()
+                    .any(|other| other.windows(2).any(|pair| pair[0].same_as(m) && pair[1].same_as(next)))
+            })
+        };
         // Or a name of two words ("white dwarf" for "red giant", "basking shark" for "whale
         // shark"): both are WordNet's, and kin.
         let replaces_with_next = |i: usize, j: usize| match (message.get(i..i + 2), key.get(j..j + 2)) {
@@ -554,7 +563,8 @@ impl Context {
                             i.checked_sub(1).and_then(|i| message.get(i)),
                             j.checked_sub(1).and_then(|j| key.get(j)),
                         )
-                        && ((same(message.get(i + 1), key.get(j + 1)) && replaces(&k.word, &m.word))
+                        && ((same(message.get(i + 1), key.get(j + 1))
+                            && (replaces(&k.word, &m.word) || another_points(m, key.get(j + 1))))
                             || (same(message.get(i + 2), key.get(j + 2)) && replaces_with_next(i, j)))
                 })
         })

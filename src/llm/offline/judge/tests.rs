@@ -657,3 +657,16 @@ fn one_points_subject_said_with_anothers_words_is_neither_point() {
     );
     assert!(!mashing.flags.swapped, "{mashing:?}");
 }
+
+#[test]
+fn another_points_word_in_the_very_place_of_this_ones_is_a_wrong_detail() {
+    let lobes = [
+        "Broca's area, in the left frontal lobe, is involved in producing speech.",
+        "The temporal lobe processes hearing and contains the hippocampus.",
+    ];
+    let asked = Some("What does Broca's area do, and where is it?");
+    let wrong = judged_among(&lobes, asked, "it's for producing speech, it's in the left temporal lobe", 0);
+    assert!(wrong.flags.sibling && !wrong.recalled, "{wrong:?}");
+    let right = judged_among(&lobes, asked, "it's for producing speech, it's in the left frontal lobe", 0);
+    assert!(!right.flags.sibling, "{right:?}");
+}
