@@ -470,6 +470,7 @@ pub const OPPOSITES: &[(&str, &str)] = &[
     ("front", "behind"),
     ("concentrated", "dilute"),
     ("whole", "piece"),
+    ("survive", "die"),
     ("gain", "lose"),
     ("win", "lose"),
     ("before", "after"),

@@ -41,7 +41,7 @@ pub use reading::parts;
 use reading::{meaning_word, names, phrases, stretches};
 use wording::{
     acts_backwards, asked_sentences, clauses, is_number_like, proper_names, reverses, runs_backwards,
-    says_the_opposite, swapped, trails_off, turns_direction, way,
+    says_the_opposite, swapped, trails_off, turned_in_a_clause, turns_direction, way,
 };
 
 /// Share of a point's weight a message must carry to recall it.
@@ -789,6 +789,15 @@ impl Context {
             || says_the_opposite(&point.content, &self.for_this_point(&point.id, &key), &self.said_text)
             || reverses(&point.content, self.message_way.as_ref())
             || turns_direction(&self.asked_part(&point.content), &self.said_text)
+            || turned_in_a_clause(
+                &point.content,
+                &self.message_clauses,
+                |t| self.others.iter().filter(|other| other.iter().any(|o| o.same_as(t))).count() == 1,
+                |t| {
+                    !key.iter().any(|k| k.same_as(t))
+                        && self.others.iter().any(|other| other.iter().any(|o| o.same_as(t)))
+                },
+            )
             || runs_backwards(&point.content, &self.said_text)
             || acts_backwards(&point.content, &self.said_text);
         let another_point = self.names_another_subject(&key)

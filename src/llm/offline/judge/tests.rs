@@ -670,3 +670,34 @@ fn another_points_word_in_the_very_place_of_this_ones_is_a_wrong_detail() {
     let right = judged_among(&lobes, asked, "it's for producing speech, it's in the left frontal lobe", 0);
     assert!(!right.flags.sibling, "{right:?}");
 }
+
+#[test]
+fn a_clause_turned_round_turns_the_point_round_though_another_clause_has_its_word() {
+    let bacteria = [
+        "Resistance spreads because resistant bacteria survive a course of antibiotics and pass on their genes.",
+        "Antibiotics kill bacteria but have no effect on viruses.",
+    ];
+    let asked = Some("How does antibiotic resistance spread?");
+    let turned = judged_among(
+        &bacteria,
+        asked,
+        "The resistant bacteria die during the course, and the non-resistant ones survive and pass on their genes.",
+        0,
+    );
+    assert!(turned.flags.opposite && !turned.recalled, "{turned:?}");
+    let said =
+        judged_among(&bacteria, asked, "the resistant ones survive the course and pass their genes on", 0);
+    assert!(!said.flags.opposite, "{said:?}");
+    // A clause about another point, with its own word, turns nothing round.
+    let joins = [
+        "An INNER JOIN returns only the rows that have matching values in both tables.",
+        "A FULL OUTER JOIN keeps all rows from both tables, matching them up where possible.",
+    ];
+    let both = judged_among(
+        &joins,
+        None,
+        "inner only keeps the rows that line up on both sides. full outer keeps everything from both tables",
+        1,
+    );
+    assert!(!both.flags.opposite, "{both:?}");
+}

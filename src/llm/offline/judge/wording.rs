@@ -232,6 +232,37 @@ pub(super) fn says_the_opposite(point: &str, message: &[Token], said: &str) -> b
     by_tokens || by_degree || by_comparison
 }
 
+/// Whether a clause of the message says two or more of a clause of the point's words and
+/// the opposite of another of them in its place ("the resistant bacteria die during the
+/// course" for "resistant bacteria survive a course"). Read clause by clause, so that a
+/// message saying both
+/// sides ("…, and the non-resistant ones survive") still turns the point round. One of the
+/// words said must be the point's `own` (no other point's), and the opposite no word of
+/// `anothers` (another point's): "recessive needs both copies" is about another point than
+/// "dominant needs one copy", and "inner keeps only the rows that match" about another than
+/// "a full outer join keeps all rows".
+pub(super) fn turned_in_a_clause(
+    point: &str,
+    message: &[Vec<Token>],
+    own: impl Fn(&Token) -> bool,
+    anothers: impl Fn(&Token) -> bool,
+) -> bool {
+    clauses(point).iter().map(|c| tokens(c)).any(|ours| {
+        message.iter().any(|theirs| {
+            let said = |p: &Token| theirs.iter().any(|m| m.negated == p.negated && m.same_as(p));
+            let anchors: Vec<&Token> = ours.iter().filter(|p| said(p)).collect();
+            anchors.len() >= 2
+                && anchors.iter().any(|p| own(p))
+                && ours.iter().any(|p| {
+                    !theirs.iter().any(|m| m.same_as(p))
+                        && theirs
+                            .iter()
+                            .any(|m| !m.negated && crate::text::opposite(&p.term, &m.term) && !anothers(m))
+                })
+        })
+    })
+}
+
 /// Whether the message says "right" where the point says "left" (or the reverse), as a
 /// direction: "the right side", "right ventricle", "turn right"; not "that's right" or "…,
 /// right?". "Right" is no content word to the judges, so this reads the words as written.
