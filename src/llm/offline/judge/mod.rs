@@ -41,7 +41,7 @@ pub use reading::parts;
 use reading::{meaning_word, names, phrases, stretches};
 use wording::{
     acts_backwards, asked_sentences, clauses, is_number_like, proper_names, reverses, runs_backwards,
-    says_the_opposite, swapped, trails_off, turned_in_a_clause, turns_direction, way,
+    says_the_opposite, swapped, trails_off, turned_in_a_clause, turns_direction, turns_up_or_down, way,
 };
 
 /// Share of a point's weight a message must carry to recall it.
@@ -789,6 +789,7 @@ impl Context {
             || says_the_opposite(&point.content, &self.for_this_point(&point.id, &key), &self.said_text)
             || reverses(&point.content, self.message_way.as_ref())
             || turns_direction(&self.asked_part(&point.content), &self.said_text)
+            || turns_up_or_down(&point.content, &self.said_text)
             || turned_in_a_clause(
                 &point.content,
                 &self.message_clauses,

@@ -701,3 +701,14 @@ fn a_clause_turned_round_turns_the_point_round_though_another_clause_has_its_wor
     );
     assert!(!both.flags.opposite, "{both:?}");
 }
+
+#[test]
+fn down_for_up_after_the_same_words_is_the_opposite() {
+    let grid = "Transformers step the voltage up for transmission to cut the energy lost as heat.";
+    let down =
+        judged_on(grid, "transformers step the voltage down for transmission so less energy is lost as heat");
+    assert!(down.flags.opposite && !down.recalled, "{down:?}");
+    let up = judged_on(grid, "they step the voltage up for transmission so less energy is lost as heat");
+    assert!(!up.flags.opposite && up.recalled, "{up:?}");
+    assert!(!turns_up_or_down(grid, "heat lost adds up, so the voltage goes down the line"));
+}

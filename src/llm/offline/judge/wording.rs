@@ -263,6 +263,27 @@ pub(super) fn turned_in_a_clause(
     })
 }
 
+/// Whether the message says "down" where the point says "up" (or the reverse) after the same
+/// words: "step the voltage down" for "step the voltage up". Neither is a content word to the
+/// judges, so this reads the words as written, with up to three before each.
+pub(super) fn turns_up_or_down(point: &str, said: &str) -> bool {
+    let before = |text: &str, word: &str| -> Option<Vec<Token>> {
+        let spaced = crate::text::words_spaced(text);
+        let words: Vec<&str> = spaced.split_whitespace().collect();
+        let at: Vec<usize> = words.iter().enumerate().filter(|(_, w)| **w == word).map(|(i, _)| i).collect();
+        (!at.is_empty())
+            .then(|| at.iter().flat_map(|&i| tokens(&words[i.saturating_sub(3)..i].join(" "))).collect())
+    };
+    [("up", "down"), ("down", "up")].iter().any(|(x, y)| {
+        match (before(point, x), before(point, y), before(said, y), before(said, x)) {
+            (Some(ours), None, Some(theirs), None) => {
+                ours.iter().any(|o| theirs.iter().any(|t| t.same_as(o)))
+            }
+            _ => false,
+        }
+    })
+}
+
 /// Whether the message says "right" where the point says "left" (or the reverse), as a
 /// direction: "the right side", "right ventricle", "turn right"; not "that's right" or "…,
 /// right?". "Right" is no content word to the judges, so this reads the words as written.
