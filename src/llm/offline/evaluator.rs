@@ -216,14 +216,18 @@ fn written_out(brief: &EvaluatorBrief) -> std::borrow::Cow<'_, str> {
 const TOGETHER: f64 = 0.6;
 
 /// The sentences of a message that do not ask: "I heard the ice falls into Saturn." of
-/// "I heard the ice falls into Saturn. What are the rings made of, mostly?".
+/// "I heard the ice falls into Saturn. What are the rings made of, mostly?". A question asked
+/// without its mark is the last sentence ("are the first ten amendments the same as the bill
+/// of rights").
 fn statements(message: &str) -> String {
+    let unmarked = !message.contains('?');
     let mut out = String::new();
     let mut start = 0;
     for (i, c) in message.char_indices() {
-        if matches!(c, '.' | '!' | '?' | '\n') || i + c.len_utf8() == message.len() {
+        let last = i + c.len_utf8() == message.len();
+        if matches!(c, '.' | '!' | '?' | '\n') || last {
             let end = i + c.len_utf8();
-            if c != '?' {
+            if c != '?' && !(unmarked && message[end..].trim().is_empty()) {
                 out.push_str(&message[start..end]);
             }
             start = end;

@@ -207,7 +207,14 @@ pub fn kind_of(message: &str) -> MessageKind {
     // "is a join the same as a UNION? they both combine tables, right?" asks, whatever follows.
     let asks_how_they_compare =
         compares && question_openings(message).iter().any(|w| YES_NO.contains(&w.as_str()));
-    if (asks && (wh || (yes_no && !guess) || asks_how_they_compare)) || wondering {
+    // Spoken, without its question mark: "are the first ten amendments the same thing as the
+    // bill of rights", "is hydraulic action the same as abrasion". (Not "is the one with…", nor
+    // an answer that leaves its subject out: "has four chambers".)
+    let unmarked = matches!(first, "are" | "were" | "does" | "do" | "did")
+        && matches!(second, "the" | "a" | "an" | "they" | "you" | "it" | "these" | "those" | "we" | "there")
+        && opening.len() >= 5
+        || yes_no && compares;
+    if (asks && (wh || (yes_no && !guess) || asks_how_they_compare)) || (!asks && unmarked) || wondering {
         return MessageKind::Question;
     }
     MessageKind::Attempt
@@ -289,6 +296,13 @@ mod tests {
             ),
             ("the moon was huge last night, did you see it?", MessageKind::SmallTalk),
             ("do you mean the red one?", MessageKind::Question),
+            ("are the first ten amendments the same thing as the bill of rights", MessageKind::Question),
+            (
+                "is hydraulic action the same as abrasion or is abrasion the one with the rocks",
+                MessageKind::Question,
+            ),
+            ("has four chambers, two atria and two ventricles", MessageKind::Attempt),
+            ("is the one with the rocks scraping the bed", MessageKind::Attempt),
             ("was that when people used banknotes as wallpaper? or is that a myth", MessageKind::Question),
         ] {
             assert_eq!(kind_of(message), kind, "{message}");

@@ -490,6 +490,19 @@ mod tests {
         assert_eq!(v["messageKind"], "dont_know", "{v}");
     }
 
+    #[test]
+    fn a_question_asked_without_its_mark_recalls_nothing() {
+        let mut brief = evaluator_brief(
+            "The US Constitution",
+            vec![point("bill", "The first ten amendments, the Bill of Rights, were ratified in 1791.", "")],
+            "are the first ten amendments the same thing as the bill of rights or is that a separate document",
+        );
+        brief.recent = vec![crate::llm::Message::assistant("What is the Bill of Rights?")];
+        let v = evaluator(&brief, None);
+        assert_eq!(v["messageKind"], "question", "{v}");
+        assert_eq!(v["recalled"].as_array().map(Vec::len), Some(0), "{v}");
+    }
+
     fn reply_at(rung: Rung, message: &str, previous: Option<&str>) -> String {
         tutor(&brief_at(rung, message, previous))
     }
