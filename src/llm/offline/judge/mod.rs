@@ -273,7 +273,10 @@ impl Context {
         for set in &brief.review {
             named.extend(tokens(&set.name));
         }
-        let given = asked.iter().chain(&named).cloned().collect();
+        // Asked about "Bach", "Johann Sebastian" is given away with him.
+        let contents: Vec<&str> = brief.unchecked.iter().map(|p| p.content.as_str()).collect();
+        let in_full = wording::named_in_full(&contents, question);
+        let given = asked.iter().chain(&named).chain(&in_full).cloned().collect();
         Self {
             said_text: brief.learner_message.clone(),
             message: tokens(&brief.learner_message),

@@ -86,6 +86,44 @@ pub(super) fn proper_names(text: &str) -> Vec<Token> {
         .collect()
 }
 
+/// The words of a point's names of two or more words that the question names by one of
+/// them: asked about "Bach", the point's "Johann Sebastian Bach" gives "Johann" and
+/// "Sebastian" away too. A name is a run of capitalised words (not all capitals), and the
+/// question's word counts when it is capitalised there too, wherever it stands.
+pub(super) fn named_in_full(points: &[&str], question: &str) -> Vec<Token> {
+    let capitalised = |w: &&str| {
+        w.chars().next().is_some_and(char::is_uppercase) && w.chars().skip(1).any(char::is_lowercase)
+    };
+    let asked: Vec<Token> = question
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(capitalised)
+        .flat_map(tokens)
+        .collect();
+    let mut out = Vec::new();
+    for point in points {
+        let words: Vec<&str> = point.split_whitespace().collect();
+        let mut run: Vec<&str> = Vec::new();
+        // Each run ends at a word that is not capitalised, or after one with punctuation.
+        for (i, word) in words.iter().enumerate() {
+            let bare = word.trim_matches(|c: char| !c.is_alphanumeric());
+            if capitalised(&bare) && !crate::text::is_stopword(&bare.to_lowercase()) {
+                run.push(bare);
+            }
+            let ends =
+                !capitalised(&bare) || word.ends_with(|c: char| !c.is_alphanumeric()) || i + 1 == words.len();
+            if ends {
+                let named: Vec<Token> = run.iter().flat_map(|w| tokens(w)).collect();
+                if named.len() >= 2 && named.iter().any(|t| asked.iter().any(|a| a.same_as(t))) {
+                    out.extend(named);
+                }
+                run.clear();
+            }
+        }
+    }
+    out
+}
+
 /// Whether a "don't know" says what escapes the learner ("not sure why though", "I forget the
 /// last one"), rather than hedging what they said ("…through respiration, not sure", "…, I
 /// don't know"): a word is left once the "don't know" and the filler around it are taken out.
