@@ -40,8 +40,9 @@ use crate::text::{Token, equations, growth, role_tokens, tokens};
 pub use reading::parts;
 use reading::{meaning_word, names, phrases, stretches};
 use wording::{
-    acts_backwards, asked_sentences, clauses, is_number_like, proper_names, reverses, runs_backwards,
-    says_the_opposite, swapped, trails_off, turned_in_a_clause, turns_direction, turns_up_or_down, way,
+    acts_backwards, asked_sentences, clauses, compared_the_other_way, is_number_like, proper_names, reverses,
+    runs_backwards, says_the_opposite, swapped, trails_off, turned_in_a_clause, turns_direction,
+    turns_up_or_down, way,
 };
 
 /// Share of a point's weight a message must carry to recall it.
@@ -807,8 +808,9 @@ impl Context {
         let another_point = self.names_another_subject(&key)
             || self.says_another_instead(&key)
             || self.answers_for_another(&point.id, &key);
-        let swapped =
-            swapped(&point.content, &self.message_roles) || self.crossed_with_another(&point.id, &key);
+        let swapped = swapped(&point.content, &self.message_roles)
+            || compared_the_other_way(&point.content, &self.said_text)
+            || self.crossed_with_another(&point.id, &key);
         let denied = self.denies_by_name(&key);
         let sibling = self.names_a_sibling(&point.content, &key);
         let recalled =

@@ -727,3 +727,13 @@ fn a_name_the_question_gives_by_one_word_is_given_whole() {
     assert!(words.contains(&"johann") && words.contains(&"sebastian"), "{words:?}");
     assert!(!words.contains(&"brandenburg") && !words.contains(&"vivaldi"), "{words:?}");
 }
+
+#[test]
+fn a_comparison_of_the_points_two_things_the_other_way_round_is_swapped() {
+    let rex = "Tyrannosaurus rex lived closer in time to humans than to Stegosaurus.";
+    let turned = judged_on(rex, "Because Stegosaurus lived closer in time to humans than to T. rex.");
+    assert!(turned.flags.swapped && !turned.recalled, "{turned:?}");
+    assert!(!compared_the_other_way(rex, "T. rex lived closer to us in time than to Stegosaurus"));
+    let waves = "P-waves travel faster than S-waves, so they arrive first.";
+    assert!(!compared_the_other_way(waves, "the S-waves are slower than the P-waves"));
+}

@@ -226,6 +226,30 @@ pub(super) fn swapped(point: &str, message_clauses: &[Vec<Token>]) -> bool {
     joined >= 2
 }
 
+/// Whether the message compares the point's two things the other way round, by the same
+/// word: "Stegosaurus lived closer in time to humans than to T. rex" for "Tyrannosaurus rex
+/// lived closer in time to humans than to Stegosaurus". ("S-waves are slower than P-waves"
+/// turns both round and says the point; its "slower" is read as an opposite elsewhere.)
+pub(super) fn compared_the_other_way(point: &str, said: &str) -> bool {
+    let sides = |text: &str| -> Option<(Vec<Token>, Vec<Token>)> {
+        let spaced = crate::text::words_spaced(text);
+        let (before, after) = spaced.split_once(" than ")?;
+        Some((tokens(before), tokens(after)))
+    };
+    let (Some((ours_before, ours_after)), Some((theirs_before, theirs_after))) = (sides(point), sides(said))
+    else {
+        return false;
+    };
+    let has = |words: &[Token], t: &Token| words.iter().any(|w| w.same_as(t));
+    let same_comparison = ours_before.last().zip(theirs_before.last()).is_some_and(|(a, b)| a.same_as(b));
+    let first: Vec<&Token> = ours_before.iter().filter(|t| !has(&ours_after, t)).collect();
+    let second: Vec<&Token> = ours_after.iter().filter(|t| !has(&ours_before, t)).collect();
+    same_comparison
+        && second.iter().any(|t| has(&theirs_before, t))
+        && first.iter().any(|t| has(&theirs_after, t))
+        && !second.iter().any(|t| has(&theirs_after, t))
+}
+
 /// Whether the message has the opposite of one of the point's words, and not the word itself
 /// ("quantity demanded rises" for "falls", "repel" for "attract"): by the lexicon's pairs, or by
 /// WordNet's antonyms ("insoluble" for "soluble") when the message's word is not the point's
