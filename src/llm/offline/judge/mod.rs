@@ -12,9 +12,11 @@
 //! the same kind stands where one of the point's should be. One logistic formula,
 //! fitted on `evals/evaluator.jsonl` and no other case (`scripts/fit-judge`), weighs them.
 //! Rules the formula cannot overturn ([`Flags::rule_out`]) keep what words decide surely:
-//! another number or unit, the opposite word (or what the point denies said plainly, or its
-//! way run backwards), a question back, an answer that trails or breaks off, another point's
-//! subject in its place (or another point said instead), the point's pairs swapped, a thing
+//! another number or unit, the opposite word (or what the point denies said plainly, its way
+//! run backwards, one of its clauses or directions turned round), a question back, an answer
+//! that trails or breaks off (or answers half of a question of two things), another point's
+//! subject in its place (or another point said instead), the point's pairs swapped (or
+//! crossed with another point's, or compared the other way round), a thing
 //! denied by name, a sibling term in place of one of its words (WordNet's nouns:
 //! [`crate::text::kinship`]), a figure of the point the learner had to supply never said.
 //!
