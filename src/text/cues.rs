@@ -110,13 +110,64 @@ fn key_term(content: &str) -> Option<(usize, usize)> {
         let this = stem(clean(words[i].1));
         words.iter().filter(|(_, w)| stem(clean(w)) == this).count() == 1
     };
+    // A word that joins or places things ("against", "through") asks for no fact either.
+    const JOINING: &[&str] = &[
+        "against",
+        "through",
+        "throughout",
+        "without",
+        "within",
+        "across",
+        "around",
+        "before",
+        "after",
+        "under",
+        "above",
+        "below",
+        "beneath",
+        "behind",
+        "beyond",
+        "towards",
+        "toward",
+        "during",
+        "because",
+        "although",
+        "however",
+        "therefore",
+        "whereas",
+        "while",
+        "where",
+        "which",
+        "whose",
+        "their",
+        "there",
+        "these",
+        "those",
+        "about",
+        "among",
+        "along",
+        "until",
+        "since",
+        "upon",
+        "rather",
+        "instead",
+        "other",
+        "every",
+        "still",
+        "often",
+        "always",
+        "never",
+    ];
     let verb = if matches!(clean(words[0].1).to_lowercase().as_str(), "the" | "a" | "an") { 2 } else { 1 };
     let best = (1..words.len())
         .filter(|&i| {
             let w = clean(words[i].1);
             // A possessive ("the cell's DNA") leans on the word after it.
             let possessive = w.ends_with("'s") || w.ends_with("\u{2019}s");
-            !possessive && (abbreviation(w) || (w.chars().count() >= 5 && !is_stopword(&w.to_lowercase())))
+            let lower = w.to_lowercase();
+            !possessive
+                && (abbreviation(w)
+                    || (w.chars().count() >= 5 && !is_stopword(&lower) && !JOINING.contains(&lower.as_str())))
         })
         // New information comes at a sentence's end: a word in its second half before one as
         // long in its first ("rich in iron oxide", not "its surface").
@@ -129,4 +180,19 @@ fn key_term(content: &str) -> Option<(usize, usize)> {
 
 fn first_words(text: &str, n: usize) -> String {
     text.split_whitespace().take(n).collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_gap_hides_a_thing_not_a_word_that_joins_things() {
+        let abrasion =
+            "Abrasion is when rocks carried by a river scrape against the bed and banks, wearing them away.";
+        let asked = asking(abrasion).unwrap_or_default();
+        assert!(asked.starts_with("Fill the gap:") && asked.contains("against"), "{asked}");
+        let energy = "Transformers step the voltage up for transmission to cut the energy lost as heat.";
+        assert!(asking(energy).unwrap_or_default().contains("the … lost"));
+    }
 }

@@ -528,6 +528,14 @@ mod tests {
     }
 
     #[test]
+    fn a_nudge_after_every_word_was_said_points_at_the_detail_not_at_a_first_letter() {
+        let reply = reply_at(Rung::Nudge, "ATP is what produces the mitochondria", None);
+        assert!(reply.contains("detail") && !reply.contains("starts with"), "{reply}");
+        let reply = reply_at(Rung::Nudge, "something about energy?", None);
+        assert!(!reply.contains("detail"), "{reply}");
+    }
+
+    #[test]
     fn an_answer_that_recalls_another_point_is_told_so_beside_the_question_still_open() {
         let other = point("r", "Ribosomes build proteins", "What builds proteins?");
         let asked = "Yes. Which organelle powers the cell?";

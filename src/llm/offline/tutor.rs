@@ -527,7 +527,6 @@ pub(super) fn ask(focus: &Focus, set: &str, variant: usize, said: &str) -> Strin
                 .max_by_key(|w| (named(w), w.chars().count()))
                 .or_else(|| unsaid.iter().max_by_key(|w| w.chars().count()))
                 .copied()
-                .or_else(|| words.iter().max_by_key(|w| w.chars().count()))
             {
                 Some(word) => {
                     let start: String = word.chars().take(2).collect();
@@ -538,6 +537,14 @@ pub(super) fn ask(focus: &Focus, set: &str, variant: usize, said: &str) -> Strin
                     ][variant % 3]
                         .clone()
                 }
+                // Every word said ("energy? they step the voltage down…"): a first letter of
+                // one would point at a word the learner has; the slip is in how they join.
+                None if !words.is_empty() => [
+                    "Every word of it is in what you said; one detail is the wrong way round or on the wrong thing. Which?",
+                    "You have all its words. Look again at how they fit together: one detail is off.",
+                    "The words are right; one detail is not. Which one would you change?",
+                ][variant % 3]
+                    .to_string(),
                 None => format!("A nudge: {}", cue(point, set)),
             }
         }
