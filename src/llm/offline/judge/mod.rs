@@ -23,12 +23,14 @@
 //! Here: the judgement of one point ([`Context`]), its features and its fitted formula, so a
 //! change to a feature and to its weight are seen together, and the rules that weigh the
 //! message against the other points. What the wording of a text alone says (its clauses, a
-//! gap, a swap, a way run backwards) is in `wording`; what the model's reading of it gives
+//! gap, a swap) is in `wording`, what turns a point round (an opposite, a way run backwards) in
+//! `turned`; what the model's reading of it gives
 //! (names, stretches, phrases, a point's parts) in `reading`. Long by design: one judgement.
 
 mod reading;
 #[cfg(test)]
 mod tests;
+mod turned;
 mod wording;
 
 use std::collections::HashMap;
@@ -41,11 +43,11 @@ use crate::text::{Token, equations, growth, role_tokens, tokens};
 
 pub use reading::parts;
 use reading::{meaning_word, names, phrases, stretches};
-use wording::{
-    acts_backwards, asked_sentences, clauses, compared_the_other_way, is_number_like, proper_names, reverses,
-    runs_backwards, says_the_opposite, swapped, trails_off, turned_in_a_clause, turns_direction,
-    turns_up_or_down, way,
+use turned::{
+    acts_backwards, compared_the_other_way, reverses, runs_backwards, says_the_opposite, turned_in_a_clause,
+    turns_direction, turns_up_or_down, way,
 };
+use wording::{asked_sentences, clauses, is_number_like, proper_names, swapped, trails_off};
 
 /// Share of a point's weight a message must carry to recall it.
 const RECALL: f64 = 0.5;
@@ -236,8 +238,8 @@ pub struct Context {
     message_clauses: Vec<Vec<Token>>,
     /// The message's clauses, as words with those that can carry a role ([`role_tokens`]).
     message_roles: Vec<Vec<Token>>,
-    /// Where the message says something goes ([`wording::way`]), if it does.
-    message_way: Option<wording::Way>,
+    /// Where the message says something goes ([`turned::way`]), if it does.
+    message_way: Option<turned::Way>,
     /// The operations of the message's equations ([`equations::operations`]).
     message_operations: Vec<char>,
     /// The orders of growth the message names ("O(n)").

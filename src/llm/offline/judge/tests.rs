@@ -1,4 +1,5 @@
 use super::reading::*;
+use super::turned::*;
 use super::wording::*;
 use super::*;
 

@@ -1,0 +1,357 @@
+//! What turns a point round in the wording alone, with no model: the opposite of one of its
+//! words (in the message or in one clause), a direction or "up" for "down", a comparison the
+//! other way round, a way from one thing to another run backwards.
+
+use super::wording::clauses;
+use crate::text::{Token, tokens};
+
+/// Whether the message compares the point's two things the other way round, by the same
+/// word: "Stegosaurus lived closer in time to humans than to T. rex" for "Tyrannosaurus rex
+/// lived closer in time to humans than to Stegosaurus". ("S-waves are slower than P-waves"
+/// turns both round and says the point; its "slower" is read as an opposite elsewhere.)
+pub(super) fn compared_the_other_way(point: &str, said: &str) -> bool {
+    let sides = |text: &str| -> Option<(Vec<Token>, Vec<Token>)> {
+        let spaced = crate::text::words_spaced(text);
+        let (before, after) = spaced.split_once(" than ")?;
+        Some((tokens(before), tokens(after)))
+    };
+    let (Some((ours_before, ours_after)), Some((theirs_before, theirs_after))) = (sides(point), sides(said))
+    else {
+        return false;
+    };
+    let has = |words: &[Token], t: &Token| words.iter().any(|w| w.same_as(t));
+    let same_comparison = ours_before.last().zip(theirs_before.last()).is_some_and(|(a, b)| a.same_as(b));
+    let first: Vec<&Token> = ours_before.iter().filter(|t| !has(&ours_after, t)).collect();
+    let second: Vec<&Token> = ours_after.iter().filter(|t| !has(&ours_before, t)).collect();
+    same_comparison
+        && second.iter().any(|t| has(&theirs_before, t))
+        && first.iter().any(|t| has(&theirs_after, t))
+        && !second.iter().any(|t| has(&theirs_after, t))
+}
+
+/// Whether the message has the opposite of one of the point's words, and not the word itself
+/// ("quantity demanded rises" for "falls", "repel" for "attract"): by the lexicon's pairs, or by
+/// WordNet's antonyms ("insoluble" for "soluble") when the message's word is not the point's
+/// own ("forte is loud and piano is quiet" says "soft" in other words, not "loud" for it).
+pub(super) fn says_the_opposite(point: &str, message: &[Token], said: &str) -> bool {
+    let point_words = crate::text::words_spaced(point);
+    let point = tokens(point);
+    let by_tokens = point.iter().any(|p| {
+        !message.iter().any(|m| m.same_as(p))
+            && message.iter().any(|m| {
+                !m.negated
+                    && (crate::text::opposite(&p.term, &m.term)
+                        || (crate::text::antonyms::opposed(&p.word, &m.word)
+                            && !point.iter().any(|q| q.same_as(m))))
+            })
+    });
+    // Words of degree are too common to be tokens: "the most dense" for "the least dense".
+    let said_words = crate::text::words_spaced(said);
+    let has = |text: &str, word: &str| text.contains(&format!(" {word} "));
+    let by_degree = DEGREE_OPPOSITES.iter().any(|(a, b)| {
+        [(a, b), (b, a)].iter().any(|(x, y)| {
+            has(&point_words, x) && !has(&point_words, y) && has(&said_words, y) && !has(&said_words, x)
+        })
+    });
+    // "reabsorb less water" for "more water": a comparison turned round on the same thing.
+    let after = |text: &str, degree: &str| -> Vec<String> {
+        let words: Vec<&str> = text.split_whitespace().collect();
+        words
+            .windows(2)
+            .filter(|w| w[0] == degree)
+            .map(|w| tokens(w[1]).into_iter().map(|t| t.term).collect())
+            .collect()
+    };
+    let by_comparison = COMPARISON_OPPOSITES.iter().any(|(a, b)| {
+        [(a, b), (b, a)].iter().any(|(x, y)| {
+            let (theirs, as_point) = (after(&said_words, y), after(&said_words, x));
+            after(&point_words, x)
+                .iter()
+                .any(|thing| !thing.is_empty() && theirs.contains(thing) && !as_point.contains(thing))
+        })
+    });
+    by_tokens || by_degree || by_comparison
+}
+
+/// Whether a clause of the message says two or more of a clause of the point's words and
+/// the opposite of another of them in its place ("the resistant bacteria die during the
+/// course" for "resistant bacteria survive a course"). Read clause by clause, so that a
+/// message saying both
+/// sides ("…, and the non-resistant ones survive") still turns the point round. One of the
+/// words said must be the point's `own` (no other point's), and the opposite no word of
+/// `anothers` (another point's): "recessive needs both copies" is about another point than
+/// "dominant needs one copy", and "inner keeps only the rows that match" about another than
+/// "a full outer join keeps all rows".
+pub(super) fn turned_in_a_clause(
+    point: &str,
+    message: &[Vec<Token>],
+    own: impl Fn(&Token) -> bool,
+    anothers: impl Fn(&Token) -> bool,
+) -> bool {
+    clauses(point).iter().map(|c| tokens(c)).any(|ours| {
+        message.iter().any(|theirs| {
+            let said = |p: &Token| theirs.iter().any(|m| m.negated == p.negated && m.same_as(p));
+            let anchors: Vec<&Token> = ours.iter().filter(|p| said(p)).collect();
+            anchors.len() >= 2
+                && anchors.iter().any(|p| own(p))
+                && ours.iter().any(|p| {
+                    !theirs.iter().any(|m| m.same_as(p))
+                        && theirs
+                            .iter()
+                            .any(|m| !m.negated && crate::text::opposite(&p.term, &m.term) && !anothers(m))
+                })
+        })
+    })
+}
+
+/// Whether the message says "down" where the point says "up" (or the reverse) after the same
+/// words: "step the voltage down" for "step the voltage up". Neither is a content word to the
+/// judges, so this reads the words as written, with up to three before each.
+pub(super) fn turns_up_or_down(point: &str, said: &str) -> bool {
+    let before = |text: &str, word: &str| -> Option<Vec<Token>> {
+        let spaced = crate::text::words_spaced(text);
+        let words: Vec<&str> = spaced.split_whitespace().collect();
+        let at: Vec<usize> = words.iter().enumerate().filter(|(_, w)| **w == word).map(|(i, _)| i).collect();
+        (!at.is_empty())
+            .then(|| at.iter().flat_map(|&i| tokens(&words[i.saturating_sub(3)..i].join(" "))).collect())
+    };
+    [("up", "down"), ("down", "up")].iter().any(|(x, y)| {
+        match (before(point, x), before(point, y), before(said, y), before(said, x)) {
+            (Some(ours), None, Some(theirs), None) => {
+                ours.iter().any(|o| theirs.iter().any(|t| t.same_as(o)))
+            }
+            _ => false,
+        }
+    })
+}
+
+/// Whether the message says "right" where the point says "left" (or the reverse), as a
+/// direction: "the right side", "right ventricle", "turn right"; not "that's right" or "…,
+/// right?". "Right" is no content word to the judges, so this reads the words as written.
+pub(super) fn turns_direction(point: &str, said: &str) -> bool {
+    let directions = |text: &str| -> Vec<&'static str> {
+        let words: Vec<String> =
+            crate::text::words_spaced(text).split_whitespace().map(str::to_string).collect();
+        let mut out = Vec::new();
+        for (i, word) in words.iter().enumerate() {
+            let Some(side) = ["left", "right"].into_iter().find(|side| word == side) else { continue };
+            let before = i.checked_sub(1).and_then(|i| words.get(i)).map(String::as_str);
+            let after = words.get(i + 1).map(String::as_str);
+            let as_direction =
+                matches!(before, Some("the" | "to" | "on" | "turn" | "turns" | "keep" | "far"))
+                    || after.is_some_and(|w| !crate::text::is_stopword(w));
+            if as_direction {
+                out.push(side);
+            }
+        }
+        out
+    };
+    let (ours, theirs) = (directions(point), directions(said));
+    [("left", "right"), ("right", "left")]
+        .iter()
+        .any(|(x, y)| ours.contains(x) && !ours.contains(y) && theirs.contains(y) && !theirs.contains(x))
+}
+
+/// Words of degree that turn a point round when said of the same thing ("more water", "less
+/// water"; "a different molecular formula" for "the same molecular formula").
+const COMPARISON_OPPOSITES: &[(&str, &str)] = &[("more", "less"), ("more", "fewer"), ("same", "different")];
+
+/// Words of degree that turn a point round, said in each other's place.
+/// Superlatives only: a comparison is often said the other way round ("A has more than B", "B
+/// has less than A").
+const DEGREE_OPPOSITES: &[(&str, &str)] = &[("most", "least")];
+
+/// Whether the message's way (`said`, from [`way`]) runs the point's the other way: "from the
+/// non-metal to the metal" for electrons "transferred from a metal to a non-metal"; "converts
+/// the urea into ammonia" for "converts toxic ammonia into urea". Each end is weighed by the
+/// words only it has.
+pub(super) fn reverses(point: &str, said: Option<&Way>) -> bool {
+    let (Some((from, to)), Some((said_from, said_to))) = (way(point), said) else { return false };
+    // "From a metal to a non-metal": a word and its denial are two ends.
+    let same = |a: &Token, b: &Token| a.same_as(b) && a.negated == b.negated;
+    let only = |end: &[Token], other: &[Token]| -> Vec<Token> {
+        end.iter().filter(|t| !other.iter().any(|o| same(o, t))).cloned().collect()
+    };
+    let (ins, outs) = (only(&from, &to), only(&to, &from));
+    let has = |end: &[Token], words: &[Token]| end.iter().any(|m| words.iter().any(|w| same(w, m)));
+    !ins.is_empty()
+        && !outs.is_empty()
+        && has(said_from, &outs)
+        && has(said_to, &ins)
+        && !has(said_from, &ins)
+        && !has(said_to, &outs)
+}
+
+/// Whether the message runs the point's conversion backwards: what the point has going in
+/// comes out in the message, and what comes out goes in ("oxygen and glucose combine to make
+/// carbon dioxide and water" for "carbon dioxide + water, using light energy, gives glucose +
+/// oxygen"). Each side is read around the first verb that yields, without words both sides of
+/// the point have.
+pub(super) fn runs_backwards(point: &str, message: &str) -> bool {
+    crossed(sides(point, YIELDS), sides(message, YIELDS), true)
+}
+
+/// Whether the message has the point's doer and done-to the other way round ("Antony beat
+/// Octavian" for "Octavian defeated Antony"), read around the first verb of [`ACTS`] in each;
+/// a passive ("Antony was defeated by Octavian") reads as its active.
+pub(super) fn acts_backwards(point: &str, message: &str) -> bool {
+    crossed(sides(point, ACTS), sides(message, ACTS), false)
+}
+
+/// Whether what one side of the point has only stands on the other side of the message, and
+/// the message's first side has none of the point's first side's (nor, `both`, its second
+/// side any of the second's: a victory's place and date come after either way).
+fn crossed(
+    point: Option<(Vec<Token>, Vec<Token>)>,
+    said: Option<(Vec<Token>, Vec<Token>)>,
+    both: bool,
+) -> bool {
+    let (Some((point_in, point_out)), Some((said_in, said_out))) = (point, said) else {
+        return false;
+    };
+    let only = |side: &[Token], other: &[Token]| -> Vec<Token> {
+        side.iter().filter(|t| !other.iter().any(|o| o.same_as(t))).cloned().collect()
+    };
+    let (ins, outs) = (only(&point_in, &point_out), only(&point_out, &point_in));
+    let has = |side: &[Token], words: &[Token]| {
+        side.iter().any(|m| !m.negated && words.iter().any(|w| w.same_as(m)))
+    };
+    has(&said_in, &outs) && has(&said_out, &ins) && !has(&said_in, &ins) && !(both && has(&said_out, &outs))
+}
+
+/// Verbs (and arrows) that make what stands after them out of what stands before.
+const YIELDS: &[&str] = &[
+    " give ",
+    " gives ",
+    " make ",
+    " makes ",
+    " produce ",
+    " produces ",
+    " form ",
+    " forms ",
+    " yield ",
+    " yields ",
+    " create ",
+    " creates ",
+    " -> ",
+    " → ",
+    " = ",
+];
+
+/// Verbs with a doer before them and what it is done to after, which cannot be swapped.
+const ACTS: &[&str] = &[
+    " defeated ",
+    " defeats ",
+    " beat ",
+    " beats ",
+    " conquered ",
+    " conquers ",
+    " overthrew ",
+    " overthrown ",
+    " deposed ",
+    " killed ",
+    " kills ",
+    " assassinated ",
+    " murdered ",
+    " invaded ",
+    " invades ",
+    " succeeded ",
+    " replaced ",
+    " replaces ",
+    " eats ",
+    " ate ",
+    " eaten ",
+];
+
+/// The words before a text's first verb of `verbs` (from its last colon before it) and after
+/// it (to the sentence's end); after a passive ("was defeated by"), the other way round.
+fn sides(text: &str, verbs: &[&str]) -> Option<(Vec<Token>, Vec<Token>)> {
+    let lower = format!(" {} ", text.to_lowercase().replace(['\n', '\t'], " "));
+    let (before, after) =
+        verbs.iter().filter_map(|verb| lower.split_once(verb)).min_by_key(|(b, _)| b.len())?;
+    let before = before.rsplit([':', '.', '?', '!', ';']).next().unwrap_or(before);
+    let after = after.split(['.', '?', '!', ';']).next().unwrap_or(after);
+    let passive = ["was", "were", "is", "are", "been", "be", "got"]
+        .iter()
+        .any(|be| before.trim_end().ends_with(&format!(" {be}")))
+        && after.trim_start().starts_with("by ");
+    let (before, after) = (tokens(before), tokens(after));
+    let (before, after) = if passive { (after, before) } else { (before, after) };
+    (!before.is_empty() && !after.is_empty()).then_some((before, after))
+}
+
+/// What a text says goes from where to where: the words between "from" and the "to" (or
+/// "into", "towards") after it, and the phrase after that; or what a conversion turns into
+/// what ("turn light energy into chemical energy": light energy, then chemical energy).
+pub type Way = (Vec<Token>, Vec<Token>);
+
+/// See [`Way`].
+pub(super) fn way(text: &str) -> Option<Way> {
+    const TURNS: &[&str] = &[
+        " turn ",
+        " turns ",
+        " turned ",
+        " turning ",
+        " convert ",
+        " converts ",
+        " converted ",
+        " converting ",
+        " change ",
+        " changes ",
+        " changed ",
+        " changing ",
+        " transform ",
+        " transforms ",
+        " transformed ",
+        " transforming ",
+    ];
+    // Punctuation kept as words of its own: an end stops at it.
+    let mut spaced = String::from(" ");
+    for c in text.to_lowercase().chars() {
+        if matches!(c, ',' | '.' | ';' | ':' | '(' | ')' | '!' | '?') {
+            spaced.push_str(" , ");
+        } else {
+            spaced.push(c);
+        }
+    }
+    spaced.push(' ');
+    let spaced = spaced.split_whitespace().collect::<Vec<_>>().join(" ");
+    let spaced = format!(" {spaced} ");
+    let (source, rest) = match spaced.split_once(" from ") {
+        Some((_, after)) => [" to ", " into ", " towards "]
+            .iter()
+            .filter_map(|to| after.split_once(to))
+            .min_by_key(|(source, _)| source.len())?,
+        None => {
+            let (_, turned) = TURNS
+                .iter()
+                .filter_map(|verb| spaced.split_once(verb))
+                .min_by_key(|(before, _)| before.len())?;
+            turned.split_once(" into ")?
+        }
+    };
+    let source = tokens(source.rsplit(" , ").next().unwrap_or(source));
+    let target = tokens(phrase(rest));
+    (!source.is_empty() && !target.is_empty()).then_some((source, target))
+}
+
+/// The phrase a text starts with: to its first comma or a word that starts a clause.
+fn phrase(text: &str) -> &str {
+    const ENDS: &[&str] = &[
+        " , ",
+        " which ",
+        " that ",
+        " and ",
+        " while ",
+        " so ",
+        " when ",
+        " before ",
+        " after ",
+        " because ",
+        " where ",
+        " but ",
+    ];
+    let padded_end =
+        ENDS.iter().filter_map(|end| format!(" {text}").find(end)).min().unwrap_or(text.len() + 1);
+    &text[..padded_end.saturating_sub(1).min(text.len())]
+}
