@@ -101,6 +101,8 @@ pub const STOPWORDS: &[&str] = &[
     "should",
     "so",
     "some",
+    // "…and stuff": a filler, as "things" is.
+    "stuff",
     "such",
     "than",
     "that",

@@ -127,9 +127,13 @@ pub(super) fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> 
             .flat_map(|(_, present)| present.iter().flat_map(|w| crate::text::tokens(w)))
             .collect();
         crate::text::said_before_dont_know(&brief.learner_message).is_some_and(|before| {
-            crate::text::tokens(&before)
-                .iter()
-                .any(|t| !asked.iter().any(|q| q.same_as(t)) && nearly.iter().any(|n| n.same_as(t)))
+            let new: Vec<crate::text::Token> = crate::text::tokens(&before)
+                .into_iter()
+                .filter(|t| !asked.iter().any(|q| q.same_as(t)))
+                .collect();
+            // Or an answer of its own comes first, with a near miss: "the verb stays chi
+            // whoever's doing it, wo chi, ta chi… not sure about the past tense".
+            new.iter().any(|t| nearly.iter().any(|n| n.same_as(t))) || (new.len() >= 5 && !near.is_empty())
         })
     };
     // A message that says one point whole is about that point: nearness in meaning alone to

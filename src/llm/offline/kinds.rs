@@ -210,9 +210,24 @@ pub fn kind_of(message: &str) -> MessageKind {
     // Spoken, without its question mark: "are the first ten amendments the same thing as the
     // bill of rights", "is hydraulic action the same as abrasion". (Not "is the one with…", nor
     // an answer that leaves its subject out: "has four chambers".)
+    // So is "hang on, is the heart counted as a muscle or an organ" (not "is it…", a guess),
+    // and "sorry what is a swatch exactly, the pattern keeps going on about it".
+    let third = opening.get(2).copied().unwrap_or_default();
+    let determiner = |w: &str| matches!(w, "the" | "a" | "an");
+    // Not an answer that opens on a symbol ("=== is the strict one").
+    let opens_on_a_word =
+        message.split_whitespace().next().is_some_and(|w| w.chars().next().is_some_and(char::is_alphabetic));
     let unmarked = matches!(first, "are" | "were" | "does" | "do" | "did")
         && matches!(second, "the" | "a" | "an" | "they" | "you" | "it" | "these" | "those" | "we" | "there")
         && opening.len() >= 5
+        || matches!(first, "is" | "was")
+            && determiner(second)
+            && opening.len() >= 6
+            && opens_on_a_word
+            && !guess
+        || (matches!(first, "what's" | "whats") && determiner(second)
+            || first == "what" && matches!(second, "is" | "are") && determiner(third))
+            && opening.len() >= 5
         || yes_no && compares;
     if (asks && (wh || (yes_no && !guess) || asks_how_they_compare)) || (!asks && unmarked) || wondering {
         return MessageKind::Question;
@@ -226,7 +241,7 @@ pub(super) const YES_NO: &[&str] =
 
 /// Words that lead into a message without saying anything.
 pub(super) const FILLERS: &[&str] =
-    &["wait", "hmm", "hm", "so", "um", "uh", "ok", "okay", "oh", "hang", "on", "and", "but"];
+    &["wait", "hmm", "hm", "so", "um", "uh", "ok", "okay", "oh", "hang", "on", "and", "but", "sorry"];
 
 pub(super) fn is_wh(word: &str) -> bool {
     matches!(word, "what" | "which" | "who" | "whose" | "where" | "when" | "why" | "how")
@@ -279,6 +294,11 @@ mod tests {
             ("hold on, is that the same thing as the variance or is it different?", MessageKind::Question),
             ("is negligence the same thing as a tort, or just one kind of tort?", MessageKind::Question),
             ("is it a tort — or a crime?", MessageKind::Attempt),
+            ("hang on, is the heart actually counted as a muscle or an organ", MessageKind::Question),
+            ("sorry what is a swatch exactly, the pattern keeps going on about it", MessageKind::Question),
+            ("=== is the strict one, it checks the type too", MessageKind::Attempt),
+            ("is the answer the nucleus", MessageKind::Attempt),
+            ("HbA1c... nope, that one's completely gone, sorry", MessageKind::DontKnow),
             ("space stuff always breaks my brain tbh", MessageKind::SmallTalk),
             (
                 "hang on, is a join basically the same as a UNION? they both combine tables right?",

@@ -488,6 +488,17 @@ mod tests {
         brief.learner_message = "I don't remember who named the Silk Road".into();
         let v = evaluator(&brief, None);
         assert_eq!(v["messageKind"], "dont_know", "{v}");
+        // An answer of its own, then what escapes the learner, is a try too.
+        let mut brief = evaluator_brief(
+            "Mandarin Chinese basics",
+            vec![point("verbs", "Mandarin verbs do not change form for tense or person.", "")],
+            "the verb stays chi whoever's doing it, wo chi, ta chi, tamen chi. not sure what happens for the past tense though",
+        );
+        brief.recent = vec![crate::llm::Message::assistant(
+            "What happens to the verb 吃 in 'I eat', 'he eats', 'they ate'?",
+        )];
+        let v = evaluator(&brief, None);
+        assert_eq!(v["messageKind"], "attempt", "{v}");
     }
 
     #[test]

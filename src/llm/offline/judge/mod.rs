@@ -484,7 +484,8 @@ impl Context {
                 return false;
             }
             let named = words.get(at + 1).map(|w| tokens(w)).unwrap_or_default();
-            key.iter().filter(|k| !k.is_generic() && k.quantity.is_none()).any(|k| {
+            // A word the point denies too ("non-steroidal": "not a steroid") is agreed with.
+            key.iter().filter(|k| !k.is_generic() && k.quantity.is_none() && !k.negated).any(|k| {
                 named.iter().any(|n| n.same_as(k)) && !self.message.iter().any(|m| !m.negated && m.same_as(k))
             })
         })
@@ -501,6 +502,8 @@ impl Context {
         let lacking: Vec<&str> = key
             .iter()
             .filter(|k| plain(k) && !self.is_given(k) && !self.message.iter().any(|m| m.same_as(k)))
+            // Said in another word for the same thing ("intestines" for "gut"), it is not lacking.
+            .filter(|k| !self.message.iter().any(|m| nouns.synonyms(&k.word, &m.word)))
             .map(|k| k.word.as_str())
             .collect();
         // Another point's word counts only as that point's lone trace: where the message says
@@ -830,7 +833,9 @@ impl Context {
         // in common makes no point near ("not sure why" names a gap in the point it is about).
         let said_part = partial && !opposed && present.len() >= 2;
         let near = !recalled && ((score >= NEAR && !present.is_empty()) || number_near || said_part);
-        let unsaid_number = unsaid_figure && !number_right;
+        // A figure in an order of growth is said by naming the order ("constant time": O(1)).
+        let same_orders = !orders.is_empty() && orders.iter().all(|o| self.message_orders.contains(o));
+        let unsaid_number = unsaid_figure && !number_right && !same_orders;
         let recalled = recalled && !unsaid_number;
         let flags = Flags {
             wrong_number,

@@ -738,3 +738,53 @@ fn a_comparison_of_the_points_two_things_the_other_way_round_is_swapped() {
     let waves = "P-waves travel faster than S-waves, so they arrive first.";
     assert!(!compared_the_other_way(waves, "the S-waves are slower than the P-waves"));
 }
+
+#[test]
+fn what_the_point_denies_is_agreed_with_by_its_opposite_or_its_denial() {
+    let offside = "A player cannot be offside in their own half.";
+    assert!(
+        !judged_on(offside, "no, if ur still on ur side of the halfway line ur automatically onside")
+            .flags
+            .opposite
+    );
+    assert!(
+        judged_on(
+            "A player is offside when nearer the goal line than the ball.",
+            "a player is onside when nearer the goal line than the ball"
+        )
+        .flags
+        .opposite
+    );
+    let nsaid = "Ibuprofen is a non-steroidal anti-inflammatory drug (NSAID).";
+    let said = judged_on(nsaid, "ibuprofen's the anti inflammatory one thats not a steroid, an nsaid");
+    assert!(!said.flags.denied && said.recalled, "{said:?}");
+}
+
+#[test]
+fn ordinals_are_no_opposites_an_order_of_growth_in_words_says_its_figure() {
+    let urban = "Pope Urban II called the First Crusade at the Council of Clermont in 1095.";
+    let said =
+        judged_on(urban, "the pope, urban the second, gave a speech at clermont in 1095 that kicked it off");
+    assert!(!said.flags.opposite, "{said:?}");
+    let hash = "A hash table gives average O(1) lookups by using a hash function to map keys to array slots.";
+    let said = judged_on(
+        hash,
+        "the key goes through a hash function that picks the slot in the array, so on average its constant time",
+    );
+    assert!(!said.flags.unsaid_number && said.recalled, "{said:?}");
+    let linear = judged_on(
+        hash,
+        "the key goes through a hash function that picks the slot in the array, so its linear time",
+    );
+    assert!(!linear.recalled, "{linear:?}");
+}
+
+#[test]
+fn a_word_for_the_same_thing_is_no_sibling_nor_is_a_filler() {
+    let smooth = "Smooth muscle in the walls of organs such as the gut contracts involuntarily.";
+    let said = judged_on(
+        smooth,
+        "the ones lining your stomach and intestines and stuff, smooth muscle, they squeeze away by themselves",
+    );
+    assert!(!said.flags.sibling, "{said:?}");
+}

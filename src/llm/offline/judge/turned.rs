@@ -36,12 +36,16 @@ pub(super) fn compared_the_other_way(point: &str, said: &str) -> bool {
 pub(super) fn says_the_opposite(point: &str, message: &[Token], said: &str) -> bool {
     let point_words = crate::text::words_spaced(point);
     let point = tokens(point);
-    let by_tokens = point.iter().any(|p| {
+    // The opposite of a word the point denies agrees with it ("onside" for "cannot be offside").
+    let by_tokens = point.iter().filter(|p| !p.negated).any(|p| {
         !message.iter().any(|m| m.same_as(p))
             && message.iter().any(|m| {
                 !m.negated
                     && (crate::text::opposite(&p.term, &m.term)
                         || (crate::text::antonyms::opposed(&p.word, &m.word)
+                            // Ordinals are numbers ("urban the second" says nothing against
+                            // "the First Crusade"), weighed as numbers.
+                            && (p.quantity.is_none() || m.quantity.is_none())
                             && !point.iter().any(|q| q.same_as(m))))
             })
     });
