@@ -115,6 +115,12 @@ fn a_swapped_pairing_is_no_recall_a_compact_answer_is() {
     assert!(swapped(point, &clause_tokens("sound is a transverse wave, while light is a longitudinal wave")));
     assert!(!swapped(point, &clause_tokens("sound is longitudinal and light is transverse")));
     assert!(!swapped(point, &clause_tokens("longitudinal for sound, transverse for light")));
+    // One clause crossed, and the other thing named at the head of another clause.
+    let tendons = "Tendons attach muscle to bone, while ligaments connect bone to bone.";
+    let crossed = "ligaments hold the muscles onto the bones and tendons hold the bones to each other";
+    assert!(swapped(tendons, &clause_tokens(crossed)));
+    let right = "tendons hold the muscles onto the bones and ligaments hold the bones to each other";
+    assert!(!swapped(tendons, &clause_tokens(right)));
     let xylem = "Xylem carries water up from the roots, while phloem transports sugars around the plant.";
     assert!(swapped(
         xylem,

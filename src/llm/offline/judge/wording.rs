@@ -199,6 +199,8 @@ pub(super) fn swapped(point: &str, message_clauses: &[Vec<Token>]) -> bool {
     // Each word of the point that only one clause has, with that clause; a clause counts only
     // with two such words (a lone "B" in "topsoil (A) lies above subsoil (B)" pairs nothing).
     let mut own: Vec<(Token, usize)> = Vec::new();
+    // And every word only one clause has, however few.
+    let mut own_any: Vec<(Token, usize)> = Vec::new();
     for (i, part) in parts.iter().enumerate() {
         let only_here: Vec<&Token> = part
             .iter()
@@ -207,24 +209,45 @@ pub(super) fn swapped(point: &str, message_clauses: &[Vec<Token>]) -> bool {
                 parts.iter().enumerate().all(|(j, other)| j == i || !other.iter().any(|o| o.same_as(k)))
             })
             .collect();
+        own_any.extend(only_here.iter().map(|k| ((*k).clone(), i)));
         if only_here.len() >= 2 {
             own.extend(only_here.into_iter().map(|k| (k.clone(), i)));
         }
     }
-    let joined = message_clauses
-        .iter()
-        .filter(|clause| {
-            let mut found: Vec<usize> = clause
-                .iter()
-                .filter(|m| !m.negated)
-                .filter_map(|m| own.iter().find(|(k, _)| k.same_as(m)).map(|(_, i)| *i))
-                .collect();
-            found.sort_unstable();
-            found.dedup();
-            found.len() >= 2
+    let found_in = |clause: &[Token], own: &[(Token, usize)]| -> Vec<usize> {
+        let mut found: Vec<usize> = clause
+            .iter()
+            .filter(|m| !m.negated)
+            .filter_map(|m| own.iter().find(|(k, _)| k.same_as(m)).map(|(_, i)| *i))
+            .collect();
+        found.sort_unstable();
+        found.dedup();
+        found
+    };
+    let joined = message_clauses.iter().filter(|clause| found_in(clause, &own).len() >= 2).count();
+    if joined >= 2 {
+        return true;
+    }
+    // Or one clause opens on one clause's subject (its first own word) with a word of another
+    // that has two of its own, while another clause of the message opens on that other's
+    // subject: the two things the point contrasts are both named, and one has the other's
+    // pairing ("ligaments hold the muscles onto the bones and tendons hold the bones to each
+    // other").
+    let subject = |i: usize| own_any.iter().find(|(_, at)| *at == i).map(|(k, _)| k);
+    let opens_on = |clause: &[Token], i: usize| {
+        clause.iter().find(|m| !m.is_generic()).zip(subject(i)).is_some_and(|(m, k)| m.same_as(k))
+    };
+    message_clauses.iter().enumerate().any(|(c, clause)| {
+        (0..parts.len()).any(|i| {
+            opens_on(clause, i)
+                && found_in(clause, &own).iter().filter(|&&j| j != i).any(|&j| {
+                    clause.iter().any(|m| {
+                        own.iter().any(|(k, at)| *at == j && k.same_as(m))
+                            && !subject(j).is_some_and(|s| s.same_as(m))
+                    }) && message_clauses.iter().enumerate().any(|(d, other)| d != c && opens_on(other, j))
+                })
         })
-        .count();
-    joined >= 2
+    })
 }
 
 /// Whether a word is a number or a code ("g2", "3rd"), which names nothing by itself.
