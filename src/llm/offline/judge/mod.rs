@@ -651,6 +651,31 @@ impl Context {
         said.contains(&true) && said.contains(&false)
     }
 
+    /// Whether a short message names one of a pair the point joins by "and" and not the
+    /// other, both of them words the learner had to supply: "constipation" for "can cause
+    /// constipation and dependence". Examples ("such as codeine and morphine") are no pair
+    /// to name.
+    fn one_of_a_pair(&self, point: &str) -> bool {
+        if self.message.len() > 4 {
+            return false;
+        }
+        let spaced = crate::text::words_spaced(&without_asides(point));
+        let words: Vec<&str> = spaced.split_whitespace().collect();
+        let said = |k: &Token| self.message.iter().any(|m| !m.negated && m.same_as(k));
+        words.iter().enumerate().filter(|(_, w)| **w == "and").any(|(i, _)| {
+            let example = words[i.saturating_sub(3)..i].windows(2).any(|w| w == ["such", "as"])
+                || words[i.saturating_sub(2)..i].iter().any(|w| matches!(*w, "like" | "including"));
+            let (Some(before), Some(after)) = (i.checked_sub(1).and_then(|b| words.get(b)), words.get(i + 1))
+            else {
+                return false;
+            };
+            let (before, after) = (tokens(before), tokens(after));
+            let (Some(a), Some(b)) = (before.first(), after.first()) else { return false };
+            let plain = |t: &Token| t.quantity.is_none() && !t.is_generic() && !self.is_given(t);
+            !example && plain(a) && plain(b) && !a.same_as(b) && said(a) != said(b)
+        })
+    }
+
     /// Whether the message asks about the point rather than says it: every sentence with a
     /// word of the point is a question ("does proofing mean the same as proving? I've seen
     /// both"), or, with none, it ends with one. "It's the mitochondria. Why do they have their
@@ -782,7 +807,9 @@ impl Context {
         // says half of "hiragana and katakana each have 46", even with both in the question).
         // So is a short answer to a question of two things that says nothing of one half of
         // the point ("Calvin" asked who led Geneva's Reformation and what he taught).
-        let partial = (self.trails_off && (score < 1.0 || opposed)) || self.half_said(&point.content);
+        let partial = (self.trails_off && (score < 1.0 || opposed))
+            || self.half_said(&point.content)
+            || self.one_of_a_pair(&point.content);
         // Or it says plainly, with no negation anywhere, what the point denies ("entropy
         // always decreases" for "never decreases").
         let affirms_denied = !self.message.iter().any(|m| m.negated)

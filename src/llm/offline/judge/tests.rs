@@ -794,3 +794,16 @@ fn a_word_for_the_same_thing_is_no_sibling_nor_is_a_filler() {
     );
     assert!(!said.flags.sibling, "{said:?}");
 }
+
+#[test]
+fn one_of_a_pair_the_learner_had_to_name_is_half_the_point_an_example_left_out_is_not() {
+    let opioids = "Opioids such as codeine and morphine can cause constipation and dependence.";
+    let asked = Some("What are the main side effects of opioids like codeine?");
+    let one = judged_among(&[opioids], asked, "they bung you right up, constipation", 0);
+    assert!(one.flags.partial && !one.recalled && one.near, "{one:?}");
+    let both = judged_among(&[opioids], asked, "constipation, and you can get dependent on them", 0);
+    assert!(!both.flags.partial, "{both:?}");
+    // "morphine" is an example, not half of what was asked.
+    let asked = Some("What can opioids cause?");
+    assert!(!judged_among(&[opioids], asked, "constipation and dependence", 0).flags.partial);
+}
