@@ -540,8 +540,13 @@ impl Context {
                 w.to_lowercase() == word && w.chars().next().is_some_and(char::is_uppercase)
             })
         };
+        // Two named ones are two people (or places) there: "kerensky led the bolsheviks" for
+        // "Lenin led the Bolsheviks".
+        let two_named = |k: &str, m: &str| nouns.names_one(k) && nouns.names_one(m) && !nouns.related(k, m);
         let replaces = |k: &str, m: &str| {
-            nouns.replaces(k, m) || (named(k) && !nouns.knows(k) && !nouns.knows(m) && !is_number_like(m))
+            nouns.replaces(k, m)
+                || two_named(k, m)
+                || (named(k) && !nouns.knows(k) && !nouns.knows(m) && !is_number_like(m))
         };
         let message = &self.message;
         let same = |a: Option<&Token>, b: Option<&&Token>| match (a, b) {

@@ -807,3 +807,15 @@ fn one_of_a_pair_the_learner_had_to_name_is_half_the_point_an_example_left_out_i
     let asked = Some("What can opioids cause?");
     assert!(!judged_among(&[opioids], asked, "constipation and dependence", 0).flags.partial);
 }
+
+#[test]
+fn another_named_person_in_the_very_place_of_the_points_is_a_sibling_the_same_one_is_not() {
+    let lenin = "Lenin led the Bolsheviks in seizing power in the October Revolution of 1917.";
+    let asked = Some("Who led the October Revolution?");
+    let other =
+        judged_among(&[lenin], asked, "kerensky led the bolsheviks when they took over in october 1917", 0);
+    assert!(other.flags.sibling && !other.recalled, "{other:?}");
+    let right =
+        judged_among(&[lenin], asked, "lenin led the bolsheviks when they took over in october 1917", 0);
+    assert!(!right.flags.sibling && right.recalled, "{right:?}");
+}
