@@ -47,7 +47,7 @@ use turned::{
     acts_backwards, compared_the_other_way, reverses, runs_backwards, says_the_opposite, turned_in_a_clause,
     turns_direction, turns_up_or_down, way,
 };
-use wording::{asked_sentences, clauses, is_number_like, proper_names, swapped, trails_off};
+use wording::{asked_sentences, clauses, is_number_like, proper_names, swapped, swapped_marks, trails_off};
 
 /// Share of a point's weight a message must carry to recall it.
 const RECALL: f64 = 0.5;
@@ -848,6 +848,7 @@ impl Context {
             || self.says_another_instead(&key)
             || self.answers_for_another(&point.id, &key);
         let swapped = swapped(&point.content, &self.message_roles)
+            || swapped_marks(&point.content, &self.said_text)
             || compared_the_other_way(&point.content, &self.said_text)
             || self.crossed_with_another(&point.id, &key);
         let denied = self.denies_by_name(&key);

@@ -819,3 +819,23 @@ fn another_named_person_in_the_very_place_of_the_points_is_a_sibling_the_same_on
         judged_among(&[lenin], asked, "lenin led the bolsheviks when they took over in october 1917", 0);
     assert!(!right.flags.sibling && right.recalled, "{right:?}");
 }
+
+#[test]
+fn halves_swapped_by_their_letters_symbols_or_numbers_are_no_recall() {
+    let regex = "In regex, * matches zero or more of the preceding item, while + matches one or more.";
+    assert!(swapped_marks(
+        regex,
+        "* matches one or more of the item before it, while + matches zero or more"
+    ));
+    assert!(!swapped_marks(regex, "* is zero or more of the thing before, + is one or more"));
+    let vitamins =
+        "Vitamins A, D, E and K are fat-soluble and can be stored in the body; B and C are water-soluble.";
+    assert!(swapped_marks(
+        vitamins,
+        "B and C are fat-soluble so the body can store them, and A, D, E and K are water-soluble."
+    ));
+    assert!(!swapped_marks(
+        vitamins,
+        "a d e and k are fat soluble so they get stored, but b and c are water soluble"
+    ));
+}

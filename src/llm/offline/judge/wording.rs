@@ -250,6 +250,60 @@ pub(super) fn swapped(point: &str, message_clauses: &[Vec<Token>]) -> bool {
     })
 }
 
+/// Whether the message swaps what the point contrasts in two halves, by its marks as well
+/// as its words: the point's halves (split at "while", "whereas", "but", ";" or ", and") each
+/// have two or more things of their own, a letter ("B and C"), a symbol ("+"), a number
+/// ("zero or more") or a word, and two halves of the message each join things of two of the
+/// point's ("* matches one or more…, while + matches zero or more"; "B and C are fat-soluble…,
+/// and A, D, E and K are water-soluble"). [`swapped`] reads words only, clause by clause.
+pub(super) fn swapped_marks(point: &str, message: &str) -> bool {
+    let things = |half: &str| -> Vec<String> {
+        let mut out: Vec<String> = role_tokens(half).into_iter().map(|t| t.term).collect();
+        let raw: Vec<&str> = half.split_whitespace().collect();
+        for (i, word) in raw.iter().enumerate() {
+            let bare =
+                word.trim_matches(|c: char| matches!(c, ',' | '.' | ';' | ':' | '(' | ')' | '"' | '\''));
+            let letter = bare.chars().count() == 1 && bare.chars().all(|c| c.is_ascii_alphabetic());
+            // "A" and "I" are words, save in a list of letters ("A, D, E and K").
+            let listed = word.ends_with(',') || raw.get(i + 1).is_some_and(|n| *n == "and");
+            let lone_word = matches!(bare, "a" | "A" | "i" | "I") && !listed;
+            let symbol = !bare.is_empty() && bare.chars().all(|c| "*+^$=<>|&%#~!".contains(c));
+            if (letter && !lone_word) || symbol {
+                out.push(format!("'{}", bare.to_lowercase()));
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    };
+    let halves = |text: &str| -> Vec<Vec<String>> {
+        let mut text = format!(" {} ", text.replace(';', " ; "));
+        for joint in [" while ", " whereas ", " but ", ", and ", " ; "] {
+            text = text.replace(joint, "\u{1}");
+        }
+        text.split('\u{1}').map(things).filter(|t| !t.is_empty()).collect()
+    };
+    let ours = halves(point);
+    if ours.len() < 2 {
+        return false;
+    }
+    let own: Vec<Vec<&String>> = ours
+        .iter()
+        .enumerate()
+        .map(|(i, half)| {
+            half.iter().filter(|t| ours.iter().enumerate().all(|(j, o)| j == i || !o.contains(t))).collect()
+        })
+        .collect();
+    if own.iter().filter(|o| o.len() >= 2).count() < 2 {
+        return false;
+    }
+    let joined = halves(message)
+        .iter()
+        .filter(|half| own.iter().filter(|o| o.len() >= 2 && o.iter().any(|t| half.contains(t))).count() >= 2)
+        .count();
+    joined >= 2
+}
+
 /// Whether a word is a number or a code ("g2", "3rd"), which names nothing by itself.
 pub(super) fn is_number_like(word: &str) -> bool {
     word.chars().any(|c| c.is_ascii_digit())
