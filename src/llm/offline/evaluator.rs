@@ -131,9 +131,11 @@ pub(super) fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> 
                 .into_iter()
                 .filter(|t| !asked.iter().any(|q| q.same_as(t)))
                 .collect();
-            // Or an answer of its own comes first, with a near miss: "the verb stays chi
-            // whoever's doing it, wo chi, ta chi… not sure about the past tense".
-            new.iter().any(|t| nearly.iter().any(|n| n.same_as(t))) || (new.len() >= 5 && !near.is_empty())
+            // Or an answer of its own comes first, with a near miss, and trails off into what
+            // escapes the learner: "the verb stays chi whoever's doing it, wo chi, ta chi… not
+            // sure what happens for the past tense though" (not "…I genuinely don't know").
+            new.iter().any(|t| nearly.iter().any(|n| n.same_as(t)))
+                || (new.len() >= 5 && !near.is_empty() && super::judge::trails_off(&brief.learner_message))
         })
     };
     // A message that says one point whole is about that point: nearness in meaning alone to

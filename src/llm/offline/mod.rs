@@ -499,6 +499,16 @@ mod tests {
         )];
         let v = evaluator(&brief, None);
         assert_eq!(v["messageKind"], "attempt", "{v}");
+        // Talk about oneself before "I genuinely don't know" gives up all the same (with the
+        // sentence model, "40s" reads near 1942: a development case holds that).
+        let mut brief = evaluator_brief(
+            "Indian independence",
+            vec![point("quit", "The Quit India movement was launched in 1942.", "")],
+            "ugh I always mix up my 40s dates, I genuinely don't know",
+        );
+        brief.recent = vec![crate::llm::Message::assistant("When was the Quit India movement launched?")];
+        let v = evaluator(&brief, None);
+        assert_eq!(v["messageKind"], "dont_know", "{v}");
     }
 
     #[test]

@@ -47,7 +47,8 @@ use turned::{
     acts_backwards, compared_the_other_way, reverses, runs_backwards, says_the_opposite, turned_in_a_clause,
     turns_direction, turns_up_or_down, way,
 };
-use wording::{asked_sentences, clauses, is_number_like, proper_names, swapped, swapped_marks, trails_off};
+pub(super) use wording::trails_off;
+use wording::{asked_sentences, clauses, is_number_like, proper_names, swapped, swapped_marks};
 
 /// Share of a point's weight a message must carry to recall it.
 const RECALL: f64 = 0.5;

@@ -39,7 +39,7 @@ fn says_gap(text: &str) -> bool {
 /// remember", "sensorimotor, preoperational and... the last one's gone"). A leading "don't
 /// know" ("no idea, but the nucleus…") is about something else, and a hedge on what was said
 /// ("…through respiration, not sure") is not a gap in it.
-pub(super) fn trails_off(message: &str) -> bool {
+pub(in crate::llm::offline) fn trails_off(message: &str) -> bool {
     let clauses: Vec<&str> = message
         .split([',', '.', ';', '!', '?', '…'])
         .flat_map(|c| c.split(" but "))
@@ -130,8 +130,36 @@ pub(super) fn named_in_full(points: &[&str], question: &str) -> Vec<Token> {
 /// don't know"): a word is left once the "don't know" and the filler around it are taken out.
 fn names_something(clause: &str) -> bool {
     const FILLER: &[&str] = &[
-        "i", "i'm", "im", "am", "and", "so", "um", "uh", "erm", "hmm", "just", "really", "tbh", "though",
-        "honestly", "totally", "about", "it", "that", "this", "to", "be", "but", "yet", "lol", "haha",
+        "i",
+        "i'm",
+        "im",
+        "am",
+        "and",
+        "so",
+        "um",
+        "uh",
+        "erm",
+        "hmm",
+        "just",
+        "really",
+        "tbh",
+        "though",
+        "honestly",
+        "totally",
+        "about",
+        "it",
+        "that",
+        "this",
+        "to",
+        "be",
+        "but",
+        "yet",
+        "lol",
+        "haha",
+        "genuinely",
+        "actually",
+        "literally",
+        "seriously",
     ];
     let mut words = crate::text::words_spaced(clause);
     for phrase in crate::text::DONT_KNOW.iter().chain(GAPS) {
