@@ -43,17 +43,39 @@ pub fn quantities(text: &str) -> Vec<&'static str> {
 /// The equations in `text`, each written without spaces ("V=IR").
 fn equations(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    let mut equation: Vec<&str> = Vec::new();
+    let mut equation: Vec<String> = Vec::new();
     let words = text.split_whitespace().map(|w| w.trim_end_matches([',', '.', ';', ':', '?', '!']));
     for word in words.chain(std::iter::once("")) {
         if !word.is_empty() && is_formula_like(word) {
-            equation.push(word);
+            equation.push(without_functions(word));
             continue;
         }
         if equation.iter().any(|w| w.contains('=')) {
             out.push(equation.concat());
         }
         equation.clear();
+    }
+    out
+}
+
+/// A word of an equation without the names of functions in it: "sin 30° = 1/2" names no
+/// displacement, "sin²θ" no displacement, current or "n".
+fn without_functions(word: &str) -> String {
+    const FUNCTIONS: &[&str] = &["sin", "cos", "tan", "sec", "csc", "cot", "log", "ln", "exp"];
+    let mut out = String::new();
+    let mut run = String::new();
+    for c in word.chars().chain(std::iter::once(' ')) {
+        if c.is_alphabetic() {
+            run.push(c);
+            continue;
+        }
+        if !FUNCTIONS.contains(&run.as_str()) {
+            out.push_str(&run);
+        }
+        run.clear();
+        if c != ' ' {
+            out.push(c);
+        }
     }
     out
 }
@@ -139,6 +161,9 @@ mod tests {
         assert_eq!(quantities("I think it's voltage over current"), Vec::<&str>::new());
         assert_eq!(quantities("so I guess V = I × R, right"), ["voltage", "volume", "current", "resistance"]);
         assert_eq!(quantities("the answer is 2 + 2 = 4"), Vec::<&str>::new());
+        // A function's name is no product of symbols.
+        assert_eq!(quantities("sin 30° = 1/2"), Vec::<&str>::new());
+        assert_eq!(quantities("sin²θ + cos²θ = 1"), Vec::<&str>::new());
     }
 
     #[test]

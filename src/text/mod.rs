@@ -129,7 +129,7 @@ fn raw_words(text: &str) -> Vec<String> {
         let digit_around =
             |j: Option<usize>| j.and_then(|j| chars.get(j)).is_some_and(|d| d.is_ascii_digit());
         let inside_number =
-            matches!(c, '.' | ',') && digit_around(i.checked_sub(1)) && digit_around(Some(i + 1));
+            matches!(c, '.' | ',' | '/') && digit_around(i.checked_sub(1)) && digit_around(Some(i + 1));
         let sign = c == '-' && current.is_empty() && digit_around(Some(i + 1));
         if c.is_alphanumeric() || c == '\'' || inside_number || sign {
             current.push(c);

@@ -186,6 +186,15 @@ fn digits(w: &str) -> Option<f64> {
     if w.is_empty() || !w.chars().any(|c| c.is_ascii_digit()) {
         return None;
     }
+    // A fraction: "1/2" is 0.5 ("0.5" says it). Only a proper one: "24/7" is no amount.
+    if let Some((top, bottom)) = w.split_once('/') {
+        let whole = |d: &str| !d.is_empty() && d.chars().all(|c| c.is_ascii_digit());
+        if !whole(top) || !whole(bottom) {
+            return None;
+        }
+        let (top, bottom) = (top.parse::<f64>().ok()?, bottom.parse::<f64>().ok()?);
+        return (top > 0.0 && top < bottom).then_some(top / bottom);
+    }
     w.parse::<f64>().ok().map(|n| n * scale).filter(|n| n.is_finite())
 }
 
@@ -195,6 +204,8 @@ pub fn read(words: &[&str]) -> Option<(f64, usize)> {
     let (negative, start) = if matches!(first, "minus" | "negative") { (true, 1) } else { (false, 0) };
     let (mut value, mut used) = if let Some(n) = words.get(start).and_then(|w| digits(w)) {
         (n, start + 1)
+    } else if let Some(value) = a_part(&words[start..]) {
+        (value, start + 2)
     } else if let Some((value, used)) = one_of_a_unit(words) {
         (value, used)
     } else {
@@ -205,12 +216,65 @@ pub fn read(words: &[&str]) -> Option<(f64, usize)> {
         value += 0.5;
         used += 3;
     }
+    // "two-thirds", "four fifths": a fraction, as "2/3" is. (Not quarters: "two quarters in a
+    // row" are half a year.)
+    let parts = |w: &str| match w.strip_suffix('s').unwrap_or(w) {
+        "third" => Some(3.0),
+        "fifth" => Some(5.0),
+        "sixth" => Some(6.0),
+        "eighth" => Some(8.0),
+        "tenth" => Some(10.0),
+        _ => None,
+    };
+    if let Some(parts) = words.get(used).and_then(|w| parts(w))
+        && value >= 1.0
+        && value < parts
+        && value.fract() == 0.0
+    {
+        value /= parts;
+        used += 1;
+    }
+    // "one in three", "1 in 10": a part, as "a third" and "1/10" are.
+    if words.get(used) == Some(&"in")
+        && let Some((whole, n)) = words
+            .get(used + 1..)
+            .and_then(|rest| rest.first().and_then(|w| digits(w)).map(|d| (d, 1)).or_else(|| spelled(rest)))
+        && value >= 1.0
+        && value < whole
+        && whole <= 1000.0
+        && value.fract() == 0.0
+        && whole.fract() == 0.0
+    {
+        value /= whole;
+        used += 1 + n;
+    }
     // "150 million", "3 thousand".
     if let Some(Word::Scale(scale)) = words.get(used).and_then(|w| word(w)) {
         value *= scale;
         used += 1;
     }
     Some((if negative { -value } else { value }, used))
+}
+
+/// "A quarter", "one third", "three quarters": a part of a whole, as "1/4", "1/3" and "3/4"
+/// are. ("Two quarters" in a row are half a year, no amount.)
+fn a_part(words: &[&str]) -> Option<f64> {
+    let (count, parts) = match words {
+        ["a" | "one", part, ..] => (
+            1.0,
+            match *part {
+                "half" => 2.0,
+                "third" => 3.0,
+                "quarter" => 4.0,
+                "fifth" => 5.0,
+                "tenth" => 10.0,
+                _ => return None,
+            },
+        ),
+        ["three", "quarters", ..] => (3.0, 4.0),
+        _ => return None,
+    };
+    Some(count / parts)
 }
 
 /// "An hour", "a day": one of the unit; "half an hour": half of it. The unit follows.
@@ -389,6 +453,21 @@ mod tests {
     fn number(text: &str) -> Option<f64> {
         let words: Vec<&str> = text.split([' ', '-']).collect();
         read(&words).map(|(n, _)| n)
+    }
+
+    #[test]
+    fn a_part_of_a_whole_is_one_amount_however_it_is_said() {
+        let third = 1.0 / 3.0;
+        for said in ["1/3", "a third", "one third", "one in three", "1 in 3"] {
+            assert_eq!(number(said), Some(third), "{said}");
+        }
+        assert_eq!(number("two-thirds"), Some(2.0 / 3.0));
+        assert_eq!(number("three quarters"), Some(0.75));
+        assert_eq!(number("1/2"), Some(0.5));
+        // Not a proper part: "24/7", "two quarters" in a row, "2 in 1990".
+        assert_eq!(number("24/7"), None);
+        assert_eq!(number("two quarters"), Some(2.0));
+        assert_eq!(number("2 in 1990"), Some(2.0));
     }
 
     #[test]
