@@ -218,15 +218,7 @@ pub fn read(words: &[&str]) -> Option<(f64, usize)> {
     }
     // "two-thirds", "four fifths": a fraction, as "2/3" is. (Not quarters: "two quarters in a
     // row" are half a year.)
-    let parts = |w: &str| match w.strip_suffix('s').unwrap_or(w) {
-        "third" => Some(3.0),
-        "fifth" => Some(5.0),
-        "sixth" => Some(6.0),
-        "eighth" => Some(8.0),
-        "tenth" => Some(10.0),
-        _ => None,
-    };
-    if let Some(parts) = words.get(used).and_then(|w| parts(w))
+    if let Some(parts) = words.get(used).and_then(|w| denominator(w.strip_suffix('s').unwrap_or(w)))
         && value >= 1.0
         && value < parts
         && value.fract() == 0.0
@@ -260,21 +252,31 @@ pub fn read(words: &[&str]) -> Option<(f64, usize)> {
 /// are. ("Two quarters" in a row are half a year, no amount.)
 fn a_part(words: &[&str]) -> Option<f64> {
     let (count, parts) = match words {
-        ["a" | "one", part, ..] => (
+        ["a" | "an" | "one", part, ..] => (
             1.0,
             match *part {
                 "half" => 2.0,
-                "third" => 3.0,
                 "quarter" => 4.0,
-                "fifth" => 5.0,
-                "tenth" => 10.0,
-                _ => return None,
+                part => denominator(part)?,
             },
         ),
         ["three", "quarters", ..] => (3.0, 4.0),
         _ => return None,
     };
     Some(count / parts)
+}
+
+/// The parts a whole is cut into, by the name of one of them: "third" is 3. (Halves and
+/// quarters are left to the caller: "two quarters" in a row are half a year, no amount.)
+fn denominator(part: &str) -> Option<f64> {
+    match part {
+        "third" => Some(3.0),
+        "fifth" => Some(5.0),
+        "sixth" => Some(6.0),
+        "eighth" => Some(8.0),
+        "tenth" => Some(10.0),
+        _ => None,
+    }
 }
 
 /// "An hour", "a day": one of the unit; "half an hour": half of it. The unit follows.
@@ -463,6 +465,7 @@ mod tests {
         }
         assert_eq!(number("two-thirds"), Some(2.0 / 3.0));
         assert_eq!(number("three quarters"), Some(0.75));
+        assert_eq!(number("an eighth"), Some(0.125));
         assert_eq!(number("1/2"), Some(0.5));
         // Not a proper part: "24/7", "two quarters" in a row, "2 in 1990".
         assert_eq!(number("24/7"), None);

@@ -350,6 +350,11 @@ impl Context {
     }
 
     /// Whether the learner was already told a word of the point.
+    /// How many unchecked points have `t` among their words (this one too, if it does).
+    fn owners(&self, t: &Token) -> usize {
+        self.others.iter().filter(|other| other.iter().any(|o| o.same_as(t))).count()
+    }
+
     fn is_given(&self, k: &Token) -> bool {
         self.given.iter().any(|g| g.same_as(k))
             || (k.word.len() >= 3
@@ -384,7 +389,7 @@ impl Context {
                 && m.quantity.is_none()
                 && !ours(m)
                 && !self.given.iter().any(|g| g.same_as(m))
-                && self.others.iter().any(|other| other.iter().any(|o| o.same_as(m)))
+                && self.owners(m) > 0
         };
         // The clause opens on the other point's word, and this point's come right after it.
         self.message_clauses.iter().any(|clause| match clause.as_slice() {
@@ -401,10 +406,9 @@ impl Context {
         if self.message_clauses.len() > 1 {
             return false;
         }
-        let owners = |t: &Token| self.others.iter().filter(|o| o.iter().any(|w| w.same_as(t))).count();
         let said = |t: &Token| self.message.iter().any(|m| !m.negated && m.same_as(t));
         let telling =
-            |t: &Token| !t.is_generic() && t.quantity.is_none() && !self.is_given(t) && owners(t) == 1;
+            |t: &Token| !t.is_generic() && t.quantity.is_none() && !self.is_given(t) && self.owners(t) == 1;
         let ours: Vec<&&Token> = key.iter().filter(|k| telling(k)).collect();
         if ours.is_empty() || ours.iter().any(|k| said(k)) {
             return false;
@@ -837,11 +841,8 @@ impl Context {
             || turned_in_a_clause(
                 &point.content,
                 &self.message_clauses,
-                |t| self.others.iter().filter(|other| other.iter().any(|o| o.same_as(t))).count() == 1,
-                |t| {
-                    !key.iter().any(|k| k.same_as(t))
-                        && self.others.iter().any(|other| other.iter().any(|o| o.same_as(t)))
-                },
+                |t| self.owners(t) == 1,
+                |t| !key.iter().any(|k| k.same_as(t)) && self.owners(t) > 0,
             )
             || runs_backwards(&point.content, &self.said_text)
             || acts_backwards(&point.content, &self.said_text);
