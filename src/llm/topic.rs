@@ -488,6 +488,128 @@ const REQUESTS: &[&[&str]] = &[
 ];
 
 /// Endings that add nothing to a topic.
+/// Asides that open a question and are no part of its topic: "hang on, is…", "sorry, was…".
+const ASIDES: &[&[&str]] = &[
+    &["hang", "on"],
+    &["hold", "on"],
+    &["sorry"],
+    &["lol"],
+    &["haha"],
+    &["tbh"],
+    &["ooh"],
+    &["ah"],
+    &["btw"],
+    &["quick", "question"],
+    &["random", "question"],
+    &["side", "question"],
+    &["out", "of", "curiosity"],
+    &["just", "wondering"],
+    &["just", "curious"],
+    &["by", "the", "way"],
+];
+
+/// Adjectives that say what a subject is ("the war | costly for Rome").
+const PREDICATES: &[&str] = &[
+    "alive",
+    "dead",
+    "true",
+    "real",
+    "big",
+    "small",
+    "tall",
+    "short",
+    "hot",
+    "cold",
+    "old",
+    "young",
+    "new",
+    "good",
+    "bad",
+    "hard",
+    "easy",
+    "strong",
+    "weak",
+    "heavy",
+    "fast",
+    "slow",
+    "rare",
+    "common",
+    "safe",
+    "important",
+    "different",
+    "same",
+    "older",
+    "bigger",
+    "smaller",
+    "larger",
+    "faster",
+    "slower",
+    "better",
+    "worse",
+    "possible",
+    "necessary",
+    "sure",
+    "able",
+    "enough",
+    "right",
+    "wrong",
+    "free",
+    "full",
+    "empty",
+    "natural",
+    "normal",
+    "legal",
+    "illegal",
+    "constant",
+    "useful",
+    "harmful",
+    "likely",
+    "unlikely",
+];
+
+/// Whether a word reads as an adjective by its ending ("visible", "useless", "poisonous").
+fn described(word: &str) -> bool {
+    let lower = word.to_lowercase();
+    lower.len() > 5 && ["ible", "able", "ful", "less", "ous", "ive"].iter().any(|end| lower.ends_with(end))
+}
+
+/// Auxiliaries that open a yes-no question ("is Pluto a planet", "can octopuses…").
+const AUXILIARIES: &[&str] = &[
+    "is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "can", "could", "would", "should",
+    "will", "might", "may", "must",
+];
+
+/// Words a yes-no question's subject can be on its own ("is there…", "has anyone…").
+const PRONOUNS: &[&str] = &[
+    "it",
+    "there",
+    "they",
+    "we",
+    "you",
+    "he",
+    "she",
+    "anyone",
+    "anybody",
+    "someone",
+    "somebody",
+    "anything",
+    "something",
+    "everyone",
+    "everybody",
+    "everything",
+    "nobody",
+    "nothing",
+    "people",
+];
+
+/// Words that end a noun phrase: small adverbs and prepositions ("the heart | actually…",
+/// "viruses | in…"). "Of" is not among them ("the speed of light").
+const AFTER_SUBJECT: &[&str] = &[
+    "still", "really", "actually", "ever", "always", "just", "even", "also", "already", "usually", "only",
+    "never", "once", "so", "too", "very", "in", "on", "at", "by", "for", "from", "with", "into", "as",
+    "than", "like", "without", "to", "a", "an", "the", "not", "that", "who", "which",
+];
+
 const TAILS: &[&[&str]] = &[&["in", "the", "first", "place"], &["anyway"], &["though"], &["again"]];
 
 fn is_verb(word: &str) -> bool {
@@ -498,6 +620,57 @@ fn is_verb(word: &str) -> bool {
 /// Whether `word` (a comma after it aside) is one of `list`.
 fn is(word: &str, list: &[&str]) -> bool {
     list.contains(&word.trim_end_matches(',').to_lowercase().as_str())
+}
+
+fn asks_yes_or_no(word: &str) -> bool {
+    is(word, AUXILIARIES)
+}
+
+/// Where the subject of a yes-no question ends, the auxiliary taken off: a pronoun, a name,
+/// or a noun phrase up to a verb, a small adverb, a preposition or the last word ("the
+/// heart | counted as…", "Pluto | still a planet", "viruses | alive").
+fn subject_end(tail: &[&str]) -> Option<usize> {
+    let first = tail.first()?;
+    if tail.len() < 2 {
+        return None;
+    }
+    if is(first, PRONOUNS) {
+        return Some(1);
+    }
+    let named = |w: &str| w.chars().next().is_some_and(char::is_uppercase) && w != "I";
+    if named(first) {
+        let run = tail.iter().take_while(|w| named(w) && !w.ends_with(',')).count();
+        return Some(run.min(tail.len() - 1));
+    }
+    let verb_like = |w: &str| {
+        let lower = w.to_lowercase();
+        is_verb(w)
+            || is(w, AUXILIARIES)
+            || is(w, &["be", "been", "being"])
+            || IRREGULAR.iter().any(|(_, past)| *past == lower)
+            || lower.ends_with("ed")
+            || lower.ends_with("ing")
+    };
+    let start = usize::from(is(first, FUNCTION_WORDS) && !is(first, &["of", "to", "in", "on", "at", "by"]));
+    let mut end = start + 1;
+    if end >= tail.len() {
+        // "is that true": the determiner stands alone.
+        return Some(start.max(1));
+    }
+    if start == 1 && named(tail[1]) {
+        // "the Great Wall | visible from space".
+        let run = tail[1..].iter().take_while(|w| named(w) && !w.ends_with(',')).count();
+        return Some((1 + run).min(tail.len() - 1));
+    }
+    let ends_it = |w: &str| verb_like(w) || is(w, AFTER_SUBJECT) || is(w, PREDICATES) || described(w);
+    // The word after "of" is a noun ("the speed of light").
+    while end < tail.len() - 1
+        && (is(tail[end - 1], &["of"]) || !ends_it(tail[end]))
+        && !tail[end - 1].ends_with(',')
+    {
+        end += 1;
+    }
+    Some(end)
 }
 
 fn past(verb: &str) -> String {
@@ -613,8 +786,7 @@ fn question(message: &str) -> Vec<String> {
     let clauses: Vec<&str> = sentence.split(',').collect();
     let asking = clauses.iter().position(|c| {
         let first = c.split_whitespace().next().unwrap_or_default().to_lowercase();
-        is(&first, WH)
-            || matches!(first.as_str(), "do" | "does" | "did" | "tell" | "i" | "i'm" | "can" | "could")
+        is(&first, WH) || asks_yes_or_no(&first) || matches!(first.as_str(), "tell" | "i" | "i'm")
     });
     let mut asked: &[&str] = asking.map_or(&clauses[..], |i| &clauses[i..]);
     // "I'm curious about endosymbiosis — how did…": what they are curious about is the topic.
@@ -641,8 +813,23 @@ fn question(message: &str) -> Vec<String> {
         .map(|w| w.trim_start_matches(',').to_string())
         .filter(|w| !w.trim_end_matches(',').is_empty() && !is(w, HEDGES))
         .collect();
-    while words.first().is_some_and(|w| is(w, FILLERS)) {
-        words.remove(0);
+    loop {
+        if words.first().is_some_and(|w| is(w, FILLERS)) {
+            words.remove(0);
+        } else if let Some(aside) = ASIDES.iter().find(|aside| {
+            words.len() > aside.len() && words.iter().zip(aside.iter()).all(|(w, a)| is(w, &[a]))
+        }) {
+            words.drain(..aside.len());
+        } else {
+            break;
+        }
+    }
+    // "random question but are viruses alive": what comes before "but" and a question is an
+    // aside.
+    if let Some(but) = words.iter().take(5).position(|w| is(w, &["but"]))
+        && words.get(but + 1).is_some_and(|w| is(w, WH) || asks_yes_or_no(w))
+    {
+        words.drain(..=but);
     }
     if let Some(last) = words.last_mut() {
         last.truncate(last.trim_end_matches(',').len());
@@ -678,10 +865,14 @@ pub fn topic_of(message: &str) -> String {
         rest(3)
     } else if starts(&["is", "it", "true", "that"]) {
         rest(4)
-    } else if starts(&["i", "wonder"]) {
-        match lower.get(2).map(String::as_str) {
-            Some("if" | "whether") => format!("whether {}", rest(3)),
-            Some(_) => rest(2),
+    } else if let Some(k) = (lower.len() > 1 && is(&lower[0], &["i", "i've", "i'm"]))
+        .then(|| (1..lower.len().min(4)).find(|&k| lower[k].starts_with("wonder")))
+        .flatten()
+    {
+        // "I wonder if…", "I've always wondered why…", "I was wondering how…".
+        match lower.get(k + 1).map(String::as_str) {
+            Some("if" | "whether") => format!("whether {}", rest(k + 2)),
+            Some(_) => topic_of(&rest(k + 1)),
             None => String::new(),
         }
     } else if lower.len() >= 3 && is(&lower[0], WH) && matches!(lower[1].as_str(), "did" | "do" | "does") {
@@ -707,8 +898,17 @@ pub fn topic_of(message: &str) -> String {
         // "do other animals have four chambers" → "whether other animals have four chambers"
         match without_do(&lower[0], &words[1..]) {
             Some(tail) => format!("whether {tail}"),
+            // "do fish sleep": the verb keeps its form after "do", known or not.
+            None if lower[0] == "do" => format!("whether {}", rest(1)),
             None => words.join(" ").to_lowercase(),
         }
+    } else if let Some(end) = (lower.len() >= 3 && asks_yes_or_no(&lower[0]))
+        .then(|| subject_end(&words[1..].iter().map(String::as_str).collect::<Vec<_>>()))
+        .flatten()
+    {
+        // "is Pluto still a planet" → "whether Pluto is still a planet"; "can octopuses change
+        // colour" → "whether octopuses can change colour".
+        format!("whether {} {} {}", words[1..=end].join(" "), lower[0], words[end + 1..].join(" "))
     } else if lower.len() >= 3 && is(&lower[0], WH) && (is(&lower[1], MODALS) || is(&lower[1], BE)) {
         // "why was Caesar assassinated" → "why Caesar was assassinated";
         // "how could the Republic last" → "how the Republic could last"
@@ -929,9 +1129,19 @@ fn headline<'a>(words: &[&'a str]) -> Vec<&'a str> {
 
 /// The first four words, less any that would leave the label open at its end.
 fn trimmed<'a>(words: &[&'a str]) -> Vec<&'a str> {
+    let open = |w: &&str| is(w, FUNCTION_WORDS) || is(w, OPENERS);
     let mut label: Vec<&str> = words.iter().take(4).copied().collect();
-    while label.len() > 2 && label.last().is_some_and(|w| is(w, FUNCTION_WORDS) || is(w, OPENERS)) {
+    while label.len() > 2 && label.last().is_some_and(|w| open(w) || is(w, AUXILIARIES)) {
         label.pop();
+    }
+    // "DNA is | in every cell": without its auxiliary the phrase closes ("DNA in every cell").
+    let plain: Vec<&str> = words.iter().copied().filter(|w| !is(w, AUXILIARIES)).collect();
+    if label.last().is_some_and(|w| is(w, AUXILIARIES))
+        && plain.len() + 1 == words.len()
+        && (2..=4).contains(&plain.len())
+        && !plain.last().is_some_and(open)
+    {
+        return plain;
     }
     label
 }
@@ -946,6 +1156,10 @@ fn ends_phrase(words: &[&str], i: usize) -> bool {
         return false;
     }
     let Some(next) = words.get(i + 1) else { return true };
+    // "DNA is | in every cell": an auxiliary leaves its phrase open.
+    if is(word, AUXILIARIES) {
+        return false;
+    }
     if word.ends_with(',') || is(next, CLOSING_ADVERBS) {
         true
     } else if is(next, &["to"]) {
@@ -989,6 +1203,39 @@ mod tests {
             ("Tell me about the Gracchi brothers", "the Gracchi brothers"),
             ("Hmm, what if Pompey had won?", "what if Pompey had won"),
             ("Why is there a bulge on the far side too?", "why there is a bulge on the far side too"),
+            // A yes-no question asks whether; its auxiliary goes back after the subject.
+            ("oh wait, is Pluto still a planet?", "whether Pluto is still a planet"),
+            ("Is the appendix actually useless?", "whether the appendix is useless"),
+            ("Was the Great Wall visible from space?", "whether the Great Wall was visible from space"),
+            (
+                "so was the speed of light constant back then?",
+                "whether the speed of light was constant back then",
+            ),
+            (
+                "Has anyone ever climbed Everest without oxygen?",
+                "whether anyone has ever climbed Everest without oxygen",
+            ),
+            (
+                "hmm, could a human survive on Mars without a suit?",
+                "whether a human could survive on Mars without a suit",
+            ),
+            (
+                "Are there any animals that don't need oxygen?",
+                "whether there are any animals that don't need oxygen",
+            ),
+            // Asides before the question are no part of it.
+            (
+                "hang on, is the heart actually counted as a muscle or an organ",
+                "whether the heart is counted as a muscle or an organ",
+            ),
+            ("random question but are viruses alive?", "whether viruses are alive"),
+            ("lol ok but do fish sleep?", "whether fish sleep"),
+            (
+                "out of curiosity, were the pyramids built by slaves?",
+                "whether the pyramids were built by slaves",
+            ),
+            ("tbh I always wondered why flamingos are pink", "why flamingos are pink"),
+            ("I've always wondered, why is the sky blue?", "why the sky is blue"),
             ("Why is the far side bulging too?", "why the far side is bulging too"),
             ("Why is Saturn so light if it is so big?", "why Saturn is so light if it is so big"),
             ("Why is ice less dense than water?", "why ice is less dense than water"),
@@ -1113,6 +1360,8 @@ mod tests {
             ("how long planetary rings last", "How long rings last"),
             ("how many moons Jupiter has", "How many moons"),
             ("how far the Moon is", "How far Moon is"),
+            // Never left on an auxiliary.
+            ("whether DNA is in every cell", "DNA in every cell"),
         ];
         for (topic, label) in cases {
             assert_eq!(label_of(topic), label, "{topic}");
