@@ -92,10 +92,10 @@ pub struct TutorPlan {
 
 impl TutorPlan {
     /// Notes whether the learner's message nearly recalled the point under discussion
-    /// (`near`: the ids of the points it nearly recalled).
-    pub fn note_close<'a>(&mut self, mut near: impl Iterator<Item = &'a String>) {
+    /// (`near`: the points it nearly recalled, by id, each with the evaluator's feedback).
+    pub fn note_close<'a>(&mut self, mut near: impl Iterator<Item = &'a (String, String)>) {
         if let Some(focus) = self.focus.as_mut() {
-            focus.close = near.any(|id| *id == focus.point.id);
+            focus.close = near.find(|(id, _)| *id == focus.point.id).map(|(_, feedback)| feedback.clone());
         }
     }
 }

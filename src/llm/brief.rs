@@ -152,9 +152,9 @@ pub struct Focus {
     pub revisit: bool,
     /// The learner's notes linked to it, for another angle.
     pub notes: Vec<ResourceBrief>,
-    /// The learner's latest message nearly recalled it (what was close is on the page
-    /// already, in the near miss's own words).
-    pub close: bool,
+    /// The learner's latest message nearly recalled it: the evaluator's word on what was
+    /// close and what was off (on the page already, as the near miss's feedback).
+    pub close: Option<String>,
 }
 
 #[derive(Clone, Debug)]

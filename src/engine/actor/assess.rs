@@ -119,7 +119,7 @@ impl Actor {
         if let Some(plan) = plan {
             let mut next = self.plan_after(&self.session.struggles, &step, &just);
             next.asked = evaluation.kind == MessageKind::Question && just.is_empty();
-            next.note_close(near.iter().map(|(id, _)| id));
+            next.note_close(near.iter());
             // The last recall is answered by the overlay, not by the tutor.
             next.silent = overlay.is_some();
             let _ = plan.send(next);
@@ -164,11 +164,12 @@ impl Actor {
             }
         }
         let mut struggles = session.struggles.clone();
-        let mut near: Vec<&String> = Vec::new();
-        for (point_id, _) in &evaluation.near_misses {
-            if known(point_id) && !just.contains(point_id) && !near.contains(&point_id) {
+        let mut near: Vec<&(String, String)> = Vec::new();
+        for miss in &evaluation.near_misses {
+            let point_id = &miss.0;
+            if known(point_id) && !just.contains(point_id) && !near.iter().any(|(id, _)| id == point_id) {
                 struggles.entry(point_id.clone()).or_default().near_misses += 1;
-                near.push(point_id);
+                near.push(miss);
             }
         }
         let pending: Vec<_> = session.pending().into_iter().filter(|p| !just.contains(&p.id)).collect();

@@ -214,6 +214,13 @@ fn focus_lines(focus: &Focus) -> String {
         focus.rung,
         instruction(focus.rung),
     );
+    if let Some(close) = &focus.close {
+        text.push_str(&format!(
+            "The learner's latest message nearly recalled it ({}): say what was right, and ask for what is \
+             off or missing without giving it.\n",
+            close.trim()
+        ));
+    }
     if focus.revisit {
         text.push_str("Its answer was given earlier in the session; ask for it again, fresh, as if new.\n");
     }
@@ -352,7 +359,7 @@ mod tests {
                 attempts: 2,
                 revisit: false,
                 notes: vec![],
-                close: false,
+                close: None,
             }),
             just_recalled: vec![],
             set_aside: None,

@@ -96,7 +96,7 @@ impl LiveSession {
                 attempts: struggle.attempts,
                 revisit,
                 notes: self.notes_for(&point.id),
-                close: false,
+                close: None,
             }
         });
         // Points the learner has not tried: the tutor's reply must not give them away.

@@ -84,7 +84,9 @@ pub(super) fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> 
             let flags = &verdict.flags;
             let off = if flags.wrong_number {
                 Some("a number is off")
-            } else if flags.sibling || flags.another_point || flags.opposite || flags.swapped {
+            } else if flags.swapped {
+                Some(super::WRONG_WAY_ROUND)
+            } else if flags.sibling || flags.another_point || flags.opposite {
                 Some("a detail is off")
             } else if flags.unsaid_number {
                 Some("its figure is missing")

@@ -90,6 +90,10 @@ impl Offline {
 /// three or four are under way, so only a burst far beyond a study group's reaches this.
 const MODEL_PASSES: usize = 8;
 
+/// How the evaluator's feedback says that two things were swapped, and how the tutor knows it
+/// ("Right about ligaments, tendons, but they are the wrong way round.").
+const WRONG_WAY_ROUND: &str = "they are the wrong way round";
+
 /// One pass of the model under way, counted until dropped.
 struct Pass(Arc<AtomicUsize>);
 
@@ -535,7 +539,7 @@ mod tests {
             review: vec![],
             moment: TutorMoment::Reply,
             pending: vec![point.clone()],
-            focus: Some(Focus { point, rung, attempts: 1, revisit: false, notes: vec![], close: false }),
+            focus: Some(Focus { point, rung, attempts: 1, revisit: false, notes: vec![], close: None }),
             just_recalled: vec![],
             set_aside: None,
             observation: None,
@@ -623,13 +627,13 @@ mod tests {
     fn a_near_miss_is_asked_for_the_rest_and_a_wrong_try_hears_not_quite() {
         let mut brief = brief_at(Rung::Angle, "they make ATP", None);
         if let Some(focus) = brief.focus.as_mut() {
-            focus.close = true;
+            focus.close = Some("Right about ATP.".into());
         }
         let close = tutor(&brief);
         // Near only in kind, with nothing of the point beyond the question: not "close".
         let mut kin = brief_at(Rung::Angle, "the ribosomes of the cell", None);
         if let Some(focus) = kin.focus.as_mut() {
-            focus.close = true;
+            focus.close = Some("Right about ATP.".into());
         }
         let kin = tutor(&kin);
         assert!(kin.starts_with("Not quite."), "{kin}");
@@ -646,6 +650,28 @@ mod tests {
         assert!(wrong.starts_with("Not quite."), "{wrong}");
         let idk = reply_at(Rung::Angle, "I don't know", None);
         assert!(idk.starts_with("That's all right."), "{idk}");
+    }
+
+    #[test]
+    fn two_things_swapped_are_told_so_and_asked_which_way_round_they_go() {
+        with_wordnet();
+        let brief = evaluator_brief(
+            "Muscles",
+            vec![point("t", "Tendons attach muscle to bone, while ligaments connect bone to bone.", "")],
+            "ligaments hold the muscles onto the bones and tendons hold the bones to each other",
+        );
+        let v = evaluator(&brief, None);
+        assert_eq!(v["recalled"].as_array().map(Vec::len), Some(0), "{v}");
+        let feedback = v["nearMisses"][0]["feedback"].as_str().unwrap_or_default();
+        assert!(feedback.ends_with("but they are the wrong way round."), "{v}");
+        let mut brief = brief_at(Rung::Angle, "ATP is what produces the mitochondria", None);
+        if let Some(focus) = brief.focus.as_mut() {
+            focus.close = Some(format!("Right about ATP, mitochondria, but {WRONG_WAY_ROUND}."));
+        }
+        let reply = tutor(&brief);
+        assert!(reply.starts_with("Close."), "{reply}");
+        assert!(!reply.contains("What else belongs"), "{reply}");
+        assert!(reply.contains("way round") || reply.contains("goes with which"), "{reply}");
     }
 
     #[test]
@@ -736,7 +762,7 @@ mod tests {
                     attempts: 0,
                     revisit: false,
                     notes: vec![],
-                    close: false,
+                    close: None,
                 }),
                 just_recalled: vec![],
                 set_aside: None,
@@ -793,7 +819,7 @@ mod tests {
             let point = point("m", content, cue);
             brief.pending = vec![point.clone()];
             brief.focus =
-                Some(Focus { point, rung, attempts: 1, revisit: false, notes: vec![], close: false });
+                Some(Focus { point, rung, attempts: 1, revisit: false, notes: vec![], close: None });
             tutor(&brief)
         };
         let at = |rung: Rung, content: &str, cue: &str| said_at(rung, content, cue, "no idea");

@@ -170,7 +170,10 @@ pub(super) fn tutor(brief: &TutorBrief) -> String {
     }
     // A near miss is "close" to the learner only when it said some of the point beyond the
     // question: "Saturn" for the biggest planet is near in kind, but nothing of it is right.
-    let close = focus.close && adds_to_question(message, &focus.point.content, &cue(&focus.point, set));
+    let close =
+        focus.close.is_some() && adds_to_question(message, &focus.point.content, &cue(&focus.point, set));
+    // Close but swapped: which way round they go is what to ask, not what else belongs.
+    let swapped = close && focus.close.as_deref().is_some_and(|said| said.contains(super::WRONG_WAY_ROUND));
     let leads: Vec<String> = match brief.moment {
         TutorMoment::Opening => vec![match &brief.recap {
             Some(recap) => format!("{} Let's see what has stayed with you.", last_time(recap, set)),
@@ -265,7 +268,13 @@ pub(super) fn tutor(brief: &TutorBrief) -> String {
             "What in these notes fits here?",
             "Which part of these notes answers the question?",
         ];
+        let round = [
+            "Which way round do they go?",
+            "Which goes with which?",
+            "Can you put them the right way round?",
+        ];
         let question = match (focus.rung, close, &look) {
+            (Rung::Angle, true, _) if swapped => round[variant % 3].to_string(),
             (Rung::Angle, true, _) => rest[variant % 3].to_string(),
             (Rung::Angle, false, Some(_)) => on_show[variant % 3].to_string(),
             _ => ask(focus, set, variant, message),
