@@ -675,6 +675,17 @@ mod tests {
     }
 
     #[test]
+    fn a_nudge_towards_a_figure_gives_its_length_not_its_first_digits() {
+        let mut brief = brief_at(Rung::Nudge, "sin of something is a half", None);
+        if let Some(focus) = brief.focus.as_mut() {
+            focus.point = point("s", "sin 30° = 1/2", "Which angle has a sine of one half?");
+        }
+        let reply = tutor(&brief);
+        assert!(!reply.contains("\"30") && !reply.contains("\"3"), "{reply}");
+        assert!(reply.contains("2 digits"), "{reply}");
+    }
+
+    #[test]
     fn a_note_on_show_is_named_once() {
         let mut brief = brief_at(Rung::Angle, "no idea", None);
         let note =

@@ -530,13 +530,27 @@ pub(super) fn ask(focus: &Focus, set: &str, variant: usize, said: &str) -> Strin
             // "largest" beside the question's "biggest").
             let named =
                 |w: &&&String| w.chars().next().is_some_and(char::is_uppercase) && w.chars().count() >= 5;
+            let figure = |w: &&&String| w.chars().any(|c| c.is_ascii_digit());
+            let number = unsaid.iter().find(figure);
             match unsaid
                 .iter()
                 .filter(telling)
                 .max_by_key(|w| (named(w), w.chars().count()))
-                .or_else(|| unsaid.iter().max_by_key(|w| w.chars().count()))
+                .or_else(|| unsaid.iter().filter(|w| !figure(w)).max_by_key(|w| w.chars().count()))
                 .copied()
             {
+                // Only a figure is left unsaid: its first digits would be most of it, so the
+                // nudge says how long it is.
+                None if let Some(number) = number => {
+                    let digits = number.chars().filter(char::is_ascii_digit).count();
+                    let long = if digits == 1 { "a single digit".to_string() } else { format!("{digits} digits") };
+                    [
+                        format!("A nudge: what is missing is a number of {long}. Which is it?"),
+                        format!("Here is a start: it comes down to a figure of {long}. Which one?"),
+                        format!("Think of the number it needs, {long} long. What is it?"),
+                    ][variant % 3]
+                        .clone()
+                }
                 Some(word) => {
                     let start: String = word.chars().take(2).collect();
                     [
