@@ -816,6 +816,11 @@ mod tests {
         assert!(nudge.contains("starts with \"pr\""), "{nudge}");
         let gaps = reply_at(Rung::Gaps, "no", None);
         assert!(gaps.contains('_') && !gaps.contains("Mitochondria"), "{gaps}");
+        assert!(gaps.contains("gaps") || gaps.contains("blanks"), "two gaps: {gaps}");
+        // One gap is one gap.
+        let one = reply_at(Rung::Gaps, "Mitochondria make energy", None);
+        assert!(one.contains("the gap") || one.contains("the blank"), "{one}");
+        assert!(!one.contains("gaps") && !one.contains("blanks"), "{one}");
         let answer = reply_at(Rung::Answer, "no", None);
         assert!(answer.contains("Mitochondria produce ATP.") && answer.contains("own words"), "{answer}");
         for rung in [Rung::Cue, Rung::Angle, Rung::Nudge, Rung::Gaps, Rung::Answer] {

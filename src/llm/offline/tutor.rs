@@ -573,10 +573,14 @@ pub(super) fn ask(focus: &Focus, set: &str, variant: usize, said: &str) -> Strin
         }
         Rung::Gaps => {
             let masked = masked(point.content.trim().trim_end_matches('.'), said);
+            let (gaps, blanks) = match masked.split_whitespace().filter(|t| t.contains("\\_")).count() {
+                1 => ("gap", "blank"),
+                _ => ("gaps", "blanks"),
+            };
             [
-                format!("Part of it: \"{masked}\". What fills the gaps?"),
-                format!("Fill in the gaps: \"{masked}\""),
-                format!("Here is its shape: \"{masked}\". What goes in the blanks?"),
+                format!("Part of it: \"{masked}\". What fills the {gaps}?"),
+                format!("Fill in the {gaps}: \"{masked}\""),
+                format!("Here is its shape: \"{masked}\". What goes in the {blanks}?"),
             ][variant % 3]
                 .clone()
         }
