@@ -146,6 +146,17 @@ const SMALL_TALK: &[&str] = &[
     "right", "thanks", "thank", "you", "cheers", "so", "much",
 ];
 
+/// A sound of thinking, however long it is drawn out ("umm", "uhhh", "errm", "hmmm"): no try.
+fn hesitates(word: &str) -> bool {
+    let mut sound = String::new();
+    for c in word.chars() {
+        if !sound.ends_with(c) {
+            sound.push(c);
+        }
+    }
+    matches!(sound.as_str(), "um" | "uh" | "uhm" | "hm" | "erm" | "er" | "ah" | "eh")
+}
+
 /// What a message is, when it recalled and nearly recalled nothing: "I don't know" (or asking
 /// for help), a question to the tutor, small talk, or an attempt (the rest, guesses included:
 /// "is it the ribosome?" and "is that the one with three flaps?" offer an answer).
@@ -157,7 +168,7 @@ pub fn kind_of(message: &str) -> MessageKind {
         return MessageKind::DontKnow;
     }
     if words.is_empty()
-        || words.iter().all(|w| SMALL_TALK.contains(w))
+        || words.iter().all(|w| SMALL_TALK.contains(w) || hesitates(w))
         || SESSION_TALK.iter().any(|p| lower.contains(&format!(" {p}")))
         || (!message.contains('?') && AN_ASIDE.iter().any(|p| lower.contains(&format!(" {p} "))))
         || ABOUT_THE_TUTOR.iter().any(|p| lower.contains(&format!(" {p} ")))
@@ -283,6 +294,9 @@ mod tests {
             ("quick q first — is a string mutable in python?", MessageKind::Question),
             ("sorry my cat just walked across the keyboard", MessageKind::SmallTalk),
             ("haha hang on, grabbing a coffee", MessageKind::SmallTalk),
+            ("umm", MessageKind::SmallTalk),
+            ("uhhh hmmm", MessageKind::SmallTalk),
+            ("errm", MessageKind::SmallTalk),
             ("sorry what's HEAD again, is that a command?", MessageKind::Question),
             ("idk", MessageKind::DontKnow),
             ("Jupiter, I think", MessageKind::Attempt),
