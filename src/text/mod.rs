@@ -7,6 +7,7 @@ pub mod cues;
 pub mod equations;
 pub mod growth;
 pub mod html;
+pub mod initials;
 pub mod kinship;
 mod lexicon;
 pub mod numbers;

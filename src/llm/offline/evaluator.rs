@@ -202,7 +202,8 @@ pub(super) fn ride_on_another(points: &[PointBrief], verdicts: &mut [super::judg
 }
 
 /// The message with its chat shorthand written out, but for the short forms the points and
-/// the tutor use themselves ("r" of a formula, "def" of Python).
+/// the tutor use themselves ("r" of a formula, "def" of Python), and the points' names it
+/// gives by their initials spelt out ("fdr" is Franklin D Roosevelt).
 fn written_out(brief: &EvaluatorBrief) -> std::borrow::Cow<'_, str> {
     let notes: std::collections::HashSet<String> = brief
         .unchecked
@@ -216,7 +217,13 @@ fn written_out(brief: &EvaluatorBrief) -> std::borrow::Cow<'_, str> {
         })
         .map(|w| w.trim_end_matches(['.', '?', '!']).to_lowercase())
         .collect();
-    crate::text::shorthand::expand(&brief.learner_message, |w| notes.contains(w))
+    let expanded = crate::text::shorthand::expand(&brief.learner_message, |w| notes.contains(w));
+    // "fdr", "ccc": a name of the points' by its initials.
+    let names = crate::text::initials::names(brief.unchecked.iter().map(|p| p.content.as_str()));
+    match crate::text::initials::spell_out(&expanded, &names, |w| notes.contains(w)) {
+        std::borrow::Cow::Borrowed(_) => expanded,
+        std::borrow::Cow::Owned(spelt) => std::borrow::Cow::Owned(spelt),
+    }
 }
 
 /// How sure a recall that took what came before the message is (two tries, or gaps filled):
