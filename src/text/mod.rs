@@ -406,6 +406,7 @@ pub const DONT_KNOW: &[&str] = &[
     "thats gone",
     "that one's gone",
     "that ones gone",
+    "nope gone",
     "i'm stuck",
     "im stuck",
     "pass",

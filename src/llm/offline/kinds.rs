@@ -57,6 +57,9 @@ const AN_ASIDE: &[&str] = &[
     "my head hurts",
     "hurts my brain",
     "hurts my head",
+    "this set is",
+    "find hardest",
+    "blur together",
 ];
 
 /// Questions about the tutor itself, not the subject: small talk ("are you a Wimbledon
@@ -137,7 +140,14 @@ const HELP: &[&str] = &[
     "just tell me",
     "blank",
     "can't define",
-    "stuck",
+    "bit stuck",
+    "really stuck",
+    "totally stuck",
+    "so stuck",
+    "am stuck",
+    "stuck here",
+    "stuck on this",
+    "stuck on it",
 ];
 
 /// Words that say nothing on their own.
@@ -164,7 +174,11 @@ pub fn kind_of(message: &str) -> MessageKind {
     let lower = format!(" {} ", message.trim().to_lowercase().replace('’', "'"));
     let words: Vec<&str> =
         lower.split(|c: char| !(c.is_alphanumeric() || c == '\'')).filter(|w| !w.is_empty()).collect();
-    if crate::text::is_dont_know(message) || HELP.iter().any(|p| lower.contains(p)) {
+    // Whole words: "a blanket of snow" asks for no help, nor do "legs stuck together".
+    let spaced = format!(" {} ", words.join(" "));
+    let asks_help =
+        HELP.iter().any(|p| spaced.contains(&format!(" {p} ")) || spaced.contains(&format!(" {p}s ")));
+    if crate::text::is_dont_know(message) || asks_help {
         return MessageKind::DontKnow;
     }
     if words.is_empty()
@@ -295,6 +309,12 @@ mod tests {
             ("sorry my cat just walked across the keyboard", MessageKind::SmallTalk),
             ("haha hang on, grabbing a coffee", MessageKind::SmallTalk),
             ("umm", MessageKind::SmallTalk),
+            ("ok this set is way more interesting than i expected ngl", MessageKind::SmallTalk),
+            ("i literally knew this yesterday... nope, gone", MessageKind::DontKnow),
+            ("i'm a bit stuck on this one", MessageKind::DontKnow),
+            ("any hints?", MessageKind::DontKnow),
+            ("the barb gets stuck in your skin", MessageKind::Attempt),
+            ("a blanket of cold air", MessageKind::Attempt),
             ("uhhh hmmm", MessageKind::SmallTalk),
             ("errm", MessageKind::SmallTalk),
             ("sorry what's HEAD again, is that a command?", MessageKind::Question),
