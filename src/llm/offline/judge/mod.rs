@@ -430,7 +430,7 @@ impl Context {
     /// it, then went on). Unless the question names the other point's subject
     /// ("Michelangelo"), it also reads nearer that point than this one to the sentence model,
     /// where there is one.
-    fn answers_for_another(&self, id: &str, key: &[&Token]) -> bool {
+    fn answers_for_another(&self, id: &str, content: &str, key: &[&Token]) -> bool {
         let has = |words: &[&Token], t: &Token| words.iter().any(|w| w.same_as(t));
         let telling = |t: &Token| !t.negated && !t.is_generic() && t.quantity.is_none();
         let named = |t: &Token| self.named.iter().any(|n| n.same_as(t));
@@ -439,10 +439,19 @@ impl Context {
             return false;
         };
         let short = self.message.len() <= SHORT_ANSWER;
+        // "locke! … natural rights": a message that opens on this point's own name leaves
+        // nothing to the question ("he painted the Mona Lisa" does).
+        let names_ours = self.message.first().is_some_and(|first| {
+            !first.negated
+                && proper_names(content)
+                    .iter()
+                    .any(|name| self.owners(name) == 1 && !has(&asked, name) && first.same_as(name))
+        });
         if !short
             || asked.is_empty()
             || has(&asked, subject)
             || self.message.iter().any(|m| m.same_as(subject))
+            || names_ours
         {
             return false;
         }
@@ -848,7 +857,7 @@ impl Context {
             || acts_backwards(&point.content, &self.said_text);
         let another_point = self.names_another_subject(&key)
             || self.says_another_instead(&key)
-            || self.answers_for_another(&point.id, &key);
+            || self.answers_for_another(&point.id, &point.content, &key);
         let swapped = swapped(&point.content, &self.message_roles)
             || swapped_marks(&point.content, &self.said_text)
             || compared_the_other_way(&point.content, &self.said_text)

@@ -839,3 +839,27 @@ fn halves_swapped_by_their_letters_symbols_or_numbers_are_no_recall() {
         "a d e and k are fat soluble so they get stored, but b and c are water soluble"
     ));
 }
+
+#[test]
+fn a_message_that_opens_on_its_own_points_name_answers_for_no_other() {
+    let thinkers = [
+        "John Locke argued that people have natural rights to life, liberty and property.",
+        "Kant summed up the Enlightenment with the motto 'dare to know', urging people to think for themselves.",
+    ];
+    let kant = Some("What motto did Kant use for the Enlightenment?");
+    let locke = judged_among(
+        &thinkers,
+        kant,
+        "locke! it just came back to me, natural rights, life liberty and property",
+        0,
+    );
+    assert!(!locke.flags.another_point, "{locke:?}");
+    // Its subject left to the question, the same things are said of the one asked about.
+    let painters = [
+        "Leonardo da Vinci painted the Mona Lisa and The Last Supper.",
+        "Michelangelo painted the Sistine Chapel ceiling and sculpted the statue of David.",
+    ];
+    let asked = Some("What is Michelangelo best known for painting?");
+    let he = judged_among(&painters, asked, "he painted the Mona Lisa and The Last Supper", 0);
+    assert!(he.flags.another_point, "{he:?}");
+}
