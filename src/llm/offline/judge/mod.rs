@@ -513,8 +513,12 @@ impl Context {
     fn names_a_sibling(&self, point: &str, key: &[&Token]) -> bool {
         let Some(nouns) = crate::text::kinship::nouns() else { return false };
         let plain = |t: &Token| !t.is_generic() && t.quantity.is_none();
+        // Kin are nouns: "correctly rejects" and "you pick up" are verbs, whatever WordNet's
+        // nouns "reject" and "pick" are to each other.
+        let (point_verbs, message_verbs) = (wording::verbs(point), wording::verbs(&self.said_text));
         let lacking: Vec<&str> = key
             .iter()
+            .filter(|k| !point_verbs.contains(&k.word))
             .filter(|k| plain(k) && !self.is_given(k) && !self.message.iter().any(|m| m.same_as(k)))
             // Said in another word for the same thing ("intestines" for "gut"), it is not lacking.
             .filter(|k| !self.message.iter().any(|m| nouns.synonyms(&k.word, &m.word)))
@@ -536,6 +540,7 @@ impl Context {
         };
         let stranger = |m: &Token| {
             !m.negated
+                && !message_verbs.contains(&m.word)
                 && plain(m)
                 && !key.iter().any(|k| k.same_as(m))
                 && !self.given.iter().any(|g| g.same_as(m))

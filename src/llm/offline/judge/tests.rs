@@ -863,3 +863,19 @@ fn a_message_that_opens_on_its_own_points_name_answers_for_no_other() {
     let he = judged_among(&painters, asked, "he painted the Mona Lisa and The Last Supper", 0);
     assert!(he.flags.another_point, "{he:?}");
 }
+
+#[test]
+fn kin_are_nouns_and_words_used_as_verbs_are_no_sibling_terms() {
+    let power = "Statistical power is the probability that a test correctly rejects a false null hypothesis.";
+    let said = judged_among(
+        &[power],
+        Some("What is statistical power?"),
+        "the chance you actually pick up a real effect when there genuinely is one",
+        0,
+    );
+    assert!(!said.flags.sibling, "{said:?}");
+    assert_eq!(
+        super::wording::verbs("you pick up the effect, and it correctly rejects one"),
+        ["pick", "rejects"]
+    );
+}

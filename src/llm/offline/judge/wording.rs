@@ -74,6 +74,29 @@ fn breaks_off(message: &str) -> bool {
 
 /// The names in a text: its capitalised words past each sentence's first ("What is
 /// Michelangelo best known for?").
+/// The words `text` plainly uses as verbs, lower-case: after a pronoun, a modal or an adverb
+/// in -ly ("you pick", "can reject", "correctly rejects"), or before a particle ("pick up").
+/// (Not after "to": "from muscle to bone".)
+pub(super) fn verbs(text: &str) -> Vec<String> {
+    const BEFORE: &[&str] =
+        &["i", "you", "we", "they", "he", "she", "can", "could", "will", "would", "should", "might", "must"];
+    const PARTICLES: &[&str] = &["up", "down", "out", "off"];
+    let spaced = crate::text::words_spaced(text);
+    let words: Vec<&str> = spaced.split_whitespace().collect();
+    words
+        .iter()
+        .enumerate()
+        .filter(|&(i, word)| {
+            let before = i.checked_sub(1).map(|i| words[i]);
+            let after = words.get(i + 1).copied();
+            word.chars().all(char::is_alphabetic)
+                && (before.is_some_and(|b| BEFORE.contains(&b) || b.len() > 4 && b.ends_with("ly"))
+                    || after.is_some_and(|a| PARTICLES.contains(&a)))
+        })
+        .map(|(_, word)| (*word).to_string())
+        .collect()
+}
+
 pub(super) fn proper_names(text: &str) -> Vec<Token> {
     text.split(['.', '?', '!', ':', ';'])
         .flat_map(|sentence| sentence.split_whitespace().skip(1))
