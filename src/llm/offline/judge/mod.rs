@@ -660,6 +660,28 @@ impl Context {
         }
     }
 
+    /// Whether the point says how a thing is done ("… using the transit method", "… via the
+    /// vagus nerve") and the message leaves all of it out, unasked: "Kepler found thousands of
+    /// planets" is half of "found thousands of exoplanets using the transit method".
+    fn lacks_the_means(&self, point: &str) -> bool {
+        let lower = point.to_lowercase();
+        let Some(at) = [" using ", " via "].iter().filter_map(|w| lower.find(w).map(|i| i + w.len())).min()
+        else {
+            return false;
+        };
+        let rest = &lower[at..];
+        let end = [",", ";", ".", " and ", " so ", " which ", " while "]
+            .iter()
+            .filter_map(|w| rest.find(w))
+            .min()
+            .unwrap_or(rest.len());
+        let means: Vec<Token> = tokens(&rest[..end])
+            .into_iter()
+            .filter(|k| !k.is_generic() && k.quantity.is_none() && !self.is_given(k))
+            .collect();
+        !means.is_empty() && !means.iter().any(|k| self.message.iter().any(|m| m.same_as(k)))
+    }
+
     /// Whether, asked two things, a short message says words of one of the point's clauses
     /// and none of another's (counting only words the learner had to supply).
     fn half_said(&self, point: &str) -> bool {
@@ -833,7 +855,8 @@ impl Context {
         // the point ("Calvin" asked who led Geneva's Reformation and what he taught).
         let partial = (self.trails_off && (score < 1.0 || opposed))
             || self.half_said(&point.content)
-            || self.one_of_a_pair(&point.content);
+            || self.one_of_a_pair(&point.content)
+            || self.lacks_the_means(&point.content);
         // Or it says plainly, with no negation anywhere, what the point denies ("entropy
         // always decreases" for "never decreases").
         let affirms_denied = !self.message.iter().any(|m| m.negated)

@@ -879,3 +879,19 @@ fn kin_are_nouns_and_words_used_as_verbs_are_no_sibling_terms() {
         ["pick", "rejects"]
     );
 }
+
+#[test]
+fn a_point_that_says_how_is_half_said_without_the_how() {
+    let kepler = "NASA's Kepler space telescope found thousands of exoplanets using the transit method.";
+    let asked = Some("What did the Kepler telescope do?");
+    let half =
+        judged_among(&[kepler], asked, "kepler found loads and loads of planets, thousands i think", 0);
+    assert!(half.flags.partial && !half.recalled, "{half:?}");
+    let whole = judged_among(
+        &[kepler],
+        asked,
+        "kepler found thousands of planets with the transit method, watching stars dim",
+        0,
+    );
+    assert!(!whole.flags.partial, "{whole:?}");
+}
