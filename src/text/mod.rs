@@ -266,7 +266,14 @@ fn tokens_keeping(text: &str, keep: impl Fn(&str) -> bool) -> Vec<Token> {
             i += 1;
             continue;
         }
-        if let Some((value, used)) = numbers::read(&refs[i..]) {
+        // "subtract one from the other", "each half": a pronoun and a noun, no amounts.
+        let pronoun =
+            word == "one" && refs[i + 1..].iter().take(4).any(|w| matches!(*w, "other" | "another"));
+        let a_part = word == "half" && i > 0 && matches!(refs[i - 1], "each" | "either" | "every" | "other");
+        if !pronoun
+            && !a_part
+            && let Some((value, used)) = numbers::read(&refs[i..])
+        {
             let rest = &refs[i + used..];
             let value = numbers::century_start(value, rest).unwrap_or(value);
             let (base, unit_words) = match numbers::unit(rest) {
@@ -453,6 +460,13 @@ pub fn pick(text: &str, n: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_of_two_and_each_half_are_no_amounts() {
+        let amounts = |text: &str| tokens(text).iter().filter(|t| t.quantity.is_some()).count();
+        assert_eq!(amounts("take the potential of each half and subtract one from the other"), 0);
+        assert_eq!(amounts("one atom and one half"), 2);
+    }
 
     #[test]
     fn plurals_and_inflections_match() {
