@@ -44,8 +44,8 @@ use crate::text::{Token, equations, growth, role_tokens, tokens};
 pub use reading::parts;
 use reading::{meaning_word, names, phrases, stretches};
 use turned::{
-    acts_backwards, compared_the_other_way, reverses, runs_backwards, says_the_opposite, turned_in_a_clause,
-    turns_direction, turns_up_or_down, way,
+    acts_backwards, compared_the_other_way, makes_the_source, reverses, runs_backwards, says_the_opposite,
+    turned_in_a_clause, turns_direction, turns_up_or_down, way,
 };
 pub(super) use wording::trails_off;
 use wording::{asked_sentences, clauses, is_number_like, proper_names, swapped, swapped_marks};
@@ -661,12 +661,12 @@ impl Context {
     }
 
     /// Whether the point says how a thing is done ("… using the transit method", "… via the
-    /// vagus nerve") and the message leaves all of it out, unasked: "Kepler found thousands of
+    /// vagus nerve", "… in exchange for a pledge") and the message leaves all of it out, unasked: "Kepler found thousands of
     /// planets" is half of "found thousands of exoplanets using the transit method".
     fn lacks_the_means(&self, point: &str) -> bool {
         let lower = point.to_lowercase();
-        let Some(at) = [" using ", " via "].iter().filter_map(|w| lower.find(w).map(|i| i + w.len())).min()
-        else {
+        let means = [" using ", " via ", " in exchange for ", " in return for "];
+        let Some(at) = means.iter().filter_map(|w| lower.find(w).map(|i| i + w.len())).min() else {
             return false;
         };
         let rest = &lower[at..];
@@ -882,7 +882,8 @@ impl Context {
                 |t| !key.iter().any(|k| k.same_as(t)) && self.owners(t) > 0,
             )
             || runs_backwards(&point.content, &self.said_text)
-            || acts_backwards(&point.content, &self.said_text);
+            || acts_backwards(&point.content, &self.said_text)
+            || makes_the_source(&point.content, &self.said_text);
         let another_point = self.names_another_subject(&key)
             || self.says_another_instead(&key)
             || self.answers_for_another(&point.id, &point.content, &key);

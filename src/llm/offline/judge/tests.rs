@@ -895,3 +895,16 @@ fn a_point_that_says_how_is_half_said_without_the_how() {
     );
     assert!(!whole.flags.partial, "{whole:?}");
 }
+
+#[test]
+fn making_what_the_point_makes_things_from_is_the_point_turned_round() {
+    let parser = "The parser builds a syntax tree from the tokens according to the language's grammar.";
+    let lexer = judged_on(parser, "the parser makes a list of tokens out of the raw source text");
+    assert!(lexer.flags.opposite && !lexer.recalled, "{lexer:?}");
+    let right = judged_on(parser, "it makes a syntax tree out of the tokens, following the grammar");
+    assert!(!right.flags.opposite, "{right:?}");
+    // A deal is half said without what was given for it.
+    let deal = "Khrushchev agreed to remove the missiles in exchange for a US pledge not to invade Cuba.";
+    let half = judged_on(deal, "khrushchev agreed to take the missiles back home");
+    assert!(half.flags.partial && !half.recalled, "{half:?}");
+}

@@ -340,6 +340,51 @@ pub(super) fn way(text: &str) -> Option<Way> {
 }
 
 /// The phrase a text starts with: to its first comma or a word that starts a clause.
+/// What a text says is made of what ("builds a syntax tree from the tokens", "makes a list of
+/// tokens out of the raw text"): the source's words and the product's.
+fn made_of(text: &str) -> Option<Way> {
+    const MAKES: &[&str] = &[
+        " build ",
+        " builds ",
+        " built ",
+        " make ",
+        " makes ",
+        " made ",
+        " create ",
+        " creates ",
+        " created ",
+        " produce ",
+        " produces ",
+        " produced ",
+        " form ",
+        " forms ",
+        " formed ",
+        " generate ",
+        " generates ",
+    ];
+    let spaced =
+        format!(" {} ", crate::text::words_spaced(text).split_whitespace().collect::<Vec<_>>().join(" "));
+    let (_, made) =
+        MAKES.iter().filter_map(|verb| spaced.split_once(verb)).min_by_key(|(before, _)| before.len())?;
+    let (product, source) = [" from ", " out of "]
+        .iter()
+        .filter_map(|of| made.split_once(of))
+        .min_by_key(|(product, _)| product.len())?;
+    let (source, product) = (tokens(phrase(source)), tokens(phrase(product)));
+    (!source.is_empty() && !product.is_empty()).then_some((source, product))
+}
+
+/// Whether the message makes what the point makes things from, and not what the point makes:
+/// "the parser makes a list of tokens out of the source text" for "the parser builds a syntax
+/// tree from the tokens".
+pub(super) fn makes_the_source(point: &str, said: &str) -> bool {
+    let (Some((from, to)), Some((_, said_to))) = (made_of(point), made_of(said)) else { return false };
+    let has = |end: &[Token], t: &Token| end.iter().any(|e| e.same_as(t));
+    let ins: Vec<&Token> = from.iter().filter(|t| !has(&to, t)).collect();
+    let outs: Vec<&Token> = to.iter().filter(|t| !has(&from, t)).collect();
+    !outs.is_empty() && ins.iter().any(|t| has(&said_to, t)) && !outs.iter().any(|t| has(&said_to, t))
+}
+
 fn phrase(text: &str) -> &str {
     const ENDS: &[&str] = &[
         " , ",
@@ -354,6 +399,7 @@ fn phrase(text: &str) -> &str {
         " because ",
         " where ",
         " but ",
+        " according ",
     ];
     let padded_end =
         ENDS.iter().filter_map(|end| format!(" {text}").find(end)).min().unwrap_or(text.len() + 1);
