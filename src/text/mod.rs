@@ -266,13 +266,17 @@ fn tokens_keeping(text: &str, keep: impl Fn(&str) -> bool) -> Vec<Token> {
             i += 1;
             continue;
         }
-        // "subtract one from the other", "each half": a pronoun and a noun, no amounts.
-        let pronoun =
-            word == "one" && refs[i + 1..].iter().take(4).any(|w| matches!(*w, "other" | "another"));
+        // "subtract one from the other", "the one we live in", "each half": pronouns and a
+        // noun, no amounts.
+        let reading = numbers::read(&refs[i..]);
+        let pronoun = word == "one"
+            && reading.is_some_and(|(_, used)| used == 1)
+            && (refs[i + 1..].iter().take(4).any(|w| matches!(*w, "other" | "another"))
+                || i > 0 && matches!(refs[i - 1], "the" | "this" | "that" | "which"));
         let a_part = word == "half" && i > 0 && matches!(refs[i - 1], "each" | "either" | "every" | "other");
         if !pronoun
             && !a_part
-            && let Some((value, used)) = numbers::read(&refs[i..])
+            && let Some((value, used)) = reading
         {
             let rest = &refs[i + used..];
             let value = numbers::century_start(value, rest).unwrap_or(value);
@@ -466,6 +470,8 @@ mod tests {
         let amounts = |text: &str| tokens(text).iter().filter(|t| t.quantity.is_some()).count();
         assert_eq!(amounts("take the potential of each half and subtract one from the other"), 0);
         assert_eq!(amounts("one atom and one half"), 2);
+        assert_eq!(amounts("troposphere, thats the one we live in"), 0);
+        assert_eq!(amounts("the one hundred days"), 1);
     }
 
     #[test]
