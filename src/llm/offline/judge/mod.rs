@@ -665,7 +665,7 @@ impl Context {
     /// planets" is half of "found thousands of exoplanets using the transit method".
     fn lacks_the_means(&self, point: &str) -> bool {
         let lower = point.to_lowercase();
-        let means = [" using ", " via ", " in exchange for ", " in return for "];
+        let means = [" using ", " via ", " in exchange for ", " in return for ", " but "];
         let Some(at) = means.iter().filter_map(|w| lower.find(w).map(|i| i + w.len())).min() else {
             return false;
         };
@@ -679,7 +679,12 @@ impl Context {
             .into_iter()
             .filter(|k| !k.is_generic() && k.quantity.is_none() && !self.is_given(k))
             .collect();
-        !means.is_empty() && !means.iter().any(|k| self.message.iter().any(|m| m.same_as(k)))
+        // "… with help but not yet alone": a denial is said in other words too ("can't quite do
+        // it by themselves"), so a message that denies anything may have said it.
+        let denied = means.iter().all(|k| k.negated);
+        !means.is_empty()
+            && !means.iter().any(|k| self.message.iter().any(|m| m.same_as(k)))
+            && !(denied && self.message.iter().any(|m| m.negated))
     }
 
     /// Whether, asked two things, a short message says words of one of the point's clauses

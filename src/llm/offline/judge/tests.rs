@@ -908,3 +908,16 @@ fn making_what_the_point_makes_things_from_is_the_point_turned_round() {
     let half = judged_on(deal, "khrushchev agreed to take the missiles back home");
     assert!(half.flags.partial && !half.recalled, "{half:?}");
 }
+
+#[test]
+fn a_point_with_a_but_is_half_said_without_what_comes_after_it() {
+    let monarchy = "In a constitutional monarchy, the monarch is head of state but political power rests with an elected parliament and government.";
+    let asked = Some("In a constitutional monarchy, who holds which role?");
+    let half = judged_among(&[monarchy], asked, "the king or queen is the head of state", 0);
+    assert!(half.flags.partial && !half.recalled, "{half:?}");
+    // A denial after "but" said in other words.
+    let zone = "Vygotsky's zone of proximal development is what a child can do with help but not yet alone.";
+    let said =
+        judged_on(zone, "the stuff a kid can't quite do by themselves yet but can do if someone helps them");
+    assert!(!said.flags.partial, "{said:?}");
+}
