@@ -49,7 +49,7 @@ const AN_ASIDE: &[&str] = &[
     "so fun",
     "more fun",
     "fun set",
-    "kinda fun",
+    "kind of fun",
     "actually fun",
     "crying rn",
     "breaks my brain",
@@ -148,6 +148,7 @@ const HELP: &[&str] = &[
     "stuck here",
     "stuck on this",
     "stuck on it",
+    "blanking",
 ];
 
 /// Words that say nothing on their own.
@@ -171,6 +172,8 @@ fn hesitates(word: &str) -> bool {
 /// for help), a question to the tutor, small talk, or an attempt (the rest, guesses included:
 /// "is it the ribosome?" and "is that the one with three flaps?" offer an answer).
 pub fn kind_of(message: &str) -> MessageKind {
+    // Read as meant: "do u mean…" asks as "do you mean…" does.
+    let message = &*crate::text::shorthand::expand(message, |_| false);
     let lower = format!(" {} ", message.trim().to_lowercase().replace('’', "'"));
     let words: Vec<&str> =
         lower.split(|c: char| !(c.is_alphanumeric() || c == '\'')).filter(|w| !w.is_empty()).collect();
@@ -220,9 +223,17 @@ pub fn kind_of(message: &str) -> MessageKind {
     // "Is it the ribosome?", "is that the rule where…?", "the one with three flaps?", "…, right?".
     // "is that the same thing as the variance?" asks how two things stand, not which is meant.
     let compares = [" same ", " different", " difference "].iter().any(|w| lower.contains(w));
-    let doubts = ["is it true", "is it actually true", "is it really true", "is that true", "a myth"]
-        .iter()
-        .any(|p| lower.contains(p));
+    let doubts = [
+        "is it true",
+        "is it actually true",
+        "is it really true",
+        "is that true",
+        "a myth",
+        "or is that just",
+        "or is it just",
+    ]
+    .iter()
+    .any(|p| lower.contains(p));
     let guess =
         (matches!(first, "is" | "was" | "isn't") && matches!(second, "it" | "that")) && !doubts && !compares
             || lower.contains(" the one ")
@@ -253,7 +264,14 @@ pub fn kind_of(message: &str) -> MessageKind {
         || (matches!(first, "what's" | "whats") && determiner(second)
             || first == "what" && matches!(second, "is" | "are") && determiner(third))
             && opening.len() >= 5
-        || yes_no && compares;
+        || yes_no && compares
+        // "was nasa around before sputnik or did it only come after": asks which of two.
+        || yes_no
+            && !guess
+            && opening.len() >= 5
+            && [" or is that ", " or is it ", " or did ", " or was ", " or does ", " or do "]
+                .iter()
+                .any(|p| lower.contains(p));
     if (asks && (wh || (yes_no && !guess) || asks_how_they_compare)) || (!asks && unmarked) || wondering {
         return MessageKind::Question;
     }
@@ -309,6 +327,10 @@ mod tests {
             ("sorry my cat just walked across the keyboard", MessageKind::SmallTalk),
             ("haha hang on, grabbing a coffee", MessageKind::SmallTalk),
             ("umm", MessageKind::SmallTalk),
+            ("hang on, was nasa around before sputnik or did it only come after", MessageKind::Question),
+            ("wait was it actually 100 years or is that just a nickname", MessageKind::Question),
+            ("do u mean efficiency like how much of the light turns into power", MessageKind::Question),
+            ("is it the ribosome or the lysosome", MessageKind::Attempt),
             ("ok this set is way more interesting than i expected ngl", MessageKind::SmallTalk),
             ("i literally knew this yesterday... nope, gone", MessageKind::DontKnow),
             ("i'm a bit stuck on this one", MessageKind::DontKnow),
