@@ -37,9 +37,7 @@ pub fn names<'a>(notes: impl IntoIterator<Item = &'a str>) -> Vec<Name> {
             let ends = !initial && chunk.ends_with(['.', ',', ';', ':', '?', '!', ')'])
                 || word.ends_with("'s")
                 || word.ends_with("\u{2019}s");
-            if capital {
-                run.push(bare);
-            } else if !run.is_empty() && JOINS.contains(&bare) {
+            if capital || !run.is_empty() && JOINS.contains(&bare) {
                 run.push(bare);
             } else {
                 add_runs(&run, &mut found);

@@ -681,10 +681,9 @@ impl Context {
             .collect();
         // "… with help but not yet alone": a denial is said in other words too ("can't quite do
         // it by themselves"), so a message that denies anything may have said it.
-        let denied = means.iter().all(|k| k.negated);
-        !means.is_empty()
-            && !means.iter().any(|k| self.message.iter().any(|m| m.same_as(k)))
-            && !(denied && self.message.iter().any(|m| m.negated))
+        let denied = means.iter().all(|k| k.negated) && self.message.iter().any(|m| m.negated);
+        let said = means.iter().any(|k| self.message.iter().any(|m| m.same_as(k)));
+        !means.is_empty() && !said && !denied
     }
 
     /// Whether, asked two things, a short message says words of one of the point's clauses
