@@ -49,8 +49,12 @@ pub(super) fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> 
             // Said against the rest of the point, it is no recall: "reabsorb less water, so
             // it's dilute" fills the gap of "reabsorb more …, producing concentrated urine".
             let flags = &verdict.flags;
-            let against =
-                flags.denied || flags.opposed || flags.opposite || flags.wrong_number || flags.swapped;
+            let against = flags.denied
+                || flags.opposed
+                || flags.opposite
+                || flags.wrong_number
+                || flags.swapped
+                || renames(&point.content, &said);
             verdict.recalled = tries && !against && gap.iter().all(filled);
             verdict.near = !verdict.recalled && (verdict.near || gap.iter().any(filled));
             if verdict.recalled {
@@ -224,6 +228,21 @@ fn written_out(brief: &EvaluatorBrief) -> std::borrow::Cow<'_, str> {
         std::borrow::Cow::Borrowed(_) => expanded,
         std::borrow::Cow::Owned(spelt) => std::borrow::Cow::Owned(spelt),
     }
+}
+
+/// Whether the message puts another name over one the point gives: "kerensky led the
+/// bolsheviks in october 1917" fills the gap of "Lenin led the Bolsheviks … in October …", and
+/// says the point of someone else. (Each a thing WordNet names, neither a kind of the other.)
+fn renames(content: &str, said: &[crate::text::Token]) -> bool {
+    let Some(nouns) = crate::text::kinship::nouns() else { return false };
+    let point = crate::text::tokens(content);
+    let named = |t: &crate::text::Token| t.quantity.is_none() && nouns.names_one(&t.word);
+    let strangers: Vec<&crate::text::Token> =
+        said.iter().filter(|t| !t.negated && named(t) && !point.iter().any(|k| k.same_as(t))).collect();
+    point
+        .iter()
+        .filter(|k| named(k) && !said.iter().any(|t| t.same_as(k)))
+        .any(|k| strangers.iter().any(|t| !nouns.related(&k.word, &t.word)))
 }
 
 /// How sure a recall that took what came before the message is (two tries, or gaps filled):

@@ -965,6 +965,18 @@ mod tests {
         assert!(ask("lumps of ice, plus a bit of rock"));
         assert!(ask("chunks"));
         assert!(!ask("gas"));
+        // The gap filled, but another name put over one the cue gives.
+        let lenin = "Lenin led the Bolsheviks when they seized power in October 1917.";
+        let year = |message: &str| {
+            let mut brief = evaluator_brief("Russia", vec![point("l", lenin, "")], message);
+            brief.recent = vec![crate::llm::Message::assistant(
+                "Fill the gap: Lenin led the Bolsheviks when they seized power in October ….",
+            )];
+            evaluator(&brief, None)["recalled"].as_array().is_some_and(|r| r.len() == 1)
+        };
+        assert!(year("1917"));
+        assert!(year("lenin, in 1917"));
+        assert!(!year("kerensky led the bolsheviks in october 1917"));
         // The gap found between the words around it, at either end too.
         let gap = |cue: &str, point: &str| {
             super::evaluator::cloze_gap(cue, point)
