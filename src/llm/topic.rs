@@ -5,7 +5,7 @@
 //! words. Plain word patterns and a list of common verbs, no grammar model: a verb's tense is
 //! changed only when the word is known to be a verb; otherwise the question keeps the learner's
 //! own words. `evals/topics.jsonl` and `evals/holdout/topics.jsonl` hold the phrases a person
-//! would write for sixty tangents; the tests below read both.
+//! would write for sixty-eight tangents; the tests below read both.
 //!
 //! Long by design: the phrase rules and the word lists they read belong together, and the
 //! tests check both against the evaluation files.
