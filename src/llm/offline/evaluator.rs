@@ -48,13 +48,12 @@ pub(super) fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> 
             };
             // Said against the rest of the point, it is no recall: "reabsorb less water, so
             // it's dilute" fills the gap of "reabsorb more …, producing concentrated urine".
+            // Another name put over one the point gives is a wrong detail, as a sibling is.
+            let renamed = renames(&point.content, &said);
+            verdict.flags.sibling |= renamed;
             let flags = &verdict.flags;
-            let against = flags.denied
-                || flags.opposed
-                || flags.opposite
-                || flags.wrong_number
-                || flags.swapped
-                || renames(&point.content, &said);
+            let against =
+                flags.denied || flags.opposed || flags.opposite || flags.wrong_number || flags.swapped || renamed;
             verdict.recalled = tries && !against && gap.iter().all(filled);
             verdict.near = !verdict.recalled && (verdict.near || gap.iter().any(filled));
             if verdict.recalled {
@@ -87,13 +86,13 @@ pub(super) fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> 
                 verdict.present.iter().filter(own).take(3).map(as_written).collect::<Vec<_>>().join(", ");
             let flags = &verdict.flags;
             let off = if flags.wrong_number {
-                Some("a number is off")
+                Some(format!("a number {}", super::IS_OFF))
             } else if flags.swapped {
-                Some(super::WRONG_WAY_ROUND)
+                Some(super::WRONG_WAY_ROUND.to_string())
             } else if flags.sibling || flags.another_point || flags.opposite {
-                Some("a detail is off")
+                Some(format!("a detail {}", super::IS_OFF))
             } else if flags.unsaid_number {
-                Some("its figure is missing")
+                Some("its figure is missing".to_string())
             } else {
                 None
             };

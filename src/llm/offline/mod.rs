@@ -94,6 +94,10 @@ const MODEL_PASSES: usize = 8;
 /// ("Right about ligaments, tendons, but they are the wrong way round.").
 const WRONG_WAY_ROUND: &str = "they are the wrong way round";
 
+/// How the evaluator's feedback says that a detail or a number is wrong, and how the tutor
+/// knows to ask which rather than for more ("Right about 1917, but a detail is off.").
+const IS_OFF: &str = "is off";
+
 /// One pass of the model under way, counted until dropped.
 struct Pass(Arc<AtomicUsize>);
 
@@ -672,6 +676,34 @@ mod tests {
         assert!(reply.starts_with("Close."), "{reply}");
         assert!(!reply.contains("What else belongs"), "{reply}");
         assert!(reply.contains("way round") || reply.contains("goes with which"), "{reply}");
+    }
+
+    #[test]
+    fn a_wrong_detail_is_told_so_and_asked_which_part_to_change() {
+        with_wordnet();
+        let lenin = "Lenin led the Bolsheviks when they seized power in October 1917.";
+        let mut brief =
+            evaluator_brief("Russia", vec![point("l", lenin, "")], "kerensky led the bolsheviks in october 1917");
+        brief.recent = vec![crate::llm::Message::assistant(
+            "Fill the gap: Lenin led the Bolsheviks when they seized power in October \u{2026}.",
+        )];
+        let v = evaluator(&brief, None);
+        let feedback = v["nearMisses"][0]["feedback"].as_str().unwrap_or_default();
+        assert!(feedback.ends_with("but a detail is off."), "{v}");
+        let mut brief = brief_at(Rung::Angle, "the nucleus makes ATP for the cell", None);
+        if let Some(focus) = brief.focus.as_mut() {
+            focus.close = Some(format!("Right about ATP, but a detail {IS_OFF}."));
+        }
+        let reply = tutor(&brief);
+        assert!(reply.starts_with("Close."), "{reply}");
+        assert!(!reply.contains("What else belongs"), "{reply}");
+        assert!(reply.contains("change") || reply.contains("not right yet") || reply.contains("put right"), "{reply}");
+        // Close with something missing, nothing wrong: the rest is asked for.
+        if let Some(focus) = brief.focus.as_mut() {
+            focus.close = Some("On the right track with ATP.".into());
+        }
+        let reply = tutor(&brief);
+        assert!(!reply.contains("change") && !reply.contains("put right"), "{reply}");
     }
 
     #[test]

@@ -174,6 +174,8 @@ pub(super) fn tutor(brief: &TutorBrief) -> String {
         focus.close.is_some() && adds_to_question(message, &focus.point.content, &cue(&focus.point, set));
     // Close but swapped: which way round they go is what to ask, not what else belongs.
     let swapped = close && focus.close.as_deref().is_some_and(|said| said.contains(super::WRONG_WAY_ROUND));
+    // Close with a detail wrong: which one is off is what to ask, not what else belongs.
+    let off = close && focus.close.as_deref().is_some_and(|said| said.contains(super::IS_OFF));
     let leads: Vec<String> = match brief.moment {
         TutorMoment::Opening => vec![match &brief.recap {
             Some(recap) => format!("{} Let's see what has stayed with you.", last_time(recap, set)),
@@ -273,8 +275,14 @@ pub(super) fn tutor(brief: &TutorBrief) -> String {
             "Which goes with which?",
             "Can you put them the right way round?",
         ];
+        let amend = [
+            "Which part of that would you change?",
+            "One part of that is not right yet. Which?",
+            "What would you put right in it?",
+        ];
         let question = match (focus.rung, close, &look) {
             (Rung::Angle, true, _) if swapped => round[variant % 3].to_string(),
+            (Rung::Angle, true, _) if off => amend[variant % 3].to_string(),
             (Rung::Angle, true, _) => rest[variant % 3].to_string(),
             (Rung::Angle, false, Some(_)) => on_show[variant % 3].to_string(),
             _ => ask(focus, set, variant, message),
