@@ -79,6 +79,8 @@ test('every circle, the overlay, Continue, then leaving completes the session', 
   await expect(page.getByTestId('answer')).toBeFocused();
   // The question the last recall answered is gone: the overlay's words stand in its place.
   await expect(page.getByTestId('agent-text')).toHaveText("You've covered everything.");
+  // The page says what the session is now: open for questions until it is left.
+  await expect(page.getByTestId('past-everything')).toContainText('leave the session to complete it');
   // A tangent now: with no point left there is no track to stay on, so the offer says "Not now".
   await answer(page, 'Why do volcanoes erupt in Iceland?');
   const offer = page.getByTestId('rabbithole-prompt');

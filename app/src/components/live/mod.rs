@@ -214,6 +214,7 @@ pub fn LiveSession(
     let exploring = Memo::new(move |_| state.with(LiveState::in_rabbithole));
     let error = Memo::new(move |_| state.with(|s| s.error.clone()));
     let notice = Memo::new(move |_| state.with(|s| s.notice.as_ref().map(|n| n.message.clone())));
+    let past_everything = Memo::new(move |_| state.with(LiveState::past_everything));
     let closed = Memo::new(move |_| {
         matches!(connection.get(), Some(Connection::Closed(_)))
             || matches!(status.get(), Some(SessionStatus::Completed | SessionStatus::Abandoned))
@@ -278,6 +279,11 @@ pub fn LiveSession(
                 <p class="notice warning" role="status" data-testid="session-notice">{message}</p>
             })}
             <SessionProgress total recalled=shown just_filled labels hidden=in_rabbithole />
+            {move || past_everything.get().then(|| view! {
+                <p class="notice" role="status" data-testid="past-everything">
+                    "Every point is recalled. Ask about anything in the set, or leave the session to complete it."
+                </p>
+            })}
             {move || hole.get().map(|hole| view! { <RabbitholeIndicator hole link /> })}
             <Exchange html streaming waiting near_miss images resources notes_read>
                 {move || offer.get().map(|offer| {

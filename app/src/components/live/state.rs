@@ -114,6 +114,17 @@ impl LiveState {
         self.mode == Some(SessionMode::Rabbithole)
     }
 
+    /// Every point recalled and on screen, the overlay put away with Continue: the session
+    /// goes on for as long as the learner keeps talking, and leaving completes it.
+    pub fn past_everything(&self) -> bool {
+        self.status == Some(SessionStatus::InProgress)
+            && !self.in_rabbithole()
+            && self.total > 0
+            && self.shown >= self.total
+            && self.overlay.is_none()
+            && self.deferred_overlay.is_none()
+    }
+
     /// Takes a frame the page is about to send. False when it must not go: a learner message
     /// that is too long (the reason is shown and the text stays in the box).
     pub fn outgoing(&mut self, message: &ClientMessage) -> bool {
@@ -510,6 +521,23 @@ mod tests {
         s.apply(overlay());
         assert!(s.overlay.is_some() && !s.waiting);
         assert_eq!((s.agent_text.as_str(), s.agent_html.as_str()), ("done", ""), "not the question answered");
+    }
+
+    #[test]
+    fn past_the_overlay_the_page_says_the_session_goes_on_until_left() {
+        let mut s = LiveState::default();
+        s.apply(started(2));
+        assert!(!s.past_everything(), "a point is still open");
+        assert!(say(&mut s, "c1", "the last one"));
+        s.apply(recalled(3));
+        s.apply(overlay());
+        assert!(!s.past_everything(), "the overlay says it");
+        assert!(s.outgoing(&ClientMessage::DismissOverlay));
+        assert!(s.past_everything());
+        // A page opened later, after Continue: the server sends no overlay.
+        let mut later = LiveState::default();
+        later.apply(started(3));
+        assert!(later.past_everything());
     }
 
     #[test]
