@@ -52,8 +52,12 @@ pub(super) fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> 
             let renamed = renames(&point.content, &said);
             verdict.flags.sibling |= renamed;
             let flags = &verdict.flags;
-            let against =
-                flags.denied || flags.opposed || flags.opposite || flags.wrong_number || flags.swapped || renamed;
+            let against = flags.denied
+                || flags.opposed
+                || flags.opposite
+                || flags.wrong_number
+                || flags.swapped
+                || renamed;
             verdict.recalled = tries && !against && gap.iter().all(filled);
             verdict.near = !verdict.recalled && (verdict.near || gap.iter().any(filled));
             if verdict.recalled {

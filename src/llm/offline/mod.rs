@@ -682,8 +682,11 @@ mod tests {
     fn a_wrong_detail_is_told_so_and_asked_which_part_to_change() {
         with_wordnet();
         let lenin = "Lenin led the Bolsheviks when they seized power in October 1917.";
-        let mut brief =
-            evaluator_brief("Russia", vec![point("l", lenin, "")], "kerensky led the bolsheviks in october 1917");
+        let mut brief = evaluator_brief(
+            "Russia",
+            vec![point("l", lenin, "")],
+            "kerensky led the bolsheviks in october 1917",
+        );
         brief.recent = vec![crate::llm::Message::assistant(
             "Fill the gap: Lenin led the Bolsheviks when they seized power in October \u{2026}.",
         )];
@@ -697,7 +700,10 @@ mod tests {
         let reply = tutor(&brief);
         assert!(reply.starts_with("Close."), "{reply}");
         assert!(!reply.contains("What else belongs"), "{reply}");
-        assert!(reply.contains("change") || reply.contains("not right yet") || reply.contains("put right"), "{reply}");
+        assert!(
+            reply.contains("change") || reply.contains("not right yet") || reply.contains("put right"),
+            "{reply}"
+        );
         // Close with something missing, nothing wrong: the rest is asked for.
         if let Some(focus) = brief.focus.as_mut() {
             focus.close = Some("On the right track with ATP.".into());

@@ -547,6 +547,25 @@ fn a_comparison_turned_round_a_prefix_denied_or_a_process_reversed_is_no_recall(
 }
 
 #[test]
+fn a_change_or_a_phrasal_verb_turned_round_is_the_opposite() {
+    let enzymes =
+        "Enzymes are biological catalysts that speed up reactions by lowering the activation energy.";
+    let more = judged_on(enzymes, "they speed up reactions by giving molecules more activation energy");
+    assert!(more.flags.opposite && !more.recalled, "{more:?}");
+    assert!(!judged_on(enzymes, "catalysts, they lower the activation energy of reactions").flags.opposite);
+    // A comparison may be said from either side.
+    let protons = "A sodium atom has more protons than a neon atom.";
+    assert!(!judged_on(protons, "a neon atom has fewer protons than a sodium atom").flags.opposite);
+    let tsunami = "As a tsunami reaches shallow water it slows down and its height grows.";
+    let faster = judged_on(tsunami, "it speeds up as it hits the shallow water and its height grows");
+    assert!(faster.flags.opposite && !faster.recalled, "{faster:?}");
+    assert!(!judged_on(tsunami, "in shallow water it slows down and its height grows").flags.opposite);
+    let lens = "A convex (converging) lens bends parallel light rays so they meet at a focal point.";
+    let spread = judged_on(lens, "a convex lens bends parallel rays so they diverge from a focal point");
+    assert!(spread.flags.opposite && !spread.recalled, "{spread:?}");
+}
+
+#[test]
 fn an_opposite_counts_in_this_points_clauses_not_in_anothers() {
     let points = [
         "Electricity bills charge per kilowatt-hour used plus a fixed daily standing charge.",

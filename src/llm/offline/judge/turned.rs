@@ -57,24 +57,42 @@ pub(super) fn says_the_opposite(point: &str, message: &[Token], said: &str) -> b
             has(&point_words, x) && !has(&point_words, y) && has(&said_words, y) && !has(&said_words, x)
         })
     });
-    // "reabsorb less water" for "more water": a comparison turned round on the same thing.
-    let after = |text: &str, degree: &str| -> Vec<String> {
+    // "reabsorb less water" for "more water", "more activation energy" for "lowering the
+    // activation energy": a change turned round on the same thing.
+    let changed = |text: &str| -> Vec<(bool, String)> {
         let words: Vec<&str> = text.split_whitespace().collect();
-        words
-            .windows(2)
-            .filter(|w| w[0] == degree)
-            .map(|w| tokens(w[1]).into_iter().map(|t| t.term).collect())
-            .collect()
+        let mut out = Vec::new();
+        for (i, word) in words.iter().enumerate() {
+            let Some(up) = direction_of_change(word) else { continue };
+            let thing = words[i + 1..].iter().take(3).find_map(|w| tokens(w).into_iter().next());
+            if let Some(thing) = thing {
+                out.push((up, thing.term));
+            }
+        }
+        out
     };
-    let by_comparison = COMPARISON_OPPOSITES.iter().any(|(a, b)| {
+    // "B has fewer protons than A" says "A has more protons than B" the other way round.
+    let (ours, theirs) = (changed(&point_words), changed(&said_words));
+    let by_comparison = !has(&said_words, "than")
+        && ours.iter().any(|(up, thing)| {
+            theirs.contains(&(!up, thing.clone())) && !theirs.contains(&(*up, thing.clone()))
+        });
+    let by_sameness = [("same", "different"), ("different", "same")].iter().any(|(x, y)| {
+        let after = |text: &str, word: &str| -> Vec<String> {
+            let words: Vec<&str> = text.split_whitespace().collect();
+            words.windows(2).filter(|w| w[0] == word).flat_map(|w| tokens(w[1])).map(|t| t.term).collect()
+        };
+        let (theirs, as_point) = (after(&said_words, y), after(&said_words, x));
+        after(&point_words, x).iter().any(|thing| theirs.contains(thing) && !as_point.contains(thing))
+    });
+    // "speeds up" for "slows down": neither half is a content word.
+    let by_phrase = PHRASE_OPPOSITES.iter().any(|(a, b)| {
+        let says = |text: &str, forms: &[&str]| forms.iter().any(|f| text.contains(&format!(" {f} ")));
         [(a, b), (b, a)].iter().any(|(x, y)| {
-            let (theirs, as_point) = (after(&said_words, y), after(&said_words, x));
-            after(&point_words, x)
-                .iter()
-                .any(|thing| !thing.is_empty() && theirs.contains(thing) && !as_point.contains(thing))
+            says(&point_words, x) && !says(&point_words, y) && says(&said_words, y) && !says(&said_words, x)
         })
     });
-    by_tokens || by_degree || by_comparison
+    by_tokens || by_degree || by_comparison || by_sameness || by_phrase
 }
 
 /// Whether a clause of the message says two or more of a clause of the point's words and
@@ -156,9 +174,66 @@ pub(super) fn turns_direction(point: &str, said: &str) -> bool {
         .any(|(x, y)| ours.contains(x) && !ours.contains(y) && theirs.contains(y) && !theirs.contains(x))
 }
 
-/// Words of degree that turn a point round when said of the same thing ("more water", "less
-/// water"; "a different molecular formula" for "the same molecular formula").
-const COMPARISON_OPPOSITES: &[(&str, &str)] = &[("more", "less"), ("more", "fewer"), ("same", "different")];
+/// Phrasal verbs that say the opposite of each other, each in its forms.
+const PHRASE_OPPOSITES: &[(&[&str], &[&str])] = &[
+    (
+        &["speed up", "speeds up", "sped up", "speeding up"],
+        &["slow down", "slows down", "slowed down", "slowing down"],
+    ),
+    (
+        &["heat up", "heats up", "heated up", "heating up", "warm up", "warms up", "warmed up", "warming up"],
+        &["cool down", "cools down", "cooled down", "cooling down"],
+    ),
+    (
+        &["switch on", "switches on", "switched on", "turn on", "turns on", "turned on"],
+        &["switch off", "switches off", "switched off", "turn off", "turns off", "turned off"],
+    ),
+];
+
+/// Whether a word says that what follows it grows (`Some(true)`: "more water", "raising the
+/// price") or shrinks (`Some(false)`: "less water", "lowering the activation energy").
+fn direction_of_change(word: &str) -> Option<bool> {
+    const UP: &[&str] = &[
+        "more",
+        "greater",
+        "extra",
+        "increase",
+        "increases",
+        "increased",
+        "increasing",
+        "raise",
+        "raises",
+        "raised",
+        "raising",
+        "boost",
+        "boosts",
+        "boosted",
+        "boosting",
+    ];
+    const DOWN: &[&str] = &[
+        "less",
+        "fewer",
+        "lower",
+        "lowers",
+        "lowered",
+        "lowering",
+        "decrease",
+        "decreases",
+        "decreased",
+        "decreasing",
+        "reduce",
+        "reduces",
+        "reduced",
+        "reducing",
+    ];
+    if UP.contains(&word) {
+        Some(true)
+    } else if DOWN.contains(&word) {
+        Some(false)
+    } else {
+        None
+    }
+}
 
 /// Words of degree that turn a point round, said in each other's place.
 /// Superlatives only: a comparison is often said the other way round ("A has more than B", "B
