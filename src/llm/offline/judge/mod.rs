@@ -670,7 +670,8 @@ impl Context {
             return false;
         };
         let rest = &lower[at..];
-        let end = [",", ";", ".", " and ", " so ", " which ", " while "]
+        // A list of means ("using logograms and syllabic glyphs") runs on past its "and".
+        let end = [",", ";", ".", " so ", " which ", " while "]
             .iter()
             .filter_map(|w| rest.find(w))
             .min()

@@ -913,6 +913,12 @@ fn a_point_that_says_how_is_half_said_without_the_how() {
         0,
     );
     assert!(!whole.flags.partial, "{whole:?}");
+    // A list of means is said by any of it.
+    let maya = "The Maya developed a full writing system using logograms and syllabic glyphs.";
+    let glyphs = judged_on(maya, "the maya had a full writing system, glyphs for words and for sounds");
+    assert!(!glyphs.flags.partial, "{glyphs:?}");
+    let half = judged_on(maya, "the maya developed a full writing system");
+    assert!(half.flags.partial && !half.recalled, "{half:?}");
 }
 
 #[test]
