@@ -72,8 +72,6 @@ fn breaks_off(message: &str) -> bool {
     !tokens(before).is_empty() && !says_gap(before) && says_gap(after) && !hedge_only
 }
 
-/// The names in a text: its capitalised words past each sentence's first ("What is
-/// Michelangelo best known for?").
 /// The words `text` plainly uses as verbs, lower-case: after a pronoun, a modal or an adverb
 /// in -ly ("you pick", "can reject", "correctly rejects"), or before a particle ("pick up").
 /// (Not after "to": "from muscle to bone".)
@@ -97,6 +95,8 @@ pub(super) fn verbs(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// The names in a text: its capitalised words past each sentence's first ("What is
+/// Michelangelo best known for?").
 pub(super) fn proper_names(text: &str) -> Vec<Token> {
     text.split(['.', '?', '!', ':', ';'])
         .flat_map(|sentence| sentence.split_whitespace().skip(1))
