@@ -673,6 +673,85 @@ fn subject_end(tail: &[&str]) -> Option<usize> {
     Some(end)
 }
 
+/// Whether a word is plainly a past participle or a verb in -ing ("chosen", "called",
+/// "bulging"), as a passive or a progressive has after its "is" or "was".
+fn is_participle(word: &str) -> bool {
+    const IRREGULAR_PARTICIPLES: &[&str] = &[
+        "chosen",
+        "taken",
+        "given",
+        "written",
+        "broken",
+        "eaten",
+        "forgotten",
+        "hidden",
+        "driven",
+        "known",
+        "shown",
+        "grown",
+        "thrown",
+        "drawn",
+        "seen",
+        "beaten",
+        "frozen",
+        "spoken",
+        "stolen",
+        "ridden",
+        "risen",
+        "fallen",
+        "shaken",
+        "born",
+        "worn",
+        "torn",
+        "done",
+        "gone",
+        "begun",
+        "made",
+        "built",
+        "held",
+        "kept",
+        "paid",
+        "sold",
+        "told",
+        "taught",
+        "thought",
+        "brought",
+        "bought",
+        "caught",
+        "fought",
+        "sent",
+        "spent",
+        "heard",
+        "meant",
+        "led",
+    ];
+    let lower = word.trim_end_matches(',').to_lowercase();
+    is(&lower, IRREGULAR_PARTICIPLES)
+        || (lower.len() >= 5 && lower.ends_with("ed") && !lower.ends_with("eed"))
+        || (lower.len() >= 6
+            && lower.ends_with("ing")
+            && !is(
+                &lower,
+                &[
+                    "something",
+                    "nothing",
+                    "anything",
+                    "everything",
+                    "thing",
+                    "things",
+                    "spring",
+                    "string",
+                    "during",
+                    "ceiling",
+                    "morning",
+                    "evening",
+                    "building",
+                    "meaning",
+                    "feeling",
+                ],
+            ))
+}
+
 fn past(verb: &str) -> String {
     let lower = verb.to_lowercase();
     if let Some((_, past)) = IRREGULAR.iter().find(|(base, _)| *base == lower) {
@@ -933,8 +1012,24 @@ pub fn topic_of(message: &str) -> String {
                 .filter(|&k| k >= 2)
                 .map_or(ends, |k| k.min(ends));
             let degree = tail[..main].iter().position(|w| is(w, DEGREE)).filter(|&k| k >= 1);
+            // Or before a participle ("why Canberra was chosen over Sydney").
+            let subject_start = tail.iter().position(|w| !is(w, FUNCTION_WORDS)).unwrap_or(0);
+            let participle =
+                (subject_start + 1..main).find(|&k| is_participle(tail[k])).filter(|_| is(&lower[1], BE));
+            let first = match (degree, participle) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            // Else before the last word, and the article it has ("why light's speed is a limit").
+            let last = |end: usize| {
+                let mut k = end.max(1) - 1;
+                while k > subject_start + 1 && is(tail[k - 1], &["a", "an", "the"]) {
+                    k -= 1;
+                }
+                k
+            };
             let split =
-                if is(&lower[1], BE) { Some(degree.unwrap_or(main.max(1) - 1)) } else { verb_index(&tail) };
+                if is(&lower[1], BE) { Some(first.unwrap_or_else(|| last(main))) } else { verb_index(&tail) };
             match split {
                 Some(split) => {
                     format!(
@@ -1240,6 +1335,13 @@ mod tests {
             ("Why is Saturn so light if it is so big?", "why Saturn is so light if it is so big"),
             ("Why is ice less dense than water?", "why ice is less dense than water"),
             ("Why is the sky blue?", "why the sky is blue"),
+            ("why was canberra chosen over sydney?", "why canberra was chosen over sydney"),
+            (
+                "why are mitochondria called the powerhouse of the cell",
+                "why mitochondria are called the powerhouse of the cell",
+            ),
+            ("why was the wall so heavily defended", "why the wall was so heavily defended"),
+            ("why is the speed of light a limit", "why the speed of light is a limit"),
             ("how long do planetary rings last?", "how long planetary rings last"),
             ("How many moons does Jupiter have?", "how many moons Jupiter has"),
             ("How much water did the Romans use each day?", "how much water the Romans used each day"),

@@ -86,8 +86,20 @@ pub(super) fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> 
             let own = |word: &&String| {
                 crate::text::tokens(word).iter().all(|t| !asked.iter().any(|q| q.same_as(t)))
             };
-            let close =
-                verdict.present.iter().filter(own).take(3).map(as_written).collect::<Vec<_>>().join(", ");
+            // A name is right only as said: the model reads "kerensky" near "Lenin".
+            let named_as_said = |word: &&String| {
+                !as_written(word).starts_with(char::is_uppercase)
+                    || crate::text::tokens(word).iter().all(|t| said.iter().any(|m| m.same_as(t)))
+            };
+            let close = verdict
+                .present
+                .iter()
+                .filter(own)
+                .filter(named_as_said)
+                .take(3)
+                .map(as_written)
+                .collect::<Vec<_>>()
+                .join(", ");
             let flags = &verdict.flags;
             let off = if flags.wrong_number {
                 Some(format!("a number {}", super::IS_OFF))

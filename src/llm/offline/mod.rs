@@ -693,6 +693,17 @@ mod tests {
         let v = evaluator(&brief, None);
         let feedback = v["nearMisses"][0]["feedback"].as_str().unwrap_or_default();
         assert!(feedback.ends_with("but a detail is off."), "{v}");
+        // The model reads "kerensky" near "Lenin": a name is right only as said.
+        #[cfg(feature = "model")]
+        {
+            let model = crate::embed::Embedder::load(std::path::Path::new("data/models/all-MiniLM-L6-v2"))
+                .expect("the sentence model, which scripts/test installs");
+            let mut brief = brief.clone();
+            brief.recent = vec![crate::llm::Message::assistant("What happened in October 1917?")];
+            let v = evaluator(&brief, Some(&model));
+            let feedback = v["nearMisses"][0]["feedback"].as_str().unwrap_or_default();
+            assert!(feedback.ends_with("but a detail is off.") && !feedback.contains("Lenin"), "{v}");
+        }
         let mut brief = brief_at(Rung::Angle, "the nucleus makes ATP for the cell", None);
         if let Some(focus) = brief.focus.as_mut() {
             focus.close = Some(format!("Right about ATP, but a detail {IS_OFF}."));
