@@ -414,7 +414,6 @@ pub(super) fn way(text: &str) -> Option<Way> {
     (!source.is_empty() && !target.is_empty()).then_some((source, target))
 }
 
-/// The phrase a text starts with: to its first comma or a word that starts a clause.
 /// What a text says is made of what ("builds a syntax tree from the tokens", "makes a list of
 /// tokens out of the raw text"): the source's words and the product's.
 fn made_of(text: &str) -> Option<Way> {
@@ -460,6 +459,7 @@ pub(super) fn makes_the_source(point: &str, said: &str) -> bool {
     !outs.is_empty() && ins.iter().any(|t| has(&said_to, t)) && !outs.iter().any(|t| has(&said_to, t))
 }
 
+/// The phrase a text starts with: to its first comma or a word that starts a clause.
 fn phrase(text: &str) -> &str {
     const ENDS: &[&str] = &[
         " , ",
