@@ -194,9 +194,11 @@ impl WriteTx {
             Tx::Pooled(tx) => tx.commit().await,
             Tx::Writer(mut tx) => {
                 let done = tx.turn.conn.execute("COMMIT").await;
-                // Left open if `COMMIT` failed; the next writer rolls it back.
+                // Left open if `COMMIT` failed: rolled back as soon as this turn ends, not when
+                // this instance next writes (another process would wait on its lock till then).
                 tx.turn.open = done.is_err();
                 tx.committed = true;
+                settle_soon(&tx.turn);
                 done.map(|_| ())
             }
         }

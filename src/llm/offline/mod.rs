@@ -800,6 +800,13 @@ mod tests {
         assert!(!why.contains("ATP"), "one note, not stitched to another: {why}");
         let off = asked("Who discovered penicillin?");
         assert!(off.starts_with("Your notes don't cover that."), "{off}");
+        // A set with no notes says so too, rather than asking for more.
+        let bare = tutor(&TutorBrief {
+            focus: None,
+            asked: true,
+            ..brief_at(Rung::Cue, "how did canberra get picked?", None)
+        });
+        assert!(bare.contains("Your notes don't cover that.") && !bare.contains("Say more"), "{bare}");
         // Not a question: the replies past the last point, as before.
         let said = tutor(&TutorBrief { focus: None, notes, ..brief_at(Rung::Cue, "ATP is energy", None) });
         assert!(!said.contains("phosphate"), "{said}");

@@ -120,6 +120,11 @@ pub(super) fn tutor(brief: &TutorBrief) -> String {
                 "That was every point due in {set} this session; each comes back when it is due. To go over them all again now, start a session from the set's page (\"Study all anyway\"), or ask me about anything in your notes."
             ),
             TutorMoment::Reply if asks_the_notes(brief) => from_session_notes(brief, None),
+            // A question, and no notes to answer it from: said plainly, as the explorer does.
+            TutorMoment::Reply if brief.asked => fresh(vec![
+                "A fair question. Your notes don't cover that. What do you already know about it?".into(),
+                "Worth asking, but it isn't in your notes. What do you think?".into(),
+            ]),
             // Past the last point the learner may go on talking: say so once, then vary.
             TutorMoment::Reply => fresh(vec![
                 "Say more: how does that connect to the rest of what you know here?".into(),
