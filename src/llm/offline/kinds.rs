@@ -181,8 +181,7 @@ pub fn kind_of(message: &str) -> MessageKind {
     // Read as meant: "do u mean…" asks as "do you mean…" does.
     let message = &*crate::text::shorthand::expand(message, |_| false);
     let lower = format!(" {} ", message.trim().to_lowercase().replace('’', "'"));
-    let words: Vec<&str> =
-        lower.split(|c: char| !(c.is_alphanumeric() || c == '\'')).filter(|w| !w.is_empty()).collect();
+    let words = words_of(&lower);
     // Whole words: "a blanket of snow" asks for no help, nor do "legs stuck together".
     let spaced = format!(" {} ", words.join(" "));
     let asks_help =
@@ -212,7 +211,11 @@ pub fn kind_of(message: &str) -> MessageKind {
         .unwrap_or_default();
     let opening: Vec<&str> = match asking.first() {
         Some(_) => asking.iter().map(String::as_str).skip_while(|w| FILLERS.contains(w)).collect(),
-        None => words.iter().copied().skip_while(|w| FILLERS.contains(w)).collect(),
+        None => after_a_lead_in(&lower)
+            .unwrap_or_else(|| words.clone())
+            .into_iter()
+            .skip_while(|w| FILLERS.contains(w))
+            .collect(),
     };
     let first = opening.first().copied().unwrap_or_default();
     let second = opening.get(1).copied().unwrap_or_default();
@@ -284,6 +287,25 @@ pub fn kind_of(message: &str) -> MessageKind {
     MessageKind::Attempt
 }
 
+/// Words of a clause that only says a question is coming ("wait before i answer, is a…").
+const LEAD_IN: &[&str] =
+    &["before", "i", "answer", "answering", "that", "quick", "q", "question", "first", "random"];
+
+/// The words after a first clause that only leads in ("wait before i answer, is a semitone
+/// the same thing as a half step"), where a question without its mark opens.
+fn after_a_lead_in(lower: &str) -> Option<Vec<&str>> {
+    let (lead, rest) = lower.split_once([',', ':', '—', '–'])?;
+    let lead = words_of(lead);
+    let leads = lead.iter().any(|w| LEAD_IN.contains(w))
+        && lead.iter().all(|w| LEAD_IN.contains(w) || FILLERS.contains(w));
+    leads.then(|| words_of(rest))
+}
+
+/// A text's words, apostrophes kept.
+fn words_of(text: &str) -> Vec<&str> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '\'')).filter(|w| !w.is_empty()).collect()
+}
+
 /// Words that open a yes-or-no question.
 pub(super) const YES_NO: &[&str] =
     &["is", "was", "are", "were", "does", "do", "did", "can", "could", "has", "have", "will", "would"];
@@ -332,6 +354,8 @@ mod tests {
             ("the mitochondria make energy", MessageKind::Attempt),
             ("before that, are T cells and B cells both white blood cells?", MessageKind::Question),
             ("quick q first — is a string mutable in python?", MessageKind::Question),
+            ("wait before i answer, is a semitone the same thing as a half step", MessageKind::Question),
+            ("first, the capo raises every string", MessageKind::Attempt),
             ("sorry my cat just walked across the keyboard", MessageKind::SmallTalk),
             ("haha hang on, grabbing a coffee", MessageKind::SmallTalk),
             ("umm", MessageKind::SmallTalk),

@@ -462,6 +462,7 @@ mod tests {
             present: present.iter().map(|w| w.to_string()).collect(),
             vetoed: false,
             flags: super::judge::Flags::default(),
+            says_the_quoted: false,
         };
         let mut verdicts = vec![
             recalled(&["port", "side", "starboard"]),

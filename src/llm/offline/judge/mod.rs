@@ -44,8 +44,8 @@ use crate::text::{Token, equations, growth, role_tokens, tokens};
 pub use reading::parts;
 use reading::{meaning_word, names, phrases, stretches};
 use turned::{
-    acts_backwards, compared_the_other_way, makes_the_source, reverses, runs_backwards, says_the_opposite,
-    turned_in_a_clause, turns_direction, turns_up_or_down, way,
+    acts_backwards, compared_the_other_way, makes_the_source, moves_the_denial, reverses, runs_backwards,
+    says_the_opposite, turned_in_a_clause, turns_direction, turns_up_or_down, way,
 };
 pub(super) use wording::trails_off;
 use wording::{asked_sentences, clauses, is_number_like, proper_names, swapped, swapped_marks};
@@ -155,6 +155,10 @@ pub struct Verdict {
     pub vetoed: bool,
     /// Which of those, for measuring.
     pub flags: Flags,
+    /// The message is the point's quoted word and nothing else, and the question did not give
+    /// it ("TAKE!" for climbers shout "take"): the answer the point is about, however little
+    /// else of it comes along.
+    pub says_the_quoted: bool,
 }
 
 /// What the words say against a recall. A negation (`opposed`) is weighed, as it is read less
@@ -848,7 +852,10 @@ impl Context {
         let wrong_order = !orders.is_empty()
             && !self.message_orders.is_empty()
             && !self.message_orders.iter().any(|o| orders.contains(o));
-        let wrong_number = wrong_number || wrong_unit || wrong_operation || wrong_order;
+        let wrong_code = wording::another_code(&point.content, &self.said_text, |code| {
+            self.asked.iter().any(|t| t.word == code)
+        });
+        let wrong_number = wrong_number || wrong_unit || wrong_operation || wrong_order || wrong_code;
         let score = if total > 0.0 { carried / total } else { 0.0 };
         let enough = score >= RECALL || (number_right && score >= RECALL_WITH_NUMBER);
         let asks = self.asks_about(&key);
@@ -876,6 +883,7 @@ impl Context {
             && key.iter().any(|k| k.negated && only_as(k, false));
         let opposite = affirms_denied
             || turned_round
+            || moves_the_denial(&point.content, &self.said_text)
             || says_the_opposite(&point.content, &self.for_this_point(&point.id, &key), &self.said_text)
             || reverses(&point.content, self.message_way.as_ref())
             || turns_direction(&self.asked_part(&point.content), &self.said_text)
@@ -927,7 +935,30 @@ impl Context {
             sibling,
             unsaid_number,
         };
-        Verdict { score, recalled, near, present, vetoed, flags }
+        let says_the_quoted = self.says_the_quoted(&point.content);
+        let recalled = recalled || (says_the_quoted && !vetoed && !flags.rule_out());
+        Verdict { score, recalled, near, present, vetoed, flags, says_the_quoted }
+    }
+
+    /// Whether the message says a quoted word or two of the point and nothing more, which the
+    /// question did not give.
+    fn says_the_quoted(&self, content: &str) -> bool {
+        // Double marks only: a single one is as often an apostrophe.
+        let quotes = ['"', '“', '”'];
+        let quoted = content
+            .split(|c| quotes.contains(&c))
+            .skip(1)
+            .step_by(2)
+            .filter(|q| !q.trim().is_empty() && q.split_whitespace().count() <= 3);
+        let said: Vec<&Token> = self.message.iter().filter(|m| !m.negated).collect();
+        !said.is_empty()
+            && said.len() == self.message.len()
+            && quoted.into_iter().any(|q| {
+                let words = tokens(q);
+                !words.is_empty()
+                    && words.iter().all(|w| said.iter().any(|m| m.same_as(w)) && !self.is_given(w))
+                    && said.iter().all(|m| words.iter().any(|w| w.same_as(m)))
+            })
     }
 
     /// What the fitted formula weighs of `point`, with the point's words the message stands
@@ -1070,7 +1101,7 @@ impl Context {
     fn decide(&self, features: &Features, lexical: Verdict, present: Vec<String>) -> Verdict {
         let odds = features.odds();
         tracing::debug!(?features, odds, "the evaluator's reading of a point");
-        let recalled = odds >= RECALL_ODDS && !features.flags.rule_out();
+        let recalled = (odds >= RECALL_ODDS || lexical.says_the_quoted) && !features.flags.rule_out();
         let near = !recalled && (odds >= NEAR_ODDS || lexical.near);
         Verdict {
             score: 1.0 / (1.0 + (-odds).exp()),
@@ -1079,6 +1110,7 @@ impl Context {
             present,
             vetoed: lexical.vetoed,
             flags: lexical.flags,
+            says_the_quoted: lexical.says_the_quoted,
         }
     }
 

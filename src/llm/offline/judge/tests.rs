@@ -946,3 +946,75 @@ fn a_point_with_a_but_is_half_said_without_what_comes_after_it() {
         judged_on(zone, "the stuff a kid can't quite do by themselves yet but can do if someone helps them");
     assert!(!said.flags.partial, "{said:?}");
 }
+
+#[test]
+fn the_points_other_word_said_for_itself_is_no_opposite_unless_what_the_opposite_goes_with_is_said() {
+    let bonds = "When interest rates rise, the prices of existing bonds fall.";
+    let asked = Some("What happens to the price of bonds you already hold when interest rates go up?");
+    let drop = judged_among(&[bonds], asked, "they drop, cos ur old bond pays less than the new ones", 0);
+    assert!(!drop.flags.opposite, "{drop:?}");
+    assert!(judged_on(bonds, "when interest rates drop, bond prices fall").flags.opposite);
+    let demand = "When price rises, quantity demanded falls.";
+    assert!(judged_on(demand, "quantity demanded rises too").flags.opposite);
+}
+
+#[test]
+fn rising_for_sinking_across_for_along_and_rigid_for_flexible_are_opposites() {
+    let deserts =
+        "Most hot deserts lie around 30 degrees north and south of the equator, where dry air sinks.";
+    assert!(
+        judged_on(deserts, "around 30 degrees either side of the equator where the air rises").flags.opposite
+    );
+    assert!(!judged_on(deserts, "30 degrees north and south, where dry air comes down").flags.opposite);
+    let grain = "Paper should be folded parallel to its grain so the pages turn easily and lie flat.";
+    assert!(judged_on(grain, "across the grain so the pages lie flat").flags.opposite);
+    assert!(!judged_on(grain, "along the grain, so they turn easily and lie flat").flags.opposite);
+    let glue = "PVA glue stays flexible when dry, which is why it is used on book spines.";
+    assert!(judged_on(glue, "PVA dries rigid so the spine keeps its shape").flags.opposite);
+    assert!(!judged_on(glue, "its hard to beat, PVA stays bendy once dry").flags.opposite);
+}
+
+#[test]
+fn a_denial_moved_to_the_other_thing_is_the_opposite_the_same_without_denial_is_not() {
+    let js = "Variables declared with const cannot be reassigned, while let allows reassignment.";
+    let moved = judged_on(js, "let can't be reassigned but const can");
+    assert!(moved.flags.opposite && !moved.recalled, "{moved:?}");
+    assert!(!judged_on(js, "const can't be reassigned but let can").flags.opposite);
+    assert!(!judged_on(js, "const is fixed for good, let can change").flags.opposite);
+    let division = "Mitosis makes two identical cells, while meiosis makes four that are not identical.";
+    assert!(
+        !judged_on(division, "mitosis doesn't shuffle genes, meiosis makes four different ones")
+            .flags
+            .opposite
+    );
+    assert!(
+        judged_on(division, "mitosis cells aren't identical, meiosis makes four identical ones")
+            .flags
+            .opposite
+    );
+}
+
+#[test]
+fn another_code_in_place_of_the_points_is_a_wrong_detail() {
+    let junk =
+        "Bonds rated below BBB- are called junk or high-yield bonds because of their higher default risk.";
+    let aaa = judged_on(junk, "bonds rated below AAA, theyre riskier of defaulting so they pay more");
+    assert!(aaa.flags.wrong_number && !aaa.recalled, "{aaa:?}");
+    assert!(
+        !judged_on(junk, "anything rated under BBB-, they pay more cos they might default")
+            .flags
+            .wrong_number
+    );
+    assert!(!judged_on(junk, "BONDS BELOW INVESTMENT GRADE THAT MIGHT DEFAULT").flags.wrong_number);
+}
+
+#[test]
+fn the_points_quoted_word_alone_is_its_answer_unless_the_question_gave_it() {
+    let take = "Climbers shout \"take\" to ask the belayer to pull the rope tight so they can rest.";
+    let asked = Some("What do you shout when you want the belayer to hold you so you can have a rest?");
+    let said = judged_among(&[take], asked, "TAKE!", 0);
+    assert!(said.recalled && said.says_the_quoted, "{said:?}");
+    let given = judged_among(&[take], Some("What does shouting \"take\" ask of the belayer?"), "take", 0);
+    assert!(!given.says_the_quoted, "{given:?}");
+    assert!(!judged_among(&[take], asked, "take, then lower", 0).says_the_quoted);
+}

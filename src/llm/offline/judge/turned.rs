@@ -29,6 +29,38 @@ pub(super) fn compared_the_other_way(point: &str, said: &str) -> bool {
         && !second.iter().any(|t| has(&theirs_after, t))
 }
 
+/// Whether the message moves the point's denial from one thing to another: "let can't be
+/// reassigned but const can" for "const cannot be reassigned, while let allows reassignment".
+/// A thing is weighed by the one clause it stands in on each side: one the point denies a word
+/// of is plain in the message, and the message denies that word of one the point leaves plain
+/// (so "mitosis doesn't shuffle genes" denies nothing the point on meiosis denies).
+pub(super) fn moves_the_denial(point: &str, said: &str) -> bool {
+    let read = |text: &str| -> Vec<Vec<Token>> {
+        clauses(text).iter().map(|clause| tokens(clause)).filter(|words| !words.is_empty()).collect()
+    };
+    let (ours, theirs) = (read(point), read(said));
+    let denied = |clause: &[Token]| clause.iter().any(|w| w.negated);
+    // The one clause a thing stands in, if it stands in one only.
+    let only_in = |side: &[Vec<Token>], t: &Token| -> Option<usize> {
+        let mut holding = side.iter().enumerate().filter(|(_, words)| words.iter().any(|w| w.same_as(t)));
+        let (at, _) = holding.next()?;
+        holding.next().is_none().then_some(at)
+    };
+    ours.iter().filter(|clause| denied(clause)).any(|clause| {
+        let words: Vec<&Token> = clause.iter().filter(|w| w.negated).collect();
+        let freed = clause.iter().any(|t| {
+            only_in(&ours, t).is_some() && only_in(&theirs, t).is_some_and(|at| !denied(&theirs[at]))
+        });
+        let denied_of_another = theirs.iter().any(|said| {
+            said.iter().any(|m| m.negated && words.iter().any(|w| w.same_as(m)))
+                && said.iter().any(|t| {
+                    only_in(&ours, t).is_some_and(|at| !denied(&ours[at])) && only_in(&theirs, t).is_some()
+                })
+        });
+        freed && denied_of_another
+    })
+}
+
 /// Whether the message has the opposite of one of the point's words, and not the word itself
 /// ("quantity demanded rises" for "falls", "repel" for "attract"): by the lexicon's pairs, or by
 /// WordNet's antonyms ("insoluble" for "soluble") when the message's word is not the point's
@@ -37,11 +69,20 @@ pub(super) fn says_the_opposite(point: &str, message: &[Token], said: &str) -> b
     let point_words = crate::text::words_spaced(point);
     let point = tokens(point);
     // The opposite of a word the point denies agrees with it ("onside" for "cannot be offside").
-    let by_tokens = point.iter().filter(|p| !p.negated).any(|p| {
+    // A word of the point's own in the message stands for itself, not in place of its opposite,
+    // when nothing the opposite goes with is said: "they drop" for bonds that "fall" when
+    // interest rates "rise" (but "quantity demanded rises" for "falls" when "price rises").
+    let goes_with_unsaid = |i: usize| {
+        let near =
+            point[i.saturating_sub(2)..(i + 3).min(point.len())].iter().filter(|q| q.term != point[i].term);
+        near.clone().next().is_some() && !near.clone().any(|q| message.iter().any(|m| m.same_as(q)))
+    };
+    let by_tokens = point.iter().enumerate().filter(|(_, p)| !p.negated).any(|(i, p)| {
         !message.iter().any(|m| m.same_as(p))
             && message.iter().any(|m| {
                 !m.negated
-                    && (crate::text::opposite(&p.term, &m.term)
+                    && ((crate::text::opposite(&p.term, &m.term)
+                        && !(point.iter().any(|q| q.same_as(m)) && goes_with_unsaid(i)))
                         || (crate::text::antonyms::opposed(&p.word, &m.word)
                             // Ordinals are numbers ("urban the second" says nothing against
                             // "the First Crusade"), weighed as numbers.
@@ -183,6 +224,10 @@ const PHRASE_OPPOSITES: &[(&[&str], &[&str])] = &[
     (
         &["heat up", "heats up", "heated up", "heating up", "warm up", "warms up", "warmed up", "warming up"],
         &["cool down", "cools down", "cooled down", "cooling down"],
+    ),
+    (
+        &["parallel to", "parallel with", "along the grain", "with the grain"],
+        &["perpendicular to", "at right angles to", "across the grain", "against the grain"],
     ),
     (
         &["switch on", "switches on", "switched on", "turn on", "turns on", "turned on"],

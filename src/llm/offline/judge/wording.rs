@@ -27,6 +27,42 @@ const GAPS: &[&str] = &[
     "get them confused",
 ];
 
+/// Whether the message has another code in place of one of the point's, neither said nor
+/// asked ("below AAA" for "below BBB-", "UDP" for "TCP"): a code is a word in capitals, two
+/// or more of them, and no small letters.
+pub(super) fn another_code(point: &str, said: &str, asked: impl Fn(&str) -> bool) -> bool {
+    // A word after a figure is its unit or era ("776 BCE" for "776 BC"), weighed as a number.
+    let codes = |text: &str| -> Vec<String> {
+        let words: Vec<&str> = text
+            .split(|c: char| {
+                c.is_whitespace()
+                    || matches!(c, ',' | '.' | ';' | ':' | '(' | ')' | '"' | '!' | '?' | '/' | '-')
+            })
+            .filter(|w| !w.is_empty())
+            .collect();
+        let after_a_figure = |i: usize| i > 0 && words[i - 1].chars().any(|c| c.is_ascii_digit());
+        words
+            .iter()
+            .enumerate()
+            .filter(|(i, w)| {
+                w.chars().filter(char::is_ascii_uppercase).count() >= 2
+                    && !w.chars().any(char::is_lowercase)
+                    && !after_a_figure(*i)
+            })
+            .map(|(_, w)| {
+                w.trim_end_matches("'s").chars().filter(char::is_ascii_alphanumeric).collect::<String>()
+            })
+            .map(|w| w.to_lowercase())
+            .collect()
+    };
+    let has = |text: &str, code: &str| crate::text::words_spaced(text).contains(&format!(" {code} "));
+    // A message in capitals throughout is shouted, not coded.
+    let shouted = !said.chars().any(char::is_lowercase);
+    !shouted
+        && codes(point).iter().any(|c| !has(said, c) && !asked(c))
+        && codes(said).iter().any(|c| !has(point, c) && !asked(c))
+}
+
 /// Whether a text says something escapes the learner.
 fn says_gap(text: &str) -> bool {
     let words = crate::text::words_spaced(text);
