@@ -251,6 +251,17 @@ pub fn read(words: &[&str]) -> Option<(f64, usize)> {
 /// "A quarter", "one third", "three quarters": a part of a whole, as "1/4", "1/3" and "3/4"
 /// are. ("Two quarters" in a row are half a year, no amount.)
 fn a_part(words: &[&str]) -> Option<f64> {
+    // "A third confounding variable" counts things, as "the third" does: a part is "of"
+    // something, or more or less, or stands last.
+    const AFTER_A_PART: &[&str] =
+        &["of", "more", "less", "fewer", "as", "the", "are", "were", "is", "was", "and", "or", "to"];
+    if let ["a" | "an", part, next, ..] = words
+        && denominator(part).is_some()
+        && next.chars().all(char::is_alphabetic)
+        && !AFTER_A_PART.contains(next)
+    {
+        return None;
+    }
     let (count, parts) = match words {
         ["a" | "an" | "one", part, ..] => (
             1.0,
@@ -460,8 +471,13 @@ mod tests {
     #[test]
     fn a_part_of_a_whole_is_one_amount_however_it_is_said() {
         let third = 1.0 / 3.0;
-        for said in ["1/3", "a third", "one third", "one in three", "1 in 3"] {
+        for said in
+            ["1/3", "a third", "one third", "one in three", "1 in 3", "a third of them", "a third more"]
+        {
             assert_eq!(number(said), Some(third), "{said}");
+        }
+        for said in ["a third confounding variable", "a fifth element"] {
+            assert_ne!(number(said), Some(third), "{said}");
         }
         assert_eq!(number("two-thirds"), Some(2.0 / 3.0));
         assert_eq!(number("three quarters"), Some(0.75));

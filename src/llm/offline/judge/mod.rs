@@ -816,7 +816,14 @@ impl Context {
         // "It's not the nucleus", "not sure about katakana": the message denies a word of the point.
         // (A word the message says both ways is not denied: "non-citizens granted citizenship".)
         // A denial is of the word itself: "left Africa" does not deny "non-African".
-        let opposed = key.iter().any(|k| {
+        // A word the point says both ways is denied by it too: "not the idea" for "the expression
+        // of an idea, not the idea itself".
+        let all = tokens(&point.content);
+        let both_ways = |k: &Token| {
+            all.iter().any(|t| t.term == k.term && t.negated)
+                && all.iter().any(|t| t.term == k.term && !t.negated)
+        };
+        let opposed = key.iter().filter(|k| !both_ways(k)).any(|k| {
             self.message.iter().any(|m| m.negated != k.negated && m.term == k.term)
                 && !self.message.iter().any(|m| m.negated == k.negated && m.same_as(k))
         });
@@ -904,7 +911,7 @@ impl Context {
             || swapped_marks(&point.content, &self.said_text)
             || compared_the_other_way(&point.content, &self.said_text)
             || self.crossed_with_another(&point.id, &key);
-        let denied = self.denies_by_name(&key);
+        let denied = self.denies_by_name(&key.iter().copied().filter(|k| !both_ways(k)).collect::<Vec<_>>());
         let sibling = self.names_a_sibling(&point.content, &key);
         let recalled =
             enough && !vetoed && !partial && !opposite && !another_point && !swapped && !denied && !sibling;

@@ -1018,3 +1018,13 @@ fn the_points_quoted_word_alone_is_its_answer_unless_the_question_gave_it() {
     assert!(!given.says_the_quoted, "{given:?}");
     assert!(!judged_among(&[take], asked, "take, then lower", 0).says_the_quoted);
 }
+
+#[test]
+fn denying_what_the_point_also_denies_agrees_with_it() {
+    let copyright = "Copyright protects the expression of an idea, not the idea itself.";
+    let agreed = judged_on(copyright, "not the idea, just the way you express it");
+    assert!(!agreed.flags.opposed && !agreed.flags.denied, "{agreed:?}");
+    let denied =
+        judged_on("The mitochondria make most of the cell's ATP.", "not the mitochondria, the nucleus");
+    assert!(denied.flags.denied || denied.flags.opposed, "{denied:?}");
+}
