@@ -694,7 +694,7 @@ impl Context {
     /// Whether, asked two things, a short message says words of one of the point's clauses
     /// and none of another's (counting only words the learner had to supply).
     fn half_said(&self, point: &str) -> bool {
-        if !self.asks_two || self.message.len() > 5 {
+        if !self.asks_two || self.message.len() > 3 {
             return false;
         }
         let said: Vec<bool> = clauses(&without_asides(point))
