@@ -722,6 +722,24 @@ mod tests {
         }
         let reply = tutor(&brief);
         assert!(!reply.contains("change") && !reply.contains("put right"), "{reply}");
+        // A denial the point makes too, said of the other thing, is close: which part to change.
+        let mut brief = brief_at(Rung::Angle, "let can't be reassigned but const can", None);
+        if let Some(focus) = brief.focus.as_mut() {
+            focus.point = point(
+                "c",
+                "Variables declared with const cannot be reassigned, while let allows reassignment.",
+                "What is the difference between let and const?",
+            );
+            focus.close = Some(format!("Right about reassigned, but a detail {IS_OFF}."));
+        }
+        let reply = tutor(&brief);
+        assert!(reply.starts_with("Close.") && reply.contains("change"), "{reply}");
+        // "Not the nucleus" adds nothing to a point that says the nucleus plainly.
+        let mut brief = brief_at(Rung::Angle, "not ATP", None);
+        if let Some(focus) = brief.focus.as_mut() {
+            focus.close = Some(format!("Right about ATP, but a detail {IS_OFF}."));
+        }
+        assert!(!tutor(&brief).starts_with("Close."));
     }
 
     #[test]

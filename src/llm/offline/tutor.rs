@@ -313,8 +313,11 @@ pub(super) fn tutor(brief: &TutorBrief) -> String {
 /// Whether `message` says a word of `point` that `question` does not.
 fn adds_to_question(message: &str, point: &str, question: &str) -> bool {
     let (point, question) = (crate::text::tokens(point), crate::text::tokens(question));
+    // Said as the point says it: "can't be reassigned" adds to "const cannot be reassigned",
+    // "not the nucleus" nothing to "the nucleus holds the DNA".
     crate::text::tokens(message).iter().any(|said| {
-        !said.negated && point.iter().any(|p| p.same_as(said)) && !question.iter().any(|q| q.same_as(said))
+        point.iter().any(|p| p.same_as(said) && p.negated == said.negated)
+            && !question.iter().any(|q| q.same_as(said))
     })
 }
 
