@@ -22,11 +22,12 @@ pub enum Measured {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Minimums {
     pub f1: Option<f64>,
+    pub kinds: Option<f64>,
     pub coverage: Option<f64>,
     pub faithfulness: Option<f64>,
 }
 
-/// `warren eval WHAT FILE [--min-f1 X] [--min-coverage X] [--min-faithfulness X]`.
+/// `warren eval WHAT FILE [--min-f1 X] [--min-kinds X] [--min-coverage X] [--min-faithfulness X]`.
 pub async fn command(
     config: &Config,
     what: Measured,
@@ -70,6 +71,9 @@ pub async fn command(
     };
     let report = run(&*provider, judge, &text, &mut std::io::stdout()).await?;
     print!("{}", report.summary());
+    if let Some((agreed, labelled)) = report.kinds {
+        below("message kinds", crate::eval::ratio(agreed, labelled), minimums.kinds)?;
+    }
     match minimums.f1 {
         Some(min) if report.scores.f1() < min => {
             Err(EvalError::BelowMinimum { f1: report.scores.f1(), min }.into())

@@ -142,6 +142,10 @@ pub enum Command {
         /// Exit with an error when F1 (the evaluator's, the detector's) is below this.
         #[arg(long)]
         min_f1: Option<f64>,
+        /// The evaluator only: exit with an error when the share of labelled message kinds
+        /// (attempt, "I don't know", question, small talk) it reads as labelled is below this.
+        #[arg(long)]
+        min_kinds: Option<f64>,
         /// Exit with an error when the drafter's coverage is below this.
         #[arg(long)]
         min_coverage: Option<f64>,
@@ -207,12 +211,17 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
             let change = usage::AllowanceChange { daily, monthly, lift_hours: lift, defaults };
             usage::allowance(&config, &user, change).await
         }
-        Command::Eval { what, cases, min_f1, min_coverage, min_faithfulness, features } => {
+        Command::Eval { what, cases, min_f1, min_kinds, min_coverage, min_faithfulness, features } => {
             eval::command(
                 &config,
                 what,
                 &cases,
-                eval::Minimums { f1: min_f1, coverage: min_coverage, faithfulness: min_faithfulness },
+                eval::Minimums {
+                    f1: min_f1,
+                    kinds: min_kinds,
+                    coverage: min_coverage,
+                    faithfulness: min_faithfulness,
+                },
                 features.as_deref(),
             )
             .await

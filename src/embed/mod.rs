@@ -288,15 +288,21 @@ mod tests {
     }
 
     /// The encoder's arithmetic is pinned: these figures are what candle-transformers' BERT gave
-    /// for these sentences (Warren ran it until the encoder in `bert.rs` replaced it), to the
-    /// bit. A change that moves them moves every judgement calibrated on the development set.
+    /// for these sentences (Warren ran it until the encoder in `bert.rs` replaced it). A change
+    /// that moves them moves every judgement calibrated on the development set. The last bits
+    /// follow the processor (the matrix products sum in the order its vector width sets: a
+    /// machine with AVX-512 differs from one without in the seventh decimal), so they are
+    /// compared to a millionth, far below anything a judgement turns on.
     #[test]
     fn the_encoder_reads_as_the_reference_bert_does() {
         let [ribosomes, paraphrase] =
             ["Ribosomes translate messenger RNA into proteins.", "ribosomes build proteins from the mRNA"]
                 .map(|text| model().embed(&[text]).expect("embeds")[0].clone());
-        assert_eq!(&ribosomes[..4], [0.07995561, -0.054164577, -0.06546148, 0.008793364]);
-        assert_eq!(similarity(&ribosomes, &paraphrase), 0.84457666);
+        let close = |got: f32, want: f32| (got - want).abs() < 1e-6;
+        let reference = [0.07995561, -0.054164577, -0.06546148, 0.008793364];
+        assert!(ribosomes[..4].iter().zip(reference).all(|(g, w)| close(*g, w)), "{:?}", &ribosomes[..4]);
+        let near = similarity(&ribosomes, &paraphrase);
+        assert!(close(near, 0.84457666), "{near}");
     }
 
     /// A text reads the same whatever it is read with: each has a pass of its own, so a

@@ -141,7 +141,7 @@ impl Scores {
 }
 
 /// A share, 1 when there is nothing to share (no positives predicted: no false ones either).
-fn ratio(part: u32, whole: u32) -> f64 {
+pub fn ratio(part: u32, whole: u32) -> f64 {
     if whole == 0 { 1.0 } else { f64::from(part) / f64::from(whole) }
 }
 

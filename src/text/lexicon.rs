@@ -537,6 +537,7 @@ pub const OPPOSITES: &[(&str, &str)] = &[
     ("dark", "light"),
     ("darkness", "light"),
     ("sleep", "wake"),
+    ("close", "far"),
 ];
 
 /// Chemical formulas a learner may write for the words.

@@ -383,9 +383,26 @@ pub fn said_before_dont_know(text: &str) -> Option<String> {
     for adverb in [" actually ", " really ", " just ", " completely ", " totally "] {
         t = t.replace(adverb, " ");
     }
-    let at = DONT_KNOW.iter().filter_map(|p| t.find(&format!(" {p} "))).min()?;
+    let at = DONT_KNOW
+        .iter()
+        .filter_map(|p| {
+            let at = t.find(&format!(" {p} "))?;
+            // "it's gone cold", "that's gone up": gone somewhere, not from memory.
+            let next = t[at + p.len() + 2..].split_whitespace().next();
+            let elsewhere = p.ends_with("gone") && next.is_some_and(|w| GONE_SOMEWHERE.contains(&w));
+            (!elsewhere).then_some(at)
+        })
+        .min()?;
     Some(t[..=at].to_string())
 }
+
+/// What follows "it's gone" when a thing has changed, not the memory ("it's gone cold", "that's
+/// gone up").
+const GONE_SOMEWHERE: &[&str] = &[
+    "cold", "hot", "warm", "up", "down", "off", "through", "into", "in", "bad", "stale", "wrong", "over",
+    "soft", "hard", "brown", "black", "dry", "flat", "dark", "sour", "mouldy", "moldy", "crisp", "thick",
+    "thin",
+];
 
 /// The ways a learner says they do not know, lower-case, as whole words ("pass" is a learner
 /// passing, "en passant" is not).
@@ -399,6 +416,12 @@ pub const DONT_KNOW: &[&str] = &[
     "can't remember",
     "cant remember",
     "cannot remember",
+    "can't recall",
+    "cant recall",
+    "cannot recall",
+    "don't recall",
+    "dont recall",
+    "tip of my tongue",
     "no idea",
     "idk",
     "dunno",
@@ -408,6 +431,9 @@ pub const DONT_KNOW: &[&str] = &[
     "i forget",
     "i always forget",
     "no clue",
+    "not a clue",
+    "haven't a clue",
+    "beats me",
     "couldn't tell you",
     "couldnt tell you",
     "could not tell you",
@@ -531,6 +557,10 @@ mod tests {
         assert!(is_dont_know("pass"));
         assert!(is_dont_know("I've completely forgotten"));
         assert!(is_dont_know("read it this morning and it's just gone"));
+        assert!(is_dont_know("it's gone, sorry") && is_dont_know("nope, it's gone from my head"));
+        assert!(is_dont_know("the sine rule... nope, gone. all i can think of is soh cah toa"));
+        assert!(!is_dont_know("fold it through while it's still hot, not once it's gone cold"));
+        assert!(is_dont_know("it's on the tip of my tongue but no") && is_dont_know("I can't recall"));
         assert!(is_dont_know("I forget") && !is_dont_know("we forget slowly at first"));
         assert!(!is_dont_know("Who came up with en passant?"));
         assert!(!is_dont_know("light passes from one medium into another"));

@@ -126,23 +126,26 @@ fn the_drafter_is_measured_case_by_case_and_fails_below_either_minimum() {
     assert!(!out.status.success(), "a file that is not there is an error");
 }
 
-/// The share of labelled message kinds the offline evaluator reads as labelled, in `file`.
-fn kinds_read_right(file: &str) -> f64 {
-    let out = warren(&["eval", "evaluator", file]);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let line = stdout.lines().find(|l| l.starts_with("message kinds ")).unwrap_or_else(|| panic!("{stdout}"));
-    line.split_whitespace().nth(2).and_then(|f| f.parse().ok()).unwrap_or_else(|| panic!("{line}"))
-}
-
 #[test]
-fn the_offline_evaluator_tells_questions_and_dont_knows_from_attempts_on_the_judges_cases() {
-    // Labelled on every case that recalls nothing: only an attempt or "I don't know" climbs.
-    let development = kinds_read_right("evals/evaluator.jsonl");
-    assert!(development >= 0.93, "development set: {development}");
-    for held_out in ["evals/holdout/evaluator.jsonl", "evals/holdout/evaluator-2.jsonl"] {
-        let read_right = kinds_read_right(held_out);
-        assert!(read_right >= 0.85, "{held_out}: {read_right}");
-    }
+fn message_kinds_read_otherwise_than_labelled_fail_under_their_minimum() {
+    // The judges' own cases are gated in scripts/test (`--min-kinds`); here, that the gate bites.
+    let dir = tempfile::tempdir().unwrap();
+    let cases = dir.path().join("kinds.jsonl");
+    let case = |message: &str, kind: &str| {
+        serde_json::json!({"set": "Cells", "points": {"p1": "Mitochondria produce ATP."},
+            "recent": ["What do mitochondria produce?"], "message": message,
+            "recalled": [], "near_miss": [], "kind": kind})
+    };
+    // The second is a question, labelled small talk: one of two read as labelled.
+    let lines =
+        [case("no idea, sorry", "dont_know"), case("wait, why do they have their own DNA?", "small_talk")];
+    std::fs::write(&cases, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    let path = cases.to_str().unwrap();
+    let out = warren(&["eval", "evaluator", path, "--min-kinds", "0.6"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("message kinds 0.500  (1 of 2)"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("message kinds 0.500 is below the minimum 0.600"));
+    assert!(warren(&["eval", "evaluator", path, "--min-kinds", "0.5"]).status.success());
 }
 
 #[tokio::test]

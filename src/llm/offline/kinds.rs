@@ -51,6 +51,13 @@ const AN_ASIDE: &[&str] = &[
     "a coffee",
     "grabbing",
     "be back",
+    "back in a",
+    "back in 2",
+    "back in two",
+    "back in 5",
+    "back in five",
+    "kettle",
+    "doorbell",
     "love this",
     "so fun",
     "more fun",
@@ -68,6 +75,9 @@ const AN_ASIDE: &[&str] = &[
     "blur together",
 ];
 
+/// The most words an aside runs to.
+const ASIDE_WORDS: usize = 20;
+
 /// Questions about the tutor itself, not the subject: small talk ("are you a Wimbledon
 /// person?", "did you see it? oh wait, you're a chatbot").
 const ABOUT_THE_TUTOR: &[&str] = &[
@@ -83,6 +93,12 @@ const ABOUT_THE_TUTOR: &[&str] = &[
     "you're a chatbot",
     "you're a bot",
     "are you real",
+    "are you an",
+    "are you human",
+    "real person",
+    "actual person",
+    "you a bot",
+    "you an ai",
 ];
 
 /// The first word (past fillers) of each clause of every sentence that ends with a question
@@ -192,7 +208,10 @@ pub fn kind_of(message: &str) -> MessageKind {
     if words.is_empty()
         || words.iter().all(|w| SMALL_TALK.contains(w) || hesitates(w))
         || SESSION_TALK.iter().any(|p| lower.contains(&format!(" {p}")))
-        || (!message.contains('?') && AN_ASIDE.iter().any(|p| lower.contains(&format!(" {p} "))))
+        // An aside is short: a long message with a "lol" in it says more than that.
+        || (!message.contains('?')
+            && words.len() <= ASIDE_WORDS
+            && AN_ASIDE.iter().any(|p| lower.contains(&format!(" {p} "))))
         || ABOUT_THE_TUTOR.iter().any(|p| lower.contains(&format!(" {p} ")))
     {
         return MessageKind::SmallTalk;
@@ -219,6 +238,7 @@ pub fn kind_of(message: &str) -> MessageKind {
     };
     let first = opening.first().copied().unwrap_or_default();
     let second = opening.get(1).copied().unwrap_or_default();
+    let third = opening.get(2).copied().unwrap_or_default();
     // "I've always wondered why…": asking without a question mark.
     let wondering =
         ["i wonder", "i've always wondered", "i always wondered", "i'd love to know", "i want to know"]
@@ -243,11 +263,18 @@ pub fn kind_of(message: &str) -> MessageKind {
     ]
     .iter()
     .any(|p| lower.contains(p));
-    let guess =
-        (matches!(first, "is" | "was" | "isn't") && matches!(second, "it" | "that")) && !doubts && !compares
-            || lower.contains(" the one ")
-            || lower.contains(" the ones ")
-            || lower.trim_end().ends_with("right?");
+    // "is it safe to look at a lunar one" asks whether, not which.
+    let whether = matches!(
+        third,
+        "safe" | "ok" | "okay" | "fine" | "possible" | "normal" | "bad" | "dangerous" | "worth"
+    );
+    let guess = (matches!(first, "is" | "was" | "isn't") && matches!(second, "it" | "that"))
+        && !doubts
+        && !compares
+        && !whether
+        || lower.contains(" the one ")
+        || lower.contains(" the ones ")
+        || lower.trim_end().ends_with("right?");
     let yes_no = YES_NO.contains(&first);
     // "is a join the same as a UNION? they both combine tables, right?" asks, whatever follows.
     let asks_how_they_compare =
@@ -257,7 +284,6 @@ pub fn kind_of(message: &str) -> MessageKind {
     // an answer that leaves its subject out: "has four chambers".)
     // So is "hang on, is the heart counted as a muscle or an organ" (not "is it…", a guess),
     // and "sorry what is a swatch exactly, the pattern keeps going on about it".
-    let third = opening.get(2).copied().unwrap_or_default();
     let determiner = |w: &str| matches!(w, "the" | "a" | "an");
     // Not an answer that opens on a symbol ("=== is the strict one").
     let opens_on_a_word =
@@ -273,6 +299,13 @@ pub fn kind_of(message: &str) -> MessageKind {
         || (matches!(first, "what's" | "whats") && determiner(second)
             || first == "what" && matches!(second, "is" | "are") && determiner(third))
             && opening.len() >= 5
+        // "wait why did nasser even want the canal": a wh-word and the verb put before its
+        // subject ask, mark or no mark (not "which is why…", nor "what is needed is…").
+        || matches!(first, "why" | "how" | "where" | "when" | "who")
+            && YES_NO.contains(&second)
+            && opening.len() >= 5
+        || first == "what" && matches!(second, "does" | "do" | "did") && opening.len() >= 5
+        || matches!(first, "is" | "was") && second == "it" && whether && opening.len() >= 5
         || yes_no && compares
         // "was nasa around before sputnik or did it only come after": asks which of two.
         || yes_no
@@ -412,6 +445,27 @@ mod tests {
             ("has four chambers, two atria and two ventricles", MessageKind::Attempt),
             ("is the one with the rocks scraping the bed", MessageKind::Attempt),
             ("was that when people used banknotes as wallpaper? or is that a myth", MessageKind::Question),
+            (
+                "wait why did nasser even want the canal, wasn't egypt already getting money from it",
+                MessageKind::Question,
+            ),
+            ("how does printing money actually make prices go up though", MessageKind::Question),
+            ("which is why you build up from light to dark", MessageKind::Attempt),
+            ("how it works is the enzyme lowers the activation energy", MessageKind::Attempt),
+            ("when it is still warm, with vinegar sugar and salt", MessageKind::Attempt),
+            ("it's on the tip of my tongue but no", MessageKind::DontKnow),
+            (
+                "so is it safe to look at a lunar one w/o the special glasses, unlike a solar one",
+                MessageKind::Question,
+            ),
+            (
+                "ok so i was watching a video last night lol, anyway the point was france backed the protestant side \
+                 against the habsburgs because it was about power by then, not religion",
+                MessageKind::Attempt,
+            ),
+            ("i can't recall that one", MessageKind::DontKnow),
+            ("hang on, kettle's just boiled, back in 2", MessageKind::SmallTalk),
+            ("random but are you an actual person typing these or an AI", MessageKind::SmallTalk),
         ] {
             assert_eq!(kind_of(message), kind, "{message}");
         }

@@ -271,6 +271,9 @@ pub struct Meaning {
 /// Words (content words and numbers) of an answer that may leave its subject to the question.
 const SHORT_ANSWER: usize = 8;
 
+/// A clause of the point's reason said this nearly by a stretch of the message is said.
+const REASON_SAID: f64 = 0.6;
+
 /// A word of a point covered this well (cosine in context) is as good as said.
 const COVERED: f32 = 0.7;
 
@@ -691,6 +694,75 @@ impl Context {
         !means.is_empty() && !said && !denied
     }
 
+    /// Whether the message gives a reason of its own where the point gives another: "light to
+    /// dark because the dark pigments are the expensive ones" for "… because the white of the
+    /// paper serves as the lightest tone". The message says none of the words only the point's
+    /// reason has, its reason has two words of its own, and (with the model) no stretch of
+    /// the message is near any clause of the point's reason.
+    fn gives_another_reason(&self, id: &str, point: &str) -> bool {
+        let lower = point.to_lowercase();
+        let Some((from, to)) =
+            [" because ", " due to "].iter().filter_map(|w| lower.find(w).map(|i| (i, i + w.len()))).min()
+        else {
+            return false;
+        };
+        let said = crate::text::words_spaced(&self.said_text);
+        let Some(theirs) = ["because", "cos", "coz", "cuz", "cause", "bc"]
+            .iter()
+            .filter_map(|w| said.find(&format!(" {w} ")).map(|i| i + w.len() + 2))
+            .min()
+        else {
+            return false;
+        };
+        let (main, all) = (tokens(&lower[..from]), tokens(point));
+        let plain = |t: &Token| !t.is_generic() && t.quantity.is_none() && !self.is_given(t);
+        let ours: Vec<Token> = tokens(&lower[to..])
+            .into_iter()
+            .filter(|k| plain(k) && !main.iter().any(|m| m.same_as(k)))
+            .collect();
+        let own =
+            tokens(&said[theirs..]).into_iter().filter(|t| plain(t) && !all.iter().any(|k| k.same_as(t)));
+        if ours.is_empty()
+            || own.count() < 2
+            || ours.iter().any(|k| self.message.iter().any(|m| m.same_as(k)))
+        {
+            return false;
+        }
+        let Some(readings) = self.meaning.as_ref().and_then(|m| m.parts.get(id)) else { return true };
+        let reason: Vec<f64> = parts(point)
+            .iter()
+            .zip(readings)
+            .filter(|(part, _)| lower.find(&part.to_lowercase()).is_some_and(|at| at >= from))
+            .map(|(_, reading)| self.nearest(&reading.sentence))
+            .collect();
+        reason.iter().all(|near| *near < REASON_SAID)
+    }
+
+    /// Whether the message lists the point's things in another order where the order is what
+    /// the point (or the question) is about: "intake, power, compression, exhaust" for "intake,
+    /// compression, power and exhaust, in that order".
+    fn out_of_order(&self, point: &str) -> bool {
+        let spaced = crate::text::words_spaced(point);
+        let ordered = [" in that order ", " in this order ", " in order "].iter().any(|p| spaced.contains(p))
+            || self.asked.iter().any(|t| t.word == "order");
+        if !ordered {
+            return false;
+        }
+        let key: Vec<Token> = tokens(point)
+            .into_iter()
+            .filter(|k| !k.is_generic() && k.quantity.is_none() && !self.is_given(k))
+            .collect();
+        let mut places: Vec<usize> = Vec::new();
+        for m in self.message.iter().filter(|m| !m.negated) {
+            if let Some(at) = key.iter().position(|k| k.same_as(m))
+                && !places.contains(&at)
+            {
+                places.push(at);
+            }
+        }
+        places.len() >= 3 && places.windows(2).any(|w| w[1] < w[0])
+    }
+
     /// Whether, asked two things, a short message says words of one of the point's clauses
     /// and none of another's (counting only words the learner had to supply).
     fn half_said(&self, point: &str) -> bool {
@@ -875,7 +947,8 @@ impl Context {
         let partial = (self.trails_off && (score < 1.0 || opposed))
             || self.half_said(&point.content)
             || self.one_of_a_pair(&point.content)
-            || self.lacks_the_means(&point.content);
+            || self.lacks_the_means(&point.content)
+            || self.gives_another_reason(&point.id, &point.content);
         // Or it says plainly, with no negation anywhere, what the point denies ("entropy
         // always decreases" for "never decreases").
         let affirms_denied = !self.message.iter().any(|m| m.negated)
@@ -908,9 +981,11 @@ impl Context {
             || self.says_another_instead(&key)
             || self.answers_for_another(&point.id, &point.content, &key);
         let swapped = swapped(&point.content, &self.message_roles)
+            || wording::swapped_numbers(&point.content, &self.message_clauses)
             || swapped_marks(&point.content, &self.said_text)
             || compared_the_other_way(&point.content, &self.said_text)
-            || self.crossed_with_another(&point.id, &key);
+            || self.crossed_with_another(&point.id, &key)
+            || self.out_of_order(&point.content);
         let denied = self.denies_by_name(&key.iter().copied().filter(|k| !both_ways(k)).collect::<Vec<_>>());
         let sibling = self.names_a_sibling(&point.content, &key);
         let recalled =

@@ -1028,3 +1028,70 @@ fn denying_what_the_point_also_denies_agrees_with_it() {
         judged_on("The mitochondria make most of the cell's ATP.", "not the mitochondria, the nucleus");
     assert!(denied.flags.denied || denied.flags.opposed, "{denied:?}");
 }
+
+#[test]
+fn above_for_below_and_after_for_before_the_same_thing_are_opposites() {
+    let solvent = "The solvent level must start below the start line, otherwise the spots would dissolve.";
+    let above = judged_on(solvent, "The solvent has to be above the start line so it can soak the spots.");
+    assert!(above.flags.opposite && !above.recalled, "{above:?}");
+    assert!(
+        !judged_on(solvent, "keep the solvent below the pencil line or the spots wash off").flags.opposite
+    );
+    assert!(!judged_on(solvent, "under the start line, above it the spots dissolve away").flags.opposite);
+    let pruning = "Prune roses in late winter, before the buds break.";
+    assert!(judged_on(pruning, "late winter, after the buds break").flags.opposite);
+    assert!(!judged_on(pruning, "late winter before buds break, after the frosts").flags.opposite);
+}
+
+#[test]
+fn a_reason_of_the_learners_own_in_place_of_the_points_is_no_recall() {
+    let order = "Watercolour is usually painted from light to dark, because the white of the paper serves as \
+                 the lightest tone and you can't easily paint light over dark.";
+    let own =
+        judged_on(order, "light to dark because the dark pigments are the expensive ones so you save them");
+    assert!(own.flags.partial && !own.recalled, "{own:?}");
+    assert!(
+        !judged_on(order, "light to dark, because the paper is your white and light won't cover dark")
+            .flags
+            .partial
+    );
+    assert!(!judged_on(order, "from light to dark, you can't paint light on top of dark").flags.partial);
+}
+
+#[test]
+fn a_list_said_in_another_order_where_order_matters_is_no_recall() {
+    let strokes = "The four strokes are intake, compression, power and exhaust, in that order.";
+    let q = Some("What are the four strokes, in order?");
+    let wrong = judged_among(&[strokes], q, "Intake, power, compression, exhaust.", 0);
+    assert!(wrong.flags.swapped && !wrong.recalled, "{wrong:?}");
+    let right = judged_among(&[strokes], q, "suck, squeeze, bang, blow: intake compression power exhaust", 0);
+    assert!(!right.flags.swapped, "{right:?}");
+    let unordered = "The three primary colours of light are red, green and blue.";
+    assert!(!judged_on(unordered, "blue, red and green").flags.swapped);
+}
+
+#[test]
+fn one_things_number_given_to_another_is_a_swap() {
+    let rugby =
+        "A conversion after a try is worth two points, while a penalty kick or a drop goal is worth three.";
+    let crossed = judged_on(rugby, "A conversion is worth three points and a penalty is worth two.");
+    assert!(crossed.flags.swapped && !crossed.recalled, "{crossed:?}");
+    assert!(!judged_on(rugby, "conversion two, penalty or drop goal three").flags.swapped);
+    assert!(!judged_on(rugby, "2 for a conversion, 3 for a drop goal").flags.swapped);
+    let teeth = "Adults have 32 permanent teeth, including four wisdom teeth.";
+    let own_number = "thirty two if all ur wisdom teeth came through, theres four of those";
+    assert!(!judged_on(teeth, own_number).flags.swapped);
+}
+
+#[test]
+fn a_long_statement_said_with_a_rising_tone_says_and_a_question_asks() {
+    let doping = "Doping silicon with phosphorus adds free electrons, making n-type material, while doping with \
+                  boron creates holes, making p-type material.";
+    let q = Some("What does doping with phosphorus do, compared with boron?");
+    let rising = "hmm not 100% but phosphorus has one more outer electron than silicon so it donates spare \
+                  electrons = n-type, and boron has one fewer so you get holes = p-type?";
+    assert!(!judged_among(&[doping], q, rising, 0).flags.asks);
+    let asking = "does phosphorus give spare electrons for n-type and boron holes for p-type?";
+    assert!(judged_among(&[doping], q, asking, 0).flags.asks);
+    assert!(judged_among(&[doping], q, "phosphorus n-type, boron p-type, right?", 0).flags.asks);
+}

@@ -133,8 +133,31 @@ pub(super) fn says_the_opposite(point: &str, message: &[Token], said: &str) -> b
             says(&point_words, x) && !says(&point_words, y) && says(&said_words, y) && !says(&said_words, x)
         })
     });
-    by_tokens || by_degree || by_comparison || by_sameness || by_phrase
+    // "above the start line" for "below the start line", "after it boils" for "before it
+    // boils": neither word is a content word, so each is read with the thing it places.
+    let placed = |text: &str, word: &str| -> Vec<Token> {
+        let words: Vec<&str> = text.split_whitespace().collect();
+        let at = words.iter().enumerate().filter(|(_, w)| **w == word);
+        at.filter_map(|(i, _)| words[i + 1..].iter().take(3).find_map(|w| tokens(w).into_iter().next()))
+            .collect()
+    };
+    // The thing placed both ways in the point is no guide ("the left hemisphere… the right
+    // side" may say "left side").
+    let by_place = PLACE_OPPOSITES.iter().any(|(a, b)| {
+        [(a, b), (b, a)].iter().any(|(x, y)| {
+            let of =
+                |text: &str, word: &str, thing: &Token| placed(text, word).iter().any(|t| t.same_as(thing));
+            placed(&point_words, x).iter().any(|thing| {
+                !of(&point_words, y, thing) && of(&said_words, y, thing) && !of(&said_words, x, thing)
+            })
+        })
+    });
+    by_tokens || by_degree || by_comparison || by_sameness || by_phrase || by_place
 }
+
+/// Words that place a thing, each with its opposite; neither is a content word.
+const PLACE_OPPOSITES: &[(&str, &str)] =
+    &[("above", "below"), ("above", "beneath"), ("above", "underneath"), ("before", "after")];
 
 /// Whether a clause of the message says two or more of a clause of the point's words and
 /// the opposite of another of them in its place ("the resistant bacteria die during the

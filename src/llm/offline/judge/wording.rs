@@ -337,6 +337,47 @@ pub(super) fn swapped(point: &str, message_clauses: &[Vec<Token>]) -> bool {
     })
 }
 
+/// Whether the message gives the point's two things each other's numbers: the point says two
+/// numbers in halves of their own ("A conversion is worth two points, while a penalty … is
+/// worth three"), and one clause of the message joins a word only one half has with the number
+/// only the other has, and another clause the other way round ("a conversion is worth three
+/// and a penalty is worth two"). One such clause alone may be a number of its own beside the
+/// other thing ("thirty two if all your wisdom teeth came through, there's four of those").
+pub(super) fn swapped_numbers(point: &str, message_clauses: &[Vec<Token>]) -> bool {
+    let mut text = format!(" {} ", point.replace(['(', ')'], " "));
+    for joint in [" while ", " whereas ", " but ", ", ", "; "] {
+        text = text.replace(joint, "\u{1}");
+    }
+    let halves: Vec<Vec<Token>> = text.split('\u{1}').map(tokens).filter(|h| !h.is_empty()).collect();
+    let only_in = |t: &Token, i: usize| {
+        halves.iter().enumerate().all(|(j, other)| j == i || !other.iter().any(|o| o.same_as(t)))
+    };
+    // Each half's own words and its own numbers.
+    let own: Vec<(Vec<&Token>, Vec<&Token>)> = halves
+        .iter()
+        .enumerate()
+        .map(|(i, half)| {
+            half.iter().filter(|k| !k.is_generic() && only_in(k, i)).partition(|k| k.quantity.is_none())
+        })
+        .collect();
+    let has = |clause: &[Token], ks: &[&Token]| {
+        ks.iter().any(|k| clause.iter().any(|m| !m.negated && m.same_as(k)))
+    };
+    // A clause that says half `i`'s thing with half `j`'s number and not its own.
+    let crossed = |clause: &[Token], i: usize, j: usize| {
+        let ((words, numbers), (_, theirs)) = (&own[i], &own[j]);
+        !numbers.is_empty() && has(clause, words) && !has(clause, numbers) && has(clause, theirs)
+    };
+    (0..own.len()).any(|i| {
+        (0..own.len()).filter(|j| *j != i).any(|j| {
+            message_clauses.iter().enumerate().any(|(c, one)| {
+                crossed(one, i, j)
+                    && message_clauses.iter().enumerate().any(|(d, other)| d != c && crossed(other, j, i))
+            })
+        })
+    })
+}
+
 /// Whether the message swaps what the point contrasts in two halves, by its marks as well
 /// as its words: the point's halves (split at "while", "whereas", "but", ";" or ", and") each
 /// have two or more things of their own, a letter ("B and C"), a symbol ("+"), a number
@@ -416,6 +457,32 @@ pub(super) fn asks_two_things(question: &str) -> bool {
         .any(|asked| asked >= 2)
 }
 
+/// Whether a sentence that ends with "?" says rather than asks: long, and no clause of it
+/// opens as a question does ("hmm not 100% but phosphorus donates spare electrons = n-type,
+/// and boron gives holes = p-type?"), nor ends on a tag ("…, right?"), nor says the learner
+/// does not know.
+fn says_with_a_rising_tone(sentence: &str) -> bool {
+    use crate::llm::offline::kinds::{FILLERS, YES_NO, is_wh};
+    let spaced = crate::text::words_spaced(sentence);
+    let tagged = [" right ", " yeah ", " correct ", " no ", " isn't it ", " innit ", " or not "]
+        .iter()
+        .any(|tag| spaced.ends_with(tag));
+    let opens_asking = sentence.split([',', ';', ':', '—', '–']).any(|clause| {
+        crate::text::words_spaced(clause).split_whitespace().find(|w| !FILLERS.contains(w)).is_some_and(|w| {
+            is_wh(w)
+                || YES_NO.contains(&w)
+                || w.ends_with("n't")
+                || matches!(w, "what's" | "who's" | "how's" | "why's")
+        })
+    });
+    // "i dont remember the name, something that helps make red blood cells??" still guesses.
+    let unsure = sentence.trim_end().ends_with("??") || crate::text::is_dont_know(sentence);
+    tokens(sentence).len() >= RISING_TONE_WORDS && !tagged && !opens_asking && !unsure
+}
+
+/// The fewest words a statement said with a rising tone has: "the ribosome?" offers a guess.
+const RISING_TONE_WORDS: usize = 6;
+
 /// A message's sentences, each with its words and whether it asks (ends with "?").
 pub(super) fn asked_sentences(message: &str) -> Vec<(Vec<Token>, bool)> {
     let chars: Vec<char> = message.chars().collect();
@@ -435,7 +502,7 @@ pub(super) fn asked_sentences(message: &str) -> Vec<(Vec<Token>, bool)> {
             continue;
         }
         if matches!(c, '.' | '!' | '?' | '\n' | '…') {
-            out.push((tokens(&current), c == '?'));
+            out.push((tokens(&current), c == '?' && !says_with_a_rising_tone(&current)));
             current.clear();
         }
     }
