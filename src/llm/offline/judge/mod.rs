@@ -739,12 +739,14 @@ impl Context {
     }
 
     /// Whether the message lists the point's things in another order where the order is what
-    /// the point (or the question) is about: "intake, power, compression, exhaust" for "intake,
-    /// compression, power and exhaust, in that order".
+    /// the point (or the question, of a point that lists three things or more) is about:
+    /// "intake, power, compression, exhaust" for "intake, compression, power and exhaust, in
+    /// that order". Elsewhere a paraphrase may say the point's words in any order.
     fn out_of_order(&self, point: &str) -> bool {
         let spaced = crate::text::words_spaced(point);
+        let lists = point.matches(',').count() >= 2;
         let ordered = [" in that order ", " in this order ", " in order "].iter().any(|p| spaced.contains(p))
-            || self.asked.iter().any(|t| t.word == "order");
+            || (lists && self.asked.iter().any(|t| t.word == "order"));
         if !ordered {
             return false;
         }

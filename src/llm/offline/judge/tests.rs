@@ -1068,6 +1068,14 @@ fn a_list_said_in_another_order_where_order_matters_is_no_recall() {
     assert!(!right.flags.swapped, "{right:?}");
     let unordered = "The three primary colours of light are red, green and blue.";
     assert!(!judged_on(unordered, "blue, red and green").flags.swapped);
+    let rate = "The order of a reaction is the sum of the exponents in its rate law.";
+    let q = Some("What is the order of a reaction?");
+    assert!(
+        !judged_among(&[rate], q, "add up the powers in the rate law, that gives the order", 0).flags.swapped
+    );
+    let planets = "The inner planets, from the Sun out, are Mercury, Venus, Earth and Mars.";
+    let q = Some("Name the inner planets in order from the Sun.");
+    assert!(judged_among(&[planets], q, "venus, mercury, earth, mars", 0).flags.swapped);
 }
 
 #[test]
