@@ -476,7 +476,7 @@ fn says_with_a_rising_tone(sentence: &str) -> bool {
         })
     });
     // "i dont remember the name, something that helps make red blood cells??" still guesses.
-    let unsure = sentence.trim_end().ends_with("??") || crate::text::is_dont_know(sentence);
+    let unsure = crate::text::is_dont_know(sentence);
     tokens(sentence).len() >= RISING_TONE_WORDS && !tagged && !opens_asking && !unsure
 }
 
