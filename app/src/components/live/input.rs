@@ -21,16 +21,18 @@ pub fn focus_answer() {
     }
 }
 
-/// Brings the answer box back into view when a reply has left it off screen: on a phone the
-/// page shrinks while the reply is awaited and a note may push the box below the fold, and no
-/// focus scrolls it back (the keyboard waits for a tap).
+/// Brings the answer bar (the box and Send beside it) back into view when a reply has left
+/// it off screen: on a phone the page shrinks while the reply is awaited and a note may push
+/// the bar below the fold, and no focus scrolls it back (the keyboard waits for a tap). The
+/// whole bar, not the box alone: Send may reach lower than the box by a pixel.
 #[cfg(feature = "hydrate")]
 pub fn keep_answer_in_view() {
     let Some(answer) = document().get_element_by_id(ANSWER_ID) else { return };
-    let rect = answer.get_bounding_client_rect();
+    let bar = answer.closest(".input-bar").ok().flatten().unwrap_or(answer);
+    let rect = bar.get_bounding_client_rect();
     let height = window().inner_height().ok().and_then(|h| h.as_f64()).unwrap_or(f64::MAX);
     if rect.bottom() > height || rect.top() < 0.0 {
-        answer.scroll_into_view_with_bool(false);
+        bar.scroll_into_view_with_bool(false);
     }
 }
 
