@@ -213,6 +213,15 @@ fn tokens_keeping(text: &str, keep: impl Fn(&str) -> bool) -> Vec<Token> {
     let mut i = 0;
     while i < refs.len() {
         let word = refs[i];
+        // A new clause ends a denial's reach: "no intrinsic factor so B12 can't…" denies no
+        // B12 (but "not so fast", "not because…" deny what follows).
+        // So does "and" after a denial that is a whole phrase ("there's none and B12…").
+        let after_a_whole_denial = word == "and" && i > 0 && matches!(refs[i - 1], "none" | "nothing");
+        if matches!(word, "so" | "because" | "cos" | "therefore") && (1..4).contains(&negation_reach)
+            || after_a_whole_denial
+        {
+            negation_reach = 0;
+        }
         if word == "," || word == "but" {
             negation_reach = 0;
             i += 1;
@@ -227,6 +236,13 @@ fn tokens_keeping(text: &str, keep: impl Fn(&str) -> bool) -> Vec<Token> {
         if word == "non" && refs.get(i + 1).is_some_and(|w| w.chars().all(char::is_alphabetic)) {
             negation_reach = 1;
             i += 1;
+            continue;
+        }
+        // "a lack of intrinsic factor", "in the absence of light": no intrinsic factor, no light.
+        let of = refs.get(i + 1) == Some(&"of");
+        if matches!(word, "lack" | "lacks" | "lacking") || (word == "absence" && of) {
+            negation_reach = 4;
+            i += 1 + usize::from(of);
             continue;
         }
         // "rather than curly braces", "instead of sugar": the words after are not what is meant.
@@ -392,8 +408,48 @@ pub fn said_before_dont_know(text: &str) -> Option<String> {
             let elsewhere = p.ends_with("gone") && next.is_some_and(|w| GONE_SOMEWHERE.contains(&w));
             (!elsewhere).then_some(at)
         })
+        .chain(passes(&t))
         .min()?;
     Some(t[..=at].to_string())
+}
+
+/// Where a learner passes ("pass", "i'll pass on this one", "pass for now"), not where a thing
+/// passes ("ions can pass through", "they pass on their genes"): the word stands alone or is
+/// followed by what only passing a turn is followed by.
+fn passes(spaced: &str) -> Option<usize> {
+    const THEN: &[&str] = &[
+        "for", "sorry", "again", "too", "thanks", "please", "pls", "here", "lol", "haha", "tbh", "honestly",
+        "ngl", "this", "that", "i", "no", "idk",
+    ];
+    let words: Vec<&str> = spaced.split_whitespace().collect();
+    let at = words.iter().enumerate().position(|(i, w)| {
+        let before = i.checked_sub(1).map(|b| words[b]);
+        let after = &words[i + 1..];
+        *w == "pass"
+            && !before.is_some_and(|b| {
+                matches!(
+                    b,
+                    "can"
+                        | "could"
+                        | "would"
+                        | "may"
+                        | "might"
+                        | "must"
+                        | "cannot"
+                        | "can't"
+                        | "to"
+                        | "should"
+                )
+            })
+            && match after {
+                [] => true,
+                ["on", next, ..] => matches!(*next, "this" | "that" | "it" | "these" | "those" | "one"),
+                ["on"] => true,
+                [next, ..] => THEN.contains(next),
+            }
+    })?;
+    // Its place in the spaced text: the spaces before it are one a word.
+    Some(words[..at].iter().map(|w| w.len() + 1).sum())
 }
 
 /// What follows "it's gone" when a thing has changed, not the memory ("it's gone cold", "that's
@@ -446,7 +502,6 @@ pub const DONT_KNOW: &[&str] = &[
     "nope gone",
     "i'm stuck",
     "im stuck",
-    "pass",
 ];
 
 /// A text's words, lower-case, each between single spaces (" not sure why though "), for
@@ -514,6 +569,21 @@ mod tests {
         );
         let (half, thirty) = (tokens("half an hour"), tokens("30 minutes"));
         assert!(half.len() == 1 && half[0].same_as(&thirty[0]), "{half:?}");
+        // Bytes, glued or spelt out; a kilobyte either way round 1,000.
+        let denied = |text: &str| {
+            tokens(text).iter().filter(|t| t.negated).map(|t| t.term.clone()).collect::<Vec<_>>()
+        };
+        assert_eq!(denied("causing a lack of intrinsic factor"), denied("so there's no intrinsic factor"));
+        assert_eq!(denied("in the absence of light"), denied("without light"));
+        assert_eq!(denied("no intrinsic factor so B12 is not taken up"), ["intrins", "factor", "take"]);
+        assert_eq!(denied("not so fast"), ["fast"]);
+        assert_eq!(denied("there's none and B12 is taken up"), Vec::<String>::new());
+        assert_eq!(denied("none of the B12 is taken up"), ["b12", "take"]);
+        assert_eq!(terms("cos is adjacent over hypotenuse"), ["cos", "adjac", "hypotenus"]);
+        let (glued, spelt) = (tokens("64B"), tokens("64 bytes"));
+        assert!(glued.len() == 1 && glued[0].same_as(&spelt[0]), "{glued:?}");
+        assert!(tokens("4 KB")[0].same_as(&tokens("4096 bytes")[0]));
+        assert!(!tokens("64 KB")[0].same_as(&tokens("64 bytes")[0]));
         assert_eq!(terms("CO2 and H2O"), terms("carbon dioxide and water"));
         // An equation's coefficients are counts of what follows them.
         assert_eq!(
@@ -555,6 +625,11 @@ mod tests {
         assert!(is_dont_know("no idea, sorry"));
         assert!(!is_dont_know("ribosomes make proteins"));
         assert!(is_dont_know("pass"));
+        assert!(is_dont_know("i'll pass on this one") && is_dont_know("hmm pass for now"));
+        assert!(
+            !is_dont_know("water can pass through the membrane") && !is_dont_know("they pass on their genes")
+        );
+        assert_eq!(said_before_dont_know("the golgi, no wait, pass").as_deref(), Some(" the golgi no wait "));
         assert!(is_dont_know("I've completely forgotten"));
         assert!(is_dont_know("read it this morning and it's just gone"));
         assert!(is_dont_know("it's gone, sorry") && is_dont_know("nope, it's gone from my head"));

@@ -6,7 +6,8 @@
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
-/// Converts an amount in some unit to base units (metres, seconds, kelvin, kilograms, m/s).
+/// Converts an amount in some unit to base units (metres, seconds, kelvin, kilograms, m/s,
+/// watts, joules, bytes).
 pub type ToBase = fn(f64) -> f64;
 
 /// What a quantity measures, for comparing across units.
@@ -19,6 +20,8 @@ pub enum Dimension {
     Speed,
     Power,
     Energy,
+    /// Bytes ("64B", "4 KB", "a gigabyte" is no amount).
+    Data,
 }
 
 /// A number, and its value in base units when a unit followed it.
@@ -454,6 +457,12 @@ pub fn unit(words: &[&str]) -> Option<(Dimension, ToBase, usize)> {
         "j" | "joule" | "joules" => (Dimension::Energy, |x| x),
         "kj" | "kilojoule" | "kilojoules" => (Dimension::Energy, |x| x * 1e3),
         "kwh" => (Dimension::Energy, |x| x * 3.6e6),
+        // Learners take a kilobyte as 1,000 bytes or 1,024: the 12 % tolerance holds both.
+        "b" | "byte" | "bytes" => (Dimension::Data, |x| x),
+        "kb" | "kilobyte" | "kilobytes" => (Dimension::Data, |x| x * 1e3),
+        "mb" | "megabyte" | "megabytes" => (Dimension::Data, |x| x * 1e6),
+        "gb" | "gigabyte" | "gigabytes" => (Dimension::Data, |x| x * 1e9),
+        "tb" | "terabyte" | "terabytes" => (Dimension::Data, |x| x * 1e12),
         _ => return None,
     };
     Some((dimension, to_base, 1))

@@ -27,6 +27,7 @@ const SESSION_TALK: &[&str] = &[
     "points left",
     "points are left",
     "how many points",
+    "what time is it",
 ];
 
 /// What starts or makes an aside about the learner's day rather than an answer ("haha hang
@@ -70,6 +71,8 @@ const AN_ASIDE: &[&str] = &[
     "my head hurts",
     "hurts my brain",
     "hurts my head",
+    "brain is fried",
+    "brain's fried",
     "this set is",
     "find hardest",
     "blur together",
@@ -268,10 +271,13 @@ pub fn kind_of(message: &str) -> MessageKind {
         third,
         "safe" | "ok" | "okay" | "fine" | "possible" | "normal" | "bad" | "dangerous" | "worth"
     );
+    // "is that why everyone says hoover" asks for the reason behind something, offering none.
+    let explains = matches!(third, "why" | "how" | "because" | "where" | "when");
     let guess = (matches!(first, "is" | "was" | "isn't") && matches!(second, "it" | "that"))
         && !doubts
         && !compares
         && !whether
+        && !explains
         || lower.contains(" the one ")
         || lower.contains(" the ones ")
         || lower.trim_end().ends_with("right?");
@@ -288,8 +294,14 @@ pub fn kind_of(message: &str) -> MessageKind {
     // Not an answer that opens on a symbol ("=== is the strict one").
     let opens_on_a_word =
         message.split_whitespace().next().is_some_and(|w| w.chars().next().is_some_and(char::is_alphabetic));
-    let unmarked = matches!(first, "are" | "were" | "does" | "do" | "did")
-        && matches!(second, "the" | "a" | "an" | "they" | "you" | "it" | "these" | "those" | "we" | "there")
+    // A subject after the verb: a pronoun or article, or a plural ("can sinkholes happen
+    // anywhere"; the verb after "can" never ends so: "can pass", "can focus").
+    let a_subject = |w: &str| {
+        matches!(w, "the" | "a" | "an" | "they" | "you" | "it" | "these" | "those" | "we" | "there")
+            || w.len() > 3 && w.ends_with('s') && !["ss", "us", "is"].iter().any(|end| w.ends_with(end))
+    };
+    let unmarked = matches!(first, "are" | "were" | "does" | "do" | "did" | "can" | "could" | "will" | "would")
+        && a_subject(second)
         && opening.len() >= 5
         || matches!(first, "is" | "was")
             && determiner(second)
@@ -304,6 +316,16 @@ pub fn kind_of(message: &str) -> MessageKind {
         || matches!(first, "why" | "how" | "where" | "when" | "who")
             && YES_NO.contains(&second)
             && opening.len() >= 5
+        // "why's it even called a reef knot": the verb in the wh-word.
+        || matches!(first, "why's" | "how's" | "where's" | "who's")
+            && a_subject(second)
+            && opening.len() >= 5
+        // "how many faces are actually on the bayon": an amount asked, its verb soon after.
+        || first == "how"
+            && matches!(second, "many" | "much" | "long" | "far" | "often" | "old" | "big")
+            && opening.iter().skip(2).take(2).any(|w| YES_NO.contains(w))
+            && opening.len() >= 5
+        || matches!(first, "is" | "was") && matches!(second, "it" | "that") && explains && opening.len() >= 5
         || first == "what" && matches!(second, "does" | "do" | "did") && opening.len() >= 5
         || matches!(first, "is" | "was") && second == "it" && whether && opening.len() >= 5
         || yes_no && compares
@@ -466,6 +488,16 @@ mod tests {
             ("i can't recall that one", MessageKind::DontKnow),
             ("hang on, kettle's just boiled, back in 2", MessageKind::SmallTalk),
             ("random but are you an actual person typing these or an AI", MessageKind::SmallTalk),
+            ("why's it even called a reef knot is it a sailing thing", MessageKind::Question),
+            ("how many faces are actually on the bayon", MessageKind::Question),
+            ("how many chambers it has, four", MessageKind::Attempt),
+            ("can sinkholes happen anywhere or only where theres limestone under", MessageKind::Question),
+            ("can pass through the membrane on their own", MessageKind::Attempt),
+            ("can focus light onto the retina", MessageKind::Attempt),
+            ("hang on is that why everyone in the uk says hoover for any vacuum", MessageKind::Question),
+            ("is that why the sky is blue?", MessageKind::Question),
+            ("is that the one where the sky looks blue?", MessageKind::Attempt),
+            ("ugh my brain is fried. what time is it", MessageKind::SmallTalk),
         ] {
             assert_eq!(kind_of(message), kind, "{message}");
         }

@@ -985,6 +985,7 @@ impl Context {
         let swapped = swapped(&point.content, &self.message_roles)
             || wording::swapped_numbers(&point.content, &self.message_clauses)
             || swapped_marks(&point.content, &self.said_text)
+            || wording::one_way_of_two(&point.content, &self.said_text)
             || compared_the_other_way(&point.content, &self.said_text)
             || self.crossed_with_another(&point.id, &key)
             || self.out_of_order(&point.content);

@@ -136,6 +136,12 @@ fn a_swapped_pairing_is_no_recall_a_compact_answer_is() {
     assert!(!swapped(charges, &clause_tokens("charges that are alike push apart, unlike ones attract")));
     let verbs = "\"Ser\" means \"to be\" and \"tener\" means \"to have\".";
     assert!(swapped(verbs, &clause_tokens("ser means to have and tener means to be")));
+    // A name between commas names what comes before it: no second thing to swap with.
+    let roads = "The Inca road network, the Qhapaq Ñan, stretched about 40,000 km and carried messages by relay runners called chasquis.";
+    let said = "they built terraces, roads - incl the qhapaq nan, the like 40k km road thing where chasquis ran msgs in relays";
+    assert!(!swapped(roads, &clause_tokens(said)));
+    assert_eq!(names_in_apposition("Its capital, Cusco, lay high"), "Its capital  Cusco  lay high");
+    assert_eq!(names_in_apposition("salt, sugar, flour"), "salt, sugar, flour");
     assert!(!swapped(verbs, &clause_tokens("ser is to be, tener is to have")));
     // A name in brackets is part of its clause.
     let focus = "The focus (hypocentre) is where an earthquake starts underground; the epicentre is the point on the surface directly above it.";
@@ -840,6 +846,16 @@ fn another_named_person_in_the_very_place_of_the_points_is_a_sibling_the_same_on
 }
 
 #[test]
+fn a_point_said_both_ways_round_is_not_said_by_one_way_twice() {
+    let reef = "A reef knot is tied right over left, then left over right.";
+    assert!(one_way_of_two(reef, "right over left, and then right over left again"));
+    assert!(!one_way_of_two(reef, "right over left then left over right"));
+    assert!(!one_way_of_two(reef, "right over left, then the other way"));
+    let judged = judged_on(reef, "right over left, and then right over left again");
+    assert!(judged.flags.swapped && !judged.recalled, "{judged:?}");
+}
+
+#[test]
 fn halves_swapped_by_their_letters_symbols_or_numbers_are_no_recall() {
     let regex = "In regex, * matches zero or more of the preceding item, while + matches one or more.";
     assert!(swapped_marks(
@@ -981,6 +997,20 @@ fn a_denial_moved_to_the_other_thing_is_the_opposite_the_same_without_denial_is_
     assert!(moved.flags.opposite && !moved.recalled, "{moved:?}");
     assert!(!judged_on(js, "const can't be reassigned but let can").flags.opposite);
     assert!(!judged_on(js, "const is fixed for good, let can change").flags.opposite);
+    let b12 = "Pernicious anaemia is an autoimmune condition causing a lack of intrinsic factor, so vitamin B12 cannot be absorbed in the terminal ileum.";
+    assert!(
+        !judged_on(b12, "autoimmune, no intrinsic factor so B12 cant get absorbed at the end of the small intestine, the ileum")
+            .flags
+            .opposite
+    );
+    assert!(
+        !judged_on(
+            b12,
+            "it attacks the intrinsic factor so theres none and B12 cant get soaked up, the ileum"
+        )
+        .flags
+        .opposite
+    );
     let division = "Mitosis makes two identical cells, while meiosis makes four that are not identical.";
     assert!(
         !judged_on(division, "mitosis doesn't shuffle genes, meiosis makes four different ones")

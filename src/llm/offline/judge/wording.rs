@@ -280,9 +280,12 @@ pub(super) fn clauses(text: &str) -> Vec<String> {
 /// ("sound is a transverse wave, while light is a longitudinal wave"). One such clause is a
 /// compact answer ("Octavian became Augustus in 27 BC"); two are a crossed pairing.
 pub(super) fn swapped(point: &str, message_clauses: &[Vec<Token>]) -> bool {
-    // A name in brackets belongs to its clause ("The focus (hypocentre) is where…").
-    let parts: Vec<Vec<Token>> =
-        clauses(&point.replace(['(', ')'], " ")).iter().map(|c| role_tokens(c)).collect();
+    // A name in brackets belongs to its clause ("The focus (hypocentre) is where…"), and so
+    // does one between commas ("The Inca road network, the Qhapaq Ñan, stretched…").
+    let parts: Vec<Vec<Token>> = clauses(&names_in_apposition(&point.replace(['(', ')'], " ")))
+        .iter()
+        .map(|c| role_tokens(c))
+        .collect();
     // Each word of the point that only one clause has, with that clause; a clause counts only
     // with two such words (a lone "B" in "topsoil (A) lies above subsoil (B)" pairs nothing).
     let mut own: Vec<(Token, usize)> = Vec::new();
@@ -337,6 +340,31 @@ pub(super) fn swapped(point: &str, message_clauses: &[Vec<Token>]) -> bool {
     })
 }
 
+/// The text with the commas around a name in apposition taken away ("The Inca road network,
+/// the Qhapaq Ñan, stretched…"): a name of what comes before it, not a clause of its own. A
+/// name is a few capitalised words, an article before them allowed.
+pub(super) fn names_in_apposition(text: &str) -> String {
+    let parts: Vec<&str> = text.split(',').collect();
+    let is_name = |part: &str| {
+        let words: Vec<&str> = part.split_whitespace().collect();
+        let name = match words.as_slice() {
+            [article, rest @ ..] if matches!(article.to_lowercase().as_str(), "the" | "a" | "an") => rest,
+            all => all,
+        };
+        (1..=4).contains(&name.len()) && name.iter().all(|w| w.chars().next().is_some_and(char::is_uppercase))
+    };
+    let mut out = String::new();
+    for (i, part) in parts.iter().enumerate() {
+        let joined = |j: usize| j > 0 && j + 1 < parts.len() && is_name(parts[j]);
+        if i > 0 {
+            // The comma before a name and the one after it go.
+            out.push_str(if joined(i) || joined(i - 1) { " " } else { "," });
+        }
+        out.push_str(part);
+    }
+    out
+}
+
 /// Whether the message gives the point's two things each other's numbers: the point says two
 /// numbers in halves of their own ("A conversion is worth two points, while a penalty … is
 /// worth three"), and one clause of the message joins a word only one half has with the number
@@ -375,6 +403,40 @@ pub(super) fn swapped_numbers(point: &str, message_clauses: &[Vec<Token>]) -> bo
                     && message_clauses.iter().enumerate().any(|(d, other)| d != c && crossed(other, j, i))
             })
         })
+    })
+}
+
+/// Whether the point says two things both ways round and the message one way only: "right over
+/// left, and then right over left again" for "right over left, then left over right". Each way
+/// is three words, two of the point's own about a third ("right over left").
+pub(super) fn one_way_of_two(point: &str, said: &str) -> bool {
+    let words = |text: &str| -> Vec<String> {
+        crate::text::words_spaced(text).split_whitespace().map(str::to_string).collect()
+    };
+    let (ours, theirs) = (words(point), words(said));
+    // "…then the other way round", "…and vice versa" say the second way in other words.
+    let spaced = crate::text::words_spaced(said);
+    if [" other way", " vice versa ", " reverse", " opposite way", " swap", " switch"]
+        .iter()
+        .any(|p| spaced.contains(p))
+    {
+        return false;
+    }
+    let has = |text: &[String], a: &str, by: &str, b: &str| {
+        text.windows(3).any(|w| w[0] == a && w[1] == by && w[2] == b)
+    };
+    ours.windows(3).any(|w| {
+        let (a, by, b) = (w[0].as_str(), w[1].as_str(), w[2].as_str());
+        // "Left" and "right" are words of the point here, common as they are.
+        let content = |x: &str| {
+            x.len() > 2 && x.chars().all(char::is_alphabetic) && !matches!(x, "the" | "and" | "then" | "are")
+        };
+        a != b
+            && content(a)
+            && content(b)
+            && has(&ours, b, by, a)
+            && has(&theirs, a, by, b)
+            && !has(&theirs, b, by, a)
     })
 }
 
