@@ -417,6 +417,9 @@ pub fn said_before_dont_know(text: &str) -> Option<String> {
 /// passes ("ions can pass through", "they pass on their genes"): the word stands alone or is
 /// followed by what only passing a turn is followed by.
 fn passes(spaced: &str) -> Option<usize> {
+    // "Can pass", "to pass": a thing that passes.
+    const AFTER_A_MODAL: &[&str] =
+        &["can", "could", "would", "may", "might", "must", "cannot", "can't", "to", "should"];
     const THEN: &[&str] = &[
         "for", "sorry", "again", "too", "thanks", "please", "pls", "here", "lol", "haha", "tbh", "honestly",
         "ngl", "this", "that", "i", "no", "idk",
@@ -426,21 +429,7 @@ fn passes(spaced: &str) -> Option<usize> {
         let before = i.checked_sub(1).map(|b| words[b]);
         let after = &words[i + 1..];
         *w == "pass"
-            && !before.is_some_and(|b| {
-                matches!(
-                    b,
-                    "can"
-                        | "could"
-                        | "would"
-                        | "may"
-                        | "might"
-                        | "must"
-                        | "cannot"
-                        | "can't"
-                        | "to"
-                        | "should"
-                )
-            })
+            && !before.is_some_and(|b| AFTER_A_MODAL.contains(&b))
             && match after {
                 [] => true,
                 ["on", next, ..] => matches!(*next, "this" | "that" | "it" | "these" | "those" | "one"),
@@ -448,7 +437,7 @@ fn passes(spaced: &str) -> Option<usize> {
                 [next, ..] => THEN.contains(next),
             }
     })?;
-    // Its place in the spaced text: the spaces before it are one a word.
+    // Its place in the spaced text: each word before it and the space before that word.
     Some(words[..at].iter().map(|w| w.len() + 1).sum())
 }
 
@@ -569,7 +558,6 @@ mod tests {
         );
         let (half, thirty) = (tokens("half an hour"), tokens("30 minutes"));
         assert!(half.len() == 1 && half[0].same_as(&thirty[0]), "{half:?}");
-        // Bytes, glued or spelt out; a kilobyte either way round 1,000.
         let denied = |text: &str| {
             tokens(text).iter().filter(|t| t.negated).map(|t| t.term.clone()).collect::<Vec<_>>()
         };
@@ -580,6 +568,7 @@ mod tests {
         assert_eq!(denied("there's none and B12 is taken up"), Vec::<String>::new());
         assert_eq!(denied("none of the B12 is taken up"), ["b12", "take"]);
         assert_eq!(terms("cos is adjacent over hypotenuse"), ["cos", "adjac", "hypotenus"]);
+        // Bytes, glued or spelt out; a kilobyte either way round 1,000.
         let (glued, spelt) = (tokens("64B"), tokens("64 bytes"));
         assert!(glued.len() == 1 && glued[0].same_as(&spelt[0]), "{glued:?}");
         assert!(tokens("4 KB")[0].same_as(&tokens("4096 bytes")[0]));
