@@ -281,7 +281,12 @@ pub fn kind_of(message: &str) -> MessageKind {
         || lower.contains(" the one ")
         || lower.contains(" the ones ")
         || lower.trim_end().ends_with("right?");
-    let yes_no = YES_NO.contains(&first);
+    // "wasnt that one kind of discredited later?": a denied verb opens a question too, before
+    // its subject (not "isn't it the ribosome?", a guess, nor "doesn't need oxygen?").
+    let denied_yes_no = NEGATED_YES_NO.contains(&first)
+        && matches!(second, "it" | "that" | "this" | "there" | "they" | "he" | "she")
+        && !matches!(third, "the" | "a" | "an");
+    let yes_no = YES_NO.contains(&first) || denied_yes_no;
     // "is a join the same as a UNION? they both combine tables, right?" asks, whatever follows.
     let asks_how_they_compare =
         compares && question_openings(message).iter().any(|w| YES_NO.contains(&w.as_str()));
@@ -329,6 +334,8 @@ pub fn kind_of(message: &str) -> MessageKind {
         || first == "what" && matches!(second, "does" | "do" | "did") && opening.len() >= 5
         || matches!(first, "is" | "was") && second == "it" && whether && opening.len() >= 5
         || yes_no && compares
+        // "was it connected to gospel at all": whether, not which.
+        || yes_no && lower.contains(" at all ") && opening.len() >= 5
         // "was nasa around before sputnik or did it only come after": asks which of two.
         || yes_no
             && !guess
@@ -349,7 +356,9 @@ const LEAD_IN: &[&str] =
 /// The words after a first clause that only leads in ("wait before i answer, is a semitone
 /// the same thing as a half step"), where a question without its mark opens.
 fn after_a_lead_in(lower: &str) -> Option<Vec<&str>> {
-    let (lead, rest) = lower.split_once([',', ':', '—', '–'])?;
+    // "before i answer - does it matter…": a spaced hyphen leads in as a dash does.
+    let cut = lower.find([',', ':', '—', '–']).into_iter().chain(lower.find(" - ")).min()?;
+    let (lead, rest) = lower.split_at(cut);
     let lead = words_of(lead);
     let leads = lead.iter().any(|w| LEAD_IN.contains(w))
         && lead.iter().all(|w| LEAD_IN.contains(w) || FILLERS.contains(w));
@@ -364,6 +373,12 @@ fn words_of(text: &str) -> Vec<&str> {
 /// Words that open a yes-or-no question.
 pub(super) const YES_NO: &[&str] =
     &["is", "was", "are", "were", "does", "do", "did", "can", "could", "has", "have", "will", "would"];
+
+/// A word that opens a yes-or-no question, denied.
+const NEGATED_YES_NO: &[&str] = &[
+    "isn't", "isnt", "wasn't", "wasnt", "aren't", "arent", "weren't", "werent", "doesn't", "doesnt",
+    "didn't", "didnt", "hasn't", "hasnt", "haven't", "havent", "couldn't", "couldnt", "wouldn't", "wouldnt",
+];
 
 /// Words that lead into a message without saying anything.
 pub(super) const FILLERS: &[&str] =
@@ -498,6 +513,17 @@ mod tests {
             ("is that why the sky is blue?", MessageKind::Question),
             ("is that the one where the sky looks blue?", MessageKind::Attempt),
             ("ugh my brain is fried. what time is it", MessageKind::SmallTalk),
+            (
+                "before i answer - does it matter if its a lake vs the sea, like is fresh water different",
+                MessageKind::Question,
+            ),
+            ("was it connected to gospel at all or totally separate", MessageKind::Question),
+            (
+                "wasnt that one kind of discredited later? i read the guards were coached",
+                MessageKind::Question,
+            ),
+            ("isn't it the ribosome?", MessageKind::Attempt),
+            ("doesn't need oxygen?", MessageKind::Attempt),
         ] {
             assert_eq!(kind_of(message), kind, "{message}");
         }

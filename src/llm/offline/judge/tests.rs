@@ -846,6 +846,20 @@ fn another_named_person_in_the_very_place_of_the_points_is_a_sibling_the_same_on
 }
 
 #[test]
+fn the_same_for_more_and_a_copy_made_backwards_are_opposites() {
+    let progressive =
+        "A progressive tax takes a larger percentage of income from people with higher incomes.";
+    let same = "everyone pays the same percentage so the rich end up paying more in total, thats the progressive bit";
+    assert!(judged_on(progressive, same).flags.opposite);
+    assert!(!judged_on(progressive, "the more you earn the bigger the percentage they take").flags.opposite);
+    let hiv =
+        "Retroviruses such as HIV use the enzyme reverse transcriptase to copy their RNA genome into DNA.";
+    let backwards = "its a retrovirus so it has reverse transcriptase, which turns its DNA into RNA so the cell can use it";
+    assert!(judged_on(hiv, backwards).flags.opposite);
+    assert!(!judged_on(hiv, "reverse transcriptase turns the virus's RNA into DNA").flags.opposite);
+}
+
+#[test]
 fn a_point_said_both_ways_round_is_not_said_by_one_way_twice() {
     let reef = "A reef knot is tied right over left, then left over right.";
     assert!(one_way_of_two(reef, "right over left, and then right over left again"));

@@ -118,7 +118,13 @@ pub(super) fn says_the_opposite(point: &str, message: &[Token], said: &str) -> b
         && ours.iter().any(|(up, thing)| {
             theirs.contains(&(!up, thing.clone())) && !theirs.contains(&(*up, thing.clone()))
         });
-    let by_sameness = [("same", "different"), ("different", "same")].iter().any(|(x, y)| {
+    // "The same percentage" for "a larger percentage" says no difference where the point has one.
+    const MORE_OR_LESS: &[&str] =
+        &["larger", "higher", "greater", "bigger", "smaller", "lower", "more", "less"];
+    let pairs = [("same", "different"), ("different", "same")]
+        .into_iter()
+        .chain(MORE_OR_LESS.iter().map(|degree| (*degree, "same")));
+    let by_sameness = pairs.into_iter().any(|(x, y)| {
         let after = |text: &str, word: &str| -> Vec<String> {
             let words: Vec<&str> = text.split_whitespace().collect();
             words.windows(2).filter(|w| w[0] == word).flat_map(|w| tokens(w[1])).map(|t| t.term).collect()
@@ -451,6 +457,17 @@ pub(super) fn way(text: &str) -> Option<Way> {
         " transforms ",
         " transformed ",
         " transforming ",
+        // "Copy their RNA genome into DNA", "translate mRNA into protein": one made from the other.
+        " copy ",
+        " copies ",
+        " copied ",
+        " copying ",
+        " transcribe ",
+        " transcribes ",
+        " transcribed ",
+        " translate ",
+        " translates ",
+        " translated ",
     ];
     // Punctuation kept as words of its own: an end stops at it.
     let mut spaced = String::from(" ");
