@@ -140,6 +140,10 @@ fn raw_words(text: &str) -> Vec<String> {
         if matches!(c, ',' | '.' | ';' | ':' | '!' | '?' | '(' | ')' | '\n') {
             out.push(",".into());
         }
+        // "75%": a unit, as "percent" is.
+        if c == '%' {
+            out.push("%".into());
+        }
     }
     flush(&mut current, &mut out);
     out
@@ -273,7 +277,7 @@ fn tokens_keeping(text: &str, keep: impl Fn(&str) -> bool) -> Vec<Token> {
                 word: count.to_string(),
                 term: format!("#{count}"),
                 negated,
-                quantity: Some(Quantity { value: count, base: None }),
+                quantity: Some(Quantity { value: count, base: None, span: 0.0 }),
             });
             for w in expanded {
                 out.push(Token { word: (*w).into(), term: canonical(w), negated, quantity: None });
@@ -310,11 +314,15 @@ fn tokens_keeping(text: &str, keep: impl Fn(&str) -> bool) -> Vec<Token> {
                     _ => (None, 0),
                 },
             };
+            // "three quarters", "0.75": a share of a whole, as "75%" is.
+            let base =
+                base.or_else(|| (value > 0.0 && value < 1.0).then_some((numbers::Dimension::Share, value)));
+            let span = if used == 1 { numbers::span(word) } else { 0.0 };
             out.push(Token {
                 word: refs[i..i + used].join(" "),
                 term: format!("#{value}"),
                 negated,
-                quantity: Some(Quantity { value, base }),
+                quantity: Some(Quantity { value, base, span }),
             });
             negation_reach = negation_reach.saturating_sub(1);
             i += used + unit_words;
@@ -491,6 +499,18 @@ pub const DONT_KNOW: &[&str] = &[
     "nope gone",
     "i'm stuck",
     "im stuck",
+    // "Got nothing" alone may be what someone got ("the peasants got nothing").
+    "i got nothing",
+    "i've got nothing",
+    "ive got nothing",
+    "nope got nothing",
+    "got nothing on this",
+    "drawing a blank",
+    "blanking on",
+    "i'm blanking",
+    "im blanking",
+    "mind's gone blank",
+    "mind went blank",
 ];
 
 /// A text's words, lower-case, each between single spaces (" not sure why though "), for
@@ -628,5 +648,20 @@ mod tests {
         assert!(is_dont_know("I forget") && !is_dont_know("we forget slowly at first"));
         assert!(!is_dont_know("Who came up with en passant?"));
         assert!(!is_dont_know("light passes from one medium into another"));
+        assert!(is_dont_know("nope, got nothing on this one") && is_dont_know("drawing a blank here"));
+        assert!(!is_dont_know("the peasants got nothing from the reforms"));
+    }
+
+    #[test]
+    fn a_share_is_one_amount_however_it_is_said_and_a_decade_is_near_its_years() {
+        let q = |text: &str| tokens(text).into_iter().find_map(|t| t.quantity);
+        let same = |a: &str, b: &str| q(a).zip(q(b)).is_some_and(|(a, b)| a.matches(&b));
+        let near = |a: &str, b: &str| q(a).zip(q(b)).is_some_and(|(a, b)| a.is_near(&b));
+        assert!(same("75%", "three quarters") && same("75 per cent", "3/4") && same("5 percent", "0.05"));
+        assert!(!same("40%", "45%") && !same("70%", "three quarters"));
+        assert!(same("a fifth of a gram", "0.2 grams"));
+        assert!(same("75%", "75"), "a share said without its mark is still its number");
+        assert!(!same("the 1880s", "1884") && near("mid 1880s", "1884") && near("mid 1880s", "85"));
+        assert!(!near("the 1890s", "1884") && same("the 1700s", "18th century") && near("the 1700s", "1750"));
     }
 }

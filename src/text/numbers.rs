@@ -22,6 +22,9 @@ pub enum Dimension {
     Energy,
     /// Bytes ("64B", "4 KB", "a gigabyte" is no amount).
     Data,
+    /// A part of a whole: "75%", "75 percent", "three quarters" (a number between 0 and 1 with
+    /// no unit reads as one).
+    Share,
 }
 
 /// A number, and its value in base units when a unit followed it.
@@ -29,6 +32,9 @@ pub enum Dimension {
 pub struct Quantity {
     pub value: f64,
     pub base: Option<(Dimension, f64)>,
+    /// How far past `value` a number written as a span reaches: 9 for a decade ("1880s"), 99
+    /// for the hundreds ("1700s"), 0 for one number. A year inside it is near, not the same.
+    pub span: f64,
 }
 
 impl Quantity {
@@ -49,6 +55,10 @@ impl Quantity {
             close(self.value, other.value, 0.02)
         };
         match (self.base, other.base) {
+            // Shares are said to the percent: "40%" is not 45%, "75%" is three quarters.
+            (Some((Dimension::Share, a)), Some((Dimension::Share, b))) => close(a, b, 0.02),
+            // A part of a unit ("a fifth of a gram" for 0.2 grams): the numbers decide.
+            (Some((Dimension::Share, _)), Some(_)) | (Some(_), Some((Dimension::Share, _))) => same,
             // Both with units: the amounts decide ("150 million miles" is not 150 million km).
             (Some((d1, a)), Some((d2, b))) => d1 == d2 && close(a, b, 0.12),
             (Some(_), None) | (None, Some(_)) | (None, None) => same,
@@ -58,7 +68,9 @@ impl Quantity {
     /// both have units, otherwise within a factor of a hundred ("1453" does not answer for the
     /// "One" of "World War One", "1945" does for "1919").
     pub fn comparable(&self, other: &Quantity) -> bool {
-        if let (Some((d1, _)), Some((d2, _))) = (self.base, other.base) {
+        if let (Some((d1, _)), Some((d2, _))) = (self.base, other.base)
+            && (d1 == d2 || (d1 != Dimension::Share && d2 != Dimension::Share))
+        {
             return d1 == d2;
         }
         let (a, b) = (self.value.abs(), other.value.abs());
@@ -66,12 +78,15 @@ impl Quantity {
     }
 
     /// Not the same, but close enough to be a near miss: the same number in the wrong unit
-    /// ("150 million miles" for 150 million km), a year off by one or two ("September 1938"),
-    /// a year with two of its digits swapped ("1831" for 1813), or another amount within a
+    /// ("150 million miles" for 150 million km), a year off by one or two ("September 1938")
+    /// or inside the decade said ("the 1880s" for 1884), a year with two of its digits swapped ("1831" for 1813), or another amount within a
     /// tenth ("around 50" for 54).
     pub fn is_near(&self, other: &Quantity) -> bool {
         if self.matches(other) {
             return false;
+        }
+        if self.spans(other.value) || other.spans(self.value) {
+            return true;
         }
         let year = |n: f64| n.fract() == 0.0 && (1000.0..=2100.0).contains(&n);
         if year(self.value) && year(other.value) {
@@ -79,6 +94,17 @@ impl Quantity {
         }
         self.value == other.value
             || (self.value - other.value).abs() <= 0.1 * self.value.abs().max(other.value.abs())
+    }
+
+    /// Whether this number, written as a span, takes in a year (or its last two digits): "the
+    /// 1880s" takes in 1884 and "85". Near, not the same: the year is the answer.
+    fn spans(&self, year: f64) -> bool {
+        let year = if self.value >= 1000.0 && (0.0..100.0).contains(&year) {
+            self.value - self.value % 100.0 + year
+        } else {
+            year
+        };
+        self.span > 0.0 && year.fract() == 0.0 && (self.value..=self.value + self.span).contains(&year)
     }
 }
 
@@ -199,6 +225,16 @@ fn digits(w: &str) -> Option<f64> {
         return (top > 0.0 && top < bottom).then_some(top / bottom);
     }
     w.parse::<f64>().ok().map(|n| n * scale).filter(|n| n.is_finite())
+}
+
+/// How far past its value a number written as a span reaches: a decade ("1880s") 9 years, the
+/// hundreds ("1700s") 99; any other number 0.
+pub fn span(word: &str) -> f64 {
+    match word.strip_suffix('s') {
+        Some(d) if d.len() == 4 && d.chars().all(|c| c.is_ascii_digit()) && d.ends_with("00") => 99.0,
+        Some(d) if d.len() == 4 && d.chars().all(|c| c.is_ascii_digit()) && d.ends_with('0') => 9.0,
+        _ => 0.0,
+    }
 }
 
 /// Reads a number at the start of `words`; returns it and how many words it took.
@@ -463,6 +499,8 @@ pub fn unit(words: &[&str]) -> Option<(Dimension, ToBase, usize)> {
         "mb" | "megabyte" | "megabytes" => (Dimension::Data, |x| x * 1e6),
         "gb" | "gigabyte" | "gigabytes" => (Dimension::Data, |x| x * 1e9),
         "tb" | "terabyte" | "terabytes" => (Dimension::Data, |x| x * 1e12),
+        "%" | "percent" => (Dimension::Share, |x| x / 100.0),
+        "per" if words.get(1) == Some(&"cent") => return Some((Dimension::Share, |x| x / 100.0, 2)),
         _ => return None,
     };
     Some((dimension, to_base, 1))
@@ -540,7 +578,7 @@ mod tests {
 
     #[test]
     fn a_year_off_by_a_little_or_with_two_digits_swapped_is_near() {
-        let year = |value: f64| Quantity { value, base: None };
+        let year = |value: f64| Quantity { value, base: None, span: 0.0 };
         assert!(year(1831.0).is_near(&year(1813.0)));
         assert!(year(1812.0).is_near(&year(1813.0)));
         assert!(!year(1913.0).is_near(&year(1813.0)));
@@ -553,7 +591,7 @@ mod tests {
         let q = |value: f64, unit_words: &str| {
             let words: Vec<&str> = unit_words.split(' ').collect();
             let base = unit(&words).map(|(d, f, _)| (d, f(value)));
-            Quantity { value, base }
+            Quantity { value, base, span: 0.0 }
         };
         assert!(q(2.0, "inches").matches(&q(5.0, "centimetres")));
         assert!(q(200.0, "fahrenheit").matches(&q(93.0, "°c".trim_start_matches('°'))));

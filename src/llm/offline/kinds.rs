@@ -303,6 +303,8 @@ pub fn kind_of(message: &str) -> MessageKind {
     // anywhere"; the verb after "can" never ends so: "can pass", "can focus").
     let a_subject = |w: &str| {
         matches!(w, "the" | "a" | "an" | "they" | "you" | "it" | "these" | "those" | "we" | "there")
+            // "does every letter have that line", "do all birds fly".
+            || matches!(w, "every" | "each" | "all" | "any" | "some" | "most")
             || w.len() > 3 && w.ends_with('s') && !["ss", "us", "is"].iter().any(|end| w.ends_with(end))
     };
     let unmarked = matches!(first, "are" | "were" | "does" | "do" | "did" | "can" | "could" | "will" | "would")
@@ -317,9 +319,10 @@ pub fn kind_of(message: &str) -> MessageKind {
             || first == "what" && matches!(second, "is" | "are") && determiner(third))
             && opening.len() >= 5
         // "wait why did nasser even want the canal": a wh-word and the verb put before its
-        // subject ask, mark or no mark (not "which is why…", nor "what is needed is…").
+        // subject ask, mark or no mark (not "which is why…", nor "what is needed is…"); so does
+        // a denied verb ("why wouldnt you just bid lower").
         || matches!(first, "why" | "how" | "where" | "when" | "who")
-            && YES_NO.contains(&second)
+            && (YES_NO.contains(&second) || NEGATED_YES_NO.contains(&second))
             && opening.len() >= 5
         // "why's it even called a reef knot": the verb in the wh-word.
         || matches!(first, "why's" | "how's" | "where's" | "who's")
@@ -382,7 +385,7 @@ const NEGATED_YES_NO: &[&str] = &[
 
 /// Words that lead into a message without saying anything.
 pub(super) const FILLERS: &[&str] =
-    &["wait", "hmm", "hm", "so", "um", "uh", "ok", "okay", "oh", "hang", "on", "and", "but", "sorry"];
+    &["wait", "hmm", "hm", "so", "um", "uh", "ok", "okay", "oh", "hang", "hold", "on", "and", "but", "sorry"];
 
 pub(super) fn is_wh(word: &str) -> bool {
     matches!(word, "what" | "which" | "who" | "whose" | "where" | "when" | "why" | "how")
@@ -524,6 +527,11 @@ mod tests {
             ),
             ("isn't it the ribosome?", MessageKind::Attempt),
             ("doesn't need oxygen?", MessageKind::Attempt),
+            ("wait does every letter have that line or just some of them", MessageKind::Question),
+            ("hold on is a crc the same kind of thing as a hash like sha256", MessageKind::Question),
+            ("wait but why wouldnt you just bid lower to save money", MessageKind::Question),
+            ("nope, got nothing on this one", MessageKind::DontKnow),
+            ("the peasants got nothing from the reforms", MessageKind::Attempt),
         ] {
             assert_eq!(kind_of(message), kind, "{message}");
         }

@@ -45,7 +45,7 @@ pub use reading::parts;
 use reading::{meaning_word, names, phrases, stretches};
 use turned::{
     acts_backwards, compared_the_other_way, makes_the_source, moves_the_denial, reverses, runs_backwards,
-    says_the_opposite, turned_in_a_clause, turns_direction, turns_up_or_down, way,
+    runs_from_the_other_end, says_the_opposite, turned_in_a_clause, turns_direction, turns_up_or_down, way,
 };
 pub(super) use wording::trails_off;
 use wording::{asked_sentences, clauses, is_number_like, proper_names, swapped, swapped_marks};
@@ -969,6 +969,7 @@ impl Context {
             || says_the_opposite(&point.content, &self.for_this_point(&point.id, &key), &self.said_text)
             || reverses(&point.content, self.message_way.as_ref())
             || turns_direction(&self.asked_part(&point.content), &self.said_text)
+            || runs_from_the_other_end(&point.content, &self.said_text)
             || turns_up_or_down(&point.content, &self.said_text)
             || turned_in_a_clause(
                 &point.content,
@@ -986,6 +987,7 @@ impl Context {
             || wording::swapped_numbers(&point.content, &self.message_clauses)
             || swapped_marks(&point.content, &self.said_text)
             || wording::one_way_of_two(&point.content, &self.said_text)
+            || wording::crowns_another(&point.content, &self.said_text)
             || compared_the_other_way(&point.content, &self.said_text)
             || self.crossed_with_another(&point.id, &key)
             || self.out_of_order(&point.content);

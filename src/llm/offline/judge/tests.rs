@@ -870,6 +870,39 @@ fn a_point_said_both_ways_round_is_not_said_by_one_way_twice() {
 }
 
 #[test]
+fn a_superlative_given_to_another_of_the_points_things_is_swapped() {
+    let islands =
+        "Japan's four main islands are Honshu, Hokkaido, Kyushu and Shikoku, and Honshu is the largest.";
+    let wrong = "honshu hokkaido kyushu and uh shikoku. hokkaido's the biggest one right, the one up north";
+    assert!(crowns_another(islands, wrong));
+    assert!(!crowns_another(islands, "honshu hokkaido kyushu and shikoku, honshu's the biggest"));
+    assert!(!crowns_another(islands, "honshu hokkaido kyushu shikoku. tokyo is the biggest city"));
+    let judged = judged_on(islands, wrong);
+    assert!(judged.flags.swapped && !judged.recalled, "{judged:?}");
+    assert!(judged_on(islands, "honshu hokkaido kyushu and shikoku, honshu's the biggest").recalled);
+}
+
+#[test]
+fn a_way_run_from_the_other_end_is_turned() {
+    let hindi = "Hindi is written in the Devanagari script, from left to right.";
+    assert!(runs_from_the_other_end(hindi, "devanagari, and its right to left same as urdu"));
+    assert!(!runs_from_the_other_end(hindi, "devanagari, left to right"));
+    assert!(!runs_from_the_other_end(hindi, "devanagari, left-to-right, not right to left like urdu"));
+    let asked = Some("Which script is Hindi written in, and which direction does it run?");
+    let judged = judged_among(&[hindi], asked, "devanagari, and its right to left same as urdu", 0);
+    assert!(judged.flags.opposite && !judged.recalled, "{judged:?}");
+}
+
+#[test]
+fn a_guess_the_learner_stands_by_asks_nothing() {
+    let standing =
+        asked_sentences("ethiopia and... liberia? yeah pretty sure those 2, everywhere else got carved up");
+    assert!(standing.iter().all(|(_, asks)| !asks), "{standing:?}");
+    let asking = asked_sentences("ethiopia and... liberia? not sure about the rest");
+    assert!(asking.iter().any(|(_, asks)| *asks), "{asking:?}");
+}
+
+#[test]
 fn halves_swapped_by_their_letters_symbols_or_numbers_are_no_recall() {
     let regex = "In regex, * matches zero or more of the preceding item, while + matches one or more.";
     assert!(swapped_marks(

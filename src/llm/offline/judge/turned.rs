@@ -244,6 +244,32 @@ pub(super) fn turns_direction(point: &str, said: &str) -> bool {
         .any(|(x, y)| ours.contains(x) && !ours.contains(y) && theirs.contains(y) && !theirs.contains(x))
 }
 
+/// Whether the message runs the point's way between two ends from the other end: "right to
+/// left" for "from left to right", "bottom to top" for "top to bottom".
+pub(super) fn runs_from_the_other_end(point: &str, said: &str) -> bool {
+    let runs = |text: &str| -> Vec<(String, String)> {
+        let words: Vec<String> =
+            crate::text::words_spaced(text).split_whitespace().map(str::to_string).collect();
+        words
+            .windows(3)
+            .filter(|w| {
+                w[1] == "to"
+                    && ENDS.iter().any(|(a, b)| (w[0] == *a && w[2] == *b) || (w[0] == *b && w[2] == *a))
+            })
+            .map(|w| (w[0].clone(), w[2].clone()))
+            .collect()
+    };
+    let (our_runs, their_runs) = (runs(point), runs(said));
+    our_runs.iter().any(|(from, to)| {
+        their_runs.iter().any(|(f, t)| f == to && t == from)
+            && !their_runs.iter().any(|(f, t)| f == from && t == to)
+    })
+}
+
+/// Two ends a way can run between, either way round.
+const ENDS: &[(&str, &str)] =
+    &[("left", "right"), ("top", "bottom"), ("east", "west"), ("north", "south"), ("front", "back")];
+
 /// Phrasal verbs that say the opposite of each other, each in its forms.
 const PHRASE_OPPOSITES: &[(&[&str], &[&str])] = &[
     (

@@ -440,6 +440,62 @@ pub(super) fn one_way_of_two(point: &str, said: &str) -> bool {
     })
 }
 
+/// Whether the message gives the point's superlative to another of the point's things:
+/// "hokkaido's the biggest" for "…Honshu, Hokkaido, Kyushu and Shikoku, and Honshu is the
+/// largest".
+pub(super) fn crowns_another(point: &str, said: &str) -> bool {
+    // Each thing crowned ("X is the largest", "X's the biggest"), with its superlative's group.
+    let crowned = |text: &str| -> Vec<(String, usize)> {
+        let words: Vec<String> =
+            crate::text::words_spaced(text).split_whitespace().map(str::to_string).collect();
+        let mut out = Vec::new();
+        for (i, word) in words.iter().enumerate() {
+            let Some(group) = SUPERLATIVES.iter().position(|g| g.contains(&word.as_str())) else { continue };
+            if i < 2 || words[i - 1] != "the" {
+                continue;
+            }
+            let subject = match words[i - 2].as_str() {
+                "is" | "was" | "are" | "were" => i.checked_sub(3).map(|j| words[j].clone()),
+                before => before.strip_suffix("'s").map(str::to_string),
+            };
+            if let Some(subject) = subject.filter(|s| !crate::text::is_stopword(s)) {
+                out.push((subject, group));
+            }
+        }
+        out
+    };
+    let (ours, theirs) = (crowned(point), crowned(said));
+    let in_point = crate::text::words_spaced(point);
+    ours.iter().any(|(subject, group)| {
+        theirs.iter().any(|(s, g)| g == group && s != subject && in_point.contains(&format!(" {s} ")))
+            && !theirs.iter().any(|(s, g)| g == group && s == subject)
+    })
+}
+
+/// Superlatives, those that mean the same in one group.
+const SUPERLATIVES: &[&[&str]] = &[
+    &["largest", "biggest", "greatest"],
+    &["smallest", "tiniest"],
+    &["highest", "tallest"],
+    &["lowest"],
+    &["longest"],
+    &["shortest"],
+    &["deepest"],
+    &["oldest", "earliest"],
+    &["youngest", "newest", "latest"],
+    &["hottest", "warmest"],
+    &["coldest"],
+    &["fastest", "quickest"],
+    &["slowest"],
+    &["heaviest"],
+    &["lightest"],
+    &["richest"],
+    &["poorest"],
+    &["busiest"],
+    &["driest"],
+    &["wettest"],
+];
+
 /// Whether the message swaps what the point contrasts in two halves, by its marks as well
 /// as its words: the point's halves (split at "while", "whereas", "but", ";" or ", and") each
 /// have two or more things of their own, a letter ("B and C"), a symbol ("+"), a number
@@ -548,7 +604,7 @@ const RISING_TONE_WORDS: usize = 6;
 /// A message's sentences, each with its words and whether it asks (ends with "?").
 pub(super) fn asked_sentences(message: &str) -> Vec<(Vec<Token>, bool)> {
     let chars: Vec<char> = message.chars().collect();
-    let mut out = Vec::new();
+    let mut sentences: Vec<(String, bool)> = Vec::new();
     let mut current = String::new();
     for (i, &c) in chars.iter().enumerate() {
         current.push(c);
@@ -564,13 +620,37 @@ pub(super) fn asked_sentences(message: &str) -> Vec<(Vec<Token>, bool)> {
             continue;
         }
         if matches!(c, '.' | '!' | '?' | '\n' | '…') {
-            out.push((tokens(&current), c == '?' && !says_with_a_rising_tone(&current)));
+            sentences.push((current.clone(), c == '?' && !says_with_a_rising_tone(&current)));
             current.clear();
         }
     }
     if !current.trim().is_empty() {
-        out.push((tokens(&current), false));
+        sentences.push((current, false));
     }
+    // "ethiopia and... liberia? yeah pretty sure": a guess the learner then stands by.
+    let stands_by = |next: &str| {
+        let spaced = crate::text::words_spaced(next);
+        CONFIRMATIONS.iter().any(|c| spaced.starts_with(c))
+    };
+    let mut out: Vec<(Vec<Token>, bool)> = (0..sentences.len())
+        .map(|i| {
+            let (text, asks) = &sentences[i];
+            let confirmed = sentences.get(i + 1).is_some_and(|(next, _)| stands_by(next));
+            (tokens(text), *asks && !confirmed)
+        })
+        .collect();
     out.retain(|(words, asks)| !words.is_empty() || *asks);
     out
 }
+
+/// How a learner stands by the guess just asked ("…liberia? yeah pretty sure").
+const CONFIRMATIONS: &[&str] = &[
+    " yeah ",
+    " yes ",
+    " yep ",
+    " pretty sure ",
+    " i'm pretty sure ",
+    " im pretty sure ",
+    " i'm sure ",
+    " im sure ",
+];
