@@ -68,10 +68,12 @@ impl Quantity {
     /// both have units, otherwise within a factor of a hundred ("1453" does not answer for the
     /// "One" of "World War One", "1945" does for "1919").
     pub fn comparable(&self, other: &Quantity) -> bool {
-        if let (Some((d1, _)), Some((d2, _))) = (self.base, other.base)
-            && (d1 == d2 || (d1 != Dimension::Share && d2 != Dimension::Share))
-        {
-            return d1 == d2;
+        if let (Some((d1, _)), Some((d2, _))) = (self.base, other.base) {
+            // A share beside a measured amount ("a fifth of a gram") is compared as a number.
+            let share_of_a_unit = (d1 == Dimension::Share) != (d2 == Dimension::Share);
+            if !share_of_a_unit {
+                return d1 == d2;
+            }
         }
         let (a, b) = (self.value.abs(), other.value.abs());
         a.max(b) <= 100.0 * a.min(b).max(1e-9)

@@ -632,9 +632,10 @@ pub(super) fn asked_sentences(message: &str) -> Vec<(Vec<Token>, bool)> {
         let spaced = crate::text::words_spaced(next);
         CONFIRMATIONS.iter().any(|c| spaced.starts_with(c))
     };
-    let mut out: Vec<(Vec<Token>, bool)> = (0..sentences.len())
-        .map(|i| {
-            let (text, asks) = &sentences[i];
+    let mut out: Vec<(Vec<Token>, bool)> = sentences
+        .iter()
+        .enumerate()
+        .map(|(i, (text, asks))| {
             let confirmed = sentences.get(i + 1).is_some_and(|(next, _)| stands_by(next));
             (tokens(text), *asks && !confirmed)
         })
