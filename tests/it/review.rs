@@ -360,8 +360,23 @@ async fn an_archived_set_stays_out_and_a_note_linked_to_a_point_is_shown_while_i
     );
 }
 
+/// Waits out a learner's midnight (at each UTC offset given, in minutes) due within the next
+/// half minute, so a test that counts one day's reviews on the wall clock sees one day.
+async fn clear_of_midnight(offsets: &[i32]) {
+    for &offset in offsets {
+        let now = warren::store::now_ms();
+        let left = start_of_day(day_of(now, offset) + 1, offset) - now;
+        if left < 30_000 {
+            tokio::time::sleep(std::time::Duration::from_millis(u64::try_from(left + 1_000).unwrap_or(0)))
+                .await;
+        }
+    }
+}
+
 #[tokio::test]
 async fn the_daily_limits_hold_across_sessions_and_reset_at_the_learners_midnight() {
+    // The counts are of one learner's day: a midnight that turns mid-test moves them.
+    clear_of_midnight(&[-300, 0, 600]).await;
     // Over the socket, with the model's evaluator (a local fake) crediting what is said.
     let fake = FakeLlm::start_with(Wire::Anthropic, vec![], Some(Arc::new(answers))).await;
     let app = TestApp::on_fake(Wire::Anthropic, &fake).await;
