@@ -355,6 +355,8 @@ pub const BASE_FORMS: &[(&str, &str)] = &[
     ("smaller", "small"),
     ("faster", "fast"),
     ("slower", "slow"),
+    // Snowball keeps "slowli" ("quickly" loses its "ly").
+    ("slowly", "slow"),
     ("higher", "high"),
     ("longer", "long"),
     ("shorter", "short"),

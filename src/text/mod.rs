@@ -191,6 +191,10 @@ pub fn tokens(text: &str) -> Vec<Token> {
     tokens_keeping(text, |_| false)
 }
 
+/// Words that say the number after them is rounded.
+const APPROXIMATELY: &[&str] =
+    &["about", "around", "roughly", "approximately", "approx", "nearly", "almost", "circa"];
+
 /// Words that say only how a clause is built (articles, "is", pronouns, "of", "to"), never
 /// which thing it pairs with which.
 const FRAME_WORDS: &[&str] = &[
@@ -277,7 +281,7 @@ fn tokens_keeping(text: &str, keep: impl Fn(&str) -> bool) -> Vec<Token> {
                 word: count.to_string(),
                 term: format!("#{count}"),
                 negated,
-                quantity: Some(Quantity { value: count, base: None, span: 0.0 }),
+                quantity: Some(Quantity { value: count, base: None, span: 0.0, approximate: false }),
             });
             for w in expanded {
                 out.push(Token { word: (*w).into(), term: canonical(w), negated, quantity: None });
@@ -318,11 +322,12 @@ fn tokens_keeping(text: &str, keep: impl Fn(&str) -> bool) -> Vec<Token> {
             let base =
                 base.or_else(|| (value > 0.0 && value < 1.0).then_some((numbers::Dimension::Share, value)));
             let span = if used == 1 { numbers::span(word) } else { 0.0 };
+            let approximate = i > 0 && APPROXIMATELY.contains(&refs[i - 1]);
             out.push(Token {
                 word: refs[i..i + used].join(" "),
                 term: format!("#{value}"),
                 negated,
-                quantity: Some(Quantity { value, base, span }),
+                quantity: Some(Quantity { value, base, span, approximate }),
             });
             negation_reach = negation_reach.saturating_sub(1);
             i += used + unit_words;
@@ -414,11 +419,24 @@ pub fn said_before_dont_know(text: &str) -> Option<String> {
             // "it's gone cold", "that's gone up": gone somewhere, not from memory.
             let next = t[at + p.len() + 2..].split_whitespace().next();
             let elsewhere = p.ends_with("gone") && next.is_some_and(|w| GONE_SOMEWHERE.contains(&w));
-            (!elsewhere).then_some(at)
+            (!elsewhere && !of_my_own_doing(&t[at + p.len() + 2..])).then_some(at)
         })
         .chain(passes(&t))
         .min()?;
     Some(t[..=at].to_string())
+}
+
+/// Whether what follows "no idea" asks about the learner's own past, not the point: "still no
+/// idea what i did wrong", "no clue how i passed".
+fn of_my_own_doing(after: &str) -> bool {
+    let words: Vec<&str> = after.split_whitespace().take(3).collect();
+    match words.as_slice() {
+        [wh, "i", verb, ..] => {
+            matches!(*wh, "what" | "how" | "why")
+                && (verb.ends_with("ed") || matches!(*verb, "did" | "was" | "got" | "made" | "went" | "had"))
+        }
+        _ => false,
+    }
 }
 
 /// Where a learner passes ("pass", "i'll pass on this one", "pass for now"), not where a thing
@@ -650,6 +668,8 @@ mod tests {
         assert!(!is_dont_know("light passes from one medium into another"));
         assert!(is_dont_know("nope, got nothing on this one") && is_dont_know("drawing a blank here"));
         assert!(!is_dont_know("the peasants got nothing from the reforms"));
+        assert!(!is_dont_know("got chocolate on the ceiling. still no idea what I did wrong"));
+        assert!(is_dont_know("no idea what it's called") && is_dont_know("no idea what i should say"));
     }
 
     #[test]

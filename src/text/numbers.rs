@@ -35,6 +35,8 @@ pub struct Quantity {
     /// How far past `value` a number written as a span reaches: 9 for a decade ("1880s"), 99
     /// for the hundreds ("1700s"), 0 for one number. A year inside it is near, not the same.
     pub span: f64,
+    /// Said as rounded ("about 5,730", "roughly 5700"): a large count within 2 % is the same.
+    pub approximate: bool,
 }
 
 impl Quantity {
@@ -47,10 +49,15 @@ impl Quantity {
         let short_year = |year: f64, short: f64| {
             (1000.0..=2100.0).contains(&year) && (0.0..100.0).contains(&short) && year % 100.0 == short
         };
+        // "roughly 5700" for "about 5,730": a count past the years, rounded, not a year.
+        let rounded = (self.approximate || other.approximate)
+            && [self.value, other.value].iter().all(|n| n.abs() > 2100.0)
+            && close(self.value, other.value, 0.02);
         let same = if whole(self.value) && whole(other.value) {
             self.value == other.value
                 || short_year(self.value, other.value)
                 || short_year(other.value, self.value)
+                || rounded
         } else {
             close(self.value, other.value, 0.02)
         };
@@ -580,7 +587,7 @@ mod tests {
 
     #[test]
     fn a_year_off_by_a_little_or_with_two_digits_swapped_is_near() {
-        let year = |value: f64| Quantity { value, base: None, span: 0.0 };
+        let year = |value: f64| Quantity { value, base: None, span: 0.0, approximate: false };
         assert!(year(1831.0).is_near(&year(1813.0)));
         assert!(year(1812.0).is_near(&year(1813.0)));
         assert!(!year(1913.0).is_near(&year(1813.0)));
@@ -589,11 +596,21 @@ mod tests {
     }
 
     #[test]
+    fn a_large_count_said_as_rounded_is_the_same_a_year_is_not() {
+        let count = |value: f64, approximate: bool| Quantity { value, base: None, span: 0.0, approximate };
+        assert!(count(5700.0, true).matches(&count(5730.0, false)));
+        assert!(count(5730.0, true).matches(&count(5700.0, true)));
+        assert!(!count(5700.0, false).matches(&count(5730.0, false)), "unrounded counts are said exactly");
+        assert!(!count(6000.0, true).matches(&count(5730.0, true)), "rounded further is another count");
+        assert!(!count(1066.0, true).matches(&count(1070.0, true)), "a year is said exactly");
+    }
+
+    #[test]
     fn amounts_compare_across_units() {
         let q = |value: f64, unit_words: &str| {
             let words: Vec<&str> = unit_words.split(' ').collect();
             let base = unit(&words).map(|(d, f, _)| (d, f(value)));
-            Quantity { value, base, span: 0.0 }
+            Quantity { value, base, span: 0.0, approximate: false }
         };
         assert!(q(2.0, "inches").matches(&q(5.0, "centimetres")));
         assert!(q(200.0, "fahrenheit").matches(&q(93.0, "°c".trim_start_matches('°'))));

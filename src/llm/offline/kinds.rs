@@ -78,8 +78,32 @@ const AN_ASIDE: &[&str] = &[
     "blur together",
 ];
 
+/// What opens a story from the learner's life ("my cousin did the inca trail last summer…"):
+/// small talk when its first clause says so (after an answer, "…, my uncle moans about it at
+/// tax time" only colours the answer).
+const A_STORY: &[&str] = &[
+    "my gran",
+    "my grandma",
+    "my nan",
+    "my grandad",
+    "my granddad",
+    "my grandpa",
+    "my cousin",
+    "my uncle",
+    "my aunt",
+    "my brother",
+    "my sister",
+    "my dad",
+    "my flatmate",
+    "my roommate",
+    "my first ever",
+    "i once",
+    "last summer",
+    "when i was a kid",
+];
+
 /// The most words an aside runs to.
-const ASIDE_WORDS: usize = 20;
+const ASIDE_WORDS: usize = 24;
 
 /// Questions about the tutor itself, not the subject: small talk ("are you a Wimbledon
 /// person?", "did you see it? oh wait, you're a chatbot").
@@ -136,6 +160,21 @@ fn question_openings(message: &str) -> Vec<String> {
 /// mark, when it has one ("before that, are T cells and B cells both white blood cells?").
 fn asking_clause(message: &str) -> Option<&str> {
     clause_before(message, message.rfind('?')?)
+}
+
+/// Whether a question before the last one asks yes or no of a subject: "does the central bank
+/// have to buy its own currency? like with what money?" (not "is it…", a guess).
+fn asks_yes_no_earlier(message: &str) -> bool {
+    let last = message.rfind('?');
+    message.match_indices('?').filter(|(at, _)| Some(*at) != last).any(|(at, _)| {
+        let Some(clause) = clause_before(message, at) else { return false };
+        let words = words_of(clause);
+        let mut opening =
+            words.iter().map(|w| w.to_lowercase()).skip_while(|w| FILLERS.contains(&w.as_str()));
+        let (first, second) = (opening.next().unwrap_or_default(), opening.next().unwrap_or_default());
+        matches!(first.as_str(), "are" | "were" | "does" | "do" | "did" | "can" | "could" | "will" | "would")
+            && matches!(second.as_str(), "the" | "a" | "an" | "they" | "you" | "we" | "there")
+    })
 }
 
 /// The clause that ends at `end`, back to the clause opening before it.
@@ -203,6 +242,9 @@ pub fn kind_of(message: &str) -> MessageKind {
     let words = words_of(&lower);
     // Whole words: "a blanket of snow" asks for no help, nor do "legs stuck together".
     let spaced = format!(" {} ", words.join(" "));
+    let first_clause = crate::text::words_spaced(
+        lower.split([',', '.', ';', ':', '!', '?', '—', '–']).next().unwrap_or_default(),
+    );
     let asks_help =
         HELP.iter().any(|p| spaced.contains(&format!(" {p} ")) || spaced.contains(&format!(" {p}s ")));
     if crate::text::is_dont_know(message) || asks_help {
@@ -214,7 +256,9 @@ pub fn kind_of(message: &str) -> MessageKind {
         // An aside is short: a long message with a "lol" in it says more than that.
         || (!message.contains('?')
             && words.len() <= ASIDE_WORDS
-            && AN_ASIDE.iter().any(|p| lower.contains(&format!(" {p} "))))
+            // Whole words, punctuation aside: "…making beats haha, my first ever track…".
+            && (AN_ASIDE.iter().any(|p| spaced.contains(&format!(" {p} ")))
+                || A_STORY.iter().any(|p| first_clause.contains(&format!(" {p} ")))))
         || ABOUT_THE_TUTOR.iter().any(|p| lower.contains(&format!(" {p} ")))
     {
         return MessageKind::SmallTalk;
@@ -346,7 +390,10 @@ pub fn kind_of(message: &str) -> MessageKind {
             && [" or is that ", " or is it ", " or did ", " or was ", " or does ", " or do "]
                 .iter()
                 .any(|p| lower.contains(p));
-    if (asks && (wh || (yes_no && !guess) || asks_how_they_compare)) || (!asks && unmarked) || wondering {
+    if (asks && (wh || (yes_no && !guess) || asks_how_they_compare || asks_yes_no_earlier(message)))
+        || (!asks && unmarked)
+        || wondering
+    {
         return MessageKind::Question;
     }
     MessageKind::Attempt
@@ -458,6 +505,26 @@ mod tests {
             ("hang on, is the heart actually counted as a muscle or an organ", MessageKind::Question),
             ("sorry what is a swatch exactly, the pattern keeps going on about it", MessageKind::Question),
             ("=== is the strict one, it checks the type too", MessageKind::Attempt),
+            (
+                "does the central bank literally have to buy its own currency to defend the peg? like with what money?",
+                MessageKind::Question,
+            ),
+            (
+                "I tried tempering once for christmas presents and somehow got chocolate on the ceiling. the ceiling. still no idea what I did wrong",
+                MessageKind::Attempt,
+            ),
+            (
+                "my cousin did the inca trail last summer and got altitude sickness so bad she threw up next to a llama",
+                MessageKind::SmallTalk,
+            ),
+            (
+                "the 808 is literally why I got into making beats haha, my first ever track was just 808 cowbell spam",
+                MessageKind::SmallTalk,
+            ),
+            (
+                "it's one of those things accountants do to make the numbers come out different, my uncle moans about it",
+                MessageKind::Attempt,
+            ),
             ("is the answer the nucleus", MessageKind::Attempt),
             ("HbA1c... nope, that one's completely gone, sorry", MessageKind::DontKnow),
             ("space stuff always breaks my brain tbh", MessageKind::SmallTalk),

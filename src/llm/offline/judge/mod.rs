@@ -221,6 +221,8 @@ pub struct Context {
     given: Vec<Token>,
     /// Words of the tutor's last question alone.
     asked: Vec<Token>,
+    /// The tutor's last question as written.
+    asked_text: String,
     /// The names in it ("Michelangelo"): capitalised words past each sentence's first.
     asked_names: Vec<Token>,
     /// Words of the set's name (and in today's review, every set's).
@@ -295,6 +297,7 @@ impl Context {
             message: tokens(&brief.learner_message),
             given,
             asked,
+            asked_text: question.to_string(),
             asked_names: proper_names(question),
             named,
             asked_words: question
@@ -356,12 +359,12 @@ impl Context {
         tokens(text).iter().all(|k| self.is_given(k))
     }
 
-    /// Whether the learner was already told a word of the point.
     /// How many unchecked points have `t` among their words (this one too, if it does).
     fn owners(&self, t: &Token) -> usize {
         self.others.iter().filter(|other| other.iter().any(|o| o.same_as(t))).count()
     }
 
+    /// Whether the learner was already told a word of the point.
     fn is_given(&self, k: &Token) -> bool {
         self.given.iter().any(|g| g.same_as(k))
             || (k.word.len() >= 3
@@ -398,10 +401,37 @@ impl Context {
                 && !self.given.iter().any(|g| g.same_as(m))
                 && self.owners(m) > 0
         };
-        // The clause opens on the other point's word, and this point's come right after it.
-        self.message_clauses.iter().any(|clause| match clause.as_slice() {
-            [first, second, ..] => anothers(first) && ours(second) && !second.negated,
-            [_] | [] => false,
+        // Asked of another point's thing, the learner gives it this point's ("green goes to the
+        // best climber", asked about the green jersey, for the polka-dot jersey's point): the
+        // question's word, only that point's, opens a clause, and two of this point's words
+        // follow that were not asked and are not that point's too.
+        let asked_anothers = |m: &Token| -> Option<&Vec<Token>> {
+            let plain = !m.negated && !m.is_generic() && m.quantity.is_none() && !ours(m);
+            let asked = self.asked.iter().any(|a| a.same_as(m));
+            let mut owners = self.others.iter().filter(|other| other.iter().any(|o| o.same_as(m)));
+            match (owners.next(), owners.next()) {
+                (Some(other), None) if plain && asked => Some(other),
+                _ => None,
+            }
+        };
+        let ours_alone = |t: &Token, other: &[Token]| {
+            !t.negated
+                && !t.is_generic()
+                && ours(t)
+                && !self.is_given(t)
+                && !other.iter().any(|o| o.same_as(t))
+        };
+        let clauses = &self.message_clauses;
+        clauses.iter().enumerate().any(|(i, clause)| match clause.as_slice() {
+            // The clause opens on the other point's word, and this point's come right after it.
+            [first, second, ..] if anothers(first) && ours(second) && !second.negated => true,
+            // Or on the question's, and this point's follow in it and the clause after it.
+            [first, rest @ ..] => asked_anothers(first).is_some_and(|other| {
+                let next = clauses.get(i + 1).map(Vec::as_slice).unwrap_or_default();
+                let in_it = rest.iter().filter(|t| ours_alone(t, other)).count();
+                in_it >= 1 && in_it + next.iter().filter(|t| ours_alone(t, other)).count() >= 2
+            }),
+            [] => false,
         })
     }
 
@@ -936,7 +966,9 @@ impl Context {
         let wrong_code = wording::another_code(&point.content, &self.said_text, |code| {
             self.asked.iter().any(|t| t.word == code)
         });
-        let wrong_number = wrong_number || wrong_unit || wrong_operation || wrong_order || wrong_code;
+        let wrong_compound = wording::another_compound(&point.content, &self.said_text, &self.asked_text);
+        let wrong_number =
+            wrong_number || wrong_unit || wrong_operation || wrong_order || wrong_code || wrong_compound;
         let score = if total > 0.0 { carried / total } else { 0.0 };
         let enough = score >= RECALL || (number_right && score >= RECALL_WITH_NUMBER);
         let asks = self.asks_about(&key);
@@ -950,7 +982,16 @@ impl Context {
             || self.half_said(&point.content)
             || self.one_of_a_pair(&point.content)
             || self.lacks_the_means(&point.content)
-            || self.gives_another_reason(&point.id, &point.content);
+            || self.gives_another_reason(&point.id, &point.content)
+            // Or hedges where a detail the learner had to give should be ("some kind of
+            // hormone replacement" for "levothyroxine").
+            || wording::hedges_a_detail(&self.said_text)
+                && key.iter().any(|k| {
+                    !k.is_generic()
+                        && k.quantity.is_none()
+                        && !self.is_given(k)
+                        && !self.message.iter().any(|m| m.same_as(k))
+                });
         // Or it says plainly, with no negation anywhere, what the point denies ("entropy
         // always decreases" for "never decreases").
         let affirms_denied = !self.message.iter().any(|m| m.negated)
@@ -992,7 +1033,10 @@ impl Context {
             || self.crossed_with_another(&point.id, &key)
             || self.out_of_order(&point.content);
         let denied = self.denies_by_name(&key.iter().copied().filter(|k| !both_ways(k)).collect::<Vec<_>>());
-        let sibling = self.names_a_sibling(&point.content, &key);
+        let sibling = self.names_a_sibling(&point.content, &key)
+            || wording::another_titled_name(&point.content, &self.said_text, |w| {
+                self.asked.iter().any(|t| t.word == w)
+            });
         let recalled =
             enough && !vetoed && !partial && !opposite && !another_point && !swapped && !denied && !sibling;
         // A number of the point nearly right is a near miss, however few words came with it.

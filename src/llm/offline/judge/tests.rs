@@ -1180,3 +1180,81 @@ fn a_long_statement_said_with_a_rising_tone_says_and_a_question_asks() {
     assert!(judged_among(&[doping], q, asking, 0).flags.asks);
     assert!(judged_among(&[doping], q, "phosphorus n-type, boron p-type, right?", 0).flags.asks);
 }
+
+#[test]
+fn another_name_under_the_points_title_is_no_recall() {
+    let grounds = "The three classic grounds are illegality, irrationality and procedural impropriety, set out \
+                   by Lord Diplock in the GCHQ case.";
+    let denning = judged_on(
+        grounds,
+        "lord denning set them out in the GCHQ case: illegality, irrationality and procedural impropriety",
+    );
+    assert!(denning.flags.sibling && !denning.recalled, "{denning:?}");
+    let diplock = judged_on(
+        grounds,
+        "lord diplock set them out in the GCHQ case: illegality, irrationality and procedural impropriety",
+    );
+    assert!(!diplock.flags.sibling && diplock.recalled, "{diplock:?}");
+    // Without the title there is no name in its place.
+    assert!(
+        !judged_on(grounds, "illegality, irrationality and procedural impropriety, from GCHQ").flags.sibling
+    );
+}
+
+#[test]
+fn a_hedge_where_the_detail_should_be_is_part_of_the_point() {
+    let treated =
+        "Hypothyroidism is treated with daily levothyroxine tablets, a synthetic form of the hormone T4.";
+    let asked = Some("How is hypothyroidism treated?");
+    let hedged = judged_among(&[treated], asked, "daily tablets, some kind of synthetic hormone", 0);
+    assert!(hedged.flags.partial && !hedged.recalled, "{hedged:?}");
+    let named = judged_among(&[treated], asked, "daily levothyroxine tablets, a synthetic T4 hormone", 0);
+    assert!(!named.flags.partial, "{named:?}");
+}
+
+#[test]
+fn another_named_figure_in_place_of_the_points_is_a_wrong_detail() {
+    let made = "Carbon-14 forms in the upper atmosphere when neutrons produced by cosmic rays strike nitrogen-14 atoms.";
+    let asked = Some("How is carbon-14 produced in the first place?");
+    let wrong = judged_among(&[made], asked, "cosmic ray neutrons hit carbon-12 in the upper atmosphere", 0);
+    assert!(wrong.flags.wrong_number && !wrong.recalled, "{wrong:?}");
+    let right =
+        judged_among(&[made], asked, "cosmic ray neutrons hit nitrogen-14 in the upper atmosphere", 0);
+    assert!(!right.flags.wrong_number, "{right:?}");
+}
+
+#[test]
+fn asked_of_another_points_thing_this_points_words_are_given_to_it() {
+    let tour = [
+        "The green jersey goes to the leader of the points classification, usually a sprinter who places \
+         highly at stage finishes.",
+        "The polka-dot jersey, white with red dots, is awarded to the best climber in the King of the Mountains \
+         competition.",
+    ];
+    let asked = Some("What does the green jersey mean?");
+    let crossed = judged_among(
+        &tour,
+        asked,
+        "green goes to the best climber, whoever wins the king of the mountains",
+        1,
+    );
+    assert!(crossed.flags.another_point && !crossed.recalled, "{crossed:?}");
+    let right =
+        judged_among(&tour, asked, "the polka dot one goes to the best climber, king of the mountains", 1);
+    assert!(!right.flags.another_point, "{right:?}");
+}
+
+#[test]
+fn a_hedged_answer_with_a_rising_tone_offers_it_and_slower_for_faster_is_the_opposite() {
+    let half_life =
+        "Carbon-14 has a half-life of about 5,730 years, decaying back to nitrogen-14 by beta decay.";
+    let asked = Some("What's the half-life of carbon-14?");
+    let hedged = judged_among(&[half_life], asked, "pretty sure it's roughly 5730 yrs?", 0);
+    assert!(!hedged.flags.asks, "{hedged:?}");
+    assert!(judged_among(&[half_life], asked, "is it 5730 years?", 0).flags.asks);
+    let dilation =
+        "Time dilation means a moving clock is measured to tick more slowly than an identical clock at rest.";
+    let faster = judged_on(dilation, "a moving clock ticks faster than an identical one at rest");
+    assert!(faster.flags.opposite && !faster.recalled, "{faster:?}");
+    assert!(!judged_on(dilation, "a moving clock ticks slower than an identical one at rest").flags.opposite);
+}

@@ -63,6 +63,94 @@ pub(super) fn another_code(point: &str, said: &str, asked: impl Fn(&str) -> bool
         && codes(said).iter().any(|c| !has(point, c) && !asked(c))
 }
 
+/// Whether the message has another named figure in place of one of the point's, neither said
+/// nor asked: a word and a number joined by a hyphen ("carbon-12" for "nitrogen-14", "F-16"
+/// for "F-15").
+pub(super) fn another_compound(point: &str, said: &str, asked: &str) -> bool {
+    let compounds = |text: &str| -> Vec<String> {
+        text.split(|c: char| {
+            c.is_whitespace() || matches!(c, ',' | '.' | ';' | ':' | '(' | ')' | '"' | '!' | '?')
+        })
+        .filter_map(|w| {
+            let (word, figure) = w.split_once('-')?;
+            let named = word.len() > 1 && word.chars().all(char::is_alphabetic);
+            let numbered = !figure.is_empty() && figure.chars().all(|c| c.is_ascii_digit());
+            (named && numbered).then(|| w.to_lowercase())
+        })
+        .collect()
+    };
+    let (ours, theirs, given) = (compounds(point), compounds(said), compounds(asked));
+    ours.iter().any(|c| !theirs.contains(c) && !given.contains(c))
+        && theirs.iter().any(|c| !ours.contains(c) && !given.contains(c))
+}
+
+/// Titles a name follows ("Lord Diplock", "King Leopold", "Mount Kenya").
+const TITLES: &[&str] = &[
+    "lord",
+    "lady",
+    "sir",
+    "dame",
+    "king",
+    "queen",
+    "prince",
+    "princess",
+    "emperor",
+    "empress",
+    "tsar",
+    "czar",
+    "pope",
+    "saint",
+    "st",
+    "president",
+    "general",
+    "admiral",
+    "captain",
+    "dr",
+    "professor",
+    "mount",
+    "lake",
+    "cape",
+];
+
+/// Whether the message gives the title of a name in the point to another name, and never says
+/// the point's ("lord denning" for "Lord Diplock"), neither being asked.
+pub(super) fn another_titled_name(point: &str, said: &str, asked: impl Fn(&str) -> bool) -> bool {
+    let point_words: Vec<&str> =
+        point.split_whitespace().map(|w| w.trim_matches(|c: char| !c.is_alphanumeric())).collect();
+    let said_spaced = crate::text::words_spaced(said);
+    let said_words: Vec<&str> = said_spaced.split_whitespace().collect();
+    let said_has = |word: &str| tokens(word).iter().any(|t| tokens(said).iter().any(|m| m.same_as(t)));
+    point_words.windows(2).any(|pair| {
+        let (title, name) = (pair[0].to_lowercase(), pair[1]);
+        let capitalised = name.chars().next().is_some_and(char::is_uppercase)
+            && name.chars().skip(1).any(char::is_lowercase);
+        if !TITLES.contains(&title.as_str()) || !capitalised || said_has(name) || asked(&name.to_lowercase())
+        {
+            return false;
+        }
+        let point_lower = crate::text::words_spaced(point);
+        said_words.windows(2).any(|w| {
+            w[0] == title
+                && w[1].len() > 2
+                && w[1].chars().all(char::is_alphabetic)
+                && !crate::text::is_stopword(w[1])
+                && !point_lower.contains(&format!(" {} ", w[1]))
+                && !asked(w[1])
+        })
+    })
+}
+
+/// Hedges that stand where a detail should be: "some kind of hormone replacement" for
+/// "levothyroxine", "it reuses it somehow".
+const VAGUE: &[&str] =
+    &["some kind of", "some sort of", "some type of", "somehow", "something about", "something to do with"];
+
+/// Whether the message hedges where a detail should be ([`VAGUE`]).
+pub(super) fn hedges_a_detail(said: &str) -> bool {
+    let words = crate::text::words_spaced(said);
+    VAGUE.iter().any(|v| words.contains(&format!(" {v} ")))
+}
+
 /// Whether a text says something escapes the learner.
 fn says_gap(text: &str) -> bool {
     let words = crate::text::words_spaced(text);
@@ -595,8 +683,24 @@ fn says_with_a_rising_tone(sentence: &str) -> bool {
     });
     // "i dont remember the name, something that helps make red blood cells??" still guesses.
     let unsure = crate::text::is_dont_know(sentence);
-    tokens(sentence).len() >= RISING_TONE_WORDS && !tagged && !opens_asking && !unsure
+    // "pretty sure it's roughly 5700 yrs?": offered as an answer, however short.
+    let hedged = HEDGES.iter().any(|h| spaced.starts_with(h) || spaced.starts_with(&format!(" so{h}")));
+    (tokens(sentence).len() >= RISING_TONE_WORDS || hedged) && !tagged && !opens_asking && !unsure
 }
+
+/// How an answer offered with a rising tone opens.
+const HEDGES: &[&str] = &[
+    " pretty sure ",
+    " i'm pretty sure ",
+    " im pretty sure ",
+    " fairly sure ",
+    " i think ",
+    " i reckon ",
+    " i believe ",
+    " probably ",
+    " maybe ",
+    " perhaps ",
+];
 
 /// The fewest words a statement said with a rising tone has: "the ribosome?" offers a guess.
 const RISING_TONE_WORDS: usize = 6;
