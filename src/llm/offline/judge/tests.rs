@@ -1257,4 +1257,13 @@ fn a_hedged_answer_with_a_rising_tone_offers_it_and_slower_for_faster_is_the_opp
     let faster = judged_on(dilation, "a moving clock ticks faster than an identical one at rest");
     assert!(faster.flags.opposite && !faster.recalled, "{faster:?}");
     assert!(!judged_on(dilation, "a moving clock ticks slower than an identical one at rest").flags.opposite);
+    // "Most of" counts; it is no degree against the point's "least".
+    let jpeg = "JPEG discards fine high-frequency detail after a discrete cosine transform, because the human \
+                eye notices it least.";
+    assert!(
+        !judged_on(jpeg, "after a discrete cosine transform it bins most of the fine high-frequency detail")
+            .flags
+            .opposite
+    );
+    assert!(judged_on(jpeg, "it discards the detail the eye notices most").flags.opposite);
 }

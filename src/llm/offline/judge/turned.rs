@@ -93,9 +93,15 @@ pub(super) fn says_the_opposite(point: &str, message: &[Token], said: &str) -> b
     // Words of degree are too common to be tokens: "the most dense" for "the least dense".
     let said_words = crate::text::words_spaced(said);
     let has = |text: &str, word: &str| text.contains(&format!(" {word} "));
+    // "Most of the detail" counts, it compares nothing.
+    let as_degree = |text: &str| text.replace(" most of ", " of ").replace(" least of ", " of ");
+    let (point_degrees, said_degrees) = (as_degree(&point_words), as_degree(&said_words));
     let by_degree = DEGREE_OPPOSITES.iter().any(|(a, b)| {
         [(a, b), (b, a)].iter().any(|(x, y)| {
-            has(&point_words, x) && !has(&point_words, y) && has(&said_words, y) && !has(&said_words, x)
+            has(&point_degrees, x)
+                && !has(&point_degrees, y)
+                && has(&said_degrees, y)
+                && !has(&said_degrees, x)
         })
     });
     // "reabsorb less water" for "more water", "more activation energy" for "lowering the
