@@ -81,26 +81,47 @@ const AN_ASIDE: &[&str] = &[
 /// What opens a story from the learner's life ("my cousin did the inca trail last summer…"):
 /// small talk when its first clause says so (after an answer, "…, my uncle moans about it at
 /// tax time" only colours the answer).
-const A_STORY: &[&str] = &[
-    "my gran",
-    "my grandma",
-    "my nan",
-    "my grandad",
-    "my granddad",
-    "my grandpa",
-    "my cousin",
-    "my uncle",
-    "my aunt",
-    "my brother",
-    "my sister",
-    "my dad",
-    "my flatmate",
-    "my roommate",
-    "my first ever",
-    "i once",
-    "last summer",
-    "when i was a kid",
+const A_STORY: &[&str] = &["my first ever", "i once", "last summer", "when i was a kid"];
+
+/// Whose story it is, after "my" (and "little", "older"…): "my little sister is obsessed…".
+const FAMILY: &[&str] = &[
+    "gran",
+    "grandma",
+    "nan",
+    "grandad",
+    "granddad",
+    "grandpa",
+    "cousin",
+    "uncle",
+    "aunt",
+    "brother",
+    "sister",
+    "dad",
+    "mum",
+    "mom",
+    "flatmate",
+    "roommate",
+    "boyfriend",
+    "girlfriend",
+    "husband",
+    "wife",
+    "son",
+    "daughter",
 ];
+
+/// Whether a clause (its words between single spaces) tells of the learner's family.
+fn tells_of_family(clause: &str) -> bool {
+    let words: Vec<&str> = clause.split_whitespace().collect();
+    words.iter().enumerate().filter(|(_, w)| **w == "my").any(|(i, _)| {
+        let next = words.get(i + 1).copied().unwrap_or_default();
+        let after = if matches!(next, "little" | "big" | "older" | "younger" | "baby" | "step" | "kid") {
+            words.get(i + 2).copied().unwrap_or_default()
+        } else {
+            next
+        };
+        FAMILY.contains(&after) || FAMILY.iter().any(|f| after.strip_suffix('s') == Some(f))
+    })
+}
 
 /// The most words an aside runs to.
 const ASIDE_WORDS: usize = 24;
@@ -213,6 +234,7 @@ const HELP: &[&str] = &[
     "stuck on this",
     "stuck on it",
     "blanking",
+    "remind me",
 ];
 
 /// Words that say nothing on their own.
@@ -258,7 +280,8 @@ pub fn kind_of(message: &str) -> MessageKind {
             && words.len() <= ASIDE_WORDS
             // Whole words, punctuation aside: "…making beats haha, my first ever track…".
             && (AN_ASIDE.iter().any(|p| spaced.contains(&format!(" {p} ")))
-                || A_STORY.iter().any(|p| first_clause.contains(&format!(" {p} ")))))
+                || A_STORY.iter().any(|p| first_clause.contains(&format!(" {p} ")))
+                || tells_of_family(&first_clause)))
         || ABOUT_THE_TUTOR.iter().any(|p| lower.contains(&format!(" {p} ")))
     {
         return MessageKind::SmallTalk;
@@ -381,6 +404,13 @@ pub fn kind_of(message: &str) -> MessageKind {
         || first == "what" && matches!(second, "does" | "do" | "did") && opening.len() >= 5
         || matches!(first, "is" | "was") && second == "it" && whether && opening.len() >= 5
         || yes_no && compares
+        // "does that mean overpaying early saves more": asks what follows from it.
+        || matches!(first, "does" | "did" | "would") && matches!(second, "that" | "this") && third == "mean"
+        // "would fossilised poo count as a trace fossil or a body fossil": asks which of two.
+        || matches!(first, "would" | "could" | "does" | "do" | "did" | "should")
+            && !matches!(second, "be" | "have")
+            && opening.len() >= 5
+            && lower.contains(" or ")
         // "was it connected to gospel at all": whether, not which.
         || yes_no && lower.contains(" at all ") && opening.len() >= 5
         // "was nasa around before sputnik or did it only come after": asks which of two.
@@ -513,6 +543,17 @@ mod tests {
                 "I tried tempering once for christmas presents and somehow got chocolate on the ceiling. the ceiling. still no idea what I did wrong",
                 MessageKind::Attempt,
             ),
+            ("remind me?", MessageKind::DontKnow),
+            (
+                "my little sister is obsessed with the egyptian gods rn, she drew me as a cat goddess",
+                MessageKind::SmallTalk,
+            ),
+            (
+                "does that mean overpaying in the first few years saves you way more then",
+                MessageKind::Question,
+            ),
+            ("would fossilised poo count as a trace fossil or a body fossil", MessageKind::Question),
+            ("could be either the liver or the pancreas", MessageKind::Attempt),
             (
                 "my cousin did the inca trail last summer and got altitude sickness so bad she threw up next to a llama",
                 MessageKind::SmallTalk,
