@@ -419,7 +419,9 @@ pub fn said_before_dont_know(text: &str) -> Option<String> {
             // "it's gone cold", "that's gone up": gone somewhere, not from memory.
             let next = t[at + p.len() + 2..].split_whitespace().next();
             let elsewhere = p.ends_with("gone") && next.is_some_and(|w| GONE_SOMEWHERE.contains(&w));
-            (!elsewhere && !of_my_own_doing(&t[at + p.len() + 2..])).then_some(at)
+            let own =
+                matches!(*p, "no idea" | "no clue" | "not a clue") && of_my_own_doing(&t[at + p.len() + 2..]);
+            (!elsewhere && !own).then_some(at)
         })
         .chain(passes(&t))
         .min()?;
@@ -431,8 +433,10 @@ pub fn said_before_dont_know(text: &str) -> Option<String> {
 fn of_my_own_doing(after: &str) -> bool {
     let words: Vec<&str> = after.split_whitespace().take(3).collect();
     match words.as_slice() {
+        // Not what the learner learnt: "no idea what i learned" gives up on it.
         [wh, "i", verb, ..] => {
             matches!(*wh, "what" | "how" | "why")
+                && !matches!(*verb, "learned" | "studied" | "revised" | "memorised" | "memorized")
                 && (verb.ends_with("ed") || matches!(*verb, "did" | "was" | "got" | "made" | "went" | "had"))
         }
         _ => false,
@@ -670,6 +674,7 @@ mod tests {
         assert!(!is_dont_know("the peasants got nothing from the reforms"));
         assert!(!is_dont_know("got chocolate on the ceiling. still no idea what I did wrong"));
         assert!(is_dont_know("no idea what it's called") && is_dont_know("no idea what i should say"));
+        assert!(is_dont_know("no idea what i learned about this") && is_dont_know("i forget what i learned"));
     }
 
     #[test]

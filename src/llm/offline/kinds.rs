@@ -234,7 +234,6 @@ const HELP: &[&str] = &[
     "stuck on this",
     "stuck on it",
     "blanking",
-    "remind me",
 ];
 
 /// Words that say nothing on their own.
@@ -267,8 +266,11 @@ pub fn kind_of(message: &str) -> MessageKind {
     let first_clause = crate::text::words_spaced(
         lower.split([',', '.', ';', ':', '!', '?', '—', '–']).next().unwrap_or_default(),
     );
-    let asks_help =
-        HELP.iter().any(|p| spaced.contains(&format!(" {p} ")) || spaced.contains(&format!(" {p}s ")));
+    // "remind me?" asks for the answer; "remind me what a codon is?" asks about something.
+    let reminded =
+        [" remind me ", " remind me please ", " remind me pls "].iter().any(|end| spaced.ends_with(end));
+    let asks_help = reminded
+        || HELP.iter().any(|p| spaced.contains(&format!(" {p} ")) || spaced.contains(&format!(" {p}s ")));
     if crate::text::is_dont_know(message) || asks_help {
         return MessageKind::DontKnow;
     }
@@ -544,6 +546,7 @@ mod tests {
                 MessageKind::Attempt,
             ),
             ("remind me?", MessageKind::DontKnow),
+            ("can you remind me what a codon is?", MessageKind::Question),
             (
                 "my little sister is obsessed with the egyptian gods rn, she drew me as a cat goddess",
                 MessageKind::SmallTalk,

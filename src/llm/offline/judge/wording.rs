@@ -119,7 +119,9 @@ pub(super) fn another_titled_name(point: &str, said: &str, asked: impl Fn(&str) 
         point.split_whitespace().map(|w| w.trim_matches(|c: char| !c.is_alphanumeric())).collect();
     let said_spaced = crate::text::words_spaced(said);
     let said_words: Vec<&str> = said_spaced.split_whitespace().collect();
-    let said_has = |word: &str| tokens(word).iter().any(|t| tokens(said).iter().any(|m| m.same_as(t)));
+    let said_tokens = tokens(said);
+    let said_has = |word: &str| tokens(word).iter().any(|t| said_tokens.iter().any(|m| m.same_as(t)));
+    let point_lower = crate::text::words_spaced(point);
     point_words.windows(2).any(|pair| {
         let (title, name) = (pair[0].to_lowercase(), pair[1]);
         let capitalised = name.chars().next().is_some_and(char::is_uppercase)
@@ -128,7 +130,6 @@ pub(super) fn another_titled_name(point: &str, said: &str, asked: impl Fn(&str) 
         {
             return false;
         }
-        let point_lower = crate::text::words_spaced(point);
         said_words.windows(2).any(|w| {
             w[0] == title
                 && w[1].len() > 2
