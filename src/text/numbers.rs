@@ -274,10 +274,17 @@ pub fn read(words: &[&str]) -> Option<(f64, usize)> {
         value /= parts;
         used += 1;
     }
-    // "one in three", "1 in 10": a part, as "a third" and "1/10" are.
-    if words.get(used) == Some(&"in")
+    // "one in three", "1 in 10", "2 out of every 3": a part, as "a third" and "1/10" are.
+    let per = match words.get(used..).unwrap_or_default() {
+        ["in", "every", ..] => 2,
+        ["in", ..] => 1,
+        ["out", "of", "every", ..] => 3,
+        ["out", "of", ..] => 2,
+        _ => 0,
+    };
+    if per > 0
         && let Some((whole, n)) = words
-            .get(used + 1..)
+            .get(used + per..)
             .and_then(|rest| rest.first().and_then(|w| digits(w)).map(|d| (d, 1)).or_else(|| spelled(rest)))
         && value >= 1.0
         && value < whole
@@ -286,7 +293,7 @@ pub fn read(words: &[&str]) -> Option<(f64, usize)> {
         && whole.fract() == 0.0
     {
         value /= whole;
-        used += 1 + n;
+        used += per + n;
     }
     // "150 million", "3 thousand".
     if let Some(Word::Scale(scale)) = words.get(used).and_then(|w| word(w)) {
@@ -527,15 +534,24 @@ mod tests {
     #[test]
     fn a_part_of_a_whole_is_one_amount_however_it_is_said() {
         let third = 1.0 / 3.0;
-        for said in
-            ["1/3", "a third", "one third", "one in three", "1 in 3", "a third of them", "a third more"]
-        {
+        for said in [
+            "1/3",
+            "a third",
+            "one third",
+            "one in three",
+            "1 in 3",
+            "a third of them",
+            "a third more",
+            "1 out of 3",
+            "one in every three",
+        ] {
             assert_eq!(number(said), Some(third), "{said}");
         }
         for said in ["a third confounding variable", "a fifth element"] {
             assert_ne!(number(said), Some(third), "{said}");
         }
         assert_eq!(number("two-thirds"), Some(2.0 / 3.0));
+        assert_eq!(number("2 out of every 3"), Some(2.0 / 3.0));
         assert_eq!(number("three quarters"), Some(0.75));
         assert_eq!(number("an eighth"), Some(0.125));
         assert_eq!(number("1/2"), Some(0.5));

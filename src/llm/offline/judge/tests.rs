@@ -1267,3 +1267,35 @@ fn a_hedged_answer_with_a_rising_tone_offers_it_and_slower_for_faster_is_the_opp
     );
     assert!(judged_on(jpeg, "it discards the detail the eye notices most").flags.opposite);
 }
+
+#[test]
+fn a_date_that_opens_a_point_pairs_nothing_with_its_clause() {
+    let dreyfus = "In 1894 Alfred Dreyfus, a Jewish French army captain, was wrongly convicted of passing military secrets to Germany.";
+    let said = "he was a jewish officer in the french army and in 1894 they framed him for selling secrets to the germans";
+    let clauses_of = |m: &str| clauses(m).iter().map(|c| role_tokens(c)).collect::<Vec<_>>();
+    assert!(!swapped(dreyfus, &clauses_of(said)));
+    let waves = "Sound is a longitudinal wave, while light is a transverse wave.";
+    assert!(swapped(waves, &clauses_of("sound is a transverse wave, while light is a longitudinal wave")));
+}
+
+#[test]
+fn a_word_said_with_its_opposite_turns_nothing_round() {
+    with_wordnet();
+    let steel = "Steel and concrete work well together because they expand by almost the same amount when temperature changes.";
+    let both = "their thermal expansion coefficients are nearly identical so they grow and shrink together";
+    assert!(!says_the_opposite(steel, &tokens(both), both));
+    let one = "steel and concrete shrink by the same amount";
+    assert!(says_the_opposite(steel, &tokens(one), one));
+}
+
+#[test]
+fn a_share_said_as_so_many_out_of_so_many_is_the_points_fraction() {
+    let iceland = "About two-thirds of Iceland's population lives in the capital region around Reykjavík.";
+    let question = Some("Where do most Icelanders live?");
+    let v =
+        judged_among(&[iceland], question, "in and around reykjavik - roughly 2 out of every 3 people", 0);
+    assert!(v.present.contains(&"two thirds".to_string()) && !v.flags.wrong_number);
+    assert!(
+        judged_among(&[iceland], question, "around reykjavik, 1 out of every 3 people", 0).flags.wrong_number
+    );
+}

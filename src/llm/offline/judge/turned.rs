@@ -65,6 +65,25 @@ pub(super) fn moves_the_denial(point: &str, said: &str) -> bool {
 /// ("quantity demanded rises" for "falls", "repel" for "attract"): by the lexicon's pairs, or by
 /// WordNet's antonyms ("insoluble" for "soluble") when the message's word is not the point's
 /// own ("forte is loud and piano is quiet" says "soft" in other words, not "loud" for it).
+/// The terms a text says together with their opposite, joined by "and" or "or" ("grow and
+/// shrink", "rise or fall"): both directions, neither one asserted.
+fn both_directions(text: &str) -> Vec<String> {
+    let words: Vec<String> = crate::text::words_spaced(text).split_whitespace().map(str::to_string).collect();
+    let term = |w: &str| tokens(w).into_iter().next().map(|t| t.term);
+    let mut out = Vec::new();
+    for (i, word) in words.iter().enumerate() {
+        if !matches!(word.as_str(), "and" | "or") || i == 0 {
+            continue;
+        }
+        if let (Some(a), Some(b)) = (term(&words[i - 1]), words.get(i + 1).and_then(|w| term(w)))
+            && (crate::text::opposite(&a, &b) || crate::text::antonyms::opposed(&words[i - 1], &words[i + 1]))
+        {
+            out.extend([a, b]);
+        }
+    }
+    out
+}
+
 pub(super) fn says_the_opposite(point: &str, message: &[Token], said: &str) -> bool {
     let point_words = crate::text::words_spaced(point);
     let point = tokens(point);
@@ -77,10 +96,13 @@ pub(super) fn says_the_opposite(point: &str, message: &[Token], said: &str) -> b
             point[i.saturating_sub(2)..(i + 3).min(point.len())].iter().filter(|q| q.term != point[i].term);
         near.clone().next().is_some() && !near.clone().any(|q| message.iter().any(|m| m.same_as(q)))
     };
+    // A word said with its own opposite ("they grow and shrink together") turns nothing round.
+    let both_ways = both_directions(said);
     let by_tokens = point.iter().enumerate().filter(|(_, p)| !p.negated).any(|(i, p)| {
         !message.iter().any(|m| m.same_as(p))
             && message.iter().any(|m| {
                 !m.negated
+                    && !both_ways.contains(&m.term)
                     && ((crate::text::opposite(&p.term, &m.term)
                         && !(point.iter().any(|q| q.same_as(m)) && goes_with_unsaid(i)))
                         || (crate::text::antonyms::opposed(&p.word, &m.word)

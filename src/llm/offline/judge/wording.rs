@@ -371,9 +371,17 @@ pub(super) fn clauses(text: &str) -> Vec<String> {
 pub(super) fn swapped(point: &str, message_clauses: &[Vec<Token>]) -> bool {
     // A name in brackets belongs to its clause ("The focus (hypocentre) is where…"), and so
     // does one between commas ("The Inca road network, the Qhapaq Ñan, stretched…").
+    // A word that frames a number ("In 1894", "by 1900") dates the clause; it pairs nothing.
     let parts: Vec<Vec<Token>> = clauses(&names_in_apposition(&point.replace(['(', ')'], " ")))
         .iter()
-        .map(|c| role_tokens(c))
+        .map(|c| {
+            let words = role_tokens(c);
+            let frames_a_number = |i: usize| {
+                crate::text::is_stopword(&words[i].word)
+                    && words.get(i + 1).is_some_and(|n| n.quantity.is_some())
+            };
+            (0..words.len()).filter(|&i| !frames_a_number(i)).map(|i| words[i].clone()).collect()
+        })
         .collect();
     // Each word of the point that only one clause has, with that clause; a clause counts only
     // with two such words (a lone "B" in "topsoil (A) lies above subsoil (B)" pairs nothing).
