@@ -223,6 +223,8 @@ pub const BASE_FORMS: &[(&str, &str)] = &[
     ("driven", "drive"),
     ("spoke", "speak"),
     ("spoken", "speak"),
+    // The noun is what is spoken: "slander is spoken" says "defamation … like speech".
+    ("speech", "speak"),
     ("chose", "choose"),
     ("chosen", "choose"),
     ("froze", "freeze"),

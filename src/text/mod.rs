@@ -235,6 +235,23 @@ fn tokens_keeping(text: &str, keep: impl Fn(&str) -> bool) -> Vec<Token> {
             i += 1;
             continue;
         }
+        // "not enough water", "not many left": an amount, as "too little water" is, not a denial.
+        if let Some(amount) =
+            NEGATIONS.contains(&word).then(|| refs.get(i + 1)).flatten().and_then(|next| match *next {
+                "enough" | "much" => Some("little"),
+                "many" => Some("few"),
+                _ => None,
+            })
+        {
+            out.push(Token {
+                word: amount.into(),
+                term: canonical(amount),
+                negated: negation_reach > 0,
+                quantity: None,
+            });
+            i += 2;
+            continue;
+        }
         if NEGATIONS.contains(&word) {
             negation_reach = 4;
             i += 1;
@@ -631,6 +648,9 @@ mod tests {
             .collect();
         let flags: Vec<bool> = negated.iter().map(|(_, n)| *n).collect();
         assert_eq!(flags, vec![false, true, false, true, true], "{negated:?}");
+        let amount = tokens("not enough water left for microbes");
+        assert!(amount.iter().all(|t| !t.negated), "an amount, not a denial: {amount:?}");
+        assert!(amount.iter().any(|t| t.same_as(&tokens("too little").remove(0))));
     }
 
     #[test]

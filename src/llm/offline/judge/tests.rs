@@ -1276,6 +1276,14 @@ fn a_date_that_opens_a_point_pairs_nothing_with_its_clause() {
     assert!(!swapped(dreyfus, &clauses_of(said)));
     let waves = "Sound is a longitudinal wave, while light is a transverse wave.";
     assert!(swapped(waves, &clauses_of("sound is a transverse wave, while light is a longitudinal wave")));
+    let libel = "Libel is defamation in a permanent form such as print or broadcast, while slander is defamation in a transient form like speech.";
+    assert!(swapped(
+        libel,
+        &clauses_of(
+            "libel is the spoken kind and slander is when it's written down or published somewhere permanent"
+        )
+    ));
+    assert!(!swapped(libel, &clauses_of("libel is the written kind and slander is spoken")));
 }
 
 #[test]
