@@ -203,7 +203,8 @@ fn clause_before(message: &str, end: usize) -> Option<&str> {
     let before = &message[..end];
     let mark =
         before.char_indices().rev().find(|(_, c)| matches!(c, '.' | '!' | '?' | ',' | ';' | ':' | '—' | '–'));
-    let start = mark.map_or(0, |(i, c)| i + c.len_utf8());
+    // A spaced hyphen leads in as a dash does ("before that - is an excess the same as…?").
+    let start = mark.map_or(0, |(i, c)| i + c.len_utf8()).max(before.rfind(" - ").map_or(0, |i| i + 3));
     let clause = before[start..].trim();
     // "…, or just one kind of tort?" offers another answer to the question before it.
     if let Some((at, _)) = mark.filter(|_| clause.starts_with("or ")) {
@@ -532,6 +533,10 @@ mod tests {
             ("its when you give up a pawn early on to get your pieces out", MessageKind::Attempt),
             ("ok I give up", MessageKind::DontKnow),
             ("hold on, is that the same thing as the variance or is it different?", MessageKind::Question),
+            (
+                "before that - is an excess the same thing as a deductible or are they different?",
+                MessageKind::Question,
+            ),
             ("is negligence the same thing as a tort, or just one kind of tort?", MessageKind::Question),
             ("is it a tort — or a crime?", MessageKind::Attempt),
             ("hang on, is the heart actually counted as a muscle or an organ", MessageKind::Question),
