@@ -1284,6 +1284,15 @@ fn a_date_that_opens_a_point_pairs_nothing_with_its_clause() {
         )
     ));
     assert!(!swapped(libel, &clauses_of("libel is the written kind and slander is spoken")));
+    let collectors = "CPython mainly uses reference counting plus a cycle detector, while Java's JVM uses tracing collectors such as G1.";
+    assert!(swapped(
+        collectors,
+        &clauses_of("Python uses mark and sweep, and Java uses reference counting.")
+    ));
+    assert!(!swapped(
+        collectors,
+        &clauses_of("python counts references, and java uses tracing collectors like G1")
+    ));
 }
 
 #[test]

@@ -424,6 +424,32 @@ pub(super) fn swapped(point: &str, message_clauses: &[Vec<Token>]) -> bool {
     let opens_on = |clause: &[Token], i: usize| {
         clause.iter().find(|m| !m.is_generic()).zip(subject(i)).is_some_and(|(m, k)| m.same_as(k))
     };
+    // Or, where the point contrasts its two things ("…, while Java's JVM uses tracing
+    // collectors"), one clause opens on one thing's subject and gives it two words of the
+    // other's and none of its own ("Java uses reference counting").
+    let contrasts =
+        [" while ", " whereas ", " unlike "].iter().any(|w| crate::text::words_spaced(point).contains(w));
+    let given_the_others = |clause: &[Token], i: usize| {
+        let of = |j: usize| {
+            clause
+                .iter()
+                .filter(|m| !m.negated)
+                .filter(|m| {
+                    own_any
+                        .iter()
+                        .any(|(k, at)| *at == j && k.same_as(m) && !subject(j).is_some_and(|s| s.same_as(m)))
+                })
+                .count()
+        };
+        (0..parts.len()).any(|j| j != i && of(j) >= 2) && of(i) == 0
+    };
+    if contrasts
+        && message_clauses
+            .iter()
+            .any(|clause| (0..parts.len()).any(|i| opens_on(clause, i) && given_the_others(clause, i)))
+    {
+        return true;
+    }
     message_clauses.iter().enumerate().any(|(c, clause)| {
         (0..parts.len()).any(|i| {
             opens_on(clause, i)
