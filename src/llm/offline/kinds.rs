@@ -81,7 +81,15 @@ const AN_ASIDE: &[&str] = &[
 /// What opens a story from the learner's life ("my cousin did the inca trail last summer…"):
 /// small talk when its first clause says so (after an answer, "…, my uncle moans about it at
 /// tax time" only colours the answer).
-const A_STORY: &[&str] = &["my first ever", "i once", "last summer", "when i was a kid"];
+const A_STORY: &[&str] = &[
+    "my first ever",
+    "i once",
+    "last summer",
+    "when i was a kid",
+    "when i was little",
+    "as a kid",
+    "as a child",
+];
 
 /// Whose story it is, after "my" (and "little", "older"…): "my little sister is obsessed…".
 const FAMILY: &[&str] = &[
@@ -119,6 +127,8 @@ fn tells_of_family(clause: &str) -> bool {
         } else {
             next
         };
+        // "my brother", "my brothers", "my brother's been…".
+        let after = after.strip_suffix("'s").unwrap_or(after);
         FAMILY.contains(&after) || FAMILY.iter().any(|f| after.strip_suffix('s') == Some(f))
     })
 }
@@ -556,6 +566,11 @@ mod tests {
                 "my little sister is obsessed with the egyptian gods rn, she drew me as a cat goddess",
                 MessageKind::SmallTalk,
             ),
+            (
+                "my brother's been unemployed since march so this topic is a bit close to home tbh",
+                MessageKind::SmallTalk,
+            ),
+            ("i sang in a church choir as a kid, we did a bit of chant at christmas", MessageKind::SmallTalk),
             (
                 "does that mean overpaying in the first few years saves you way more then",
                 MessageKind::Question,

@@ -983,6 +983,8 @@ impl Context {
             || self.one_of_a_pair(&point.content)
             || self.lacks_the_means(&point.content)
             || self.gives_another_reason(&point.id, &point.content)
+            // Or claims without exception what the point bounds.
+            || wording::overgeneralises(&point.content, &self.said_text)
             // Or hedges where a detail the learner had to give should be ("some kind of
             // hormone replacement" for "levothyroxine").
             || wording::hedges_a_detail(&self.said_text)

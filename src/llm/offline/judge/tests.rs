@@ -1316,3 +1316,15 @@ fn a_share_said_as_so_many_out_of_so_many_is_the_points_fraction() {
         judged_among(&[iceland], question, "around reykjavik, 1 out of every 3 people", 0).flags.wrong_number
     );
 }
+
+#[test]
+fn a_claim_without_exception_is_not_a_point_that_keeps_within_bounds() {
+    let yerkes = "Performance improves with arousal only up to an optimal level, after which it declines.";
+    assert!(overgeneralises(yerkes, "more arousal always means better performance"));
+    assert!(!overgeneralises(yerkes, "more arousal helps up to a point, then performance drops"));
+    let socrates = "Socrates left no writings; we know his ideas mainly through Plato.";
+    assert!(!overgeneralises(
+        socrates,
+        "we know him through Plato mostly, since Socrates never wrote anything down"
+    ));
+}

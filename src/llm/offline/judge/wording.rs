@@ -152,6 +152,41 @@ pub(super) fn hedges_a_detail(said: &str) -> bool {
     VAGUE.iter().any(|v| words.contains(&format!(" {v} ")))
 }
 
+/// Words that leave no exception: "more arousal always means better performance".
+/// ("Never" and "every time" are as often the point's own: "Socrates never wrote anything down".)
+const ABSOLUTE: &[&str] = &["always", "no matter", "all the time", "in every case"];
+
+/// Words by which a point keeps its claim within bounds: "up to a point", "usually".
+const BOUNDED: &[&str] = &[
+    "up to",
+    "until",
+    "usually",
+    "often",
+    "mainly",
+    "mostly",
+    "typically",
+    "generally",
+    "tend",
+    "tends",
+    "sometimes",
+    "moderate",
+    "optimal",
+    "optimum",
+    "beyond",
+    "after which",
+    "can",
+    "may",
+    "most",
+];
+
+/// Whether the message claims without exception what the point bounds ("more arousal always
+/// means better performance" for "performance rises with arousal up to an optimal level").
+pub(super) fn overgeneralises(point: &str, said: &str) -> bool {
+    let (point, said) = (crate::text::words_spaced(point), crate::text::words_spaced(said));
+    let has = |text: &str, words: &[&str]| words.iter().any(|w| text.contains(&format!(" {w} ")));
+    has(&said, ABSOLUTE) && !has(&point, ABSOLUTE) && has(&point, BOUNDED)
+}
+
 /// Whether a text says something escapes the learner.
 fn says_gap(text: &str) -> bool {
     let words = crate::text::words_spaced(text);
