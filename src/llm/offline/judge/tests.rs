@@ -766,6 +766,15 @@ fn a_comparison_of_the_points_two_things_the_other_way_round_is_swapped() {
     let turned = judged_on(rex, "Because Stegosaurus lived closer in time to humans than to T. rex.");
     assert!(turned.flags.swapped && !turned.recalled, "{turned:?}");
     assert!(!compared_the_other_way(rex, "T. rex lived closer to us in time than to Stegosaurus"));
+    let monsoon = "The monsoon is driven by land heating faster than the ocean, creating low pressure that draws in moist sea air.";
+    assert!(compared_the_other_way(
+        monsoon,
+        "the ocean heats up faster than the land so the air rises over the sea and pulls the wind off the land"
+    ));
+    assert!(!compared_the_other_way(
+        monsoon,
+        "the land heats up faster than the sea, so air rises over the land"
+    ));
     let waves = "P-waves travel faster than S-waves, so they arrive first.";
     assert!(!compared_the_other_way(waves, "the S-waves are slower than the P-waves"));
 }

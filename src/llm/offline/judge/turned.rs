@@ -10,9 +10,19 @@ use crate::text::{Token, tokens};
 /// lived closer in time to humans than to Stegosaurus". ("S-waves are slower than P-waves"
 /// turns both round and says the point; its "slower" is read as an opposite elsewhere.)
 pub(super) fn compared_the_other_way(point: &str, said: &str) -> bool {
+    // What is compared ends with its clause: "land heating faster than the ocean, creating low
+    // pressure…", "the ocean heats up faster than the land so the air rises…".
     let sides = |text: &str| -> Option<(Vec<Token>, Vec<Token>)> {
-        let spaced = crate::text::words_spaced(text);
-        let (before, after) = spaced.split_once(" than ")?;
+        let lower = text.to_lowercase();
+        let (before, after) = lower.split_once(" than ")?;
+        // (Not at a full stop: "than to T. rex".)
+        let after = after.split([',', ';', '!', '?', '(']).next().unwrap_or_default();
+        let after = [" so ", " because ", " which ", " while ", " whereas "]
+            .iter()
+            .filter_map(|joint| after.find(joint))
+            .min()
+            .map_or(after, |at| &after[..at]);
+        let before = before.rsplit([',', ';', '!', '?']).next().unwrap_or_default();
         Some((tokens(before), tokens(after)))
     };
     let (Some((ours_before, ours_after)), Some((theirs_before, theirs_after))) = (sides(point), sides(said))
