@@ -996,8 +996,15 @@ impl Context {
                 });
         // Or it says plainly, with no negation anywhere, what the point denies ("entropy
         // always decreases" for "never decreases").
+        // So does what the point denies can be done, said as done ("the redness blanches" for
+        // "non-blanchable redness").
+        let can_be = |k: &Token, m: &Token| {
+            ["abl", "ibl"].iter().any(|end| k.term.strip_suffix(end) == Some(m.term.as_str()))
+                && m.term.len() >= 4
+        };
         let affirms_denied = !self.message.iter().any(|m| m.negated)
-            && key.iter().any(|k| k.negated && self.message.iter().any(|m| m.term == k.term));
+            && key.iter().any(|k| k.negated && self.message.iter().any(|m| m.term == k.term))
+            || key.iter().any(|k| k.negated && self.message.iter().any(|m| !m.negated && can_be(k, m)));
         // Or it turns what the point says and what it denies round ("when it is received, not
         // when it is posted" for "when it is posted, not when received").
         let only_as = |k: &Token, negated: bool| {

@@ -1337,3 +1337,23 @@ fn a_claim_without_exception_is_not_a_point_that_keeps_within_bounds() {
         "we know him through Plato mostly, since Socrates never wrote anything down"
     ));
 }
+
+#[test]
+fn what_the_point_says_cannot_be_done_said_as_done_turns_it_round() {
+    let ulcer = "A Stage 1 pressure ulcer is intact skin with non-blanchable redness.";
+    let asked = Some("What defines a Stage 1 pressure ulcer?");
+    let wrong = judged_among(
+        &[ulcer],
+        asked,
+        "skin's not broken, just red, and the redness blanches when you press it",
+        0,
+    );
+    assert!(wrong.flags.opposite && !wrong.recalled, "{wrong:?}");
+    let right = judged_among(
+        &[ulcer],
+        asked,
+        "intact skin, red, and the redness doesn't blanch when you press it",
+        0,
+    );
+    assert!(!right.flags.opposite, "{right:?}");
+}
