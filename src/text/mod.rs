@@ -257,6 +257,18 @@ fn tokens_keeping(text: &str, keep: impl Fn(&str) -> bool) -> Vec<Token> {
             i += 1;
             continue;
         }
+        // "zero redundancy": none of it, as "no redundancy" says (not "zero kelvin", an amount,
+        // nor "zero-sum").
+        if word == "zero"
+            && refs.get(i + 1).is_some_and(|w| {
+                w.chars().all(char::is_alphabetic) && !is_stopword(w) && !matches!(*w, "sum" | "point")
+            })
+            && numbers::unit(&refs[i + 1..]).is_none()
+        {
+            negation_reach = 1;
+            i += 1;
+            continue;
+        }
         // "non-citizen", "non-metal": the prefix denies the one word it joins.
         if word == "non" && refs.get(i + 1).is_some_and(|w| w.chars().all(char::is_alphabetic)) {
             negation_reach = 1;
@@ -648,6 +660,9 @@ mod tests {
             .collect();
         let flags: Vec<bool> = negated.iter().map(|(_, n)| *n).collect();
         assert_eq!(flags, vec![false, true, false, true, true], "{negated:?}");
+        let none: Vec<(String, bool)> =
+            tokens("zero redundancy, zero kelvin").into_iter().map(|t| (t.word, t.negated)).collect();
+        assert_eq!(none, vec![("redundancy".to_string(), true), ("zero".to_string(), false)]);
         let amount = tokens("not enough water left for microbes");
         assert!(amount.iter().all(|t| !t.negated), "an amount, not a denial: {amount:?}");
         assert!(amount.iter().any(|t| t.same_as(&tokens("too little").remove(0))));

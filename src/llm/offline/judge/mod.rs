@@ -904,6 +904,19 @@ impl Context {
         // One of them written in figures ("0.05", "1348"), not a word that may be no amount
         // ("Newton's first law", "to a colder one").
         let mut unsaid_figure = false;
+        // A figure of a name said by its code ("uncoupling protein 1 (UCP1)" by "UCP1") is said.
+        let said_words = crate::text::words_spaced(&self.said_text);
+        let codes_said: Vec<String> = point
+            .content
+            .split('(')
+            .skip(1)
+            .filter_map(|rest| rest.split_once(')').map(|(code, _)| code.trim().to_lowercase()))
+            .filter(|code| {
+                !code.contains(' ')
+                    && code.chars().any(|c| c.is_ascii_digit())
+                    && said_words.contains(&format!(" {code} "))
+            })
+            .collect();
         for (k, aside) in &judged {
             let weight = self.weight(k) * if *aside { 0.3 } else { 1.0 };
             total += weight;
@@ -914,7 +927,8 @@ impl Context {
             } else if let Some(q) = &k.quantity {
                 missing_numbers.push(q);
                 unsaid_figure |=
-                    k.word.trim_start_matches(['-', '−', '~']).starts_with(|c: char| c.is_ascii_digit());
+                    k.word.trim_start_matches(['-', '−', '~']).starts_with(|c: char| c.is_ascii_digit())
+                        && !codes_said.iter().any(|code| code.contains(k.word.as_str()));
             }
         }
         // "It's not the nucleus", "not sure about katakana": the message denies a word of the point.

@@ -1357,3 +1357,14 @@ fn what_the_point_says_cannot_be_done_said_as_done_turns_it_round() {
     );
     assert!(!right.flags.opposite, "{right:?}");
 }
+
+#[test]
+fn a_figure_of_a_name_is_said_by_the_names_code() {
+    let fat = "Brown adipose tissue rewarms a hibernator by producing heat through uncoupling protein 1 (UCP1), without shivering.";
+    let asked = Some("What makes the heat during an arousal?");
+    let said = judged_among(&[fat], asked, "brown fat makes the heat with UCP1, no shivering", 0);
+    assert!(!said.flags.unsaid_number, "{said:?}");
+    let unsaid =
+        judged_among(&[fat], asked, "brown fat makes the heat with an uncoupling protein, no shivering", 0);
+    assert!(unsaid.flags.unsaid_number, "{unsaid:?}");
+}
