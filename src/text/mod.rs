@@ -11,6 +11,7 @@ pub mod initials;
 pub mod kinship;
 mod lexicon;
 pub mod numbers;
+pub mod settled;
 pub mod shorthand;
 pub mod vocabulary;
 

@@ -220,9 +220,10 @@ pub(super) fn ride_on_another(points: &[PointBrief], verdicts: &mut [super::judg
     }
 }
 
-/// The message with its chat shorthand written out, but for the short forms the points and
-/// the tutor use themselves ("r" of a formula, "def" of Python), and the points' names it
-/// gives by their initials spelt out ("fdr" is Franklin D Roosevelt).
+/// The message as the learner settled on it (`text::settled`), with its chat shorthand written
+/// out, but for the short forms the points and the tutor use themselves ("r" of a formula,
+/// "def" of Python), and the points' names it gives by their initials spelt out ("fdr" is
+/// Franklin D Roosevelt).
 fn written_out(brief: &EvaluatorBrief) -> std::borrow::Cow<'_, str> {
     let notes: std::collections::HashSet<String> = brief
         .unchecked
@@ -236,7 +237,12 @@ fn written_out(brief: &EvaluatorBrief) -> std::borrow::Cow<'_, str> {
         })
         .map(|w| w.trim_end_matches(['.', '?', '!']).to_lowercase())
         .collect();
-    let expanded = crate::text::shorthand::expand(&brief.learner_message, |w| notes.contains(w));
+    // What the learner settled on: "calcite, no wait, quartz" answers "quartz".
+    let settled = crate::text::settled::settled(&brief.learner_message);
+    let expanded = match crate::text::shorthand::expand(&settled, |w| notes.contains(w)) {
+        std::borrow::Cow::Borrowed(_) => settled,
+        std::borrow::Cow::Owned(expanded) => std::borrow::Cow::Owned(expanded),
+    };
     // "fdr", "ccc": a name of the points' by its initials.
     let names = crate::text::initials::names(brief.unchecked.iter().map(|p| p.content.as_str()));
     match crate::text::initials::spell_out(&expanded, &names, |w| notes.contains(w)) {
