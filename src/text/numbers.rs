@@ -66,6 +66,13 @@ impl Quantity {
             (Some((Dimension::Share, a)), Some((Dimension::Share, b))) => close(a, b, 0.02),
             // A part of a unit ("a fifth of a gram" for 0.2 grams): the numbers decide.
             (Some((Dimension::Share, _)), Some(_)) | (Some(_), Some((Dimension::Share, _))) => same,
+            // Temperatures from their zero, not absolute zero: "64 °C" is not "about 54.5 °C",
+            // though the two are 3 % apart in kelvin. Within two degrees or 5 % ("350 °F" for
+            // 180 °C, as ovens are rounded).
+            (Some((Dimension::Temperature, a)), Some((Dimension::Temperature, b))) => {
+                let (a, b) = (a - ZERO_CELSIUS, b - ZERO_CELSIUS);
+                (a - b).abs() <= (0.05 * a.abs().max(b.abs())).max(2.0)
+            }
             // Both with units: the amounts decide ("150 million miles" is not 150 million km).
             (Some((d1, a)), Some((d2, b))) => d1 == d2 && close(a, b, 0.12),
             (Some(_), None) | (None, Some(_)) | (None, None) => same,
@@ -125,6 +132,9 @@ fn swapped_digits(a: f64, b: f64) -> bool {
     a.len() == b.len()
         && matches!(differ.as_slice(), [i, j] if *j == i + 1 && a[*i] == b[*j] && a[*j] == b[*i])
 }
+
+/// 0 °C in kelvin, the base temperatures are compared in.
+const ZERO_CELSIUS: f64 = 273.15;
 
 /// Words for numbers, with what they are.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -496,8 +506,8 @@ pub fn unit(words: &[&str]) -> Option<(Dimension, ToBase, usize)> {
         "min" | "mins" | "minute" | "minutes" => (Dimension::Time, |x| x * 60.0),
         "h" | "hr" | "hrs" | "hour" | "hours" => (Dimension::Time, |x| x * 3600.0),
         "day" | "days" => (Dimension::Time, |x| x * 86400.0),
-        "c" | "celsius" | "centigrade" => (Dimension::Temperature, |x| x + 273.15),
-        "f" | "fahrenheit" => (Dimension::Temperature, |x| (x - 32.0) * 5.0 / 9.0 + 273.15),
+        "c" | "celsius" | "centigrade" => (Dimension::Temperature, |x| x + ZERO_CELSIUS),
+        "f" | "fahrenheit" => (Dimension::Temperature, |x| (x - 32.0) * 5.0 / 9.0 + ZERO_CELSIUS),
         "k" | "kelvin" | "kelvins" => (Dimension::Temperature, |x| x),
         "kg" | "kilogram" | "kilograms" | "kilo" | "kilos" => (Dimension::Mass, |x| x),
         "g" | "gram" | "grams" => (Dimension::Mass, |x| x * 0.001),
@@ -636,6 +646,8 @@ mod tests {
         assert!(q(1000.0, "watts").matches(&q(1.0, "kw")));
         assert!(q(1.0, "kwh").matches(&q(3600.0, "kj")));
         assert!(!q(90.0, "degrees").matches(&q(100.0, "degrees celsius")));
+        assert!(q(350.0, "fahrenheit").matches(&q(180.0, "celsius")), "ovens are rounded");
+        assert!(!q(64.0, "celsius").matches(&q(54.5, "celsius")), "from 0 °C, not absolute zero");
         assert!(!q(1945.0, "").matches(&q(1919.0, "")));
         assert!(q(1945.0, "").comparable(&q(1919.0, "")));
         assert!(!q(1453.0, "").comparable(&q(1.0, "")));

@@ -1336,6 +1336,18 @@ fn a_claim_without_exception_is_not_a_point_that_keeps_within_bounds() {
         socrates,
         "we know him through Plato mostly, since Socrates never wrote anything down"
     ));
+    let raft = "A log entry is committed once the leader has replicated it to a majority of servers.";
+    assert!(overgeneralises(raft, "once the leader has replicated it to every server, all of them"));
+    assert!(!overgeneralises(raft, "when most of the servers have it, more than half"));
+    assert!(!overgeneralises(raft, "every so often the leader sends it to most of them"));
+}
+
+#[test]
+fn two_things_told_in_one_frame_and_crossed_are_swapped() {
+    let kumadori = "Kumadori is the bold stage make-up of red and blue lines, with red marking heroes and blue marking villains.";
+    assert!(judged_on(kumadori, "blue lines mark the heroes and red marks the villains").flags.swapped);
+    assert!(!judged_on(kumadori, "red lines mark the heroes and blue marks the villains").flags.swapped);
+    assert!(!judged_on(kumadori, "red and blue lines, red for the heroes").flags.swapped);
 }
 
 #[test]

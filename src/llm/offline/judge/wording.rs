@@ -179,12 +179,24 @@ const BOUNDED: &[&str] = &[
     "most",
 ];
 
+/// Words for a share of a whole short of all of it: "a majority of servers".
+const SHARE_OF: &[&str] = &["a majority", "the majority", "more than half", "most of", "a quorum"];
+
+/// Words for the whole: "every server", "all of them".
+const WHOLE: &[&str] = &["every", "all", "each", "everyone", "everybody", "everything"];
+
 /// Whether the message claims without exception what the point bounds ("more arousal always
-/// means better performance" for "performance rises with arousal up to an optimal level").
+/// means better performance" for "performance rises with arousal up to an optimal level"), or
+/// all of what it gives a share of ("replicated to every server" for "to a majority of servers").
 pub(super) fn overgeneralises(point: &str, said: &str) -> bool {
-    let (point, said) = (crate::text::words_spaced(point), crate::text::words_spaced(said));
+    let (point, mut said) = (crate::text::words_spaced(point), crate::text::words_spaced(said));
+    // "every so often" is now and then, not every one.
+    for now_and_then in [" every so often ", " every now and then ", " every once in a while "] {
+        said = said.replace(now_and_then, " ");
+    }
     let has = |text: &str, words: &[&str]| words.iter().any(|w| text.contains(&format!(" {w} ")));
-    has(&said, ABSOLUTE) && !has(&point, ABSOLUTE) && has(&point, BOUNDED)
+    (has(&said, ABSOLUTE) && !has(&point, ABSOLUTE) && has(&point, BOUNDED))
+        || (has(&said, WHOLE) && !has(&point, WHOLE) && has(&point, SHARE_OF))
 }
 
 /// Whether a text says something escapes the learner.
@@ -447,7 +459,7 @@ pub(super) fn swapped(point: &str, message_clauses: &[Vec<Token>]) -> bool {
         found
     };
     let joined = message_clauses.iter().filter(|clause| found_in(clause, &own).len() >= 2).count();
-    if joined >= 2 {
+    if joined >= 2 || crossed_pair(&parts, message_clauses) {
         return true;
     }
     // Or one clause opens on one clause's subject (its first own word) with a word of another
@@ -494,6 +506,41 @@ pub(super) fn swapped(point: &str, message_clauses: &[Vec<Token>]) -> bool {
                             && !subject(j).is_some_and(|s| s.same_as(m))
                     }) && message_clauses.iter().enumerate().any(|(d, other)| d != c && opens_on(other, j))
                 })
+        })
+    })
+}
+
+/// Whether two of the point's clauses told in one frame ("with red marking heroes and blue
+/// marking villains") are crossed by the message: two of its clauses each join a word only
+/// one of them has with a word only the other has, and by other words each ("blue lines mark
+/// the heroes and red marks the villains"). A single such clause may be a compact answer.
+fn crossed_pair(parts: &[Vec<Token>], message_clauses: &[Vec<Token>]) -> bool {
+    let only = |a: usize, b: usize| -> Vec<&Token> {
+        parts[a]
+            .iter()
+            .filter(|k| k.quantity.is_none() && !k.is_generic() && !parts[b].iter().any(|o| o.same_as(k)))
+            .collect()
+    };
+    let found = |clause: &[Token], words: &[&Token]| -> Vec<usize> {
+        (0..words.len()).filter(|&w| clause.iter().any(|m| !m.negated && m.same_as(words[w]))).collect()
+    };
+    (0..parts.len()).any(|i| {
+        (i + 1..parts.len()).any(|j| {
+            let framed = parts[i].iter().any(|k| !k.is_generic() && parts[j].iter().any(|o| o.same_as(k)));
+            let (of_i, of_j) = (only(i, j), only(j, i));
+            if !framed || of_i.is_empty() || of_j.is_empty() {
+                return false;
+            }
+            let crossing: Vec<(Vec<usize>, Vec<usize>)> = message_clauses
+                .iter()
+                .map(|clause| (found(clause, &of_i), found(clause, &of_j)))
+                .filter(|(a, b)| !a.is_empty() && !b.is_empty())
+                .collect();
+            crossing.iter().enumerate().any(|(c, (a, b))| {
+                crossing[c + 1..]
+                    .iter()
+                    .any(|(x, y)| a.iter().all(|w| !x.contains(w)) && b.iter().all(|w| !y.contains(w)))
+            })
         })
     })
 }
