@@ -269,9 +269,12 @@ pub fn read(words: &[&str]) -> Option<(f64, usize)> {
     } else {
         spelled(&words[start..]).map(|(n, k)| (n, start + k))?
     };
-    // "4 and a half billion", "two and a half".
-    if words.get(used..used + 3) == Some(&["and", "a", "half"][..]) {
-        value += 0.5;
+    // "4 and a half billion", "two and a half", "three and a quarter", "two and three quarters".
+    if words.get(used) == Some(&"and")
+        && value.fract() == 0.0
+        && let Some(part) = words.get(used + 1..).and_then(a_part)
+    {
+        value += part;
         used += 3;
     }
     // "two-thirds", "four fifths": a fraction, as "2/3" is. (Not quarters: "two quarters in a
@@ -578,6 +581,9 @@ mod tests {
         assert_eq!(number("300k"), Some(300_000.0));
         assert_eq!(number("4 and a half billion"), Some(4.5e9));
         assert_eq!(number("two and a half"), Some(2.5));
+        assert_eq!(number("three and a quarter"), Some(3.25));
+        assert_eq!(number("two and three quarters"), Some(2.75));
+        assert_eq!(number("one and a third"), Some(1.0 + 1.0 / 3.0));
         assert_eq!(number("an hour"), Some(1.0));
         assert_eq!(number("half an hour"), Some(0.5));
         assert_eq!(number("a second"), None);

@@ -917,6 +917,12 @@ impl Context {
                     && said_words.contains(&format!(" {code} "))
             })
             .collect();
+        let asked_when = {
+            let asked = crate::text::words_spaced(&self.asked_text);
+            [" when ", " year ", " years ", " date ", " century ", " how long "]
+                .iter()
+                .any(|w| asked.contains(w))
+        };
         for (k, aside) in &judged {
             let weight = self.weight(k) * if *aside { 0.3 } else { 1.0 };
             total += weight;
@@ -926,9 +932,11 @@ impl Context {
                 number_right |= k.quantity.is_some();
             } else if let Some(q) = &k.quantity {
                 missing_numbers.push(q);
-                unsaid_figure |=
-                    k.word.trim_start_matches(['-', '−', '~']).starts_with(|c: char| c.is_ascii_digit())
-                        && !codes_said.iter().any(|code| code.contains(k.word.as_str()));
+                // A figure in brackets is an aside ("In Leviathan (1651) Hobbes…"), not one the
+                // learner had to supply, unless the question asks when.
+                unsaid_figure |= (!aside || asked_when)
+                    && k.word.trim_start_matches(['-', '−', '~']).starts_with(|c: char| c.is_ascii_digit())
+                    && !codes_said.iter().any(|code| code.contains(k.word.as_str()));
             }
         }
         // "It's not the nucleus", "not sure about katakana": the message denies a word of the point.

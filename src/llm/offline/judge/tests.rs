@@ -1380,3 +1380,12 @@ fn a_figure_of_a_name_is_said_by_the_names_code() {
         judged_among(&[fat], asked, "brown fat makes the heat with an uncoupling protein, no shivering", 0);
     assert!(unsaid.flags.unsaid_number, "{unsaid:?}");
 }
+
+#[test]
+fn a_figure_in_brackets_is_an_aside_unless_the_question_asks_when() {
+    let hobbes = "In Leviathan (1651) Thomas Hobbes described life in the state of nature as \"solitary, poor, nasty, brutish, and short\".";
+    let said = "solitary poor nasty brutish and short thats the famous line from hobbes";
+    let asked = |q: &str| judged_among(&[hobbes], Some(q), said, 0).flags.unsaid_number;
+    assert!(!asked("How did Hobbes describe life in the state of nature?"));
+    assert!(asked("When did Hobbes write that life in the state of nature is solitary?"));
+}
