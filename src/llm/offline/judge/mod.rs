@@ -949,9 +949,14 @@ impl Context {
             all.iter().any(|t| t.term == k.term && t.negated)
                 && all.iter().any(|t| t.term == k.term && !t.negated)
         };
+        // A denial the message agrees with carries the words in its reach: "the ratio doesn't
+        // change" says "does not change the overall gear ratio".
+        let agreed_denial =
+            key.iter().any(|k| k.negated && self.message.iter().any(|m| m.negated && m.same_as(k)));
         let opposed = key.iter().filter(|k| !both_ways(k)).any(|k| {
             self.message.iter().any(|m| m.negated != k.negated && m.term == k.term)
                 && !self.message.iter().any(|m| m.negated == k.negated && m.same_as(k))
+                && !(k.negated && agreed_denial)
         });
         // A number of the point missing while the message has another in its place.
         let wrong_number = self.message.iter().any(|m| {

@@ -1389,3 +1389,11 @@ fn a_figure_in_brackets_is_an_aside_unless_the_question_asks_when() {
     assert!(!asked("How did Hobbes describe life in the state of nature?"));
     assert!(asked("When did Hobbes write that life in the state of nature is solitary?"));
 }
+
+#[test]
+fn a_denial_agreed_with_carries_the_words_in_its_reach() {
+    let idler = "An idler gear reverses the output direction but does not change the overall gear ratio.";
+    let agreed = judged_on(idler, "the idler flips the output direction, but the ratio doesnt change");
+    assert!(!agreed.flags.opposed && !agreed.vetoed);
+    assert!(judged_on(idler, "the idler flips the output direction and changes the ratio").flags.opposed);
+}
