@@ -446,9 +446,28 @@ pub fn kind_of(message: &str) -> MessageKind {
 const LEAD_IN: &[&str] =
     &["before", "i", "answer", "answering", "that", "quick", "q", "question", "first", "random"];
 
+/// Phrases that lead into a question when spoken, with no mark after them.
+const SPOKEN_LEADS: &[&[&str]] =
+    &[&["before", "that"], &["before", "i", "answer"], &["quick", "question"], &["random", "question"]];
+
 /// The words after a first clause that only leads in ("wait before i answer, is a semitone
 /// the same thing as a half step"), where a question without its mark opens.
 fn after_a_lead_in(lower: &str) -> Option<Vec<&str>> {
+    // Spoken, with no mark after it: "wait before that is volume of distribution an actual
+    // volume…" (in the present: "before that was the republic" answers).
+    let words = words_of(lower);
+    let spoken = words.iter().position(|w| !FILLERS.contains(w)).and_then(|at| {
+        let rest = &words[at..];
+        let lead = SPOKEN_LEADS.iter().find(|lead| rest.starts_with(lead))?;
+        let after = &rest[lead.len()..];
+        after
+            .first()
+            .is_some_and(|w| matches!(*w, "is" | "are" | "does" | "do" | "can"))
+            .then(|| after.to_vec())
+    });
+    if spoken.is_some() {
+        return spoken;
+    }
     // "before i answer - does it matter…": a spaced hyphen leads in as a dash does.
     let cut = lower.find([',', ':', '—', '–']).into_iter().chain(lower.find(" - ")).min()?;
     let (lead, rest) = lower.split_at(cut);
@@ -543,6 +562,11 @@ mod tests {
             ("its when you give up a pawn early on to get your pieces out", MessageKind::Attempt),
             ("ok I give up", MessageKind::DontKnow),
             ("hold on, is that the same thing as the variance or is it different?", MessageKind::Question),
+            (
+                "wait before that is volume of distribution like an actual volume or is it kind of a made up number",
+                MessageKind::Question,
+            ),
+            ("before that was the republic, run by two consuls", MessageKind::Attempt),
             (
                 "before that - is an excess the same thing as a deductible or are they different?",
                 MessageKind::Question,
