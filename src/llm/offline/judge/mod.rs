@@ -1066,6 +1066,7 @@ impl Context {
             || wording::one_way_of_two(&point.content, &self.said_text)
             || wording::crowns_another(&point.content, &self.said_text)
             || compared_the_other_way(&point.content, &self.said_text)
+            || wording::divides_the_other_way(&point.content, &self.said_text)
             || self.crossed_with_another(&point.id, &key)
             || self.out_of_order(&point.content);
         let denied = self.denies_by_name(&key.iter().copied().filter(|k| !both_ways(k)).collect::<Vec<_>>());

@@ -1397,3 +1397,14 @@ fn a_denial_agreed_with_carries_the_words_in_its_reach() {
     assert!(!agreed.flags.opposed && !agreed.vetoed);
     assert!(judged_on(idler, "the idler flips the output direction and changes the ratio").flags.opposed);
 }
+
+#[test]
+fn a_division_turned_upside_down_is_swapped() {
+    let density = "Density is mass divided by volume.";
+    assert!(judged_on(density, "density is volume divided by mass").flags.swapped);
+    assert!(!judged_on(density, "mass over volume").flags.swapped);
+    assert!(!judged_on(density, "it's mass/volume, so kg per cubic metre").flags.swapped);
+    let gears = "The gear ratio equals the number of teeth on the driven gear divided by the number on the driving gear.";
+    assert!(judged_on(gears, "teeth on the driving gear divided by teeth on the driven gear").flags.swapped);
+    assert!(!judged_on(gears, "driven gear's teeth over the driving gear's, you count them").flags.swapped);
+}

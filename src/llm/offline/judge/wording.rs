@@ -510,6 +510,44 @@ pub(super) fn swapped(point: &str, message_clauses: &[Vec<Token>]) -> bool {
     })
 }
 
+/// Whether the message divides the other way round: "volume divided by mass" for "Density is
+/// mass divided by volume", "teeth on the driving gear over those on the driven one" for "the
+/// driven gear's teeth divided by the driving gear's". Each side of the division is read as up
+/// to three words, back to its clause's start or its "is"; words both sides share are no guide.
+pub(super) fn divides_the_other_way(point: &str, said: &str) -> bool {
+    let Some((top, bottom)) = division(point) else { return false };
+    let Some((their_top, their_bottom)) = division(said) else { return false };
+    let only = |side: &[String], other: &[String]| -> Vec<String> {
+        side.iter().filter(|w| !other.contains(w)).cloned().collect()
+    };
+    let (top_only, bottom_only) = (only(&top, &bottom), only(&bottom, &top));
+    let meets = |side: &[String], words: &[String]| side.iter().any(|w| words.contains(w));
+    let crossed = meets(&their_top, &bottom_only) && meets(&their_bottom, &top_only);
+    let straight = meets(&their_top, &top_only) && meets(&their_bottom, &bottom_only);
+    crossed && !straight
+}
+
+/// The words on each side of a text's first division ("divided by", "over", "/"), as written.
+fn division(text: &str) -> Option<(Vec<String>, Vec<String>)> {
+    let lower = format!(" {} ", text.to_lowercase().replace('/', " over "));
+    let (before, after) = lower.split_once(" divided by ").or_else(|| lower.split_once(" over "))?;
+    let ends = ['.', ',', ';', ':', '(', ')', '?', '!'];
+    let before = format!(" {} ", before.rsplit(ends).next().unwrap_or_default());
+    let after = after.split(ends).next().unwrap_or_default();
+    let clause_start = |t: &str| {
+        [" is ", " are ", " equals ", " equal ", " gives ", " means "]
+            .iter()
+            .filter_map(|w| t.rfind(w).map(|at| at + w.len()))
+            .max()
+            .unwrap_or(0)
+    };
+    let before = &before[clause_start(&before)..];
+    let words = |t: &str| tokens(t).into_iter().map(|k| k.word).collect::<Vec<_>>();
+    let top: Vec<String> = words(before).into_iter().rev().take(3).collect();
+    let bottom: Vec<String> = words(after).into_iter().take(3).collect();
+    (!top.is_empty() && !bottom.is_empty()).then_some((top, bottom))
+}
+
 /// Whether two of the point's clauses told in one frame ("with red marking heroes and blue
 /// marking villains") are crossed by the message: two of its clauses each join a word only
 /// one of them has with a word only the other has, and by other words each ("blue lines mark
