@@ -25,6 +25,9 @@ pub enum Dimension {
     /// A part of a whole: "75%", "75 percent", "three quarters" (a number between 0 and 1 with
     /// no unit reads as one).
     Share,
+    /// An angle, in degrees ("one arcsecond", "90 degrees"). Plain "degrees" may mean a
+    /// temperature too, so an angle beside a temperature is compared as a number.
+    Angle,
 }
 
 /// A number, and its value in base units when a unit followed it.
@@ -73,6 +76,9 @@ impl Quantity {
                 let (a, b) = (a - ZERO_CELSIUS, b - ZERO_CELSIUS);
                 (a - b).abs() <= (0.05 * a.abs().max(b.abs())).max(2.0)
             }
+            // "100 degrees" for 100 °C.
+            (Some((Dimension::Angle, _)), Some((Dimension::Temperature, _)))
+            | (Some((Dimension::Temperature, _)), Some((Dimension::Angle, _))) => same,
             // Both with units: the amounts decide ("150 million miles" is not 150 million km).
             (Some((d1, a)), Some((d2, b))) => d1 == d2 && close(a, b, 0.12),
             (Some(_), None) | (None, Some(_)) | (None, None) => same,
@@ -85,7 +91,8 @@ impl Quantity {
         if let (Some((d1, _)), Some((d2, _))) = (self.base, other.base) {
             // A share beside a measured amount ("a fifth of a gram") is compared as a number.
             let share_of_a_unit = (d1 == Dimension::Share) != (d2 == Dimension::Share);
-            if !share_of_a_unit {
+            let degrees = [d1, d2].contains(&Dimension::Angle) && [d1, d2].contains(&Dimension::Temperature);
+            if !share_of_a_unit && !degrees {
                 return d1 == d2;
             }
         }
@@ -473,11 +480,12 @@ fn pairs(run: &[Word]) -> Vec<u32> {
 /// how many words it took.
 pub fn unit(words: &[&str]) -> Option<(Dimension, ToBase, usize)> {
     let first = *words.first()?;
-    // "degrees celsius", "degrees fahrenheit"; plain "degrees" may be an angle.
+    // "degrees celsius", "degrees fahrenheit"; plain "degrees" is an angle (or a temperature).
     if matches!(first, "degree" | "degrees" | "deg") {
         return unit(&words[1..])
             .filter(|(d, _, _)| *d == Dimension::Temperature)
-            .map(|(d, f, n)| (d, f, n + 1));
+            .map(|(d, f, n)| (d, f, n + 1))
+            .or(Some((Dimension::Angle, |x| x, 1)));
     }
     let length: Option<ToBase> = match first {
         "km" | "kilometre" | "kilometres" | "kilometer" | "kilometers" => Some(|x| x * 1000.0),
@@ -529,6 +537,9 @@ pub fn unit(words: &[&str]) -> Option<(Dimension, ToBase, usize)> {
         "gb" | "gigabyte" | "gigabytes" => (Dimension::Data, |x| x * 1e9),
         "tb" | "terabyte" | "terabytes" => (Dimension::Data, |x| x * 1e12),
         "%" | "percent" => (Dimension::Share, |x| x / 100.0),
+        "arcminute" | "arcminutes" | "arcmin" => (Dimension::Angle, |x| x / 60.0),
+        "arcsecond" | "arcseconds" | "arcsec" => (Dimension::Angle, |x| x / 3600.0),
+        "radian" | "radians" | "rad" => (Dimension::Angle, |x| x.to_degrees()),
         "per" if words.get(1) == Some(&"cent") => return Some((Dimension::Share, |x| x / 100.0, 2)),
         _ => return None,
     };
@@ -652,6 +663,11 @@ mod tests {
         assert!(q(1000.0, "watts").matches(&q(1.0, "kw")));
         assert!(q(1.0, "kwh").matches(&q(3600.0, "kj")));
         assert!(!q(90.0, "degrees").matches(&q(100.0, "degrees celsius")));
+        assert!(q(100.0, "degrees").matches(&q(100.0, "degrees celsius")), "plain degrees, warm");
+        assert!(!q(1.0, "degree").matches(&q(1.0, "arcsecond")));
+        assert!(q(1.0, "degree").is_near(&q(1.0, "arcsecond")), "the same number in another unit");
+        assert!(q(3600.0, "arcseconds").matches(&q(1.0, "degree")));
+        assert!(q(3.14159, "radians").matches(&q(180.0, "degrees")));
         assert!(q(350.0, "fahrenheit").matches(&q(180.0, "celsius")), "ovens are rounded");
         assert!(!q(64.0, "celsius").matches(&q(54.5, "celsius")), "from 0 °C, not absolute zero");
         assert!(!q(1945.0, "").matches(&q(1919.0, "")));

@@ -958,11 +958,22 @@ impl Context {
                 && !self.message.iter().any(|m| m.negated == k.negated && m.same_as(k))
                 && !(k.negated && agreed_denial)
         });
-        // A number of the point missing while the message has another in its place.
+        // A number of the point missing while the message has another in its place. An amount
+        // with a unit answers only for the point's amounts of its kind, where it has any: "one
+        // degree" is not the "One" of "One parsec is … one arcsecond".
+        let dimension = |q: &Quantity| q.base.map(|(d, _)| d).filter(|d| *d != numbers::Dimension::Share);
+        let answers = |k: &Token, q: &Quantity| {
+            k.quantity.as_ref().is_some_and(|kq| {
+                let measured_alike = dimension(q).is_some_and(|d| {
+                    key.iter().any(|other| other.quantity.as_ref().and_then(dimension) == Some(d))
+                });
+                kq.matches(q) && (!measured_alike || dimension(kq) == dimension(q))
+            })
+        };
         let wrong_number = self.message.iter().any(|m| {
             m.quantity.as_ref().is_some_and(|q| {
                 !m.negated
-                    && !key.iter().any(|k| k.same_as(m))
+                    && !key.iter().any(|k| answers(k, q))
                     && missing_numbers.iter().any(|n| n.comparable(q))
             })
         });
@@ -1062,6 +1073,7 @@ impl Context {
             || self.answers_for_another(&point.id, &point.content, &key);
         let swapped = swapped(&point.content, &self.message_roles)
             || wording::swapped_numbers(&point.content, &self.message_clauses)
+            || wording::count_of_another_half(&point.content, &self.said_text)
             || swapped_marks(&point.content, &self.said_text)
             || wording::one_way_of_two(&point.content, &self.said_text)
             || wording::crowns_another(&point.content, &self.said_text)
@@ -1383,7 +1395,8 @@ fn key(content: &str) -> Vec<(Token, bool)> {
     let all =
         tokens(&main).into_iter().map(|t| (t, false)).chain(tokens(&aside).into_iter().map(|t| (t, true)));
     for (token, is_aside) in all {
-        if !out.iter().any(|(t, _)| t.term == token.term) {
+        // The same number in other units is another figure ("One parsec … one arcsecond").
+        if !out.iter().any(|(t, _)| t.term == token.term && t.quantity == token.quantity) {
             out.push((token, is_aside));
         }
     }

@@ -190,6 +190,12 @@ fn another_unit_in_the_points_place_is_a_wrong_number_the_same_unit_spelt_otherw
     assert!(!judged_on(plates, "tectonic plates move a few cm per year").flags.wrong_number);
     let hour = "A lunar eclipse can last about an hour.";
     assert!(judged_on(hour, "a lunar eclipse can last about a minute").flags.wrong_number);
+    let parsec = "One parsec is the distance at which the parallax angle is one arcsecond.";
+    let degree = judged_on(parsec, "a parsec is the distance where the parallax angle is one degree");
+    assert!(!degree.recalled && degree.near, "{degree:?}");
+    assert!(judged_on(parsec, "the distance where the parallax angle is one arcsec").recalled);
+    let boiling = "Water boils at 100 degrees Celsius at sea level.";
+    assert!(judged_on(boiling, "at sea level water boils at 100 degrees").recalled, "plain degrees, warm");
 }
 
 #[test]
@@ -238,6 +244,14 @@ fn an_antonym_in_a_words_place_is_the_opposite_a_paraphrase_with_the_points_own_
     let dynamics = "\"Forte\" means loud and \"piano\" means soft.";
     assert!(!judged_on(dynamics, "forte is loud and piano is quiet").flags.opposite);
     assert!(judged_on(dynamics, "forte means loud and piano means hard").flags.opposite);
+    // Verbs, which WordNet's files of antonyms leave out.
+    let spiva = "Most actively managed funds underperform their benchmark index over 15 years after fees.";
+    let beat = judged_on(spiva, "most of them beat the index over 15 years");
+    assert!(beat.flags.opposite && !beat.recalled, "{beat:?}");
+    assert!(judged_on(spiva, "most active funds underperform the index over 15 years after fees").recalled);
+    let histones = "Histone acetylation loosens chromatin and generally increases gene transcription.";
+    assert!(judged_on(histones, "acetylation tightens the chromatin").flags.opposite);
+    assert!(!judged_on(histones, "it loosens the chromatin so genes get transcribed more").flags.opposite);
 }
 
 #[test]
@@ -1175,6 +1189,13 @@ fn one_things_number_given_to_another_is_a_swap() {
     let teeth = "Adults have 32 permanent teeth, including four wisdom teeth.";
     let own_number = "thirty two if all ur wisdom teeth came through, theres four of those";
     assert!(!judged_on(teeth, own_number).flags.swapped);
+    let peal = "A peal is at least 5,000 changes on eight or more bells, or the full extent of 5,040 changes on \
+                seven bells.";
+    let crossed = judged_on(peal, "5040, which is the full extent on eight bells");
+    assert!(crossed.flags.swapped && !crossed.recalled, "{crossed:?}");
+    let right = judged_on(peal, "5040, which is the full extent on seven bells");
+    assert!(!right.flags.swapped, "{right:?}");
+    assert!(!judged_on(peal, "5000 changes on eight bells, or the full 5040 on seven").flags.swapped);
 }
 
 #[test]

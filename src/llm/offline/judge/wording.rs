@@ -615,38 +615,112 @@ pub(super) fn names_in_apposition(text: &str) -> String {
 /// and a penalty is worth two"). One such clause alone may be a number of its own beside the
 /// other thing ("thirty two if all your wisdom teeth came through, there's four of those").
 pub(super) fn swapped_numbers(point: &str, message_clauses: &[Vec<Token>]) -> bool {
-    let mut text = format!(" {} ", point.replace(['(', ')'], " "));
-    for joint in [" while ", " whereas ", " but ", ", ", "; "] {
-        text = text.replace(joint, "\u{1}");
-    }
-    let halves: Vec<Vec<Token>> = text.split('\u{1}').map(tokens).filter(|h| !h.is_empty()).collect();
-    let only_in = |t: &Token, i: usize| {
-        halves.iter().enumerate().all(|(j, other)| j == i || !other.iter().any(|o| o.same_as(t)))
-    };
-    // Each half's own words and its own numbers.
-    let own: Vec<(Vec<&Token>, Vec<&Token>)> = halves
-        .iter()
-        .enumerate()
-        .map(|(i, half)| {
-            half.iter().filter(|k| !k.is_generic() && only_in(k, i)).partition(|k| k.quantity.is_none())
-        })
-        .collect();
-    let has = |clause: &[Token], ks: &[&Token]| {
-        ks.iter().any(|k| clause.iter().any(|m| !m.negated && m.same_as(k)))
-    };
-    // A clause that says half `i`'s thing with half `j`'s number and not its own.
-    let crossed = |clause: &[Token], i: usize, j: usize| {
-        let ((words, numbers), (_, theirs)) = (&own[i], &own[j]);
-        !numbers.is_empty() && has(clause, words) && !has(clause, numbers) && has(clause, theirs)
-    };
-    (0..own.len()).any(|i| {
-        (0..own.len()).filter(|j| *j != i).any(|j| {
+    let halves = NumberHalves::of(point);
+    (0..halves.own.len()).any(|i| {
+        (0..halves.own.len()).filter(|j| *j != i).any(|j| {
             message_clauses.iter().enumerate().any(|(c, one)| {
-                crossed(one, i, j)
-                    && message_clauses.iter().enumerate().any(|(d, other)| d != c && crossed(other, j, i))
+                halves.crossed(one, i, j)
+                    && message_clauses
+                        .iter()
+                        .enumerate()
+                        .any(|(d, other)| d != c && halves.crossed(other, j, i))
             })
         })
     })
+}
+
+/// Whether one clause of the message gives a half of the point the count another half has, of
+/// the same thing: "5040, which is the full extent on eight bells" for "at least 5,000 changes
+/// on eight or more bells, or the full extent of 5,040 changes on seven bells". The count must
+/// name what it counts, as the half's own does ("eight bells" against "seven bells"): a number
+/// beside the other thing may be a number of its own ("thirty two if all your wisdom teeth came
+/// through").
+pub(super) fn count_of_another_half(point: &str, said: &str) -> bool {
+    let halves = NumberHalves::of(point);
+    let texts = NumberHalves::split(point);
+    clauses(said).iter().any(|clause| {
+        let said_tokens = tokens(clause);
+        let said_counts = counts(clause);
+        (0..halves.own.len()).any(|i| {
+            let own_counts = texts.get(i).map(|t| counts(t)).unwrap_or_default();
+            (0..halves.own.len()).filter(|j| *j != i).any(|j| {
+                halves.crossed(&said_tokens, i, j)
+                    && said_counts.iter().any(|(n, of)| {
+                        halves.own[j].1.iter().any(|k| k.same_as(n))
+                            && own_counts.iter().any(|(k, own_of)| !k.same_as(n) && own_of == of)
+                    })
+            })
+        })
+    })
+}
+
+/// A point cut into halves that may each give a number ("… is worth two points, while …
+/// is worth three"), and each half's own words and own numbers.
+struct NumberHalves {
+    own: Vec<(Vec<Token>, Vec<Token>)>,
+}
+
+impl NumberHalves {
+    fn split(point: &str) -> Vec<String> {
+        let mut text = format!(" {} ", point.replace(['(', ')'], " "));
+        for joint in [" while ", " whereas ", " but ", ", ", "; "] {
+            text = text.replace(joint, "\u{1}");
+        }
+        text.split('\u{1}').filter(|h| !tokens(h).is_empty()).map(str::to_string).collect()
+    }
+
+    fn of(point: &str) -> NumberHalves {
+        let halves: Vec<Vec<Token>> = Self::split(point).iter().map(|h| tokens(h)).collect();
+        let only_in = |t: &Token, i: usize| {
+            halves.iter().enumerate().all(|(j, other)| j == i || !other.iter().any(|o| o.same_as(t)))
+        };
+        let own = halves
+            .iter()
+            .enumerate()
+            .map(|(i, half)| {
+                half.iter()
+                    .filter(|k| !k.is_generic() && only_in(k, i))
+                    .cloned()
+                    .partition(|k| k.quantity.is_none())
+            })
+            .collect();
+        NumberHalves { own }
+    }
+
+    /// Whether a clause says half `i`'s thing with half `j`'s number and not its own.
+    fn crossed(&self, clause: &[Token], i: usize, j: usize) -> bool {
+        let has = |ks: &[Token]| ks.iter().any(|k| clause.iter().any(|m| !m.negated && m.same_as(k)));
+        let ((words, numbers), (_, theirs)) = (&self.own[i], &self.own[j]);
+        !numbers.is_empty() && has(words) && !has(numbers) && has(theirs)
+    }
+}
+
+/// The numbers of a text that name what they count, each with the stem of the word after it
+/// ("seven bells", "5,040 changes").
+fn counts(text: &str) -> Vec<(Token, String)> {
+    let lower = text.to_lowercase();
+    let words: Vec<&str> = lower
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let Some((_, used)) = crate::text::numbers::read(&words[i..]) else {
+            i += 1;
+            continue;
+        };
+        let number = tokens(&words[i..i + used].join(" ")).into_iter().find(|t| t.quantity.is_some());
+        let counted = words.get(i + used).and_then(|w| tokens(w).into_iter().next());
+        if let (Some(number), Some(counted)) = (number, counted)
+            && counted.quantity.is_none()
+        {
+            out.push((number, counted.term));
+        }
+        i += used;
+    }
+    out
 }
 
 /// Whether the point says two things both ways round and the message one way only: "right over
