@@ -4,6 +4,7 @@
 
 pub mod antonyms;
 pub mod cues;
+pub mod dates;
 pub mod equations;
 pub mod growth;
 pub mod html;

@@ -35,6 +35,8 @@ const SHORT_FORMS: &[(&str, &str)] = &[
     ("ppl", "people"),
     ("btwn", "between"),
     ("esp", "especially"),
+    ("mil", "million"),
+    ("bn", "billion"),
     ("yr", "year"),
     ("yrs", "years"),
     ("hr", "hour"),
@@ -171,6 +173,7 @@ mod tests {
                 "lists are mutable, tuples aren't (can't change them after you make them)",
             ),
             ("fiscal is the govt deciding on taxes", "fiscal is the government deciding on taxes"),
+            ("india hit asia like 50 mil yrs ago", "india hit asia like 50 million years ago"),
             ("runs a cmd as root, w/ admin privs", "runs a command as root, with admin privs"),
             ("Govt spending", "Government spending"),
             (

@@ -243,6 +243,11 @@ fn written_out(brief: &EvaluatorBrief) -> std::borrow::Cow<'_, str> {
         std::borrow::Cow::Borrowed(_) => settled,
         std::borrow::Cow::Owned(expanded) => std::borrow::Cow::Owned(expanded),
     };
+    // "in 1894 and two years later" dates what follows to 1896.
+    let expanded = match crate::text::dates::resolved(&expanded) {
+        std::borrow::Cow::Borrowed(_) => expanded,
+        std::borrow::Cow::Owned(dated) => std::borrow::Cow::Owned(dated),
+    };
     // "fdr", "ccc": a name of the points' by its initials.
     let names = crate::text::initials::names(brief.unchecked.iter().map(|p| p.content.as_str()));
     match crate::text::initials::spell_out(&expanded, &names, |w| notes.contains(w)) {

@@ -949,6 +949,31 @@ mod tests {
     }
 
     #[test]
+    fn years_counted_on_from_a_year_said_date_what_follows() {
+        let games = || {
+            vec![
+                point("ioc", "Pierre de Coubertin founded the International Olympic Committee in 1894.", ""),
+                point("athens", "The first modern Olympic Games were held in Athens in 1896.", ""),
+            ]
+        };
+        let said = |message: &str| {
+            let verdict = evaluator(&evaluator_brief("The Olympics", games(), message), None);
+            let ids = |key: &str| -> Vec<String> {
+                verdict[key].as_array().into_iter().flatten().map(|v| v["pointId"].to_string()).collect()
+            };
+            (ids("recalled"), ids("nearMisses"))
+        };
+        let (counted, _) = said(
+            "coubertin set up the IOC in 1894 and two years later the first modern games were held in athens",
+        );
+        assert!(counted.contains(&"\"athens\"".to_string()), "{counted:?}");
+        let (wrong, _) = said(
+            "coubertin set up the IOC in 1894 and four years later the first modern games were held in athens",
+        );
+        assert!(!wrong.contains(&"\"athens\"".to_string()), "{wrong:?}");
+    }
+
+    #[test]
     fn a_point_said_over_two_tries_is_recalled_one_said_once_is_near() {
         let ribosomes = || vec![point("r", "Ribosomes translate messenger RNA into proteins.", "")];
         let mut brief = evaluator_brief("Cells", ribosomes(), "oh yeah, from the messenger RNA");
