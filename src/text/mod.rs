@@ -77,7 +77,10 @@ impl Token {
             5..=8 => 1,
             _ => 2,
         };
-        allowed > 0 && strsim::levenshtein(&self.word, &other.word) <= allowed
+        // Two words WordNet knows are two words, not one mistyped ("washes" is no "wastes").
+        let both_words =
+            || kinship::nouns().is_some_and(|nouns| nouns.knows(&self.word) && nouns.knows(&other.word));
+        allowed > 0 && strsim::levenshtein(&self.word, &other.word) <= allowed && !both_words()
     }
 
     /// Counts for less in telling points apart.

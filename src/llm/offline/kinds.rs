@@ -433,9 +433,16 @@ pub fn kind_of(message: &str) -> MessageKind {
             && [" or is that ", " or is it ", " or did ", " or was ", " or does ", " or do "]
                 .iter()
                 .any(|p| lower.contains(p));
+    // "is locrian the one nobody writes in? why is that": a guess, then the reason asked for.
+    let asks_why_after =
+        ["why is that", "why's that", "whys that", "how come", "why though", "why tho", "how so"]
+            .iter()
+            .any(|tail| spaced.trim_end().ends_with(&format!(" {tail}")))
+            && words.len() > 3;
     if (asks && (wh || (yes_no && !guess) || asks_how_they_compare || asks_yes_no_earlier(message)))
         || (!asks && unmarked)
         || wondering
+        || asks_why_after
     {
         return MessageKind::Question;
     }
@@ -670,6 +677,9 @@ mod tests {
             ("hang on is that why everyone in the uk says hoover for any vacuum", MessageKind::Question),
             ("is that why the sky is blue?", MessageKind::Question),
             ("is that the one where the sky looks blue?", MessageKind::Attempt),
+            ("wait is locrian the one nobody actually writes songs in? why is that", MessageKind::Question),
+            ("the locrian, nobody writes in it, how come", MessageKind::Question),
+            ("the locrian one, because its fifth is diminished", MessageKind::Attempt),
             ("ugh my brain is fried. what time is it", MessageKind::SmallTalk),
             (
                 "before i answer - does it matter if its a lake vs the sea, like is fresh water different",

@@ -1429,3 +1429,21 @@ fn a_division_turned_upside_down_is_swapped() {
     assert!(judged_on(gears, "teeth on the driving gear divided by teeth on the driven gear").flags.swapped);
     assert!(!judged_on(gears, "driven gear's teeth over the driving gear's, you count them").flags.swapped);
 }
+
+#[test]
+fn a_clause_of_another_point_joined_only_by_particles_or_a_real_word_near_a_points_swaps_nothing() {
+    with_wordnet();
+    let decomposers = "Decomposers break down proteins in dead organisms and wastes into ammonium, a step called \
+                       ammonification.";
+    let two_answers = "lightning's energy forces the N2 and O2 to join up into nitrogen oxides that rain washes down. \
+                       and the rotting stuff, decomposers break dead things into ammonium";
+    let roles: Vec<Vec<Token>> = clauses(two_answers).iter().map(|c| role_tokens(c)).collect();
+    assert!(!swapped(decomposers, &roles));
+    let turned = "wastes break down into decomposers, and proteins in dead organisms into ammonium";
+    let roles: Vec<Vec<Token>> = clauses(turned).iter().map(|c| role_tokens(c)).collect();
+    assert!(swapped(decomposers, &roles));
+    // "washes" is a word of its own, not "wastes" mistyped; "wsstes" is.
+    let said = |m: &str| tokens(m).into_iter().next().expect("a word");
+    assert!(!said("washes").same_as(&said("wastes")));
+    assert!(said("wsstes").same_as(&said("wastes")));
+}

@@ -410,6 +410,11 @@ pub(super) fn clauses(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// Words that place or direct a verb, and name nothing: a clause with two of a point's own is
+/// not joined to it by them.
+const PARTICLES: &[&str] =
+    &["into", "onto", "down", "up", "in", "on", "out", "off", "from", "to", "over", "through", "by", "at"];
+
 /// Whether the message swaps what the point pairs: the point says two things in clauses of
 /// their own ("Sound is a longitudinal wave, while light is a transverse wave"), and two of
 /// the message's clauses each join a word only one of them has with a word only another has
@@ -448,10 +453,12 @@ pub(super) fn swapped(point: &str, message_clauses: &[Vec<Token>]) -> bool {
             own.extend(only_here.into_iter().map(|k| (k.clone(), i)));
         }
     }
+    // A clause is joined to the point's by its words, not its particles ("rain washes down"
+    // says nothing of "break down … into ammonium").
     let found_in = |clause: &[Token], own: &[(Token, usize)]| -> Vec<usize> {
         let mut found: Vec<usize> = clause
             .iter()
-            .filter(|m| !m.negated)
+            .filter(|m| !m.negated && !PARTICLES.contains(&m.word.as_str()))
             .filter_map(|m| own.iter().find(|(k, _)| k.same_as(m)).map(|(_, i)| *i))
             .collect();
         found.sort_unstable();
