@@ -667,7 +667,7 @@ mod tests {
         assert!(!q(1.0, "degree").matches(&q(1.0, "arcsecond")));
         assert!(q(1.0, "degree").is_near(&q(1.0, "arcsecond")), "the same number in another unit");
         assert!(q(3600.0, "arcseconds").matches(&q(1.0, "degree")));
-        assert!(q(3.14159, "radians").matches(&q(180.0, "degrees")));
+        assert!(q(std::f64::consts::PI, "radians").matches(&q(180.0, "degrees")));
         assert!(q(350.0, "fahrenheit").matches(&q(180.0, "celsius")), "ovens are rounded");
         assert!(!q(64.0, "celsius").matches(&q(54.5, "celsius")), "from 0 °C, not absolute zero");
         assert!(!q(1945.0, "").matches(&q(1919.0, "")));
