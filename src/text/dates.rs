@@ -32,7 +32,9 @@ pub fn resolved(text: &str) -> Cow<'_, str> {
         if let Ok(n) = refs[i].parse::<i64>()
             && (1000..=2100).contains(&n)
         {
-            year = Some(n);
+            // Years before Christ count down: "1200 BC, and fifty years later" is not 1250.
+            let before_christ = matches!(refs.get(i + 1), Some(&("bc" | "bce" | "b")));
+            year = (!before_christ).then_some(n);
         }
         out.push(words[i].to_string());
         i += 1;
@@ -91,6 +93,8 @@ mod tests {
             "in 1894, and two years after the founding they ran the games",
             "in 1894 it was two years old",
             "the war of 1812 lasted three years",
+            "troy fell around 1180 bc, and fifty years later",
+            "caesar crossed in 49 bc and five years later he was killed",
         ] {
             assert_eq!(resolved(text), text);
         }
