@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 
 /// The text with each span of years counted from the year said before it ("two years later",
-/// "a decade after", "three years earlier") written as that year ("in 1896").
+/// "a decade after", "three years earlier") written as that year ("in 1896", "in 44 BC").
 pub fn resolved(text: &str) -> Cow<'_, str> {
     let words: Vec<&str> = text.split_whitespace().collect();
     let bare: Vec<String> =
@@ -23,18 +23,21 @@ pub fn resolved(text: &str) -> Cow<'_, str> {
             // The punctuation after the last word stays ("later, they…").
             let last = words[i + used - 1];
             let trailing = &last[last.trim_end_matches(|c: char| !c.is_alphanumeric()).len()..];
-            out.push(format!("in {said}{trailing}"));
+            let era = if said < 0 { " BC" } else { "" };
+            out.push(format!("in {}{era}{trailing}", said.abs()));
             year = Some(said);
             changed = true;
             i += used;
             continue;
         }
-        if let Ok(n) = refs[i].parse::<i64>()
-            && (1000..=2100).contains(&n)
-        {
-            // Years before Christ count down: "1200 BC, and fifty years later" is not 1250.
-            let before_christ = matches!(refs.get(i + 1), Some(&("bc" | "bce" | "b")));
-            year = (!before_christ).then_some(n);
+        if let Ok(n) = refs[i].parse::<i64>() {
+            // Years before Christ count down, kept here as negative: "49 BC, and five years
+            // later" is 44 BC.
+            if matches!(refs.get(i + 1), Some(&("bc" | "bce"))) && (1..=5000).contains(&n) {
+                year = Some(-n);
+            } else if (1000..=2100).contains(&n) {
+                year = Some(n);
+            }
         }
         out.push(words[i].to_string());
         i += 1;
@@ -84,6 +87,15 @@ mod tests {
             "founded 1990; in 1980 it was planned"
         );
         assert_eq!(resolved("in 1603 and a year later in 1604"), "in 1603 and in 1604 in 1604");
+        assert_eq!(
+            resolved("caesar crossed in 49 bc and five years later he was killed"),
+            "caesar crossed in 49 bc and in 44 BC he was killed",
+            "years before Christ count down"
+        );
+        assert_eq!(
+            resolved("troy fell around 1180 BC. fifty years later"),
+            "troy fell around 1180 BC. in 1130 BC"
+        );
     }
 
     #[test]
@@ -93,8 +105,6 @@ mod tests {
             "in 1894, and two years after the founding they ran the games",
             "in 1894 it was two years old",
             "the war of 1812 lasted three years",
-            "troy fell around 1180 bc, and fifty years later",
-            "caesar crossed in 49 bc and five years later he was killed",
         ] {
             assert_eq!(resolved(text), text);
         }
