@@ -643,18 +643,27 @@ pub(super) fn swapped_numbers(point: &str, message_clauses: &[Vec<Token>]) -> bo
 /// beside the other thing may be a number of its own ("thirty two if all your wisdom teeth came
 /// through").
 pub(super) fn count_of_another_half(point: &str, said: &str) -> bool {
-    let halves = NumberHalves::of(point);
+    // Most messages count nothing: the point is read only for those that do.
+    let counted: Vec<(String, Vec<(Token, String)>)> = clauses(said)
+        .into_iter()
+        .map(|c| (counts(&c), c))
+        .filter(|(n, _)| !n.is_empty())
+        .map(|(n, c)| (c, n))
+        .collect();
     let texts = NumberHalves::split(point);
-    clauses(said).iter().any(|clause| {
+    if counted.is_empty() || texts.len() < 2 {
+        return false;
+    }
+    let halves = NumberHalves::of_halves(&texts);
+    let own_counts: Vec<Vec<(Token, String)>> = texts.iter().map(|t| counts(t)).collect();
+    counted.iter().any(|(clause, said_counts)| {
         let said_tokens = tokens(clause);
-        let said_counts = counts(clause);
         (0..halves.own.len()).any(|i| {
-            let own_counts = texts.get(i).map(|t| counts(t)).unwrap_or_default();
             (0..halves.own.len()).filter(|j| *j != i).any(|j| {
                 halves.crossed(&said_tokens, i, j)
                     && said_counts.iter().any(|(n, of)| {
                         halves.own[j].1.iter().any(|k| k.same_as(n))
-                            && own_counts.iter().any(|(k, own_of)| !k.same_as(n) && own_of == of)
+                            && own_counts[i].iter().any(|(k, own_of)| !k.same_as(n) && own_of == of)
                     })
             })
         })
@@ -673,11 +682,16 @@ impl NumberHalves {
         for joint in [" while ", " whereas ", " but ", ", ", "; "] {
             text = text.replace(joint, "\u{1}");
         }
-        text.split('\u{1}').filter(|h| !tokens(h).is_empty()).map(str::to_string).collect()
+        // A half with no words of its own has no own words or numbers, so it crosses nothing.
+        text.split('\u{1}').filter(|h| h.chars().any(char::is_alphanumeric)).map(str::to_string).collect()
     }
 
     fn of(point: &str) -> NumberHalves {
-        let halves: Vec<Vec<Token>> = Self::split(point).iter().map(|h| tokens(h)).collect();
+        Self::of_halves(&Self::split(point))
+    }
+
+    fn of_halves(texts: &[String]) -> NumberHalves {
+        let halves: Vec<Vec<Token>> = texts.iter().map(|h| tokens(h)).collect();
         let only_in = |t: &Token, i: usize| {
             halves.iter().enumerate().all(|(j, other)| j == i || !other.iter().any(|o| o.same_as(t)))
         };
