@@ -646,9 +646,10 @@ pub(super) fn count_of_another_half(point: &str, said: &str) -> bool {
     // Most messages count nothing: the point is read only for those that do.
     let counted: Vec<(String, Vec<(Token, String)>)> = clauses(said)
         .into_iter()
-        .map(|c| (counts(&c), c))
-        .filter(|(n, _)| !n.is_empty())
-        .map(|(n, c)| (c, n))
+        .filter_map(|clause| {
+            let counted = counts(&clause);
+            (!counted.is_empty()).then_some((clause, counted))
+        })
         .collect();
     let texts = NumberHalves::split(point);
     if counted.is_empty() || texts.len() < 2 {
