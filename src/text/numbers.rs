@@ -2,6 +2,9 @@
 //! "three hundred thousand", "one point six"), years said in pairs ("ten sixty-six",
 //! "fifteen-oh-eight", "two seventy-three"), ordinals ("fourteenth"), and the units after them,
 //! so "about two inches" can be compared with "5 centimetres".
+//!
+//! Long by design: the words for numbers, their units and the tests that read them aloud are
+//! one table of how a figure is said.
 
 use std::collections::HashMap;
 use std::sync::LazyLock;

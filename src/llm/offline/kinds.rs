@@ -2,6 +2,9 @@
 //! don't know" (or asking for help), a question to the tutor, or small talk. Only an attempt
 //! or "I don't know" climbs a point's hint ladder; a question gets an answer and the same rung
 //! again.
+//!
+//! Long by design: each kind is told by the phrases learners use for it, and the lists of
+//! them stand beside the rules that read them.
 
 use crate::llm::brief::MessageKind;
 

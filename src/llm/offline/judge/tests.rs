@@ -1,5 +1,10 @@
+//! The judge's rules, each tried both ways: the message it is for, and one it must let pass.
+//! Long by design: a test a rule, beside the cases that made it.
+
 use super::reading::*;
+use super::swaps::*;
 use super::turned::*;
+use super::ways::*;
 use super::wording::*;
 use super::*;
 
