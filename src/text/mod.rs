@@ -594,5 +594,6 @@ mod tests {
         assert!(same("75%", "75"), "a share said without its mark is still its number");
         assert!(!same("the 1880s", "1884") && near("mid 1880s", "1884") && near("mid 1880s", "85"));
         assert!(!near("the 1890s", "1884") && same("the 1700s", "18th century") && near("the 1700s", "1750"));
+        assert!(same("back in the 900s", "the 10th-century Danish king") && !same("the 900s", "1900"));
     }
 }

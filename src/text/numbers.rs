@@ -82,8 +82,14 @@ impl Quantity {
             // "100 degrees" for 100 °C.
             (Some((Dimension::Angle, _)), Some((Dimension::Temperature, _)))
             | (Some((Dimension::Temperature, _)), Some((Dimension::Angle, _))) => same,
-            // Both with units: the amounts decide ("150 million miles" is not 150 million km).
-            (Some((d1, a)), Some((d2, b))) => d1 == d2 && close(a, b, 0.12),
+            // Both with units: the amounts decide ("150 million miles" is not 150 million km),
+            // loosely across units, which are converted and rounded, and closely in one unit
+            // ("109.5 degrees" is not "about 104.5 degrees").
+            (Some((d1, a)), Some((d2, b))) => {
+                let one_unit =
+                    self.value != 0.0 && other.value != 0.0 && close(a / self.value, b / other.value, 1e-6);
+                d1 == d2 && close(a, b, if one_unit { 0.03 } else { 0.12 })
+            }
             (Some(_), None) | (None, Some(_)) | (None, None) => same,
         }
     }
@@ -234,7 +240,7 @@ fn digits(w: &str) -> Option<f64> {
         w.strip_suffix(end).filter(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_digit()))
     });
     let w = ordinal.unwrap_or(w);
-    let w = w.strip_suffix('s').filter(|d| d.len() == 4).unwrap_or(w);
+    let w = w.strip_suffix('s').filter(|d| d.len() == 4 || hundreds_of_years(d)).unwrap_or(w);
     // "100k", "300k": thousands, as learners write them.
     let (w, scale) = match w.strip_suffix('k') {
         Some(d) if d.chars().next().is_some_and(|c| c.is_ascii_digit()) => (d, 1e3),
@@ -256,10 +262,20 @@ fn digits(w: &str) -> Option<f64> {
     w.parse::<f64>().ok().map(|n| n * scale).filter(|n| n.is_finite())
 }
 
+/// Whether three digits before an "s" name the hundreds of a century before the year 1000
+/// ("the 900s", the tenth century), not hundreds of things ("100s of them").
+fn hundreds_of_years(digits: &str) -> bool {
+    digits.len() == 3
+        && digits.ends_with("00")
+        && digits.chars().all(|c| c.is_ascii_digit())
+        && !digits.starts_with('1')
+}
+
 /// How far past its value a number written as a span reaches: a decade ("1880s") 9 years, the
-/// hundreds ("1700s") 99; any other number 0.
+/// hundreds ("1700s", "the 900s") 99; any other number 0.
 pub fn span(word: &str) -> f64 {
     match word.strip_suffix('s') {
+        Some(d) if hundreds_of_years(d) => 99.0,
         Some(d) if d.len() == 4 && d.chars().all(|c| c.is_ascii_digit()) && d.ends_with("00") => 99.0,
         Some(d) if d.len() == 4 && d.chars().all(|c| c.is_ascii_digit()) && d.ends_with('0') => 9.0,
         _ => 0.0,
@@ -627,6 +643,8 @@ mod tests {
         assert_eq!(number("150 million"), Some(150e6));
         assert_eq!(number("three point two million").map(|n| n.round()), Some(3.2e6));
         assert_eq!(number("1870s"), Some(1870.0));
+        assert_eq!((number("900s"), span("900s")), (Some(900.0), 99.0));
+        assert_eq!((number("100s"), span("100s")), (None, 0.0));
         assert_eq!(number("sixty and a hundred"), Some(60.0));
         assert_eq!(number("nothing here"), None);
     }

@@ -9,7 +9,8 @@ use super::turned::{
 };
 use super::ways::{acts_backwards, makes_the_source, reverses, runs_backwards};
 use super::wording;
-use super::{Context, Flags, Verdict, key};
+use super::wording::clauses;
+use super::{Context, Flags, Verdict, key, without_asides};
 use crate::llm::brief::PointBrief;
 use crate::text::numbers::{self, Quantity};
 use crate::text::{Token, equations, growth, tokens};
@@ -242,7 +243,8 @@ impl Context {
         let near = !recalled && ((score >= NEAR && !present.is_empty()) || number_near || said_part);
         // A figure in an order of growth is said by naming the order ("constant time": O(1)).
         let same_orders = !orders.is_empty() && orders.iter().all(|o| self.message_orders.contains(o));
-        let unsaid_number = unsaid_figure && !number_right && !same_orders;
+        let unsaid_number =
+            ((unsaid_figure && !number_right) || self.says_another_figure(&point.content)) && !same_orders;
         let recalled = recalled && !unsaid_number;
         let flags = Flags {
             wrong_number,
@@ -259,6 +261,31 @@ impl Context {
         let says_the_quoted = self.says_the_quoted(&point.content);
         let recalled = recalled || (says_the_quoted && !vetoed && !flags.rule_out());
         Verdict { score, recalled, near, present, vetoed, flags, says_the_quoted }
+    }
+
+    /// Whether the figure the question asks for is unsaid and another of the point's figures is
+    /// said in its place: "so nine calories a gram" asked of protein, for "Protein provides 4
+    /// kilocalories per gram…, while fat provides 9". Only where the question asks for a figure
+    /// and of one clause of the point ([`Context::asked_part`]).
+    fn says_another_figure(&self, point: &str) -> bool {
+        let question = crate::text::words_spaced(&self.asked_text);
+        let asks_a_figure =
+            [" how many ", " how much ", " how long ", " how far ", " how fast ", " what year "]
+                .iter()
+                .any(|w| question.contains(w));
+        let asked = self.asked_part(point);
+        if !asks_a_figure || asked == point || clauses(&without_asides(point)).len() < 2 {
+            return false;
+        }
+        let figures = |text: &str| -> Vec<Token> {
+            tokens(text).into_iter().filter(|t| t.quantity.is_some()).collect()
+        };
+        let said = |k: &Token| self.message.iter().any(|m| m.negated == k.negated && m.same_as(k));
+        let (mut asked, all) = (figures(&asked), figures(point));
+        asked.retain(|k| !self.is_given(k));
+        !asked.is_empty()
+            && !asked.iter().any(said)
+            && all.iter().any(|k| said(k) && !asked.iter().any(|a| a.same_as(k)))
     }
 
     /// Whether the message says a quoted word or two of the point and nothing more, which the

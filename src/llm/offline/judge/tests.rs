@@ -546,6 +546,38 @@ fn a_figure_the_learner_had_to_supply_and_never_says_rules_out_a_recall() {
 }
 
 #[test]
+fn another_figure_of_the_point_in_place_of_the_one_asked_for_is_no_recall() {
+    let energy = "Protein provides 4 kilocalories per gram, the same as carbohydrate, while fat provides 9.";
+    let asked = Some("How many calories per gram does protein provide?");
+    let fats = judged_among(&[energy], asked, "proteins the same as fat isnt it so nine calories a gram", 0);
+    assert!(fats.flags.unsaid_number && !fats.recalled, "{fats:?}");
+    let right = judged_among(&[energy], asked, "protein gives four calories a gram, fat nine", 0);
+    assert!(!right.flags.unsaid_number, "{right:?}");
+    // Asked of the whole point, a figure of it said is enough to weigh.
+    let whole = Some("What do protein and fat provide?");
+    assert!(!judged_among(&[energy], whole, "fat gives nine calories a gram", 0).flags.unsaid_number);
+}
+
+#[test]
+fn an_amount_in_the_points_own_unit_is_read_closely() {
+    let water = "A water molecule is bent, with an H–O–H angle of about 104.5 degrees, which makes it polar.";
+    let asked = Some("What shape is a water molecule?");
+    let wrong = judged_among(
+        &[water],
+        asked,
+        "bent like a boomerang, angle's about 109.5 degrees, thats why its polar",
+        0,
+    );
+    assert!(wrong.flags.wrong_number && !wrong.recalled, "{wrong:?}");
+    let right =
+        judged_among(&[water], asked, "bent, about 104.5 degrees between the bonds, so it's polar", 0);
+    assert!(!right.flags.wrong_number && right.recalled, "{right:?}");
+    // Across units the amounts are converted and rounded, and compared loosely.
+    let sun = "The Sun is about 150 million kilometres from Earth.";
+    assert!(!judged_on(sun, "about 93 million miles away").flags.wrong_number);
+}
+
+#[test]
 fn a_comparison_turned_round_a_prefix_denied_or_a_process_reversed_is_no_recall() {
     let adh = "ADH makes the kidneys reabsorb more water, producing concentrated urine.";
     let less = judged_on(adh, "ADH makes the kidneys reabsorb less water, producing concentrated urine");
