@@ -559,6 +559,19 @@ fn another_figure_of_the_point_in_place_of_the_one_asked_for_is_no_recall() {
 }
 
 #[test]
+fn a_word_the_point_says_beside_its_opposite_is_no_opposite() {
+    let strait = "Cook Strait separates the North Island from the South Island.";
+    let asked = Some("What separates the North and South Islands?");
+    let said = "cook strait. the mountains down the south island are the southern alps";
+    assert!(!says_the_opposite(strait, &tokens(said), said));
+    assert!(!judged_among(&[strait], asked, said, 0).flags.opposite);
+    // Said of the point's own thing, it is one.
+    let demand = "When the price of a good rises, the quantity demanded falls.";
+    let turned = "the quantity demanded rises too";
+    assert!(says_the_opposite(demand, &tokens(turned), turned));
+}
+
+#[test]
 fn an_amount_in_the_points_own_unit_is_read_closely() {
     let water = "A water molecule is bent, with an H–O–H angle of about 104.5 degrees, which makes it polar.";
     let asked = Some("What shape is a water molecule?");

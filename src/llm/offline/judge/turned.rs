@@ -101,9 +101,14 @@ pub(super) fn says_the_opposite(point: &str, message: &[Token], said: &str) -> b
     // A word of the point's own in the message stands for itself, not in place of its opposite,
     // when nothing the opposite goes with is said: "they drop" for bonds that "fall" when
     // interest rates "rise" (but "quantity demanded rises" for "falls" when "price rises").
-    let goes_with_unsaid = |i: usize| {
-        let near =
-            point[i.saturating_sub(2)..(i + 3).min(point.len())].iter().filter(|q| q.term != point[i].term);
+    // Words beside both ("the North Island from the South Island") tell neither apart.
+    let beside = |i: usize| &point[i.saturating_sub(1)..(i + 2).min(point.len())];
+    let goes_with_unsaid = |i: usize, opposite: &Token| {
+        let theirs: Vec<&Token> =
+            (0..point.len()).filter(|&j| point[j].same_as(opposite)).flat_map(|j| beside(j).iter()).collect();
+        let near = beside(i).iter().filter(|q| {
+            q.term != point[i].term && !q.same_as(opposite) && !theirs.iter().any(|t| t.same_as(q))
+        });
         near.clone().next().is_some() && !near.clone().any(|q| message.iter().any(|m| m.same_as(q)))
     };
     // A word said with its own opposite ("they grow and shrink together") turns nothing round.
@@ -114,7 +119,7 @@ pub(super) fn says_the_opposite(point: &str, message: &[Token], said: &str) -> b
                 !m.negated
                     && !both_ways.contains(&m.term)
                     && ((crate::text::opposite(&p.term, &m.term)
-                        && !(point.iter().any(|q| q.same_as(m)) && goes_with_unsaid(i)))
+                        && !(point.iter().any(|q| q.same_as(m)) && goes_with_unsaid(i, m)))
                         || (crate::text::antonyms::opposed(&p.word, &m.word)
                             // Ordinals are numbers ("urban the second" says nothing against
                             // "the First Crusade"), weighed as numbers.
