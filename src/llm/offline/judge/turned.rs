@@ -101,14 +101,9 @@ pub(super) fn says_the_opposite(point: &str, message: &[Token], said: &str) -> b
     // A word of the point's own in the message stands for itself, not in place of its opposite,
     // when nothing the opposite goes with is said: "they drop" for bonds that "fall" when
     // interest rates "rise" (but "quantity demanded rises" for "falls" when "price rises").
-    // Words beside both ("the North Island from the South Island") tell neither apart.
-    let beside = |i: usize| &point[i.saturating_sub(1)..(i + 2).min(point.len())];
-    let goes_with_unsaid = |i: usize, opposite: &Token| {
-        let theirs: Vec<&Token> =
-            (0..point.len()).filter(|&j| point[j].same_as(opposite)).flat_map(|j| beside(j).iter()).collect();
-        let near = beside(i).iter().filter(|q| {
-            q.term != point[i].term && !q.same_as(opposite) && !theirs.iter().any(|t| t.same_as(q))
-        });
+    let goes_with_unsaid = |i: usize| {
+        let near =
+            point[i.saturating_sub(2)..(i + 3).min(point.len())].iter().filter(|q| q.term != point[i].term);
         near.clone().next().is_some() && !near.clone().any(|q| message.iter().any(|m| m.same_as(q)))
     };
     // A word said with its own opposite ("they grow and shrink together") turns nothing round.
@@ -119,7 +114,7 @@ pub(super) fn says_the_opposite(point: &str, message: &[Token], said: &str) -> b
                 !m.negated
                     && !both_ways.contains(&m.term)
                     && ((crate::text::opposite(&p.term, &m.term)
-                        && !(point.iter().any(|q| q.same_as(m)) && goes_with_unsaid(i, m)))
+                        && !(point.iter().any(|q| q.same_as(m)) && goes_with_unsaid(i)))
                         || (crate::text::antonyms::opposed(&p.word, &m.word)
                             // Ordinals are numbers ("urban the second" says nothing against
                             // "the First Crusade"), weighed as numbers.
@@ -216,7 +211,9 @@ const PLACE_OPPOSITES: &[(&str, &str)] =
 /// words said must be the point's `own` (no other point's), and the opposite no word of
 /// `anothers` (another point's): "recessive needs both copies" is about another point than
 /// "dominant needs one copy", and "inner keeps only the rows that match" about another than
-/// "a full outer join keeps all rows".
+/// "a full outer join keeps all rows". An opposite the clause says itself, said as it says it,
+/// stands for itself ("the South Island" where it says "the North Island from the South
+/// Island").
 pub(super) fn turned_in_a_clause(
     point: &str,
     message: &[Vec<Token>],
@@ -231,12 +228,32 @@ pub(super) fn turned_in_a_clause(
                 && anchors.iter().any(|p| own(p))
                 && ours.iter().any(|p| {
                     !theirs.iter().any(|m| m.same_as(p))
-                        && theirs
-                            .iter()
-                            .any(|m| !m.negated && crate::text::opposite(&p.term, &m.term) && !anothers(m))
+                        && theirs.iter().any(|m| {
+                            !m.negated
+                                && crate::text::opposite(&p.term, &m.term)
+                                && !anothers(m)
+                                && !as_the_point_says(&ours, theirs, m)
+                        })
                 })
         })
     })
+}
+
+/// Whether the message says `word`, one of `ours` (a clause of the point), each time beside a
+/// word it has beside it there too: "the south island" for "…from the South Island", not "a low
+/// temp would lower the yield" for "lower temperatures raise the yield".
+fn as_the_point_says(ours: &[Token], theirs: &[Token], word: &Token) -> bool {
+    let beside = |words: &[Token], i: usize| -> Vec<Token> {
+        [i.checked_sub(1), Some(i + 1)].into_iter().flatten().filter_map(|j| words.get(j).cloned()).collect()
+    };
+    let at =
+        |words: &[Token]| -> Vec<usize> { (0..words.len()).filter(|&i| words[i].same_as(word)).collect() };
+    let point_beside: Vec<Token> = at(ours).into_iter().flat_map(|i| beside(ours, i)).collect();
+    let said = at(theirs);
+    !said.is_empty()
+        && said
+            .into_iter()
+            .all(|k| beside(theirs, k).iter().any(|t| point_beside.iter().any(|p| p.same_as(t))))
 }
 
 /// Whether the message says "down" where the point says "up" (or the reverse) after the same
