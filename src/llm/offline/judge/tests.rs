@@ -1495,3 +1495,21 @@ fn a_clause_of_another_point_joined_only_by_particles_or_a_real_word_near_a_poin
     assert!(!said("washes").same_as(&said("wastes")));
     assert!(said("wsstes").same_as(&said("wastes")));
 }
+
+#[test]
+fn an_opposite_said_of_another_thing_the_point_names_turns_nothing_round() {
+    let powders = "Prague Powder #1 is for short cures, while Prague Powder #2 adds sodium nitrate for long dry cures like salami.";
+    let both_sides = "number 1 is for quick stuff like bacon, number 2 has nitrate in it as well, so it's for long air-dried things like salami";
+    assert!(!judged_on(powders, both_sides).flags.opposite);
+    let inflation =
+        "Inflation is a general rise in prices over time, which means each unit of money buys less.";
+    let paraphrase = "when stuff in general just gets pricier over time so your money sort of shrinks";
+    assert!(!judged_on(inflation, paraphrase).flags.opposite);
+    // The same word beside the other clause's words is turned round.
+    let demand =
+        "The law of demand states that as a good's price rises, the quantity demanded falls, all else equal.";
+    assert!(judged_on(demand, "as a good's price rises, the quantity demanded rises too").flags.opposite);
+    // Half a contrast says nothing of the other half, so nothing tells the opposite apart.
+    let shutter = "A fast shutter speed freezes motion, while a slow shutter speed creates motion blur.";
+    assert!(!judged_on(shutter, "a fast shutter freezes the action").recalled);
+}

@@ -94,9 +94,9 @@ fn both_directions(text: &str) -> Vec<String> {
     out
 }
 
-pub(super) fn says_the_opposite(point: &str, message: &[Token], said: &str) -> bool {
-    let point_words = crate::text::words_spaced(point);
-    let point = tokens(point);
+pub(super) fn says_the_opposite(point_text: &str, message: &[Token], said: &str) -> bool {
+    let point_words = crate::text::words_spaced(point_text);
+    let point = tokens(point_text);
     // The opposite of a word the point denies agrees with it ("onside" for "cannot be offside").
     // A word of the point's own in the message stands for itself, not in place of its opposite,
     // when nothing the opposite goes with is said: "they drop" for bonds that "fall" when
@@ -108,6 +108,8 @@ pub(super) fn says_the_opposite(point: &str, message: &[Token], said: &str) -> b
     };
     // A word said with its own opposite ("they grow and shrink together") turns nothing round.
     let both_ways = both_directions(said);
+    let point_clauses: Vec<Vec<Token>> = clauses(&point_text).iter().map(|c| tokens(c)).collect();
+    let message_clauses: Vec<Vec<Token>> = clauses(said).iter().map(|c| tokens(c)).collect();
     let by_tokens = point.iter().enumerate().filter(|(_, p)| !p.negated).any(|(i, p)| {
         !message.iter().any(|m| m.same_as(p))
             && message.iter().any(|m| {
@@ -120,6 +122,7 @@ pub(super) fn says_the_opposite(point: &str, message: &[Token], said: &str) -> b
                             // "the First Crusade"), weighed as numbers.
                             && (p.quantity.is_none() || m.quantity.is_none())
                             && !point.iter().any(|q| q.same_as(m))))
+                    && !said_of_another_clause(&point_clauses, &message_clauses, p, m)
             })
     });
     // Words of degree are too common to be tokens: "the most dense" for "the least dense".
@@ -197,6 +200,42 @@ pub(super) fn says_the_opposite(point: &str, message: &[Token], said: &str) -> b
         })
     });
     by_tokens || by_degree || by_comparison || by_sameness || by_phrase || by_place
+}
+
+/// Whether the message says `word`, the opposite of the point's `instead`, only of another
+/// thing the point names: each clause of the message that has it has words of another clause
+/// of the point than `instead`'s, and none of that one's. "Your money sort of shrinks" for
+/// "a general rise in prices…, which means each unit of money buys less"; "long air-dried
+/// things like salami" for "#1 is for short cures, while #2 … for long dry cures like
+/// salami"; not "the quantity demanded rises too" for "as price rises, the quantity demanded
+/// falls". The message must speak of `instead`'s clause elsewhere.
+fn said_of_another_clause(
+    point: &[Vec<Token>],
+    message: &[Vec<Token>],
+    instead: &Token,
+    word: &Token,
+) -> bool {
+    let has = |clause: &[Token], t: &Token| clause.iter().any(|c| c.same_as(t));
+    let Some(own) = point.iter().find(|c| has(c, instead)) else { return false };
+    // The words of the point's clauses but `instead`'s, and of its clause alone.
+    let only_own: Vec<&Token> = own
+        .iter()
+        .filter(|t| !t.same_as(instead) && !point.iter().any(|c| !has(c, instead) && has(c, t)))
+        .collect();
+    let elsewhere: Vec<&Token> = point
+        .iter()
+        .filter(|c| !has(c, instead))
+        .flatten()
+        .filter(|t| !t.same_as(word) && !has(own, t))
+        .collect();
+    let of_own = |c: &[Token]| c.iter().any(|t| only_own.iter().any(|o| o.same_as(t)));
+    let (with_word, without): (Vec<&Vec<Token>>, Vec<&Vec<Token>>) =
+        message.iter().partition(|c| has(c, word));
+    // The message speaks of `instead`'s thing too, elsewhere: "a fast shutter freezes the
+    // action" says half of "a fast shutter freezes motion, while a slow one blurs it".
+    without.iter().any(|c| of_own(c))
+        && !with_word.is_empty()
+        && with_word.iter().all(|c| c.iter().any(|t| elsewhere.iter().any(|e| e.same_as(t))) && !of_own(c))
 }
 
 /// Words that place a thing, each with its opposite; neither is a content word.
