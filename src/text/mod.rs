@@ -339,8 +339,9 @@ fn tokens_keeping(text: &str, keep: impl Fn(&str) -> bool) -> Vec<Token> {
             && let Some((value, used)) = reading
         {
             let rest = &refs[i + used..];
-            let value = numbers::century_start(value, rest).unwrap_or(value);
-            let (base, unit_words) = match numbers::unit(rest) {
+            let century = numbers::century_start(value, numbers::is_ordinal(refs[i + used - 1]), rest);
+            let value = century.unwrap_or(value);
+            let (base, unit_words) = match numbers::unit(rest).filter(|_| century.is_none()) {
                 // "an hour and a half".
                 Some((dimension, to_base, n)) if rest.get(n..n + 3) == Some(&["and", "a", "half"][..]) => {
                     (Some((dimension, to_base(value + 0.5))), n + 3)
@@ -595,5 +596,17 @@ mod tests {
         assert!(!same("the 1880s", "1884") && near("mid 1880s", "1884") && near("mid 1880s", "85"));
         assert!(!near("the 1890s", "1884") && same("the 1700s", "18th century") && near("the 1700s", "1750"));
         assert!(same("back in the 900s", "the 10th-century Danish king") && !same("the 900s", "1900"));
+    }
+
+    #[test]
+    fn a_span_of_time_is_one_amount_in_any_unit() {
+        let q = |text: &str| tokens(text).into_iter().find_map(|t| t.quantity);
+        let same = |a: &str, b: &str| q(a).zip(q(b)).is_some_and(|(a, b)| a.matches(&b));
+        assert!(same("about 500 years before Columbus", "roughly five centuries before him"));
+        assert!(
+            same("two weeks", "14 days") && same("18 months", "1.5 years") && same("two decades", "20 years")
+        );
+        assert!(!same("five centuries", "the 5th century") && !same("3 years", "3 months"));
+        assert!(same("the 14th and 15th centuries", "the 14th century"));
     }
 }

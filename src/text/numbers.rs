@@ -151,6 +151,8 @@ fn swapped_digits(a: f64, b: f64) -> bool {
 
 /// 0 °C in kelvin, the base temperatures are compared in.
 const ZERO_CELSIUS: f64 = 273.15;
+/// A year in seconds (365.25 days), the base unit of time.
+const YEAR: f64 = 365.25 * 86400.0;
 
 /// Words for numbers, with what they are.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -216,10 +218,12 @@ fn word(w: &str) -> Option<Word> {
 /// The first year of a century named by its ordinal ("18th century" is 1700, as "the
 /// seventeen hundreds" and "1700s" are), when `rest`, the words after the number, say
 /// "century", directly or after a range's other end ("14th and 15th centuries", "late 19th and
-/// early 20th centuries").
-pub fn century_start(value: f64, rest: &[&str]) -> Option<f64> {
+/// early 20th centuries"). Centuries after a number that is no `ordinal` are counted ("five
+/// centuries", 500 years).
+pub fn century_start(value: f64, ordinal: bool, rest: &[&str]) -> Option<f64> {
     let is_century = |w: &&str| matches!(*w, "century" | "centuries" | "c");
     let names_century = match rest {
+        ["centuries", ..] => ordinal,
         [w, ..] if is_century(w) => true,
         [joint, more @ ..] if matches!(*joint, "to" | "and" | "or" | "-") => {
             let more = match more {
@@ -231,6 +235,17 @@ pub fn century_start(value: f64, rest: &[&str]) -> Option<f64> {
         _ => false,
     };
     (names_century && value.fract() == 0.0 && (1.0..=21.0).contains(&value)).then_some((value - 1.0) * 100.0)
+}
+
+/// Whether the last word of a number makes it an ordinal: "15th", "fifteenth", "twenty-first".
+pub fn is_ordinal(number: &str) -> bool {
+    let last = number.rsplit([' ', '-']).next().unwrap_or(number);
+    let by_digits = ["st", "nd", "rd", "th"].iter().any(|end| {
+        last.strip_suffix(end).is_some_and(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_digit()))
+    });
+    by_digits
+        || matches!(last, "first" | "second" | "third")
+        || (last.ends_with("th") && word(last).is_some())
 }
 
 /// A number written in digits: "8,849", "-273.15", "1870s", an ordinal ("14th", "21st");
@@ -536,6 +551,12 @@ pub fn unit(words: &[&str]) -> Option<(Dimension, ToBase, usize)> {
         "min" | "mins" | "minute" | "minutes" => (Dimension::Time, |x| x * 60.0),
         "h" | "hr" | "hrs" | "hour" | "hours" => (Dimension::Time, |x| x * 3600.0),
         "day" | "days" => (Dimension::Time, |x| x * 86400.0),
+        "week" | "weeks" | "wk" | "wks" => (Dimension::Time, |x| x * 7.0 * 86400.0),
+        "month" | "months" => (Dimension::Time, |x| x * YEAR / 12.0),
+        "year" | "years" | "yr" | "yrs" => (Dimension::Time, |x| x * YEAR),
+        "decade" | "decades" => (Dimension::Time, |x| x * 10.0 * YEAR),
+        "century" | "centuries" => (Dimension::Time, |x| x * 100.0 * YEAR),
+        "millennium" | "millennia" => (Dimension::Time, |x| x * 1000.0 * YEAR),
         "c" | "celsius" | "centigrade" => (Dimension::Temperature, |x| x + ZERO_CELSIUS),
         "f" | "fahrenheit" => (Dimension::Temperature, |x| (x - 32.0) * 5.0 / 9.0 + ZERO_CELSIUS),
         "k" | "kelvin" | "kelvins" => (Dimension::Temperature, |x| x),
@@ -632,13 +653,21 @@ mod tests {
         assert_eq!(number("21st"), Some(21.0));
         assert_eq!(number("3rd"), Some(3.0));
         assert_eq!(number("5th-century"), Some(5.0));
-        assert_eq!(century_start(18.0, &["century"]), Some(1700.0));
+        assert_eq!(century_start(18.0, true, &["century"]), Some(1700.0));
         assert_eq!(number("seventeen hundreds"), Some(1700.0));
         assert_eq!(number("hundreds"), None);
-        assert_eq!(century_start(14.0, &["and", "15th", "centuries"]), Some(1300.0));
-        assert_eq!(century_start(19.0, &["and", "early", "20th", "centuries"]), Some(1800.0));
-        assert_eq!(century_start(14.0, &["july"]), None);
-        assert_eq!(century_start(1700.0, &["century"]), None);
+        assert_eq!(century_start(14.0, true, &["and", "15th", "centuries"]), Some(1300.0));
+        assert_eq!(century_start(19.0, true, &["and", "early", "20th", "centuries"]), Some(1800.0));
+        assert_eq!(century_start(14.0, true, &["july"]), None);
+        assert_eq!(century_start(1700.0, true, &["century"]), None);
+        assert_eq!(century_start(15.0, true, &["centuries"]), Some(1400.0));
+        assert_eq!(century_start(5.0, false, &["centuries"]), None, "five centuries are 500 years");
+        assert!(
+            is_ordinal("15th")
+                && is_ordinal("fifteenth")
+                && is_ordinal("twenty-first")
+                && !is_ordinal("five")
+        );
         assert_eq!(number("8,849"), Some(8849.0));
         assert_eq!(number("150 million"), Some(150e6));
         assert_eq!(number("three point two million").map(|n| n.round()), Some(3.2e6));
