@@ -440,6 +440,10 @@ fn spelled(words: &[&str]) -> Option<(f64, usize)> {
         }
         run.push(item);
         used = i + 1;
+        // An ordinal ends its number: "the first six months" are six.
+        if is_ordinal(w) {
+            break;
+        }
     }
     if run.is_empty() || matches!(run.as_slice(), [Word::Point, ..]) {
         return None;

@@ -1513,3 +1513,11 @@ fn an_opposite_said_of_another_thing_the_point_names_turns_nothing_round() {
     let shutter = "A fast shutter speed freezes motion, while a slow shutter speed creates motion blur.";
     assert!(!judged_on(shutter, "a fast shutter freezes the action").recalled);
 }
+
+#[test]
+fn a_code_made_of_the_points_initials_says_its_words() {
+    let nixon = "President Nixon ended the convertibility of US dollars into gold for foreign governments in August 1971.";
+    let said = "closed the gold window - foreign govts couldnt swap USD for gold anymore. aug 71";
+    assert!(!judged_on(nixon, said).flags.wrong_number);
+    assert!(judged_on(nixon, "foreign govts couldnt swap GBP for gold anymore. aug 71").flags.wrong_number);
+}

@@ -58,9 +58,34 @@ pub(super) fn another_code(point: &str, said: &str, asked: impl Fn(&str) -> bool
     let has = |text: &str, code: &str| crate::text::words_spaced(text).contains(&format!(" {code} "));
     // A message in capitals throughout is shouted, not coded.
     let shouted = !said.chars().any(char::is_lowercase);
+    // A code that shortens the point's words says them, and the point's code it starts with.
+    let shortened: Vec<String> = codes(said).into_iter().filter(|c| shortens(point, c)).collect();
     !shouted
-        && codes(point).iter().any(|c| !has(said, c) && !asked(c))
-        && codes(said).iter().any(|c| !has(point, c) && !asked(c))
+        && codes(point)
+            .iter()
+            .any(|c| !has(said, c) && !asked(c) && !shortened.iter().any(|s| s.starts_with(c.as_str())))
+        && codes(said).iter().any(|c| !has(point, c) && !asked(c) && !shortened.contains(c))
+}
+
+/// Whether `code` is made of the initials of a run of the point's words, a code among them
+/// whole: "USD" for "US dollars", "IOC" for "the International Olympic Committee".
+fn shortens(point: &str, code: &str) -> bool {
+    let words: Vec<String> = point
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let coded =
+                w.chars().filter(char::is_ascii_uppercase).count() >= 2 && !w.chars().any(char::is_lowercase);
+            if coded { w.to_lowercase() } else { w.chars().take(1).flat_map(char::to_lowercase).collect() }
+        })
+        .collect();
+    (0..words.len()).any(|start| {
+        let mut run = String::new();
+        words[start..].iter().any(|part| {
+            run.push_str(part);
+            run == code
+        }) && run.len() > 1
+    })
 }
 
 /// Whether the message has another named figure in place of one of the point's, neither said
