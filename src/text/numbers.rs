@@ -349,8 +349,13 @@ pub fn read(words: &[&str]) -> Option<(f64, usize)> {
         value /= whole;
         used += per + n;
     }
-    // "150 million", "3 thousand".
-    if let Some(Word::Scale(scale)) = words.get(used).and_then(|w| word(w)) {
+    // "150 million", "3 thousand"; after a number, as learners shorten them, "66 mil", "4.5 bn".
+    let shortened = |w: &str| match w {
+        "mil" | "mill" | "mn" => Some(Word::Scale(1e6)),
+        "bn" | "bil" => Some(Word::Scale(1e9)),
+        _ => None,
+    };
+    if let Some(Word::Scale(scale)) = words.get(used).and_then(|w| word(w).or_else(|| shortened(w))) {
         value *= scale;
         used += 1;
     }
