@@ -37,6 +37,14 @@ impl Context {
                 && !self.given.iter().any(|g| g.same_as(m))
                 && self.owners(m) > 0
         };
+        // The other point's subject, one of its first words as points are written, not any
+        // word of it ("working the dough builds up… gluten" names no other point's subject
+        // for the point on kneading).
+        let subject_of_another = |m: &Token| {
+            self.others.iter().any(|other| {
+                other.iter().filter(|o| !o.is_generic() && o.quantity.is_none()).take(2).any(|o| o.same_as(m))
+            })
+        };
         // Asked of another point's thing, the learner gives it this point's ("green goes to the
         // best climber", asked about the green jersey, for the polka-dot jersey's point): the
         // question's word, only that point's, opens a clause, and two of this point's words
@@ -60,7 +68,11 @@ impl Context {
         let clauses = &self.message_clauses;
         clauses.iter().enumerate().any(|(i, clause)| match clause.as_slice() {
             // The clause opens on the other point's word, and this point's come right after it.
-            [first, second, ..] if anothers(first) && ours(second) && !second.negated => true,
+            [first, second, ..]
+                if anothers(first) && subject_of_another(first) && ours(second) && !second.negated =>
+            {
+                true
+            }
             // Or on the question's, and this point's follow in it and the clause after it.
             [first, rest @ ..] => asked_anothers(first).is_some_and(|other| {
                 let next = clauses.get(i + 1).map(Vec::as_slice).unwrap_or_default();

@@ -1521,3 +1521,22 @@ fn a_code_made_of_the_points_initials_says_its_words() {
     assert!(!judged_on(nixon, said).flags.wrong_number);
     assert!(judged_on(nixon, "foreign govts couldnt swap GBP for gold anymore. aug 71").flags.wrong_number);
 }
+
+#[test]
+fn another_points_subject_is_one_of_its_first_words_not_any_of_them() {
+    let baking = [
+        "Baking soda is a base that needs an acid, such as buttermilk, to release carbon dioxide.",
+        "Baking powder contains both an acid and a base, so it only needs moisture and heat to react.",
+        "Kneading develops gluten, which gives bread dough its stretchy structure.",
+        "The Maillard reaction between sugars and proteins browns crusts and adds flavour.",
+        "Yeast makes dough rise by producing carbon dioxide as it ferments sugars.",
+    ];
+    let said = "working the dough builds up those springy protein strands, the gluten, so it can stretch like elastic and hold its shape";
+    let kneading = judged_among(&baking, Some("Why do you knead bread dough?"), said, 2);
+    assert!(!kneading.flags.another_point, "{kneading:?}");
+    let cell = [
+        "Mitochondria make most of the cell's ATP through respiration.",
+        "The nucleus holds the cell's DNA.",
+    ];
+    assert!(judged_among(&cell, None, "the nucleus makes ATP", 0).flags.another_point);
+}
