@@ -108,7 +108,7 @@ pub(super) fn says_the_opposite(point_text: &str, message: &[Token], said: &str)
     };
     // A word said with its own opposite ("they grow and shrink together") turns nothing round.
     let both_ways = both_directions(said);
-    let point_clauses: Vec<Vec<Token>> = clauses(&point_text).iter().map(|c| tokens(c)).collect();
+    let point_clauses: Vec<Vec<Token>> = clauses(point_text).iter().map(|c| tokens(c)).collect();
     let message_clauses: Vec<Vec<Token>> = clauses(said).iter().map(|c| tokens(c)).collect();
     let by_tokens = point.iter().enumerate().filter(|(_, p)| !p.negated).any(|(i, p)| {
         !message.iter().any(|m| m.same_as(p))
