@@ -44,11 +44,7 @@ pub(super) fn another_code(point: &str, said: &str, asked: impl Fn(&str) -> bool
         words
             .iter()
             .enumerate()
-            .filter(|(i, w)| {
-                w.chars().filter(char::is_ascii_uppercase).count() >= 2
-                    && !w.chars().any(char::is_lowercase)
-                    && !after_a_figure(*i)
-            })
+            .filter(|(i, w)| is_code(w) && !after_a_figure(*i))
             .map(|(_, w)| {
                 w.trim_end_matches("'s").chars().filter(char::is_ascii_alphanumeric).collect::<String>()
             })
@@ -67,6 +63,11 @@ pub(super) fn another_code(point: &str, said: &str, asked: impl Fn(&str) -> bool
         && codes(said).iter().any(|c| !has(point, c) && !asked(c) && !shortened.contains(c))
 }
 
+/// Whether a word is a code: two or more capitals and no small letters ("TCP", "BBB").
+fn is_code(word: &str) -> bool {
+    word.chars().filter(char::is_ascii_uppercase).count() >= 2 && !word.chars().any(char::is_lowercase)
+}
+
 /// Whether `code` is made of the initials of a run of the point's words, a code among them
 /// whole: "USD" for "US dollars", "IOC" for "the International Olympic Committee".
 fn shortens(point: &str, code: &str) -> bool {
@@ -74,9 +75,11 @@ fn shortens(point: &str, code: &str) -> bool {
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .map(|w| {
-            let coded =
-                w.chars().filter(char::is_ascii_uppercase).count() >= 2 && !w.chars().any(char::is_lowercase);
-            if coded { w.to_lowercase() } else { w.chars().take(1).flat_map(char::to_lowercase).collect() }
+            if is_code(w) {
+                w.to_lowercase()
+            } else {
+                w.chars().take(1).flat_map(char::to_lowercase).collect()
+            }
         })
         .collect();
     (0..words.len()).any(|start| {
