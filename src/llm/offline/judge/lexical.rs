@@ -196,7 +196,12 @@ impl Context {
         let opposite = affirms_denied
             || turned_round
             || moves_the_denial(&point.content, &self.said_text)
-            || says_the_opposite(&point.content, &self.for_this_point(&point.id, &key), &self.said_text)
+            || says_the_opposite(
+                &point.content,
+                &self.for_this_point(&point.id, &key),
+                &self.said_text,
+                &self.message_clauses,
+            )
             || reverses(&point.content, self.message_way.as_ref())
             || turns_direction(&self.asked_part(&point.content), &self.said_text)
             || runs_from_the_other_end(&point.content, &self.said_text)

@@ -94,7 +94,12 @@ fn both_directions(text: &str) -> Vec<String> {
     out
 }
 
-pub(super) fn says_the_opposite(point_text: &str, message: &[Token], said: &str) -> bool {
+pub(super) fn says_the_opposite(
+    point_text: &str,
+    message: &[Token],
+    said: &str,
+    message_clauses: &[Vec<Token>],
+) -> bool {
     let point_words = crate::text::words_spaced(point_text);
     let point = tokens(point_text);
     // The opposite of a word the point denies agrees with it ("onside" for "cannot be offside").
@@ -109,7 +114,6 @@ pub(super) fn says_the_opposite(point_text: &str, message: &[Token], said: &str)
     // A word said with its own opposite ("they grow and shrink together") turns nothing round.
     let both_ways = both_directions(said);
     let point_clauses: Vec<Vec<Token>> = clauses(point_text).iter().map(|c| tokens(c)).collect();
-    let message_clauses: Vec<Vec<Token>> = clauses(said).iter().map(|c| tokens(c)).collect();
     let by_tokens = point.iter().enumerate().filter(|(_, p)| !p.negated).any(|(i, p)| {
         !message.iter().any(|m| m.same_as(p))
             && message.iter().any(|m| {
@@ -122,7 +126,7 @@ pub(super) fn says_the_opposite(point_text: &str, message: &[Token], said: &str)
                             // "the First Crusade"), weighed as numbers.
                             && (p.quantity.is_none() || m.quantity.is_none())
                             && !point.iter().any(|q| q.same_as(m))))
-                    && !said_of_another_clause(&point_clauses, &message_clauses, p, m)
+                    && !said_of_another_clause(&point_clauses, message_clauses, p, m)
             })
     });
     // Words of degree are too common to be tokens: "the most dense" for "the least dense".
