@@ -95,6 +95,12 @@ mod tests {
         assert!(!nouns.stands_in(&["proteins", "cell"], "enzymes"));
         // In the very place of the point's word, a kind of a kind of the same bone.
         assert!(nouns.replaces("femur", "humerus") && !nouns.siblings("femur", "humerus"));
+        // A name of two words: a kind of a shark and a kind of a mackerel shark, a shark.
+        let names = |a, b| nouns.replaces_name(a, b);
+        assert!(names("whale_shark", "basking_shark") && names("basking_shark", "whale_shark"));
+        assert!(!names("shark", "basking_shark") && !names("mackerel_shark", "basking_shark"));
+        // Not for one word: an oak is no other name of Yggdrasil, an ash.
+        assert!(!nouns.replaces("yggdrasil", "oak"));
         assert!(!nouns.replaces("bone", "humerus"));
     }
 

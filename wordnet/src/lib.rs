@@ -155,6 +155,30 @@ impl Nouns {
         !self.related(missing, word) && (self.kin(missing, word, u16::MAX) || self.cousins(missing, word))
     }
 
+    /// [`Nouns::replaces`] for a name of two words or more, which WordNet places more loosely:
+    /// also one a kind of a specific thing and the other a kind of one of its kinds (a "whale
+    /// shark" is a shark, a "basking shark" a mackerel shark). Not for one word: "Yggdrasil",
+    /// one ash, and an oak are not two names of one thing.
+    pub fn replaces_name(&self, missing: &str, word: &str) -> bool {
+        self.replaces(missing, word) || (!self.related(missing, word) && self.uncles(missing, word))
+    }
+
+    /// Whether one of `a` and `b` is a kind of a specific thing and the other a kind of one of
+    /// its kinds.
+    fn uncles(&self, a: &str, b: &str) -> bool {
+        let (Some(of_a), Some(of_b)) = (self.senses_of(a), self.senses_of(b)) else { return false };
+        let parents = |s: &u32| self.hypernyms.get(s).map(|h| &**h).unwrap_or_default();
+        let grandparents = |s: &u32| -> Vec<u32> { parents(s).iter().flat_map(parents).copied().collect() };
+        let meet = |ours: &[u32], theirs: &[u32]| {
+            ours.iter().any(|g| theirs.contains(g) && self.depth(*g) > SPECIFIC_DEPTH)
+        };
+        of_a.iter().take(SENSES).any(|sa| {
+            of_b.iter()
+                .take(SENSES)
+                .any(|sb| meet(parents(sa), &grandparents(sb)) || meet(&grandparents(sa), parents(sb)))
+        })
+    }
+
     /// Whether `a` and `b` are kinds of two kinds of one specific thing: "femur" (a leg bone)
     /// and "humerus" (an arm bone) are both bones.
     fn cousins(&self, a: &str, b: &str) -> bool {

@@ -270,22 +270,25 @@ impl Context {
         // Or a name of two words ("white dwarf" for "red giant", "basking shark" for "whale
         // shark"): both are WordNet's, and kin.
         let replaces_with_next = |i: usize, j: usize| match (message.get(i..i + 2), key.get(j..j + 2)) {
-            (Some([m, m_next]), Some([k, k_next])) => {
-                nouns.replaces(&format!("{}_{}", k.word, k_next.word), &format!("{}_{}", m.word, m_next.word))
-            }
+            (Some([m, m_next]), Some([k, k_next])) => nouns.replaces_name(
+                &format!("{}_{}", k.word, k_next.word),
+                &format!("{}_{}", m.word, m_next.word),
+            ),
             _ => false,
         };
         message.iter().enumerate().any(|(i, m)| {
             stranger(m)
                 && key.iter().enumerate().any(|(j, k)| {
+                    let before = same(
+                        i.checked_sub(1).and_then(|i| message.get(i)),
+                        j.checked_sub(1).and_then(|j| key.get(j)),
+                    );
                     lacking.contains(&k.word.as_str())
-                        && same(
-                            i.checked_sub(1).and_then(|i| message.get(i)),
-                            j.checked_sub(1).and_then(|j| key.get(j)),
-                        )
-                        && ((same(message.get(i + 1), key.get(j + 1))
+                        && ((before
+                            && same(message.get(i + 1), key.get(j + 1))
                             && (replaces(&k.word, &m.word) || another_points(m, key.get(j + 1))))
-                            || (same(message.get(i + 2), key.get(j + 2)) && replaces_with_next(i, j)))
+                            // A name of two words is placed by the words on either side.
+                            || ((before || same(message.get(i + 2), key.get(j + 2))) && replaces_with_next(i, j)))
                 })
         })
     }

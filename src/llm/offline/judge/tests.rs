@@ -301,6 +301,26 @@ fn a_kind_of_a_common_thing_between_the_points_own_words_is_no_recall() {
     assert!(!judged_on(capital, "it was built on an island in the lake").flags.sibling);
     // Elsewhere than in the word's place, a tree is a loose word, not a wrong one.
     assert!(!judged_on(tree, "an oak-like giant: the ash tree that connects the nine worlds").flags.sibling);
+    // A name of two words, placed by the words on one side: a basking shark is a mackerel
+    // shark, a whale shark a shark of its own.
+    let fish = "The whale shark is the largest fish, growing to about 12 metres, and it eats plankton.";
+    let basking = judged_among(
+        &[fish],
+        Some("What's the biggest fish in the sea?"),
+        "the basking shark, gets up to about 12 metres and just eats plankton",
+        0,
+    );
+    assert!(basking.flags.sibling && !basking.recalled, "{basking:?}");
+    let whale = judged_among(
+        &[fish],
+        Some("What's the biggest fish in the sea?"),
+        "the whale shark, gets up to about 12 metres and just eats plankton",
+        0,
+    );
+    assert!(!whale.flags.sibling && whale.recalled, "{whale:?}");
+    let dam = "The Three Gorges Dam on China's Yangtze River is the world's largest power station.";
+    assert!(judged_on(dam, "three gorges in china, on the yellow river").flags.sibling);
+    assert!(!judged_on(dam, "three gorges in china, on the yangtze river").flags.sibling);
 }
 
 #[test]
