@@ -99,6 +99,9 @@ mod tests {
         let names = |a, b| nouns.replaces_name(a, b);
         assert!(names("whale_shark", "basking_shark") && names("basking_shark", "whale_shark"));
         assert!(!names("shark", "basking_shark") && !names("mackerel_shark", "basking_shark"));
+        // Two proper names, not two common ones that are no kin.
+        assert!(names("kuiper_belt", "oort_cloud") && !names("major_scale", "leading_tone"));
+        assert!(!names("sodium_hydroxide", "caustic_soda"));
         // Not for one word: an oak is no other name of Yggdrasil, an ash.
         assert!(!nouns.replaces("yggdrasil", "oak"));
         assert!(!nouns.replaces("bone", "humerus"));

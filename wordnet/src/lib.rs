@@ -38,6 +38,8 @@ pub struct Nouns {
     kinds: HashMap<u32, u16>,
     /// The synsets that are instances (a city, a person), not kinds.
     instances: HashSet<u32>,
+    /// The synsets WordNet writes with a capital: proper names ("Kuiper belt", "Yangtze").
+    proper: HashSet<u32>,
 }
 
 impl Nouns {
@@ -72,6 +74,7 @@ impl Nouns {
         }
         let mut hypernyms = HashMap::new();
         let mut instances = HashSet::new();
+        let mut proper = HashSet::new();
         for line in data.lines().filter(|l| !l.starts_with(' ')) {
             // offset lex_filenum ss_type w_cnt (word lex_id)… p_cnt (symbol offset pos st)… | gloss
             let head = line.split('|').next().unwrap_or_default();
@@ -84,6 +87,9 @@ impl Nouns {
             let at = 4 + 2 * words;
             let Some(count) = fields.get(at).and_then(|p| p.parse::<usize>().ok()) else { continue };
             let own = offset(own)?;
+            if fields.get(4).is_some_and(|w| w.chars().next().is_some_and(char::is_uppercase)) {
+                proper.insert(own);
+            }
             let mut up = Vec::new();
             for pointer in fields[at + 1..].chunks(4).take(count) {
                 if let [symbol, target, "n", _] = pointer
@@ -104,7 +110,7 @@ impl Nouns {
         for parent in hypernyms.values().flat_map(|h| h.iter()) {
             *kinds.entry(*parent).or_default() += 1;
         }
-        Ok(Self { senses, hypernyms, kinds, instances })
+        Ok(Self { senses, hypernyms, kinds, instances, proper })
     }
 
     /// Whether `a` and `b` name two kinds of one thing: among their two most frequent senses,
@@ -157,10 +163,18 @@ impl Nouns {
 
     /// [`Nouns::replaces`] for a name of two words or more, which WordNet places more loosely:
     /// also one a kind of a specific thing and the other a kind of one of its kinds (a "whale
-    /// shark" is a shark, a "basking shark" a mackerel shark). Not for one word: "Yggdrasil",
-    /// one ash, and an oak are not two names of one thing.
+    /// shark" is a shark, a "basking shark" a mackerel shark), or two proper names, neither
+    /// the other ("Oort cloud" for "Kuiper belt"). Not for one word: "Yggdrasil", one ash,
+    /// and an oak are not two names of one thing.
     pub fn replaces_name(&self, missing: &str, word: &str) -> bool {
-        self.replaces(missing, word) || (!self.related(missing, word) && self.uncles(missing, word))
+        self.replaces(missing, word)
+            || (!self.related(missing, word)
+                && (self.uncles(missing, word) || (self.proper_name(missing) && self.proper_name(word))))
+    }
+
+    /// Whether `word`'s most frequent sense is written with a capital: "Kuiper belt".
+    fn proper_name(&self, word: &str) -> bool {
+        self.senses_of(word).and_then(|s| s.first()).is_some_and(|first| self.proper.contains(first))
     }
 
     /// Whether one of `a` and `b` is a kind of a specific thing and the other a kind of one of

@@ -15,6 +15,20 @@ const SHORT_ANSWER: usize = 8;
 /// A clause of the point's reason said this nearly by a stretch of the message is said.
 const REASON_SAID: f64 = 0.6;
 
+/// Words that are prepositions far more often than WordNet's nouns ("behind", "inside").
+const PREPOSITIONS: &[&str] = &[
+    "behind",
+    "beneath",
+    "beside",
+    "inside",
+    "outside",
+    "within",
+    "without",
+    "beyond",
+    "underneath",
+    "amid",
+];
+
 impl Context {
     /// Whether the message names another point's subject where this point's is missing: the
     /// point's first word (its subject, as points are written) unsaid, and a clause of the
@@ -231,7 +245,20 @@ impl Context {
                 && !self.given.iter().any(|g| g.same_as(m))
                 && !other_said(m)
         };
-        if self.message.iter().any(|m| stranger(m) && nouns.stands_in(&lacking, &m.word)) {
+        // A word of a name of two words in WordNet ("caustic soda", "the north star") is not
+        // a noun of its own; nor is a preposition ("behind the eardrum").
+        let words = &self.message;
+        let in_a_name = |i: usize| {
+            let joined = |a: &Token, b: &Token| nouns.knows(&format!("{}_{}", a.word, b.word));
+            i.checked_sub(1).and_then(|p| words.get(p)).is_some_and(|p| joined(p, &words[i]))
+                || words.get(i + 1).is_some_and(|n| joined(&words[i], n))
+        };
+        if words.iter().enumerate().any(|(i, m)| {
+            stranger(m)
+                && !in_a_name(i)
+                && !PREPOSITIONS.contains(&m.word.as_str())
+                && nouns.stands_in(&lacking, &m.word)
+        }) {
             return true;
         }
         // In the very place of a missing word (the same words on either side), a kind of the same

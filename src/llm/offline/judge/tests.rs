@@ -318,6 +318,9 @@ fn a_kind_of_a_common_thing_between_the_points_own_words_is_no_recall() {
         0,
     );
     assert!(!whale.flags.sibling && whale.recalled, "{whale:?}");
+    let comets = "Most short-period comets come from the Kuiper Belt, beyond Neptune.";
+    assert!(judged_on(comets, "the oort cloud, way out beyond neptune").flags.sibling);
+    assert!(!judged_on(comets, "the kuiper belt, way out beyond neptune").flags.sibling);
     let dam = "The Three Gorges Dam on China's Yangtze River is the world's largest power station.";
     assert!(judged_on(dam, "three gorges in china, on the yellow river").flags.sibling);
     assert!(!judged_on(dam, "three gorges in china, on the yangtze river").flags.sibling);
@@ -340,6 +343,22 @@ fn a_sibling_in_a_words_place_is_no_recall_a_kind_of_it_or_the_word_is() {
     // A kind of the missing word stands for it: enzymes are proteins.
     let golgi = "The Golgi apparatus modifies and packages proteins.";
     assert!(!judged_on(golgi, "the Golgi apparatus modifies and packages enzymes").flags.sibling);
+    // A word of a name of two words is no noun of its own, nor is a preposition.
+    let soap =
+        "Soap is made by saponification: heating fats or oils with a strong alkali such as sodium hydroxide.";
+    let soda = judged_on(soap, "you boil up fat or oil with caustic soda, pretty sure that's it");
+    assert!(!soda.flags.sibling, "{soda:?}");
+    let polaris = "In the Northern Hemisphere, the angle of Polaris above the horizon is approximately equal to the observer's latitude.";
+    let star = judged_on(
+        polaris,
+        "the north star's height above the horizon in degrees is pretty much your latitude",
+    );
+    assert!(!star.flags.sibling, "{star:?}");
+    let ear =
+        "The Eustachian tube connects the middle ear to the back of the throat and equalises air pressure.";
+    let behind =
+        judged_on(ear, "a little tube from behind the eardrum down to ur throat, it evens out the pressure");
+    assert!(!behind.flags.sibling, "{behind:?}");
 }
 
 #[test]
