@@ -181,15 +181,14 @@ impl Nouns {
     /// its kinds.
     fn uncles(&self, a: &str, b: &str) -> bool {
         let (Some(of_a), Some(of_b)) = (self.senses_of(a), self.senses_of(b)) else { return false };
-        let parents = |s: &u32| self.hypernyms.get(s).map(|h| &**h).unwrap_or_default();
-        let grandparents = |s: &u32| -> Vec<u32> { parents(s).iter().flat_map(parents).copied().collect() };
         let meet = |ours: &[u32], theirs: &[u32]| {
             ours.iter().any(|g| theirs.contains(g) && self.depth(*g) > SPECIFIC_DEPTH)
         };
         of_a.iter().take(SENSES).any(|sa| {
-            of_b.iter()
-                .take(SENSES)
-                .any(|sb| meet(parents(sa), &grandparents(sb)) || meet(&grandparents(sa), parents(sb)))
+            of_b.iter().take(SENSES).any(|sb| {
+                meet(self.parents(*sa), &self.grandparents(*sb))
+                    || meet(&self.grandparents(*sa), self.parents(*sb))
+            })
         })
     }
 
@@ -197,12 +196,10 @@ impl Nouns {
     /// and "humerus" (an arm bone) are both bones.
     fn cousins(&self, a: &str, b: &str) -> bool {
         let (Some(of_a), Some(of_b)) = (self.senses_of(a), self.senses_of(b)) else { return false };
-        let parents = |s: &u32| self.hypernyms.get(s).map(|h| &**h).unwrap_or_default();
-        let grandparents = |s: &u32| -> Vec<u32> { parents(s).iter().flat_map(parents).copied().collect() };
         of_a.iter().take(SENSES).any(|sa| {
-            let above_a = grandparents(sa);
+            let above_a = self.grandparents(*sa);
             of_b.iter().take(SENSES).any(|sb| {
-                grandparents(sb).iter().any(|g| above_a.contains(g) && self.depth(*g) > SPECIFIC_DEPTH)
+                self.grandparents(*sb).iter().any(|g| above_a.contains(g) && self.depth(*g) > SPECIFIC_DEPTH)
             })
         })
     }
@@ -211,7 +208,7 @@ impl Nouns {
     /// meet a step up (the first half of [`Nouns::siblings`]).
     fn kin(&self, a: &str, b: &str, kinds: u16) -> bool {
         let (Some(of_a), Some(of_b)) = (self.senses_of(a), self.senses_of(b)) else { return false };
-        let parents = |s: &u32| self.hypernyms.get(s).map(|h| &**h).unwrap_or_default();
+        let parents = |s: &u32| self.parents(*s);
         let specific = |s: &&u32| self.kinds.get(*s).copied().unwrap_or(0) <= kinds;
         // An instance's class and that class's own: where two cities, or two people, meet.
         let classes = |s: &u32| -> Vec<u32> {
@@ -262,6 +259,16 @@ impl Nouns {
             let above = self.above(*sa);
             of_b.iter().any(|sb| sa != sb && above.contains(sb) && self.depth(*sb) > GENERAL_DEPTH)
         })
+    }
+
+    /// A synset's hypernyms.
+    fn parents(&self, synset: u32) -> &[u32] {
+        self.hypernyms.get(&synset).map(|h| &**h).unwrap_or_default()
+    }
+
+    /// Its hypernyms' hypernyms.
+    fn grandparents(&self, synset: u32) -> Vec<u32> {
+        self.parents(synset).iter().flat_map(|p| self.parents(*p)).copied().collect()
     }
 
     /// How many steps a synset is below the top of the hierarchy, by its shortest way up.

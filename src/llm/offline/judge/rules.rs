@@ -247,13 +247,13 @@ impl Context {
         };
         // A word of a name of two words in WordNet ("caustic soda", "the north star") is not
         // a noun of its own; nor is a preposition ("behind the eardrum").
-        let words = &self.message;
+        let message = &self.message;
         let in_a_name = |i: usize| {
             let joined = |a: &Token, b: &Token| nouns.knows(&format!("{}_{}", a.word, b.word));
-            i.checked_sub(1).and_then(|p| words.get(p)).is_some_and(|p| joined(p, &words[i]))
-                || words.get(i + 1).is_some_and(|n| joined(&words[i], n))
+            i.checked_sub(1).and_then(|p| message.get(p)).is_some_and(|p| joined(p, &message[i]))
+                || message.get(i + 1).is_some_and(|n| joined(&message[i], n))
         };
-        if words.iter().enumerate().any(|(i, m)| {
+        if message.iter().enumerate().any(|(i, m)| {
             stranger(m)
                 && !in_a_name(i)
                 && !PREPOSITIONS.contains(&m.word.as_str())
@@ -279,7 +279,6 @@ impl Context {
                 || two_named(k, m)
                 || (named(k) && !nouns.knows(k) && !nouns.knows(m) && !is_number_like(m))
         };
-        let message = &self.message;
         let same = |a: Option<&Token>, b: Option<&&Token>| match (a, b) {
             (Some(a), Some(b)) => a.same_as(b),
             (None, None) => true,
@@ -295,7 +294,8 @@ impl Context {
             })
         };
         // Or a name of two words ("white dwarf" for "red giant", "basking shark" for "whale
-        // shark"): both are WordNet's, and kin.
+        // shark", "Oort cloud" for "Kuiper belt"): both are WordNet's, and name two things
+        // (see `Nouns::replaces_name`).
         let replaces_with_next = |i: usize, j: usize| match (message.get(i..i + 2), key.get(j..j + 2)) {
             (Some([m, m_next]), Some([k, k_next])) => nouns.replaces_name(
                 &format!("{}_{}", k.word, k_next.word),
