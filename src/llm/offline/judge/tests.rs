@@ -304,19 +304,10 @@ fn a_kind_of_a_common_thing_between_the_points_own_words_is_no_recall() {
     // A name of two words, placed by the words on one side: a basking shark is a mackerel
     // shark, a whale shark a shark of its own.
     let fish = "The whale shark is the largest fish, growing to about 12 metres, and it eats plankton.";
-    let basking = judged_among(
-        &[fish],
-        Some("What's the biggest fish in the sea?"),
-        "the basking shark, gets up to about 12 metres and just eats plankton",
-        0,
-    );
+    let shark = |said: &str| judged_among(&[fish], Some("What's the biggest fish in the sea?"), said, 0);
+    let basking = shark("the basking shark, gets up to about 12 metres and just eats plankton");
     assert!(basking.flags.sibling && !basking.recalled, "{basking:?}");
-    let whale = judged_among(
-        &[fish],
-        Some("What's the biggest fish in the sea?"),
-        "the whale shark, gets up to about 12 metres and just eats plankton",
-        0,
-    );
+    let whale = shark("the whale shark, gets up to about 12 metres and just eats plankton");
     assert!(!whale.flags.sibling && whale.recalled, "{whale:?}");
     let comets = "Most short-period comets come from the Kuiper Belt, beyond Neptune.";
     assert!(judged_on(comets, "the oort cloud, way out beyond neptune").flags.sibling);
