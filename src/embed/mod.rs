@@ -76,7 +76,7 @@ pub struct Word {
 /// The loaded model. Cheap to share (`Arc`); embedding runs on the calling thread.
 pub struct Embedder {
     #[cfg(feature = "model")]
-    bert: bert::Bert,
+    bert: warren_bert::Bert,
     cache: Mutex<Cache>,
 }
 
@@ -102,7 +102,9 @@ impl Embedder {
         }
         #[cfg(feature = "model")]
         {
-            let embedder = Self { bert: bert::Bert::load(dir)?, cache: Mutex::new(Cache::default()) };
+            let bert = warren_bert::Bert::load(dir)
+                .map_err(|why| EmbedError::Broken { dir: dir.to_path_buf(), why })?;
+            let embedder = Self { bert, cache: Mutex::new(Cache::default()) };
             // A model that loads but cannot run is found now, not at the first learner's message.
             let probe = embedder.embed(&["A sentence."])?;
             if probe.first().map(|v| v.len()) != Some(DIMENSIONS) {
@@ -143,7 +145,13 @@ impl Embedder {
     /// The model's reading of each of `texts`, a pass each.
     fn run(&self, texts: &[&str]) -> Result<Vec<Reading>, EmbedError> {
         #[cfg(feature = "model")]
-        return self.bert.run(texts);
+        return texts
+            .iter()
+            .map(|text| {
+                let (encoding, hidden) = self.bert.read(text).map_err(EmbedError::Run)?;
+                Ok(reading(&encoding, &hidden))
+            })
+            .collect();
         #[cfg(not(feature = "model"))]
         {
             let _ = texts;
@@ -156,7 +164,7 @@ impl Embedder {
 /// A text's reading from the model's output for it (a row of `DIMENSIONS` a token): the
 /// sentence is the mean over all its tokens (as the model was trained), a word the mean over
 /// its pieces.
-fn reading(encoding: &tokenizers::Encoding, hidden: &[f32]) -> Reading {
+fn reading(encoding: &warren_bert::Encoding, hidden: &[f32]) -> Reading {
     let n = encoding.get_ids().len();
     let rows: Vec<&[f32]> = hidden.chunks_exact(DIMENSIONS).collect();
     let sentence = unit(mean(rows.iter().copied().take(n)));
@@ -232,9 +240,6 @@ pub fn similarity(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
-#[cfg(feature = "model")]
-mod bert;
-
 /// How the offline judges compare text, as the notices and `/readyz` say it.
 #[derive(Clone, Debug)]
 pub enum Judgement {
@@ -288,7 +293,7 @@ mod tests {
     }
 
     /// The encoder's arithmetic is pinned: these figures are what candle-transformers' BERT gave
-    /// for these sentences (Warren ran it until the encoder in `bert.rs` replaced it). A change
+    /// for these sentences (Warren ran it until its own encoder, `bert/`, replaced it). A change
     /// that moves them moves every judgement calibrated on the development set. The last bits
     /// follow the processor (the matrix products sum in the order its vector width sets: a
     /// machine with AVX-512 differs from one without in the seventh decimal), so they are

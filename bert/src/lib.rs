@@ -1,4 +1,6 @@
-//! all-MiniLM-L6-v2 on candle: the tokenizer, the BERT encoder, and a pass for each text.
+//! all-MiniLM-L6-v2 on candle: the tokenizer, the BERT encoder, and a pass for each text,
+//! giving the last layer's output a row per token. Warren pools it into sentence and word
+//! vectors (`src/embed`). A crate of its own so that dev and test builds compile it optimised.
 //!
 //! The encoder is BERT as candle-transformers writes it, sum for sum, arranged for a learner's
 //! message of a few dozen tokens on one core:
@@ -18,7 +20,7 @@ use candle_core::{D, DType, Device, Module, Tensor};
 use candle_nn::{Embedding, VarBuilder};
 use tokenizers::Tokenizer;
 
-use super::{EmbedError, Reading, reading};
+pub use tokenizers::Encoding;
 
 /// Tokens read of one text; the model was trained on at most 256 (longer is cut).
 const MAX_TOKENS: usize = 256;
@@ -39,7 +41,7 @@ struct Config {
     layer_norm_eps: f64,
 }
 
-pub(super) struct Bert {
+pub struct Bert {
     words: Embedding,
     positions: Embedding,
     token_types: Embedding,
@@ -135,8 +137,10 @@ fn gelu(v: f32) -> f32 {
 }
 
 impl Bert {
-    pub(super) fn load(dir: &Path) -> std::result::Result<Self, EmbedError> {
-        let broken = |why: String| EmbedError::Broken { dir: dir.to_path_buf(), why };
+    /// Loads the model's files from `dir` (its weights are memory-mapped, not copied); an
+    /// error says why they cannot be read.
+    pub fn load(dir: &Path) -> std::result::Result<Self, String> {
+        let broken = |why: String| why;
         let config = std::fs::read_to_string(dir.join("config.json")).map_err(|e| broken(e.to_string()))?;
         let config: Config = serde_json::from_str(&config).map_err(|e| broken(e.to_string()))?;
         if config.hidden_act != "gelu" {
@@ -203,25 +207,20 @@ impl Bert {
         })
     }
 
-    /// The model's reading of each of `texts`, each in a pass of its own: padded into one
-    /// batch, a text's vector would change in its last bits with the length of the others, and
-    /// a verdict near a threshold with what else was read that turn. Alone, the products are
+    /// The model's reading of `text` in a pass of its own: its tokens, and the last layer's
+    /// output for them, a row of the hidden size per token. Padded into one batch with others,
+    /// a text's rows would change in their last bits with the length of the others, and a
+    /// verdict near a threshold with what else was read that turn. Alone, the products are
     /// small enough to read each weight once a pass, which is what a pass costs.
-    pub(super) fn run(&self, texts: &[&str]) -> std::result::Result<Vec<Reading>, EmbedError> {
-        let failed = |e: &dyn std::fmt::Display| EmbedError::Run(e.to_string());
-        texts
-            .iter()
-            .map(|text| {
-                let encoding = self.tokenizer.encode(*text, true).map_err(|e| failed(&e))?;
-                // The tokenizer adds its markers to every text; a tokenizer that does not
-                // would leave nothing to read.
-                if encoding.get_ids().is_empty() {
-                    return Err(failed(&"the tokenizer gave no tokens"));
-                }
-                let hidden = self.forward(encoding.get_ids()).map_err(|e| failed(&e))?;
-                Ok(reading(&encoding, &hidden))
-            })
-            .collect()
+    pub fn read(&self, text: &str) -> std::result::Result<(Encoding, Vec<f32>), String> {
+        let encoding = self.tokenizer.encode(text, true).map_err(|e| e.to_string())?;
+        // The tokenizer adds its markers to every text; a tokenizer that does not would leave
+        // nothing to read.
+        if encoding.get_ids().is_empty() {
+            return Err("the tokenizer gave no tokens".into());
+        }
+        let hidden = self.forward(encoding.get_ids()).map_err(|e| e.to_string())?;
+        Ok((encoding, hidden))
     }
 
     /// The last layer's output for one text, a row per token.
