@@ -1184,6 +1184,20 @@ fn another_code_in_place_of_the_points_is_a_wrong_detail() {
             .wrong_number
     );
     assert!(!judged_on(junk, "BONDS BELOW INVESTMENT GRADE THAT MIGHT DEFAULT").flags.wrong_number);
+    // A capital with figures, or one alone inside a sentence, is a code too.
+    let copied = "DNA is copied during the S phase of interphase, before division begins.";
+    let g2 = judged_on(copied, "in the G2 phase of interphase, before it divides");
+    assert!(g2.flags.wrong_number && !g2.recalled, "{g2:?}");
+    assert!(!judged_on(copied, "in the s phase of interphase, before it divides").flags.wrong_number);
+    let donors = "People with type O negative blood are universal donors of red cells.";
+    let ab = judged_on(donors, "AB negative, they're the universal donors");
+    assert!(ab.flags.wrong_number && !ab.recalled, "{ab:?}");
+    // A capital that opens a sentence, and "I", are words.
+    let said = judged_on(donors, "O negative, I think. They're universal donors of red cells");
+    assert!(!said.flags.wrong_number && said.recalled, "{said:?}");
+    assert!(
+        !judged_on(copied, "during interphase. A cell copies its DNA before it divides").flags.wrong_number
+    );
 }
 
 #[test]

@@ -28,24 +28,47 @@ const GAPS: &[&str] = &[
 ];
 
 /// Whether the message has another code in place of one of the point's, neither said nor
-/// asked ("below AAA" for "below BBB-", "UDP" for "TCP"): a code is a word in capitals, two
-/// or more of them, and no small letters.
+/// asked ("below AAA" for "below BBB-", "UDP" for "TCP", "the G2 phase" for "the S phase",
+/// "AB negative" for "type O negative"): a code is a word in capitals, two or more of them,
+/// and no small letters, a capital with figures ("G2"), or a capital standing alone inside a
+/// sentence (not "I").
 pub(super) fn another_code(point: &str, said: &str, asked: impl Fn(&str) -> bool) -> bool {
-    // A word after a figure is its unit or era ("776 BCE" for "776 BC"), weighed as a number.
     let codes = |text: &str| -> Vec<String> {
-        let words: Vec<&str> = text
-            .split(|c: char| {
-                c.is_whitespace()
-                    || matches!(c, ',' | '.' | ';' | ':' | '(' | ')' | '"' | '!' | '?' | '/' | '-')
-            })
-            .filter(|w| !w.is_empty())
-            .collect();
-        let after_a_figure = |i: usize| i > 0 && words[i - 1].chars().any(|c| c.is_ascii_digit());
+        let mut words: Vec<(usize, &str)> = Vec::new();
+        let mut start = None;
+        for (i, c) in text.char_indices().chain(std::iter::once((text.len(), ' '))) {
+            let apart = c.is_whitespace()
+                || matches!(c, ',' | '.' | ';' | ':' | '(' | ')' | '"' | '!' | '?' | '/' | '-');
+            match (apart, start) {
+                (true, Some(from)) => {
+                    words.push((from, &text[from..i]));
+                    start = None;
+                }
+                (false, None) => start = Some(i),
+                (true, None) | (false, Some(_)) => {}
+            }
+        }
+        // A word after a figure is its unit or era ("776 BCE" for "776 BC"), weighed as a number.
+        let after_a_figure = |i: usize| i > 0 && words[i - 1].1.chars().any(|c| c.is_ascii_digit());
+        // A capital that opens a sentence ("A compiler…") is no code.
+        let inside_a_sentence = |at: usize| {
+            let before = text[..at].trim_end();
+            !before.is_empty() && !before.ends_with(['.', '!', '?', ':', '"'])
+        };
+        let coded = |(at, w): (usize, &str)| {
+            let capitals = w.chars().filter(char::is_ascii_uppercase).count();
+            let lone = capitals == 1 && w.len() == 1 && w != "I" && inside_a_sentence(at);
+            let figured = capitals == 1
+                && w.len() > 1
+                && w.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+                && w.chars().skip(1).all(|c| c.is_ascii_digit());
+            is_code(w) || lone || figured
+        };
         words
             .iter()
             .enumerate()
-            .filter(|(i, w)| is_code(w) && !after_a_figure(*i))
-            .map(|(_, w)| {
+            .filter(|&(i, &word)| coded(word) && !after_a_figure(i))
+            .map(|(_, (_, w))| {
                 w.trim_end_matches("'s").chars().filter(char::is_ascii_alphanumeric).collect::<String>()
             })
             .map(|w| w.to_lowercase())
