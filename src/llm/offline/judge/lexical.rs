@@ -230,6 +230,7 @@ impl Context {
             || self.out_of_order(&point.content);
         let denied = self.denies_by_name(&key.iter().copied().filter(|k| !both_ways(k)).collect::<Vec<_>>());
         let sibling = self.names_a_sibling(&point.content, &key)
+            || wording::another_colour(&point.content, &self.said_text)
             || wording::another_titled_name(&point.content, &self.said_text, |w| {
                 self.asked.iter().any(|t| t.word == w)
             });

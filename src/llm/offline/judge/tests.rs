@@ -1584,3 +1584,18 @@ fn another_points_subject_is_one_of_its_first_words_not_any_of_them() {
     ];
     assert!(judged_among(&cell, None, "the nucleus makes ATP", 0).flags.another_point);
 }
+
+#[test]
+fn another_colour_for_a_thing_of_the_point_is_a_wrong_detail() {
+    let bechamel = "Béchamel is milk thickened with a white roux.";
+    let brown = judged_on(bechamel, "milk thickened with a brown roux");
+    assert!(brown.flags.sibling && !brown.recalled, "{brown:?}");
+    assert!(judged_on(bechamel, "milk thickened with a white roux").recalled);
+    // A shade of the point's colour says it.
+    let light = "Blue light travels furthest through sea water, so most bioluminescence is blue.";
+    assert!(
+        !judged_on(light, "bluish light goes furthest through the water, red light is absorbed")
+            .flags
+            .sibling
+    );
+}

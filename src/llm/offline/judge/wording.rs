@@ -86,6 +86,40 @@ pub(super) fn another_code(point: &str, said: &str, asked: impl Fn(&str) -> bool
         && codes(said).iter().any(|c| !has(point, c) && !asked(c) && !shortened.contains(c))
 }
 
+/// The colours, which WordNet files too high up for its kin to call them siblings.
+const COLOURS: &[&str] = &[
+    "white", "black", "red", "green", "blue", "yellow", "brown", "pink", "purple", "orange", "grey", "gray",
+];
+
+/// The colour a word names, shades too ("reddish", "bluish", "pinky").
+fn colour_of(word: &str) -> Option<&'static str> {
+    COLOURS.iter().copied().find(|c| {
+        let last = &c[c.len() - 1..];
+        word == *c
+            || word
+                .strip_prefix(*c)
+                .is_some_and(|rest| rest == "ish" || rest == "y" || rest == format!("{last}ish"))
+            || word.strip_prefix(c.trim_end_matches('e')).is_some_and(|rest| rest == "ish")
+    })
+}
+
+/// Whether the message gives a thing of the point another colour: the point's colour before a
+/// word, another before the same word in the message, and the point's colour nowhere in it ("a
+/// brown roux" for "a white roux").
+pub(super) fn another_colour(point: &str, said: &str) -> bool {
+    let words = |text: &str| -> Vec<String> {
+        text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
+    };
+    let same = |a: &str, b: &str| a.trim_end_matches('s') == b.trim_end_matches('s');
+    let (ours, theirs) = (words(point), words(said));
+    ours.windows(2).any(|pair| {
+        colour_of(&pair[0]).is_some_and(|colour| {
+            !theirs.iter().any(|m| colour_of(m) == Some(colour))
+                && theirs.windows(2).any(|other| colour_of(&other[0]).is_some() && same(&other[1], &pair[1]))
+        })
+    })
+}
+
 /// Whether a word is a code: two or more capitals and no small letters ("TCP", "BBB").
 fn is_code(word: &str) -> bool {
     word.chars().filter(char::is_ascii_uppercase).count() >= 2 && !word.chars().any(char::is_lowercase)
