@@ -41,6 +41,7 @@ struct Config {
     layer_norm_eps: f64,
 }
 
+/// The loaded model: its tokenizer and its encoder's weights.
 pub struct Bert {
     words: Embedding,
     positions: Embedding,
@@ -140,28 +141,26 @@ impl Bert {
     /// Loads the model's files from `dir` (its weights are memory-mapped, not copied); an
     /// error says why they cannot be read.
     pub fn load(dir: &Path) -> std::result::Result<Self, String> {
-        let broken = |why: String| why;
-        let config = std::fs::read_to_string(dir.join("config.json")).map_err(|e| broken(e.to_string()))?;
-        let config: Config = serde_json::from_str(&config).map_err(|e| broken(e.to_string()))?;
+        let config = std::fs::read_to_string(dir.join("config.json")).map_err(|e| e.to_string())?;
+        let config: Config = serde_json::from_str(&config).map_err(|e| e.to_string())?;
         if config.hidden_act != "gelu" {
-            return Err(broken(format!("its activation is {}, not gelu", config.hidden_act)));
+            return Err(format!("its activation is {}, not gelu", config.hidden_act));
         }
-        let mut tokenizer =
-            Tokenizer::from_file(dir.join("tokenizer.json")).map_err(|e| broken(e.to_string()))?;
+        let mut tokenizer = Tokenizer::from_file(dir.join("tokenizer.json")).map_err(|e| e.to_string())?;
         tokenizer.with_padding(None);
         tokenizer
             .with_truncation(Some(tokenizers::TruncationParams {
                 max_length: MAX_TOKENS,
                 ..Default::default()
             }))
-            .map_err(|e| broken(e.to_string()))?;
+            .map_err(|e| e.to_string())?;
         // SAFETY: the weights file is only read, and nothing in Warren writes it while it runs;
         // mapping it spares copying 90 MB into memory.
         let weights = unsafe {
             VarBuilder::from_mmaped_safetensors(&[dir.join("model.safetensors")], DType::F32, &Device::Cpu)
         }
-        .map_err(|e| broken(e.to_string()))?;
-        Self::with_weights(&weights, &config, tokenizer).map_err(|e| broken(e.to_string()))
+        .map_err(|e| e.to_string())?;
+        Self::with_weights(&weights, &config, tokenizer).map_err(|e| e.to_string())
     }
 
     fn with_weights(vb: &VarBuilder, config: &Config, tokenizer: Tokenizer) -> Result<Self> {
