@@ -107,15 +107,13 @@ fn colour_of(word: &str) -> Option<&'static str> {
 /// word, another before the same word in the message, and the point's colour nowhere in it ("a
 /// brown roux" for "a white roux").
 pub(super) fn another_colour(point: &str, said: &str) -> bool {
-    let words = |text: &str| -> Vec<String> {
-        text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
-    };
-    let same = |a: &str, b: &str| a.trim_end_matches('s') == b.trim_end_matches('s');
-    let (ours, theirs) = (words(point), words(said));
+    let (ours, theirs) = (tokens(point), tokens(said));
     ours.windows(2).any(|pair| {
-        colour_of(&pair[0]).is_some_and(|colour| {
-            !theirs.iter().any(|m| colour_of(m) == Some(colour))
-                && theirs.windows(2).any(|other| colour_of(&other[0]).is_some() && same(&other[1], &pair[1]))
+        colour_of(&pair[0].word).is_some_and(|colour| {
+            !theirs.iter().any(|m| colour_of(&m.word) == Some(colour))
+                && theirs
+                    .windows(2)
+                    .any(|other| colour_of(&other[0].word).is_some() && other[1].same_as(&pair[1]))
         })
     })
 }
