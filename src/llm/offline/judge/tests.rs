@@ -1374,6 +1374,13 @@ fn a_hedged_answer_with_a_rising_tone_offers_it_and_slower_for_faster_is_the_opp
     let hedged = judged_among(&[half_life], asked, "pretty sure it's roughly 5730 yrs?", 0);
     assert!(!hedged.flags.asks, "{hedged:?}");
     assert!(judged_among(&[half_life], asked, "is it 5730 years?", 0).flags.asks);
+    // A guess offered after saying so is offered; a don't-know that only describes still asks.
+    let fission = "Bacteria reproduce by binary fission, splitting in two.";
+    let asked_how = Some("How do bacteria reproduce?");
+    let guessed = judged_among(&[fission], asked_how, "no idea tbh... maybe they just split in half?", 0);
+    assert!(!guessed.flags.asks, "{guessed:?}");
+    let unsure = judged_among(&[fission], asked_how, "no idea tbh, they just split in half??", 0);
+    assert!(unsure.flags.asks, "{unsure:?}");
     let dilation =
         "Time dilation means a moving clock is measured to tick more slowly than an identical clock at rest.";
     let faster = judged_on(dilation, "a moving clock ticks faster than an identical one at rest");

@@ -561,11 +561,19 @@ fn says_with_a_rising_tone(sentence: &str) -> bool {
                 || matches!(w, "what's" | "who's" | "how's" | "why's")
         })
     });
-    // "i dont remember the name, something that helps make red blood cells??" still guesses.
-    let unsure = crate::text::is_dont_know(sentence);
     // "pretty sure it's roughly 5700 yrs?": offered as an answer, however short.
-    let hedged = HEDGES.iter().any(|h| spaced.starts_with(h) || spaced.starts_with(&format!(" so{h}")));
-    (tokens(sentence).len() >= RISING_TONE_WORDS || hedged) && !tagged && !opens_asking && !unsure
+    let hedged = |text: &str| {
+        let spaced = crate::text::words_spaced(text);
+        HEDGES.iter().any(|h| spaced.starts_with(h) || spaced.starts_with(&format!(" so{h}")))
+    };
+    // "no idea tbh... maybe they just split in half?": a guess offered after the pause.
+    let guess = sentence.replace("...", "…").rsplit(['…', ',', ';']).next().is_some_and(hedged);
+    // "i dont remember the name, something that helps make red blood cells??" still guesses.
+    let unsure = crate::text::is_dont_know(sentence) && !guess;
+    (tokens(sentence).len() >= RISING_TONE_WORDS || hedged(sentence) || guess)
+        && !tagged
+        && !opens_asking
+        && !unsure
 }
 
 /// How an answer offered with a rising tone opens.
