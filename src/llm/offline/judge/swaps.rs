@@ -263,8 +263,19 @@ impl NumberHalves {
 
     fn of_halves(texts: &[String]) -> NumberHalves {
         let halves: Vec<Vec<Token>> = texts.iter().map(|h| tokens(h)).collect();
+        // A half that lists the numbers the others then tell apart ("Wi-Fi uses the 2.4 GHz and
+        // 5 GHz bands; 2.4 GHz reaches further…") owns none of them and takes none from them.
+        let in_another = |t: &Token, i: usize| {
+            halves.iter().enumerate().any(|(j, other)| j != i && other.iter().any(|o| o.same_as(t)))
+        };
+        let lists = |j: usize| {
+            let numbers: Vec<&Token> = halves[j].iter().filter(|t| t.quantity.is_some()).collect();
+            numbers.len() >= 2 && numbers.iter().all(|t| in_another(t, j))
+        };
         let only_in = |t: &Token, i: usize| {
-            halves.iter().enumerate().all(|(j, other)| j == i || !other.iter().any(|o| o.same_as(t)))
+            halves.iter().enumerate().all(|(j, other)| {
+                j == i || (t.quantity.is_some() && lists(j)) || !other.iter().any(|o| o.same_as(t))
+            })
         };
         let own = halves
             .iter()
@@ -416,13 +427,14 @@ pub(super) fn swapped_marks(point: &str, message: &str) -> bool {
         let mut out: Vec<String> = role_tokens(half).into_iter().map(|t| t.term).collect();
         let raw: Vec<&str> = half.split_whitespace().collect();
         for (i, word) in raw.iter().enumerate() {
-            let bare =
-                word.trim_matches(|c: char| matches!(c, ',' | '.' | ';' | ':' | '(' | ')' | '"' | '\''));
+            // A sound between slashes is a letter too ("/z/").
+            let bare = word
+                .trim_matches(|c: char| matches!(c, ',' | '.' | ';' | ':' | '(' | ')' | '"' | '\'' | '/'));
             let letter = bare.chars().count() == 1 && bare.chars().all(|c| c.is_ascii_alphabetic());
             // "A" and "I" are words, save in a list of letters ("A, D, E and K").
             let listed = word.ends_with(',') || raw.get(i + 1).is_some_and(|n| *n == "and");
             let lone_word = matches!(bare, "a" | "A" | "i" | "I") && !listed;
-            let symbol = !bare.is_empty() && bare.chars().all(|c| "*+^$=<>|&%#~!".contains(c));
+            let symbol = !bare.is_empty() && bare.chars().all(|c| "*+^$=<>|&%#~!®™©§".contains(c));
             if (letter && !lone_word) || symbol {
                 out.push(format!("'{}", bare.to_lowercase()));
             }
@@ -431,14 +443,15 @@ pub(super) fn swapped_marks(point: &str, message: &str) -> bool {
         out.dedup();
         out
     };
-    let halves = |text: &str| -> Vec<Vec<String>> {
+    let halves = |text: &str, joints: &[&str]| -> Vec<Vec<String>> {
         let mut text = format!(" {} ", text.replace(';', " ; "));
-        for joint in [" while ", " whereas ", " but ", ", and ", " ; "] {
+        for joint in joints {
             text = text.replace(joint, "\u{1}");
         }
         text.split('\u{1}').map(things).filter(|t| !t.is_empty()).collect()
     };
-    let ours = halves(point);
+    const JOINTS: &[&str] = &[" while ", " whereas ", " but ", ", and ", " ; "];
+    let ours = halves(point, JOINTS);
     if ours.len() < 2 {
         return false;
     }
@@ -452,9 +465,22 @@ pub(super) fn swapped_marks(point: &str, message: &str) -> bool {
     if own.iter().filter(|o| o.len() >= 2).count() < 2 {
         return false;
     }
-    let joined = halves(message)
-        .iter()
-        .filter(|half| own.iter().filter(|o| o.len() >= 2 && o.iter().any(|t| half.contains(t))).count() >= 2)
-        .count();
-    joined >= 2
+    let joined = |theirs: &[Vec<String>], counts: &dyn Fn(&String) -> bool| {
+        theirs
+            .iter()
+            .filter(|half| {
+                own.iter().filter(|o| o.len() >= 2 && o.iter().any(|t| counts(t) && half.contains(t))).count()
+                    >= 2
+            })
+            .count()
+    };
+    let theirs = halves(message, JOINTS);
+    if theirs.len() >= 2 {
+        return joined(&theirs, &|_| true) >= 2;
+    }
+    // A message said in one breath joins its halves with a bare "and" ("/z/ is the voiceless
+    // one and /s/ is voiced"). Its halves are shorter, so only what names a thing joins them,
+    // not a word like "can" or "on".
+    let theirs = halves(message, &[JOINTS, &[" and "]].concat());
+    joined(&theirs, &|t| !crate::text::is_stopword(t)) >= 2
 }

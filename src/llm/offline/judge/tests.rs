@@ -1021,6 +1021,11 @@ fn halves_swapped_by_their_letters_symbols_or_numbers_are_no_recall() {
         vitamins,
         "a d e and k are fat soluble so they get stored, but b and c are water soluble"
     ));
+    // Sounds between slashes, and halves joined by a bare "and".
+    let voicing = "A sound is voiced when the vocal folds vibrate during it, as in /z/, and voiceless when they \
+                   do not, as in /s/.";
+    assert!(swapped_marks(voicing, "/z/ is the voiceless one and /s/ is voiced"));
+    assert!(!swapped_marks(voicing, "/z/ is the voiced one and /s/ is voiceless"));
 }
 
 #[test]
@@ -1278,6 +1283,14 @@ fn one_things_number_given_to_another_is_a_swap() {
     assert!(crossed.flags.swapped && !crossed.recalled, "{crossed:?}");
     assert!(!judged_on(rugby, "conversion two, penalty or drop goal three").flags.swapped);
     assert!(!judged_on(rugby, "2 for a conversion, 3 for a drop goal").flags.swapped);
+    // A half that first lists both numbers owns neither.
+    let bands = "Wi-Fi mainly uses the 2.4 GHz and 5 GHz bands; 2.4 GHz reaches further through walls, while \
+                 5 GHz is faster over short range.";
+    let crossed = judged_on(bands, "5 gets thru walls better n goes further, 2.4 is the faster one");
+    assert!(crossed.flags.swapped && !crossed.recalled, "{crossed:?}");
+    assert!(
+        !judged_on(bands, "2.4 gets thru walls better n goes further, 5 is the faster one").flags.swapped
+    );
     let teeth = "Adults have 32 permanent teeth, including four wisdom teeth.";
     let own_number = "thirty two if all ur wisdom teeth came through, theres four of those";
     assert!(!judged_on(teeth, own_number).flags.swapped);
