@@ -1380,6 +1380,20 @@ fn asked_of_another_points_thing_this_points_words_are_given_to_it() {
 }
 
 #[test]
+fn one_of_two_opposites_said_in_place_of_the_other_turns_the_point_round() {
+    let stroke = "A stroke in the left hemisphere usually causes weakness on the right side of the body and \
+                  often language problems (aphasia).";
+    let turned = judged_on(stroke, "A left-hemisphere stroke causes weakness on the left side of the body.");
+    assert!(turned.flags.opposite && !turned.recalled, "{turned:?}");
+    let right = "A left-hemisphere stroke causes weakness on the right side of the body, with aphasia.";
+    assert!(!judged_on(stroke, right).flags.opposite);
+    // A pole the point denies leaves the other said as often as the message likes.
+    let muscles = "Muscles can only pull, not push, so they work in antagonistic pairs.";
+    let pulled = "they can only pull, they cant push, so another one pulls the bone back the other way";
+    assert!(!judged_on(muscles, pulled).flags.opposite);
+}
+
+#[test]
 fn a_hedged_answer_with_a_rising_tone_offers_it_and_slower_for_faster_is_the_opposite() {
     let half_life =
         "Carbon-14 has a half-life of about 5,730 years, decaying back to nitrogen-14 by beta decay.";

@@ -3,7 +3,7 @@
 //! other way round. A way from one thing to another run backwards is in `ways`.
 
 use super::wording::clauses;
-use crate::text::{Token, tokens};
+use crate::text::{Token, role_tokens, tokens};
 
 /// Whether the message compares the point's two things the other way round, by the same
 /// word: "Stegosaurus lived closer in time to humans than to T. rex" for "Tyrannosaurus rex
@@ -203,7 +203,21 @@ pub(super) fn says_the_opposite(
             })
         })
     });
-    by_tokens || by_degree || by_comparison || by_sameness || by_phrase || by_place
+    // A point that names both of two opposites ("a stroke in the left hemisphere… weakness on
+    // the right side") is turned round by a message that says one more often than the point
+    // does and the other never ("…weakness on the left side").
+    // A pole the point denies ("can only pull, not push") is no place for the other.
+    let (point_roles, said_roles) = (role_tokens(point_text), role_tokens(said));
+    let count = |words: &[Token], t: &Token| words.iter().filter(|m| !m.negated && m.same_as(t)).count();
+    let said_at_all = |t: &Token| said_roles.iter().any(|m| m.same_as(t));
+    let by_one_pole = point_roles.iter().filter(|x| !x.negated).any(|x| {
+        count(&said_roles, x) > count(&point_roles, x)
+            && point_roles.iter().filter(|y| !y.negated).any(|y| {
+                (crate::text::opposite(&x.term, &y.term) || crate::text::antonyms::opposed(&x.word, &y.word))
+                    && !said_at_all(y)
+            })
+    });
+    by_tokens || by_degree || by_comparison || by_sameness || by_phrase || by_place || by_one_pole
 }
 
 /// Whether the message says `word`, the opposite of the point's `instead`, only of another
