@@ -260,7 +260,12 @@ fn tokens_keeping(text: &str, keep: impl Fn(&str) -> bool) -> Vec<Token> {
             continue;
         }
         if NEGATIONS.contains(&word) {
-            negation_reach = 4;
+            // In a relative clause ("water that is not absorbed flows over the land") the
+            // denial is of its one word; what follows is the main clause's.
+            let relative = i >= 2
+                && matches!(refs[i - 1], "is" | "are" | "was" | "were")
+                && matches!(refs[i - 2], "that" | "which" | "who");
+            negation_reach = if relative { 1 } else { 4 };
             i += 1;
             continue;
         }
@@ -538,6 +543,13 @@ mod tests {
         let amount = tokens("not enough water left for microbes");
         assert!(amount.iter().all(|t| !t.negated), "an amount, not a denial: {amount:?}");
         assert!(amount.iter().any(|t| t.same_as(&tokens("too little").remove(0))));
+        // A relative clause's denial is of its one word.
+        let runoff: Vec<(String, bool)> = tokens("water that is not absorbed flows over the land")
+            .into_iter()
+            .map(|t| (t.word, t.negated))
+            .collect();
+        let flags: Vec<bool> = runoff.iter().map(|(_, n)| *n).collect();
+        assert_eq!(flags, vec![false, true, false, false], "{runoff:?}");
     }
 
     #[test]
