@@ -753,6 +753,10 @@ fn right_for_left_in_the_clause_asked_about_is_the_opposite() {
     assert!(!turns_direction("the left ventricle pumps blood", "the left ventricle, right?"));
     assert!(!turns_direction("the left ventricle pumps blood", "that's right, the ventricle"));
     assert!(turns_direction("the left ventricle pumps blood", "the right ventricle"));
+    // A way from one side to the other names both; "leftwards" is a direction.
+    let arabic = "Arabic is written from right to left.";
+    assert!(!turns_direction(arabic, "u start on the right hand side and work leftwards"));
+    assert!(turns_direction("Keep to the left side.", "you keep rightwards"));
 }
 
 #[test]

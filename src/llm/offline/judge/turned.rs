@@ -343,12 +343,17 @@ pub(super) fn turns_direction(point: &str, said: &str) -> bool {
             crate::text::words_spaced(text).split_whitespace().map(str::to_string).collect();
         let mut out = Vec::new();
         for (i, word) in words.iter().enumerate() {
-            let Some(side) = ["left", "right"].into_iter().find(|side| word == side) else { continue };
+            // "Leftwards" is a direction however it is placed.
+            let Some(side) = ["left", "right"].into_iter().find(|side| {
+                word == side || word.strip_prefix(side).is_some_and(|w| w == "wards" || w == "ward")
+            }) else {
+                continue;
+            };
             let before = i.checked_sub(1).and_then(|i| words.get(i)).map(String::as_str);
             let after = words.get(i + 1).map(String::as_str);
-            let as_direction =
-                matches!(before, Some("the" | "to" | "on" | "turn" | "turns" | "keep" | "far"))
-                    || after.is_some_and(|w| !crate::text::is_stopword(w));
+            let as_direction = word != side
+                || matches!(before, Some("the" | "to" | "from" | "on" | "turn" | "turns" | "keep" | "far"))
+                || after.is_some_and(|w| !crate::text::is_stopword(w));
             if as_direction {
                 out.push(side);
             }
