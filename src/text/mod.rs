@@ -193,6 +193,26 @@ fn coefficient_formula(word: &str) -> Option<(f64, &'static [&'static str])> {
     FORMULAS.iter().find(|(f, _)| *f == formula).map(|(_, expanded)| (count, *expanded))
 }
 
+/// The first word each denial of a text reaches: "effect" in "no effect on viruses", "cure" in
+/// "can't cure colds", "citizen" in "non-citizen soldiers". The rest in its reach is what is
+/// denied of it.
+pub fn denied_heads(text: &str) -> Vec<Token> {
+    let words = raw_words(text);
+    let opens = |i: usize| {
+        let (word, next) = (words[i].as_str(), words.get(i + 1).map(String::as_str));
+        NEGATIONS.contains(&word)
+            || matches!(word, "non" | "lack" | "lacks" | "lacking")
+            || matches!((word, next), ("rather", Some("than")) | ("instead" | "absence", Some("of")))
+    };
+    (0..words.len())
+        .filter(|&i| opens(i))
+        // An adverb says how, not what ("rather than simply by drying out" denies drying).
+        .filter_map(|i| {
+            tokens(&words[i..].join(" ")).into_iter().find(|t| t.negated && !t.word.ends_with("ly"))
+        })
+        .collect()
+}
+
 /// The content words of a text, in order, numbers read with their units, negations marked.
 pub fn tokens(text: &str) -> Vec<Token> {
     tokens_keeping(text, |_| false)
@@ -550,6 +570,9 @@ mod tests {
             .collect();
         let flags: Vec<bool> = runoff.iter().map(|(_, n)| *n).collect();
         assert_eq!(flags, vec![false, true, false, false], "{runoff:?}");
+        let heads = |text: &str| denied_heads(text).into_iter().map(|t| t.word).collect::<Vec<_>>();
+        assert_eq!(heads("no effect on viruses, so they can't cure colds"), ["effect", "cure"]);
+        assert_eq!(heads("hardens by hydration rather than simply by drying out"), ["drying"]);
     }
 
     #[test]

@@ -182,8 +182,11 @@ impl Context {
             ["abl", "ibl"].iter().any(|end| k.term.strip_suffix(end) == Some(m.term.as_str()))
                 && m.term.len() >= 4
         };
+        // A denial is affirmed by its first word: "a cold's a virus" affirms nothing of "have no
+        // effect on viruses, so they can't cure colds".
+        let heads = crate::text::denied_heads(&point.content);
         let affirms_denied = !self.message.iter().any(|m| m.negated)
-            && key.iter().any(|k| k.negated && self.message.iter().any(|m| m.term == k.term))
+            && heads.iter().any(|head| self.message.iter().any(|m| m.term == head.term))
             || key.iter().any(|k| k.negated && self.message.iter().any(|m| !m.negated && can_be(k, m)));
         // Or it turns what the point says and what it denies round ("when it is received, not
         // when it is posted" for "when it is posted, not when received").

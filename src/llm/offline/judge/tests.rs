@@ -273,6 +273,12 @@ fn saying_plainly_what_the_point_denies_is_the_opposite_saying_it_denied_is_not(
     let false_friend = "\"Gift\" in German means poison, not a present.";
     assert!(judged_on(false_friend, "a present").flags.opposite);
     assert!(!judged_on(false_friend, "poison, not a present").flags.opposite);
+    // Naming a thing the denial is of, not what it denies, affirms nothing.
+    let antibiotics =
+        "Antibiotics kill bacteria but have no effect on viruses, so they can't cure colds or flu.";
+    let reason = "cos a cold's a virus and antibiotics only go after bacteria";
+    assert!(!judged_on(antibiotics, reason).flags.opposite);
+    assert!(judged_on(antibiotics, "antibiotics cure colds and flu").flags.opposite);
 }
 
 #[test]
