@@ -542,7 +542,6 @@ pub const OPPOSITES: &[(&str, &str)] = &[
     ("darkness", "light"),
     ("sleep", "wake"),
     ("close", "far"),
-    ("fixed", "variable"),
     // Verbs, which WordNet's adjective and noun files leave out.
     ("outperform", "underperform"),
     ("beat", "underperform"),

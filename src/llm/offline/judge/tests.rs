@@ -257,10 +257,6 @@ fn an_antonym_in_a_words_place_is_the_opposite_a_paraphrase_with_the_points_own_
     let histones = "Histone acetylation loosens chromatin and generally increases gene transcription.";
     assert!(judged_on(histones, "acetylation tightens the chromatin").flags.opposite);
     assert!(!judged_on(histones, "it loosens the chromatin so genes get transcribed more").flags.opposite);
-    let schedules = "Variable-ratio schedules, as in slot machines, are the most resistant to extinction.";
-    assert!(
-        judged_on(schedules, "fixed-ratio ones, like slot machines, resist extinction most").flags.opposite
-    );
 }
 
 #[test]
