@@ -194,6 +194,16 @@ impl Context {
             self.message.iter().any(|m| m.negated == negated && m.term == k.term)
                 && !self.message.iter().any(|m| m.negated != negated && m.term == k.term)
         };
+        // A word the question names with its opposite ("What separates the North and South
+        // Islands?") is the question's, said by the answer to place what it names, not turned.
+        let asked_with_its_opposite = |m: &Token| {
+            let asked = |t: &Token| self.asked.iter().any(|a| a.same_as(t));
+            asked(m)
+                && self.asked.iter().any(|a| {
+                    crate::text::opposite(&a.term, &m.term)
+                        || crate::text::antonyms::opposed(&a.word, &m.word)
+                })
+        };
         let turned_round = key.iter().any(|k| !k.negated && only_as(k, true))
             && key.iter().any(|k| k.negated && only_as(k, false));
         let opposite = affirms_denied
@@ -201,7 +211,11 @@ impl Context {
             || moves_the_denial(&point.content, &self.said_text)
             || says_the_opposite(
                 &point.content,
-                &self.for_this_point(&point.id, &key),
+                &self
+                    .for_this_point(&point.id, &key)
+                    .into_iter()
+                    .filter(|m| !asked_with_its_opposite(m))
+                    .collect::<Vec<_>>(),
                 &self.said_text,
                 &self.message_clauses,
             )

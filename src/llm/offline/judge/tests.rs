@@ -1643,3 +1643,16 @@ fn another_colour_for_a_thing_of_the_point_is_a_wrong_detail() {
             .sibling
     );
 }
+
+#[test]
+fn a_word_the_question_names_with_its_opposite_is_no_turn() {
+    let points = [
+        "Cook Strait separates the North Island from the South Island.",
+        "The Southern Alps run the length of the South Island.",
+    ];
+    let message = "cook strait. the southern alps run down the south island";
+    let both = judged_among(&points, Some("What separates the North and South Islands?"), message, 0);
+    assert!(!both.flags.opposite && both.recalled, "{:?}", both.flags);
+    let one = judged_among(&points, Some("What does Cook Strait do?"), message, 0);
+    assert!(one.flags.opposite, "the north asked of nowhere, the south said in its place");
+}
