@@ -65,6 +65,7 @@ impl Context {
                 .iter()
                 .any(|w| asked.contains(w))
         };
+        let compounded = wording::numbered_compounds(&point.content);
         for (k, aside) in &judged {
             let weight = self.weight(k) * if *aside { 0.3 } else { 1.0 };
             total += weight;
@@ -73,6 +74,10 @@ impl Context {
                 present.push(k.word.clone());
                 number_right |= k.quantity.is_some();
             } else if let Some(q) = &k.quantity {
+                // "Three-dimensional" names a kind of thing: another count is no answer to it.
+                if compounded.iter().any(|(number, _)| *number == k.word) {
+                    continue;
+                }
                 missing_numbers.push(q);
                 // A figure in brackets is an aside ("In Leviathan (1651) Hobbes…"), not one the
                 // learner had to supply, unless the question asks when.
@@ -146,7 +151,11 @@ impl Context {
         let wrong_code = wording::another_code(&point.content, &self.said_text, |code| {
             self.asked.iter().any(|t| t.word == code)
         });
-        let wrong_compound = wording::another_compound(&point.content, &self.said_text, &self.asked_text);
+        let wrong_compound = wording::another_compound(&point.content, &self.said_text, &self.asked_text)
+            // "two-dimensional" for "three-dimensional".
+            || wording::numbered_compounds(&self.said_text)
+                .iter()
+                .any(|theirs| !compounded.contains(theirs) && compounded.iter().any(|ours| ours.1 == theirs.1));
         let wrong_number =
             wrong_number || wrong_unit || wrong_operation || wrong_order || wrong_code || wrong_compound;
         let score = if total > 0.0 { carried / total } else { 0.0 };

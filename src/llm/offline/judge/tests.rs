@@ -1656,3 +1656,21 @@ fn a_word_the_question_names_with_its_opposite_is_no_turn() {
     let one = judged_among(&points, Some("What does Cook Strait do?"), message, 0);
     assert!(one.flags.opposite, "the north asked of nowhere, the south said in its place");
 }
+
+#[test]
+fn a_number_that_makes_a_compound_is_a_kind_not_a_count() {
+    assert_eq!(
+        numbered_compounds("A flat plate shows a three-dimensional image, one-way."),
+        vec![("three".to_string(), "dimensional".to_string()), ("one".to_string(), "way".to_string())]
+    );
+    assert!(numbered_compounds("about two-thirds of it").is_empty(), "a fraction is a number");
+    assert!(numbered_compounds("two hands, a two-handed grip").is_empty(), "said alone too, it is a count");
+    let hologram = "A hologram records light so that a flat plate shows a three-dimensional image.";
+    let depth = judged_on(
+        hologram,
+        "one laser beam is split and the flat plate ends up showing an image with real depth",
+    );
+    assert!(!depth.flags.wrong_number, "{:?}", depth.flags);
+    let flat = judged_on(hologram, "it records light so the flat plate shows a two-dimensional image");
+    assert!(flat.flags.wrong_number && !flat.recalled);
+}

@@ -167,6 +167,30 @@ pub(super) fn another_compound(point: &str, said: &str, asked: &str) -> bool {
         && theirs.iter().any(|c| !ours.contains(c) && !given.contains(c))
 }
 
+/// The numbers a text spells out only to make a word of a compound ("three-dimensional",
+/// "two-handed", "one-way"), each with the rest of its compound: a kind of thing, not a count
+/// the learner must give. Not a fraction ("two-thirds"), nor a number the text also says alone.
+pub(super) fn numbered_compounds(text: &str) -> Vec<(String, String)> {
+    let spaced = crate::text::words_spaced(text);
+    text.split(|c: char| {
+        c.is_whitespace() || matches!(c, ',' | '.' | ';' | ':' | '(' | ')' | '"' | '!' | '?')
+    })
+    .filter_map(|w| {
+        let (number, rest) = w.split_once('-')?;
+        let (number, rest) = (number.to_lowercase(), rest.to_lowercase());
+        let spelled = number.chars().all(char::is_alphabetic)
+            && crate::text::numbers::read(&[number.as_str()]).is_some_and(|(_, used)| used == 1);
+        let worded = rest.len() > 2
+            && rest.chars().all(|c| c.is_alphabetic() || c == '-')
+            && crate::text::numbers::read(&[number.as_str(), rest.as_str()])
+                .is_none_or(|(_, used)| used == 1);
+        let alone = spaced.matches(&format!(" {number} ")).count()
+            > spaced.matches(&format!(" {number} {rest} ")).count();
+        (spelled && worded && !alone).then_some((number, rest))
+    })
+    .collect()
+}
+
 /// Titles a name follows ("Lord Diplock", "King Leopold", "Mount Kenya").
 const TITLES: &[&str] = &[
     "lord",
