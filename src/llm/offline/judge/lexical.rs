@@ -66,6 +66,13 @@ impl Context {
                 .any(|w| asked.contains(w))
         };
         let compounded = wording::numbered_compounds(&point.content);
+        // "One table … the other": "one" of a pair picks one out, it counts nothing.
+        let paired = {
+            let words = crate::text::words_spaced(&point.content);
+            words
+                .split_once(" one ")
+                .is_some_and(|(_, after)| after.contains(" the other ") || after.contains(" another "))
+        };
         for (k, aside) in &judged {
             let weight = self.weight(k) * if *aside { 0.3 } else { 1.0 };
             total += weight;
@@ -75,7 +82,7 @@ impl Context {
                 number_right |= k.quantity.is_some();
             } else if let Some(q) = &k.quantity {
                 // "Three-dimensional" names a kind of thing: another count is no answer to it.
-                if compounded.iter().any(|(number, _)| *number == k.word) {
+                if compounded.iter().any(|(number, _)| *number == k.word) || k.word == "one" && paired {
                     continue;
                 }
                 missing_numbers.push(q);

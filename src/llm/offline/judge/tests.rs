@@ -1674,3 +1674,13 @@ fn a_number_that_makes_a_compound_is_a_kind_not_a_count() {
     let flat = judged_on(hologram, "it records light so the flat plate shows a two-dimensional image");
     assert!(flat.flags.wrong_number && !flat.recalled);
 }
+
+#[test]
+fn one_of_a_pair_counts_nothing() {
+    let velcro = "Velcro's hooks on one strip catch the loops on the other.";
+    let hooks = judged_on(velcro, "say 3 hooks on a strip catch 4 loops on its partner, 12 grips in all");
+    assert!(!hooks.flags.wrong_number, "{:?}", hooks.flags);
+    let unicycle =
+        judged_on("A unicycle has one wheel and no handlebars.", "it has 2 wheels and no handlebars");
+    assert!(unicycle.flags.wrong_number && !unicycle.recalled);
+}
