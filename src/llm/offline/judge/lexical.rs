@@ -4,8 +4,8 @@
 
 use super::swaps::{self, swapped, swapped_marks};
 use super::turned::{
-    compared_the_other_way, moves_the_denial, runs_from_the_other_end, says_the_opposite, turned_in_a_clause,
-    turns_direction, turns_up_or_down,
+    compared_the_other_way, crosses_the_threshold, moves_the_denial, runs_from_the_other_end,
+    says_the_opposite, turned_in_a_clause, turns_direction, turns_up_or_down,
 };
 use super::ways::{acts_backwards, makes_the_source, reverses, runs_backwards};
 use super::wording;
@@ -238,6 +238,7 @@ impl Context {
             || reverses(&point.content, self.message_way.as_ref())
             || turns_direction(&self.asked_part(&point.content), &self.said_text)
             || runs_from_the_other_end(&point.content, &self.said_text)
+            || crosses_the_threshold(&point.content, &self.said_text)
             || turns_up_or_down(&point.content, &self.said_text)
             || turned_in_a_clause(
                 &point.content,

@@ -1684,3 +1684,13 @@ fn one_of_a_pair_counts_nothing() {
         judged_on("A unicycle has one wheel and no handlebars.", "it has 2 wheels and no handlebars");
     assert!(unicycle.flags.wrong_number && !unicycle.recalled);
 }
+
+#[test]
+fn a_threshold_crossed_from_the_other_side_is_the_opposite() {
+    let mark = "The pass mark is the score above which a student passes the exam.";
+    assert!(crosses_the_threshold(mark, "it's 40, and if your score comes out lower than that you pass"));
+    assert!(!crosses_the_threshold(mark, "it's 40, and if your score is higher than that you pass"));
+    assert!(!crosses_the_threshold(mark, "it's 40, more or less"), "no comparison said");
+    let flags = judged_on(mark, "the score where if you get less than it you pass the exam").flags;
+    assert!(flags.opposite);
+}

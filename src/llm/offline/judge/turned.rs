@@ -39,6 +39,27 @@ pub(super) fn compared_the_other_way(point: &str, said: &str) -> bool {
         && !second.iter().any(|t| has(&theirs_after, t))
 }
 
+/// Whether the point names a threshold by the side a thing must fall on ("the threshold below
+/// which the p-value leads us to reject") and the message puts it on the other side only
+/// ("if your p value comes out bigger than that you reject").
+pub(super) fn crosses_the_threshold(point: &str, said: &str) -> bool {
+    const UP: &[&str] = &["bigger", "greater", "larger", "higher", "more", "above", "over"];
+    const DOWN: &[&str] = &["smaller", "less", "lower", "fewer", "below", "under", "beneath"];
+    let point = crate::text::words_spaced(point);
+    let said = crate::text::words_spaced(said);
+    let threshold = |side: &[&str]| {
+        side.iter().any(|w| [" which ", " that "].iter().any(|r| point.contains(&format!(" {w}{r}"))))
+    };
+    let compares = |side: &[&str]| {
+        side.iter().any(|w| {
+            said.contains(&format!(" {w} than "))
+                || ["above", "below", "under", "over"].contains(w) && said.contains(&format!(" {w} "))
+        })
+    };
+    (threshold(DOWN) && !threshold(UP) && compares(UP) && !compares(DOWN))
+        || (threshold(UP) && !threshold(DOWN) && compares(DOWN) && !compares(UP))
+}
+
 /// Whether the message moves the point's denial from one thing to another: "let can't be
 /// reassigned but const can" for "const cannot be reassigned, while let allows reassignment".
 /// A thing is weighed by the one clause it stands in on each side: one the point denies a word
