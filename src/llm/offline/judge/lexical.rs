@@ -179,6 +179,13 @@ impl Context {
             || self.one_of_a_pair(&point.content)
             || self.lacks_the_means(&point.content)
             || self.gives_another_reason(&point.id, &point.content)
+            // Or gives the word of a point on what a word means, and not the meaning (nor was it
+            // asked): "the formal way to say goodbye" for "'Kamsahamnida' means 'thank you'".
+            || wording::quoted_meaning(&point.content).is_some_and(|meaning| {
+                let meant = tokens(meaning);
+                !meant.is_empty()
+                    && !meant.iter().any(|k| self.is_given(k) || self.message.iter().any(|m| m.same_as(k)))
+            })
             // Or claims without exception what the point bounds.
             || wording::overgeneralises(&point.content, &self.said_text)
             // Or hedges where a detail the learner had to give should be ("some kind of

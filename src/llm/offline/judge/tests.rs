@@ -1694,3 +1694,17 @@ fn a_threshold_crossed_from_the_other_side_is_the_opposite() {
     let flags = judged_on(mark, "the score where if you get less than it you pass the exam").flags;
     assert!(flags.opposite);
 }
+
+#[test]
+fn the_word_without_the_meaning_a_point_gives_it_is_no_recall() {
+    let danke = "'Danke schön' means 'thank you very much' in German.";
+    assert_eq!(quoted_meaning(danke), Some("thank you very much"));
+    assert_eq!(quoted_meaning("The word \"kind\" means \u{201c}child\u{201d} in German."), Some("child"));
+    let goodbye = judged_on(danke, "danke schön is the polite German way to say goodbye");
+    assert!(goodbye.flags.partial && !goodbye.recalled);
+    let thanks = judged_on(danke, "danke schön is German for thank you very much");
+    assert!(!thanks.flags.partial, "{:?}", thanks.flags);
+    let asked =
+        judged_among(&[danke], Some("How do you say 'thank you very much' in German?"), "danke schön", 0);
+    assert!(!asked.flags.partial, "the meaning was the question's");
+}

@@ -191,6 +191,17 @@ pub(super) fn numbered_compounds(text: &str) -> Vec<(String, String)> {
     .collect()
 }
 
+/// The meaning a point gives a word in quotes: "thank you" of "'Kamsahamnida' means 'thank
+/// you' in formal Korean".
+pub(super) fn quoted_meaning(point: &str) -> Option<&str> {
+    let (_, after) = point.split_once(" mean")?;
+    let after = after.strip_prefix('s').unwrap_or(after).trim_start();
+    let open = after.chars().next().filter(|c| matches!(c, '\'' | '"' | '‘' | '“'))?;
+    let rest = &after[open.len_utf8()..];
+    let end = rest.find(['\'', '"', '’', '”'])?;
+    Some(&rest[..end])
+}
+
 /// Titles a name follows ("Lord Diplock", "King Leopold", "Mount Kenya").
 const TITLES: &[&str] = &[
     "lord",
