@@ -1708,3 +1708,12 @@ fn the_word_without_the_meaning_a_point_gives_it_is_no_recall() {
         judged_among(&[danke], Some("How do you say 'thank you very much' in German?"), "danke schön", 0);
     assert!(!asked.flags.partial, "the meaning was the question's");
 }
+
+#[test]
+fn while_it_happens_is_another_time_than_before_it_happens() {
+    let seeds = "Pea seeds are soaked overnight before they are sown.";
+    assert!(judged_on(seeds, "you soak pea seeds overnight while they are sown").flags.opposite);
+    assert!(!judged_on(seeds, "pea seeds get soaked overnight before they are sown").flags.opposite);
+    let both = judged_on(seeds, "pea seeds are soaked overnight before they are sown, while bulbs go in dry");
+    assert!(!both.flags.opposite, "a while that contrasts places no time");
+}

@@ -278,8 +278,17 @@ fn said_of_another_clause(
 }
 
 /// Words that place a thing, each with its opposite; neither is a content word.
-const PLACE_OPPOSITES: &[(&str, &str)] =
-    &[("above", "below"), ("above", "beneath"), ("above", "underneath"), ("before", "after")];
+const PLACE_OPPOSITES: &[(&str, &str)] = &[
+    ("above", "below"),
+    ("above", "beneath"),
+    ("above", "underneath"),
+    ("before", "after"),
+    // "While it runs" for "before it runs": another time.
+    ("before", "while"),
+    ("before", "during"),
+    ("after", "while"),
+    ("after", "during"),
+];
 
 /// Whether a clause of the message says two or more of a clause of the point's words and
 /// the opposite of another of them in its place ("the resistant bacteria die during the
