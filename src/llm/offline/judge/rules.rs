@@ -453,11 +453,21 @@ impl Context {
     pub(super) fn out_of_order(&self, point: &str) -> bool {
         let spaced = crate::text::words_spaced(point);
         let lists = point.matches(',').count() >= 2;
+        // A sequence told step by step ("you write a failing test first, then…, then refactor")
+        // is in order too.
+        let steps = spaced.contains(" first ") && spaced.contains(" then ");
         let ordered = [" in that order ", " in this order ", " in order "].iter().any(|p| spaced.contains(p))
             || (lists && self.asked.iter().any(|t| t.word == "order"));
-        if !ordered {
+        if !ordered && !steps {
             return false;
         }
+        // Of steps, only the steps are in order: from the clause that says which comes first.
+        let point = match point.find("first") {
+            Some(at) if !ordered => {
+                point.get(..at).and_then(|head| head.rfind(',')).map_or(point, |comma| &point[comma..])
+            }
+            _ => point,
+        };
         let key: Vec<Token> = tokens(point)
             .into_iter()
             .filter(|k| !k.is_generic() && k.quantity.is_none() && !self.is_given(k))

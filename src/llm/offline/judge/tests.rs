@@ -1717,3 +1717,13 @@ fn while_it_happens_is_another_time_than_before_it_happens() {
     let both = judged_on(seeds, "pea seeds are soaked overnight before they are sown, while bulbs go in dry");
     assert!(!both.flags.opposite, "a while that contrasts places no time");
 }
+
+#[test]
+fn steps_told_first_then_are_in_order() {
+    let bread = "When you make bread by hand, you knead the dough first, then let it rise, then bake it.";
+    assert!(judged_on(bread, "you let the dough rise first, then knead it, then bake it").flags.swapped);
+    assert!(!judged_on(bread, "knead the dough first, then let it rise, then bake it").flags.swapped);
+    // What comes before the steps is in no order: "bread" may be named last.
+    let loaf = judged_on(bread, "knead the dough, let it rise, then bake it, and you have bread by hand");
+    assert!(!loaf.flags.swapped, "{:?}", loaf.flags);
+}
