@@ -66,6 +66,13 @@ pub(super) fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> 
         }
     }
     ride_on_another(&brief.unchecked, &mut verdicts);
+    // A story from the learner's life is small talk, not a try, though it has a point's words
+    // ("my dad still spells our surname with 'B for bravo'").
+    if form == MessageKind::SmallTalk && super::kinds::tells_a_story(&brief.learner_message) {
+        for verdict in &mut verdicts {
+            verdict.recalled = false;
+        }
+    }
     for (point, verdict) in brief.unchecked.iter().zip(verdicts) {
         if verdict.recalled {
             recalled_words.extend(crate::text::tokens(&point.content));

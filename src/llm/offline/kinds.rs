@@ -139,6 +139,24 @@ fn tells_of_family(clause: &str) -> bool {
 /// The most words an aside runs to.
 const ASIDE_WORDS: usize = 24;
 
+/// Whether a first clause (its words between single spaces) opens a story from the learner's
+/// life.
+fn opens_a_story(first_clause: &str) -> bool {
+    A_STORY.iter().any(|p| first_clause.contains(&format!(" {p} "))) || tells_of_family(first_clause)
+}
+
+/// Whether a message is a short story from the learner's life, said in passing ("lol my
+/// roommate is a dj and will not shut up about turntables"): small talk, whatever words of a
+/// point it happens to have.
+pub fn tells_a_story(message: &str) -> bool {
+    let message = &*crate::text::shorthand::expand(message, |_| false);
+    let lower = message.trim().to_lowercase().replace('’', "'");
+    let first_clause = crate::text::words_spaced(
+        lower.split([',', '.', ';', ':', '!', '?', '—', '–']).next().unwrap_or_default(),
+    );
+    !message.contains('?') && words_of(&lower).len() <= ASIDE_WORDS && opens_a_story(&first_clause)
+}
+
 /// Questions about the tutor itself, not the subject: small talk ("are you a Wimbledon
 /// person?", "did you see it? oh wait, you're a chatbot").
 const ABOUT_THE_TUTOR: &[&str] = &[
@@ -296,8 +314,7 @@ pub fn kind_of(message: &str) -> MessageKind {
             && words.len() <= ASIDE_WORDS
             // Whole words, punctuation aside: "…making beats haha, my first ever track…".
             && (AN_ASIDE.iter().any(|p| spaced.contains(&format!(" {p} ")))
-                || A_STORY.iter().any(|p| first_clause.contains(&format!(" {p} ")))
-                || tells_of_family(&first_clause)))
+                || opens_a_story(&first_clause)))
         || ABOUT_THE_TUTOR.iter().any(|p| lower.contains(&format!(" {p} ")))
     {
         return MessageKind::SmallTalk;

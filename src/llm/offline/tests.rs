@@ -1027,3 +1027,34 @@ fn chunks_keep_every_character() {
     assert_eq!(chunks(text).concat(), text);
     assert!(chunks(text).len() > 1);
 }
+
+#[test]
+fn a_story_from_the_learners_life_recalls_nothing_though_it_has_a_points_words() {
+    let icao = "The ICAO phonetic alphabet uses words such as Alfa, Bravo and Charlie so that letters are not misheard over the radio.";
+    let points = vec![
+        point(
+            "s",
+            "A transponder squawk of 7700 signals a general emergency, 7600 a radio failure and 7500 a hijacking.",
+            "",
+        ),
+        point("a", icao, ""),
+    ];
+    #[cfg(feature = "model")]
+    let model = crate::embed::Embedder::load(std::path::Path::new("data/models/all-MiniLM-L6-v2"))
+        .expect("the sentence model, which scripts/test installs");
+    #[cfg(feature = "model")]
+    let embedder = Some(&model);
+    #[cfg(not(feature = "model"))]
+    let embedder = None;
+    let judged = |message: &str| {
+        let mut brief = evaluator_brief("Air traffic control", points.clone(), message);
+        brief.recent = vec![crate::llm::Message::assistant("What's the phonetic alphabet for?")];
+        evaluator(&brief, embedder)
+    };
+    let v =
+        judged("haha my dad still spells our surname down the phone with 'B for bravo' every single time");
+    assert_eq!(v["recalled"].as_array().map(Vec::len), Some(0), "{v}");
+    assert_eq!(v["messageKind"], "small_talk", "{v}");
+    let v = judged("so letters like b and d don't get misheard over the radio, you say bravo and delta");
+    assert_eq!(v["recalled"][0]["pointId"], "a", "{v}");
+}
