@@ -46,6 +46,9 @@ impl Context {
         // One of them written in figures ("0.05", "1348"), not a word that may be no amount
         // ("Newton's first law", "to a colder one").
         let mut unsaid_figure = false;
+        // A share spelt out ("a third") that the question asks for, unsaid: a right figure
+        // beside it (the year) does not stand for it.
+        let mut unsaid_amount = false;
         // A figure of a name said by its code ("uncoupling protein 1 (UCP1)" by "UCP1") is said.
         let said_words = crate::text::words_spaced(&self.said_text);
         let codes_said: Vec<String> = point
@@ -64,6 +67,22 @@ impl Context {
             [" when ", " year ", " years ", " date ", " century ", " how long "]
                 .iter()
                 .any(|w| asked.contains(w))
+        };
+        // A question of how many, how much or what share wants the figure, spelt out or not
+        // ("how deadly was it?": "about a third to half of the population", not "loads").
+        let asked_amount = {
+            let asked = crate::text::words_spaced(&self.asked_text);
+            [
+                " how many ",
+                " how much ",
+                " how deadly ",
+                " what fraction ",
+                " what proportion ",
+                " what share ",
+                " what percentage ",
+            ]
+            .iter()
+            .any(|w| asked.contains(w))
         };
         let compounded = wording::numbered_compounds(&point.content);
         // "One table … the other": "one" of a pair picks one out, it counts nothing.
@@ -91,6 +110,10 @@ impl Context {
                 unsaid_figure |= (!aside || asked_when)
                     && k.word.trim_start_matches(['-', '−', '~']).starts_with(|c: char| c.is_ascii_digit())
                     && !codes_said.iter().any(|code| code.contains(k.word.as_str()));
+                unsaid_amount |= asked_amount
+                    && !aside
+                    && matches!(q.base, Some((crate::text::numbers::Dimension::Share, _)))
+                    && k.word.chars().all(|c| c.is_alphabetic() || c == ' ' || c == '-');
             }
         }
         // "It's not the nucleus", "not sure about katakana": the message denies a word of the point.
@@ -291,7 +314,8 @@ impl Context {
         // A figure in an order of growth is said by naming the order ("constant time": O(1)).
         let same_orders = !orders.is_empty() && orders.iter().all(|o| self.message_orders.contains(o));
         let unsaid_number =
-            ((unsaid_figure && !number_right) || self.says_another_figure(&point.content)) && !same_orders;
+            ((unsaid_figure && !number_right) || unsaid_amount || self.says_another_figure(&point.content))
+                && !same_orders;
         let recalled = recalled && !unsaid_number;
         let flags = Flags {
             wrong_number,

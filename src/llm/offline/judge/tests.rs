@@ -1727,3 +1727,22 @@ fn steps_told_first_then_are_in_order() {
     let loaf = judged_on(bread, "knead the dough, let it rise, then bake it, and you have bread by hand");
     assert!(!loaf.flags.swapped, "{:?}", loaf.flags);
 }
+
+#[test]
+fn a_share_the_question_asks_for_is_said_or_the_point_is_not_recalled() {
+    let plague =
+        "The Black Death reached England in 1348 and killed about a third to half of the population.";
+    let how_deadly = Some("When did the Black Death reach England, and how deadly was it?");
+    let vague = judged_among(&[plague], how_deadly, "1348, and it killed loads of people", 0);
+    assert!(vague.flags.unsaid_number && !vague.recalled, "{vague:?}");
+    let said = judged_among(&[plague], how_deadly, "1348, and it killed about a third of people", 0);
+    assert!(!said.flags.unsaid_number, "{said:?}");
+    // Asked only when, the share is not what the learner had to supply.
+    let when = judged_among(
+        &[plague],
+        Some("When did the Black Death reach England?"),
+        "1348, and it killed loads of people",
+        0,
+    );
+    assert!(!when.flags.unsaid_number, "{when:?}");
+}
