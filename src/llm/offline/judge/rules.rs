@@ -253,6 +253,22 @@ impl Context {
             i.checked_sub(1).and_then(|p| message.get(p)).is_some_and(|p| joined(p, &message[i]))
                 || message.get(i + 1).is_some_and(|n| joined(&message[i], n))
         };
+        let named = |word: &str| {
+            point.split_whitespace().skip(1).any(|w| {
+                let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+                w.to_lowercase() == word && w.chars().next().is_some_and(char::is_uppercase)
+            })
+        };
+        // Another place or person for one the point names is wrong wherever it stands, though
+        // it is also one of the name's other words ("at cambridge", a university, for "at the
+        // University of Leicester").
+        let names_another = |m: &Token| {
+            nouns.names_one(&m.word)
+                && lacking.iter().any(|k| named(k) && nouns.names_one(k) && nouns.siblings(k, &m.word))
+        };
+        if message.iter().enumerate().any(|(i, m)| stranger(m) && !in_a_name(i) && names_another(m)) {
+            return true;
+        }
         if message.iter().enumerate().any(|(i, m)| {
             stranger(m)
                 && !in_a_name(i)
@@ -265,12 +281,6 @@ impl Context {
         // thing is wrong even where that thing has many kinds ("the giant oak tree" for ash), and
         // so is a word WordNet does not know for a name it does not know either ("lake Titicaca"
         // for Lake Texcoco).
-        let named = |word: &str| {
-            point.split_whitespace().skip(1).any(|w| {
-                let w = w.trim_matches(|c: char| !c.is_alphanumeric());
-                w.to_lowercase() == word && w.chars().next().is_some_and(char::is_uppercase)
-            })
-        };
         // Two named ones are two people (or places) there: "kerensky led the bolsheviks" for
         // "Lenin led the Bolsheviks".
         let two_named = |k: &str, m: &str| nouns.names_one(k) && nouns.names_one(m) && !nouns.related(k, m);

@@ -1746,3 +1746,13 @@ fn a_share_the_question_asks_for_is_said_or_the_point_is_not_recalled() {
     );
     assert!(!when.flags.unsaid_number, "{when:?}");
 }
+
+#[test]
+fn another_place_for_the_one_a_point_names_is_wrong_though_it_is_a_kind_of_the_names_other_words() {
+    let jeffreys = "Alec Jeffreys developed DNA fingerprinting at the University of Leicester in 1984.";
+    let asked = Some("Who developed DNA fingerprinting, and where?");
+    let elsewhere = judged_among(&[jeffreys], asked, "alec jeffreys, at cambridge in 1984", 0);
+    assert!(elsewhere.flags.sibling && !elsewhere.recalled, "{elsewhere:?}");
+    let there = judged_among(&[jeffreys], asked, "alec jeffreys, at leicester in 1984", 0);
+    assert!(!there.flags.sibling && there.recalled, "{there:?}");
+}
