@@ -183,7 +183,8 @@ impl Context {
         });
         let wrong_compound = wording::another_compound(&point.content, &self.said_text, &self.asked_text)
             // "two-dimensional" for "three-dimensional".
-            || wording::numbered_compounds(&self.said_text)
+            || self
+                .message_compounds
                 .iter()
                 .any(|theirs| !compounded.contains(theirs) && compounded.iter().any(|ours| ours.1 == theirs.1));
         let wrong_number =

@@ -161,6 +161,8 @@ pub struct Context {
     message_operations: Vec<char>,
     /// The orders of growth the message names ("O(n)").
     message_orders: Vec<growth::Order>,
+    /// The compounds the message makes of a number ([`wording::numbered_compounds`]).
+    message_compounds: Vec<(String, String)>,
     /// The message's clauses and neighbouring pairs of them, and the whole, as vectors.
     stretches: Vec<crate::embed::Vector>,
     /// By point id: the cosine of the point and the message's stretch nearest it.
@@ -223,6 +225,7 @@ impl Context {
             message_way: way(&brief.learner_message),
             message_operations: equations::operations(&brief.learner_message),
             message_orders: growth::orders(&brief.learner_message),
+            message_compounds: wording::numbered_compounds(&brief.learner_message),
             stretches: Vec::new(),
             clauses: HashMap::new(),
             meaning: None,

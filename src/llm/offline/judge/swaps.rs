@@ -60,7 +60,17 @@ pub(super) fn swapped(point: &str, message_clauses: &[Vec<Token>]) -> bool {
         found.dedup();
         found
     };
-    let joined = message_clauses.iter().filter(|clause| found_in(clause, &own).len() >= 2).count();
+    // A word the message has said of its own clause's thing, in a clause of that thing alone
+    // ("every contact leaves a trace"), joins nothing when it comes again in another sense
+    // ("the criminal leaves stuff behind at the scene").
+    let straight: Vec<&Token> = message_clauses
+        .iter()
+        .filter(|clause| found_in(clause, &own).len() == 1)
+        .flat_map(|clause| clause.iter().filter(|m| !m.negated && own.iter().any(|(k, _)| k.same_as(m))))
+        .collect();
+    let unspoken: Vec<(Token, usize)> =
+        own.iter().filter(|(k, _)| !straight.iter().any(|m| m.same_as(k))).cloned().collect();
+    let joined = message_clauses.iter().filter(|clause| found_in(clause, &unspoken).len() >= 2).count();
     if joined >= 2 || crossed_pair(&parts, message_clauses) {
         return true;
     }

@@ -1756,3 +1756,13 @@ fn another_place_for_the_one_a_point_names_is_wrong_though_it_is_a_kind_of_the_n
     let there = judged_among(&[jeffreys], asked, "alec jeffreys, at leicester in 1984", 0);
     assert!(!there.flags.sibling && there.recalled, "{there:?}");
 }
+
+#[test]
+fn a_word_said_of_its_own_thing_in_a_clause_alone_joins_nothing_when_it_comes_again() {
+    let fleet = "The English fleet was commanded by Lord Howard of Effingham, with Francis Drake as his vice-admiral.";
+    let put_right =
+        "drake. well, no, drake was second in command, the actual lord admiral was howard, of effingham";
+    assert!(!swapped(fleet, &clause_tokens(put_right)));
+    let crossed = "the fleet was commanded by francis drake, with lord howard as his vice-admiral";
+    assert!(swapped(fleet, &clause_tokens(crossed)));
+}
