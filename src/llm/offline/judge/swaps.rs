@@ -71,7 +71,10 @@ pub(super) fn swapped(point: &str, message_clauses: &[Vec<Token>]) -> bool {
     let unspoken: Vec<(Token, usize)> =
         own.iter().filter(|(k, _)| !straight.iter().any(|m| m.same_as(k))).cloned().collect();
     let joined = message_clauses.iter().filter(|clause| found_in(clause, &unspoken).len() >= 2).count();
-    if joined >= 2 || crossed_pair(&parts, message_clauses) {
+    // Clauses that follow from one another ("Quartz has a hardness of 7, so it scratches
+    // glass") pair nothing: a message that says both in one breath joins them rightly.
+    let follows = [" so ", " which "].iter().any(|w| crate::text::words_spaced(point).contains(w));
+    if (joined >= 2 && !follows) || crossed_pair(&parts, message_clauses) {
         return true;
     }
     // Or one clause opens on one clause's subject (its first own word) with a word of another

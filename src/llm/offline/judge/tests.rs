@@ -1766,3 +1766,14 @@ fn a_word_said_of_its_own_thing_in_a_clause_alone_joins_nothing_when_it_comes_ag
     let crossed = "the fleet was commanded by francis drake, with lord howard as his vice-admiral";
     assert!(swapped(fleet, &clause_tokens(crossed)));
 }
+
+#[test]
+fn clauses_that_follow_from_one_another_are_not_a_pairing_to_swap() {
+    let quartz = "Quartz has a Mohs hardness of 7, so it scratches ordinary glass, which is about 5.5.";
+    let said = "its hardness like how well it resists being scratched one is talc ten is diamond and um quartz is like seven which is why it can scratch glass cause glass is about five and a half";
+    assert!(!swapped(quartz, &clause_tokens(said)));
+    // Told side by side, the same words crossed are a swap.
+    let side_by_side = "Quartz has a Mohs hardness of 7, while diamond scratches ordinary glass.";
+    let crossed = "quartz scratches glass, while diamond has a mohs hardness of 7";
+    assert!(swapped(side_by_side, &clause_tokens(crossed)));
+}
