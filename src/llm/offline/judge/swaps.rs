@@ -116,9 +116,12 @@ pub(super) fn swapped(point: &str, message_clauses: &[Vec<Token>]) -> bool {
         (0..parts.len()).any(|i| {
             opens_on(clause, i)
                 && found_in(clause, &own).iter().filter(|&&j| j != i).any(|&j| {
+                    // By a word that names something: "both" and "ones" are any clause's.
                     clause.iter().any(|m| {
                         own.iter().any(|(k, at)| *at == j && k.same_as(m))
                             && !subject(j).is_some_and(|s| s.same_as(m))
+                            && !m.is_generic()
+                            && !crate::text::is_stopword(&m.word)
                     }) && message_clauses.iter().enumerate().any(|(d, other)| d != c && opens_on(other, j))
                 })
         })

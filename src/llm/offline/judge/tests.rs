@@ -1777,3 +1777,10 @@ fn clauses_that_follow_from_one_another_are_not_a_pairing_to_swap() {
     let crossed = "quartz scratches glass, while diamond has a mohs hardness of 7";
     assert!(swapped(side_by_side, &clause_tokens(crossed)));
 }
+
+#[test]
+fn a_word_any_clause_has_crosses_nothing() {
+    let butterfly = "Butterfly uses a simultaneous arm recovery and a dolphin kick with both legs together.";
+    let said = "butterfly is both arms coming over at the same time plus that dolphin kick with your legs stuck together";
+    assert!(!swapped(butterfly, &clause_tokens(said)));
+}
