@@ -117,13 +117,13 @@ fn raw_words(text: &str) -> Vec<String> {
             None => {
                 let word = word.strip_suffix("'s").unwrap_or(&word);
                 // "2kw", "100km": an amount and its unit written together ("1800s" is a decade,
-                // "300k" three hundred thousand).
+                // "300k" three hundred thousand), or a year and its era ("300bc").
                 let at = word.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(0);
                 let (amount, unit) = word.split_at(at);
                 let glued = at > 0
                     && !matches!(unit, "s" | "k")
                     && unit.chars().all(|c| c.is_ascii_alphabetic())
-                    && numbers::unit(&[unit]).is_some();
+                    && (numbers::unit(&[unit]).is_some() || matches!(unit, "bc" | "bce" | "ad" | "ce"));
                 if glued {
                     out.push(amount.to_string());
                     out.push(unit.to_string());
@@ -520,6 +520,7 @@ mod tests {
         assert_eq!(terms("the the THE"), Vec::<String>::new());
         assert_eq!(terms("In 49 BC"), vec!["#49", "bc"]);
         assert_eq!(terms("in forty-nine BC"), vec!["#49", "bc"]);
+        assert_eq!(terms("c. 300bc, 1066AD"), vec!["#300", "bc", "#1066", "ad"], "a year and its era");
         assert_eq!(
             terms("a 2kW kettle, 100km, in the 1800s, 49bc"),
             terms("a 2 kW kettle, 100 km, in the 1800s, 49bc")
