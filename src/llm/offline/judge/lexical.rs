@@ -84,6 +84,7 @@ impl Context {
             .iter()
             .any(|w| asked.contains(w))
         };
+        let passing_years = dated_in_passing(&point.content);
         let compounded = wording::numbered_compounds(&point.content);
         // "One table … the other": "one" of a pair picks one out, it counts nothing.
         let paired = {
@@ -105,9 +106,14 @@ impl Context {
                     continue;
                 }
                 missing_numbers.push(q);
+                // A year the question neither gives nor asks for dates the point in passing ("the
+                // Fresnel lens, developed … in the 1820s, uses…", asked what made it a big deal).
+                let in_passing =
+                    !self.asked_text.is_empty() && !asked_when && passing_years.contains(&k.word);
                 // A figure in brackets is an aside ("In Leviathan (1651) Hobbes…"), not one the
                 // learner had to supply, unless the question asks when.
                 unsaid_figure |= (!aside || asked_when)
+                    && !in_passing
                     && k.word.trim_start_matches(['-', '−', '~']).starts_with(|c: char| c.is_ascii_digit())
                     && !codes_said.iter().any(|code| code.contains(k.word.as_str()));
                 unsaid_amount |= asked_amount
@@ -380,4 +386,35 @@ impl Context {
                     && said.iter().all(|m| words.iter().any(|w| w.same_as(m)))
             })
     }
+}
+
+/// The years (and decades) a point dates a thing with in passing: in a phrase between commas
+/// that opens on a participle ("…, developed by Augustin-Jean Fresnel in the 1820s, …"), or
+/// after a name ("Smeaton's Eddystone Lighthouse of 1759").
+fn dated_in_passing(content: &str) -> Vec<String> {
+    let is_a_year = |word: &str| {
+        let digits = word.strip_suffix('s').unwrap_or(word);
+        digits.len() == 4 && digits.parse::<u32>().is_ok_and(|year| (1000..=2100).contains(&year))
+    };
+    let mut years = Vec::new();
+    let phrases: Vec<&str> = content.split(',').collect();
+    for phrase in phrases.iter().skip(1).take(phrases.len().saturating_sub(2)) {
+        if phrase.split_whitespace().next().is_some_and(|w| w.len() > 4 && w.ends_with("ed")) {
+            years.extend(
+                phrase
+                    .split_whitespace()
+                    .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+                    .filter(|w| is_a_year(w))
+                    .map(str::to_lowercase),
+            );
+        }
+    }
+    let words: Vec<&str> = content.split_whitespace().collect();
+    for three in words.windows(3) {
+        let year = three[2].trim_matches(|c: char| !c.is_alphanumeric());
+        if three[1] == "of" && three[0].starts_with(char::is_uppercase) && is_a_year(year) {
+            years.push(year.to_lowercase());
+        }
+    }
+    years
 }

@@ -1784,3 +1784,16 @@ fn a_word_any_clause_has_crosses_nothing() {
     let said = "butterfly is both arms coming over at the same time plus that dolphin kick with your legs stuck together";
     assert!(!swapped(butterfly, &clause_tokens(said)));
 }
+
+#[test]
+fn a_year_that_dates_a_thing_in_passing_need_not_be_said_unless_asked() {
+    let fresnel = "The Fresnel lens, developed by Augustin-Jean Fresnel in the 1820s, uses concentric rings of prisms to focus light while being far thinner and lighter than a solid lens.";
+    let said = "instead of one massive thick lens u get rings of little prisms, so its way thinner n lighter but still focuses the beam";
+    let asked = |q: &str| judged_among(&[fresnel], Some(q), said, 0).flags.unsaid_number;
+    assert!(!asked("What made the Fresnel lens such a big deal?"));
+    assert!(asked("When was the Fresnel lens developed, and how does it work?"));
+    // A year the point's own clause is about is no aside.
+    let pact = "The Warsaw Pact, the Soviet-led military alliance, was founded in 1955.";
+    let said = "the soviet-led military alliance, basically the east's answer to nato";
+    assert!(judged_among(&[pact], Some("What was the Warsaw Pact?"), said, 0).flags.unsaid_number);
+}
