@@ -207,6 +207,7 @@ impl Context {
         let partial = (self.trails_off && (score < 1.0 || opposed))
             || self.half_said(&point.content)
             || self.one_of_a_pair(&point.content)
+            || self.one_side_of_a_contrast(&point.id, &point.content)
             || self.lacks_the_means(&point.content)
             || self.gives_another_reason(&point.id, &point.content)
             // Or gives the word of a point on what a word means, and not the meaning (nor was it

@@ -9,6 +9,12 @@ use super::{Context, without_asides};
 use crate::embed::similarity;
 use crate::text::{Token, tokens};
 
+/// The cosine at which a message says one side of a contrast in its own words. The two sides
+/// of a contrast are near each other in meaning, so a message about one comes to about 0.6 of
+/// the other: "pulls everything down onto your laptop and wipes it off the server" comes to
+/// 0.78 of "POP3 usually downloads them and deletes them from the server".
+const SIDE_SAID: f64 = 0.67;
+
 /// Words (content words and numbers) of an answer that may leave its subject to the question.
 const SHORT_ANSWER: usize = 8;
 
@@ -506,6 +512,55 @@ impl Context {
             .map(|own| own.iter().any(|k| self.message.iter().any(|m| !m.negated && m.same_as(k))))
             .collect();
         said.contains(&true) && said.contains(&false)
+    }
+
+    /// Whether the message speaks of one side of a point that sets two things against each
+    /// other ("The balance sheet shows… at one point in time, while the income statement
+    /// covers a period") and says no word of the other side: "the balance sheet is like a
+    /// snapshot of the company at one moment" is half the contrast.
+    pub(super) fn one_side_of_a_contrast(&self, id: &str, point: &str) -> bool {
+        let Some((at, joint)) = [", while ", ", whereas ", "; whereas "]
+            .iter()
+            .find_map(|joint| point.find(joint).map(|at| (at, *joint)))
+        else {
+            return false;
+        };
+        let (first, second) = (&point[..at], &point[at + joint.len()..]);
+        let plain = |t: &Token| !t.is_generic();
+        let (first, second): (Vec<Token>, Vec<Token>) = (
+            tokens(first).into_iter().filter(plain).collect(),
+            tokens(second).into_iter().filter(plain).collect(),
+        );
+        let own = |side: &[Token], other: &[Token]| -> Vec<Token> {
+            side.iter().filter(|t| !other.iter().any(|o| o.same_as(t))).cloned().collect()
+        };
+        let (first_own, second_own) = (own(&first, &second), own(&second, &first));
+        if first_own.len() < 2 || second_own.len() < 2 {
+            return false;
+        }
+        // How near the message comes to a side in meaning, as the mean of its content words.
+        let near = |from: usize, to: usize| -> f64 {
+            let Some(reading) = self.meaning.as_ref().and_then(|m| m.points.get(id)) else { return 0.0 };
+            let vectors: Vec<&[f32]> = reading
+                .words
+                .iter()
+                .filter(|w| w.span.start >= from && w.span.end <= to)
+                .filter(|w| super::reading::meaning_word(point, w.span.clone()).is_some())
+                .map(|w| &*w.vector)
+                .collect();
+            if vectors.is_empty() { 0.0 } else { self.nearest(&crate::embed::pooled(&vectors)) }
+        };
+        // A message that sets something against it says the other side in its own words
+        // ("…win or lose each hole on its own instead of adding up every shot").
+        let said = crate::text::words_spaced(&self.said_text);
+        let contrasts = [" instead ", " whereas ", " while ", " unlike ", " rather ", " other ", " but "]
+            .iter()
+            .any(|w| said.contains(w));
+        let spoken = |side: &[Token], from: usize, to: usize| {
+            side.iter().any(|k| self.message.iter().any(|m| m.same_as(k))) || near(from, to) >= SIDE_SAID
+        };
+        let (first, second) = (spoken(&first_own, 0, at), spoken(&second_own, at + joint.len(), point.len()));
+        !contrasts && first != second
     }
 
     /// Whether a short message names one of a pair the point joins by "and" and not the

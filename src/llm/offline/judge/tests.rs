@@ -1797,3 +1797,22 @@ fn a_year_that_dates_a_thing_in_passing_need_not_be_said_unless_asked() {
     let said = "the soviet-led military alliance, basically the east's answer to nato";
     assert!(judged_among(&[pact], Some("What was the Warsaw Pact?"), said, 0).flags.unsaid_number);
 }
+
+#[test]
+fn one_side_of_a_contrast_is_half_the_point() {
+    let sheets = "The balance sheet shows a company's position at one point in time, while the income \
+                  statement covers a period.";
+    let asked = Some("How do the balance sheet and the income statement differ?");
+    let one = judged_among(
+        &[sheets],
+        asked,
+        "the balance sheet is like a snapshot of the company at one moment",
+        0,
+    );
+    assert!(one.flags.partial && !one.recalled, "{one:?}");
+    let both = "the balance sheet is a snapshot at one moment, the income statement covers a whole period";
+    assert!(!judged_among(&[sheets], asked, both, 0).flags.partial);
+    // Set against something, the other side is said in the learner's own words.
+    let against = "the balance sheet is a snapshot at one moment, instead of adding up the whole year";
+    assert!(!judged_among(&[sheets], asked, against, 0).flags.partial);
+}
