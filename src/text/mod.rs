@@ -117,7 +117,8 @@ fn raw_words(text: &str) -> Vec<String> {
             None => {
                 let word = word.strip_suffix("'s").unwrap_or(&word);
                 // "2kw", "100km": an amount and its unit written together ("1800s" is a decade,
-                // "300k" three hundred thousand), or a year and its era ("300bc").
+                // "300k" three hundred thousand), a year and its era ("300bc"), or a number
+                // said roughly ("300ish").
                 let at = word.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(0);
                 let (amount, unit) = word.split_at(at);
                 let glued = at > 0
@@ -127,6 +128,10 @@ fn raw_words(text: &str) -> Vec<String> {
                 if glued {
                     out.push(amount.to_string());
                     out.push(unit.to_string());
+                } else if at > 0 && unit == "ish" {
+                    // "300ish": about 300.
+                    out.push("about".into());
+                    out.push(amount.to_string());
                 } else {
                     out.push(word.to_string());
                 }
@@ -521,6 +526,8 @@ mod tests {
         assert_eq!(terms("In 49 BC"), vec!["#49", "bc"]);
         assert_eq!(terms("in forty-nine BC"), vec!["#49", "bc"]);
         assert_eq!(terms("c. 300bc, 1066AD"), vec!["#300", "bc", "#1066", "ad"], "a year and its era");
+        let roughly = tokens("like 300ish");
+        assert!(roughly.len() == 1 && roughly[0].quantity.is_some_and(|q| q.value == 300.0 && q.approximate));
         assert_eq!(
             terms("a 2kW kettle, 100km, in the 1800s, 49bc"),
             terms("a 2 kW kettle, 100 km, in the 1800s, 49bc")

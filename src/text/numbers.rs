@@ -130,7 +130,7 @@ impl Quantity {
 
     /// Whether this number, written as a span, takes in a year (or its last two digits): "the
     /// 1880s" takes in 1884 and "85". Near, not the same: the year is the answer.
-    fn spans(&self, year: f64) -> bool {
+    pub fn spans(&self, year: f64) -> bool {
         let year = if self.value >= 1000.0 && (0.0..100.0).contains(&year) {
             self.value - self.value % 100.0 + year
         } else {

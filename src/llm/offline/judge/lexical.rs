@@ -157,7 +157,8 @@ impl Context {
             m.quantity.as_ref().is_some_and(|q| {
                 !m.negated
                     && !key.iter().any(|k| answers(k, q))
-                    && missing_numbers.iter().any(|n| n.comparable(q))
+                    // A decade is vaguer than a year in it ("mid 1880s" for "1884-85"), not wrong.
+                    && missing_numbers.iter().any(|n| n.comparable(q) && !q.spans(n.value))
             })
         });
         // A unit of the point missing, and another of its dimension in its place ("1/72 of a cm"
@@ -397,24 +398,31 @@ fn dated_in_passing(content: &str) -> Vec<String> {
         let digits = word.strip_suffix('s').unwrap_or(word);
         digits.len() == 4 && digits.parse::<u32>().is_ok_and(|year| (1000..=2100).contains(&year))
     };
+    // A year, or a span of years with the second short ("1884-85"): each as its word.
+    let years_of = |word: &str| -> Vec<String> {
+        let word = word.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
+        match word.split_once(['-', '–']) {
+            Some((from, to))
+                if is_a_year(from) && to.len() <= 4 && to.chars().all(|c| c.is_ascii_digit()) =>
+            {
+                vec![from.to_string(), to.to_string()]
+            }
+            Some(_) => Vec::new(),
+            None if is_a_year(&word) => vec![word],
+            None => Vec::new(),
+        }
+    };
     let mut years = Vec::new();
     let phrases: Vec<&str> = content.split(',').collect();
     for phrase in phrases.iter().skip(1).take(phrases.len().saturating_sub(2)) {
         if phrase.split_whitespace().next().is_some_and(|w| w.len() > 4 && w.ends_with("ed")) {
-            years.extend(
-                phrase
-                    .split_whitespace()
-                    .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
-                    .filter(|w| is_a_year(w))
-                    .map(str::to_lowercase),
-            );
+            years.extend(phrase.split_whitespace().flat_map(years_of));
         }
     }
     let words: Vec<&str> = content.split_whitespace().collect();
     for three in words.windows(3) {
-        let year = three[2].trim_matches(|c: char| !c.is_alphanumeric());
-        if three[1] == "of" && three[0].starts_with(char::is_uppercase) && is_a_year(year) {
-            years.push(year.to_lowercase());
+        if three[1] == "of" && three[0].starts_with(char::is_uppercase) {
+            years.extend(years_of(three[2]));
         }
     }
     years

@@ -1816,3 +1816,21 @@ fn one_side_of_a_contrast_is_half_the_point() {
     let against = "the balance sheet is a snapshot at one moment, instead of adding up the whole year";
     assert!(!judged_among(&[sheets], asked, against, 0).flags.partial);
 }
+
+#[test]
+fn a_span_of_years_after_a_name_dates_it_in_passing_and_its_decade_is_not_wrong() {
+    let berlin = "The Berlin Conference of 1884-85, hosted by Bismarck, set the rules for European powers claiming African territory.";
+    let said = "european leaders met in berlin w bismarck hosting, mid 1880s, and basically agreed the ground rules for who could grab which bits of africa";
+    let asked = |q: &str| judged_among(&[berlin], Some(q), said, 0);
+    let what = asked("What happened at the Berlin Conference?");
+    assert!(!what.flags.wrong_number && !what.flags.unsaid_number, "{:?}", what.flags);
+    let when = asked("When was the Berlin Conference?");
+    assert!(!when.flags.wrong_number && when.flags.unsaid_number, "{:?}", when.flags);
+    let other = judged_among(
+        &[berlin],
+        Some("When was the Berlin Conference?"),
+        "in the 1890s, bismarck hosted it",
+        0,
+    );
+    assert!(other.flags.wrong_number, "{:?}", other.flags);
+}
