@@ -1411,6 +1411,8 @@ fn a_hedged_answer_with_a_rising_tone_offers_it_and_slower_for_faster_is_the_opp
     let hedged = judged_among(&[half_life], asked, "pretty sure it's roughly 5730 yrs?", 0);
     assert!(!hedged.flags.asks, "{hedged:?}");
     assert!(judged_among(&[half_life], asked, "is it 5730 years?", 0).flags.asks);
+    let trailing = judged_among(&[half_life], asked, "5730 i think?", 0);
+    assert!(!trailing.flags.asks, "the hedge after the answer offers it too: {trailing:?}");
     // A guess offered after saying so is offered; a don't-know that only describes still asks.
     let fission = "Bacteria reproduce by binary fission, splitting in two.";
     let asked_how = Some("How do bacteria reproduce?");

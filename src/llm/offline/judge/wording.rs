@@ -596,10 +596,13 @@ fn says_with_a_rising_tone(sentence: &str) -> bool {
                 || matches!(w, "what's" | "who's" | "how's" | "why's")
         })
     });
-    // "pretty sure it's roughly 5700 yrs?": offered as an answer, however short.
+    // "pretty sure it's roughly 5700 yrs?", "two hundred and six i think?": offered as an
+    // answer, however short.
     let hedged = |text: &str| {
         let spaced = crate::text::words_spaced(text);
-        HEDGES.iter().any(|h| spaced.starts_with(h) || spaced.starts_with(&format!(" so{h}")))
+        HEDGES
+            .iter()
+            .any(|h| spaced.starts_with(h) || spaced.starts_with(&format!(" so{h}")) || spaced.ends_with(h))
     };
     // "no idea tbh... maybe they just split in half?": a guess offered after the pause.
     let guess = sentence.replace("...", "…").rsplit(['…', ',', ';']).next().is_some_and(hedged);
