@@ -288,7 +288,7 @@ impl Context {
             || runs_backwards(&point.content, &self.said_text)
             || acts_backwards(&point.content, &self.said_text)
             || makes_the_source(&point.content, &self.said_text);
-        let another_point = self.names_another_subject(&key)
+        let another_point = self.names_another_subject(&point.content, &key)
             || self.says_another_instead(&key)
             || self.answers_for_another(&point.id, &point.content, &key);
         let swapped = swapped(&point.content, &self.message_roles)

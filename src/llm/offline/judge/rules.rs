@@ -40,14 +40,28 @@ impl Context {
     /// point's first word (its subject, as points are written) unsaid, and a clause of the
     /// message opening on a word that belongs to another unchecked point and not to this one,
     /// followed by one of this point's ("the nucleus makes ATP").
-    pub(super) fn names_another_subject(&self, key: &[&Token]) -> bool {
+    pub(super) fn names_another_subject(&self, content: &str, key: &[&Token]) -> bool {
         let ours = |m: &Token| key.iter().any(|k| k.same_as(m));
-        let Some(subject) = key.iter().find(|k| !k.is_generic() && k.quantity.is_none() && !self.is_given(k))
-        else {
-            return false;
+        // The subject, by its first word or, in a name of two, its second ("Jawaharlal Nehru"
+        // by "nehru").
+        let subject: Vec<&&Token> = key
+            .iter()
+            .filter(|k| !k.is_generic() && k.quantity.is_none() && !self.is_given(k))
+            .take(2)
+            .collect();
+        let capitalised = |k: &Token| {
+            content.split_whitespace().any(|w| {
+                let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+                w.to_lowercase() == k.word && w.starts_with(char::is_uppercase)
+            })
         };
-        if self.message.iter().any(|m| m.same_as(subject)) {
-            return false;
+        let a_name = subject.len() == 2 && subject.iter().all(|k| capitalised(k));
+        let named = |k: &Token| self.message.iter().any(|m| m.same_as(k));
+        match subject.as_slice() {
+            [] => return false,
+            [first, ..] if named(first) => return false,
+            [_, second] if a_name && named(second) => return false,
+            _ => {}
         }
         let anothers = |m: &Token| {
             !m.negated

@@ -1836,3 +1836,17 @@ fn a_span_of_years_after_a_name_dates_it_in_passing_and_its_decade_is_not_wrong(
     );
     assert!(other.flags.wrong_number, "{:?}", other.flags);
 }
+
+#[test]
+fn a_name_said_by_its_second_word_names_the_points_subject() {
+    let points = [
+        "The Quit India movement was launched in 1942.",
+        "Jawaharlal Nehru was independent India's first prime minister.",
+    ];
+    let said = "quit india was 42, gandhi basically telling the brits to get out. then once they were independent nehru became the first PM";
+    let asked = Some("Tell me what you remember about the 1940s.");
+    let nehru = judged_among(&points, asked, said, 1);
+    assert!(!nehru.flags.another_point, "{:?}", nehru.flags);
+    let other = "quit india was 42. then once they were independent gandhi became the first PM";
+    assert!(judged_among(&points, asked, other, 1).flags.another_point);
+}
