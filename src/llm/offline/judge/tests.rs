@@ -1011,6 +1011,11 @@ fn a_guess_the_learner_stands_by_asks_nothing() {
     assert!(standing.iter().all(|(_, asks)| !asks), "{standing:?}");
     let asking = asked_sentences("ethiopia and... liberia? not sure about the rest");
     assert!(asking.iter().any(|(_, asks)| *asks), "{asking:?}");
+    // A doubt about the detail after the comma alone says the rest.
+    let detail = asked_sentences("run dmc doing walk this way w aerosmith, 86?");
+    assert!(detail.iter().all(|(_, asks)| !asks), "{detail:?}");
+    let asking = asked_sentences("was it run dmc with aerosmith, 86?");
+    assert!(asking.iter().any(|(_, asks)| *asks), "{asking:?}");
 }
 
 #[test]

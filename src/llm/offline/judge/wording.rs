@@ -606,9 +606,14 @@ fn says_with_a_rising_tone(sentence: &str) -> bool {
     };
     // "no idea tbh... maybe they just split in half?": a guess offered after the pause.
     let guess = sentence.replace("...", "…").rsplit(['…', ',', ';']).next().is_some_and(hedged);
+    // "run dmc doing walk this way w aerosmith, 86?": said, with a doubt about the detail
+    // after it alone.
+    let doubted_detail = sentence
+        .rsplit_once(',')
+        .is_some_and(|(said, detail)| tokens(said).len() >= 3 && (1..=2).contains(&tokens(detail).len()));
     // "i dont remember the name, something that helps make red blood cells??" still guesses.
     let unsure = crate::text::is_dont_know(sentence) && !guess;
-    (tokens(sentence).len() >= RISING_TONE_WORDS || hedged(sentence) || guess)
+    (tokens(sentence).len() >= RISING_TONE_WORDS || hedged(sentence) || guess || doubted_detail)
         && !tagged
         && !opens_asking
         && !unsure
