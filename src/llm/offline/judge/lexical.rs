@@ -297,6 +297,7 @@ impl Context {
             || swapped_marks(&point.content, &self.said_text)
             || swaps::one_way_of_two(&point.content, &self.said_text)
             || swaps::crowns_another(&point.content, &self.said_text)
+            || swaps::counts_from_another_start(&point.content, &self.said_text)
             || compared_the_other_way(&point.content, &self.said_text)
             || swaps::divides_the_other_way(&point.content, &self.said_text)
             || self.crossed_with_another(&point.id, &key)

@@ -376,6 +376,28 @@ pub(super) fn one_way_of_two(point: &str, said: &str) -> bool {
     })
 }
 
+/// Whether the message counts the point's period from another moment: "20 years from when
+/// it's granted" for "20 years from the filing date of the application", "14 days from when
+/// you place the order" for "…starting the day after the goods are received". The moment the
+/// learner names shares no word with the point ("counted from when u applied" does).
+pub(super) fn counts_from_another_start(point: &str, said: &str) -> bool {
+    let counted = crate::text::words_spaced(point);
+    if ![" from ", " starting ", " after "].iter().any(|w| counted.contains(w))
+        || !tokens(point).iter().any(|t| t.quantity.is_some())
+    {
+        return false;
+    }
+    let said = said.to_lowercase();
+    let Some((_, after)) = said.split_once("from when ") else { return false };
+    let moment = clauses(after).into_iter().next().unwrap_or_default();
+    let named = tokens(&moment);
+    let ours = tokens(point);
+    // "applied" for "application": a word of the same root, which stems may part.
+    let root = |t: &Token| t.word.chars().take(5).collect::<String>();
+    let shares = |m: &Token, k: &Token| k.same_as(m) || (m.word.len() >= 5 && root(m) == root(k));
+    !named.is_empty() && !named.iter().any(|m| ours.iter().any(|k| shares(m, k)))
+}
+
 /// Whether the message gives the point's superlative to another of the point's things:
 /// "hokkaido's the biggest" for "…Honshu, Hokkaido, Kyushu and Shikoku, and Honshu is the
 /// largest".

@@ -1855,3 +1855,12 @@ fn a_name_said_by_its_second_word_names_the_points_subject() {
     let other = "quit india was 42. then once they were independent gandhi became the first PM";
     assert!(judged_among(&points, asked, other, 1).flags.another_point);
 }
+
+#[test]
+fn a_period_counted_from_another_moment_is_a_swap() {
+    let patent = "A patent generally lasts 20 years from the filing date of the application.";
+    let granted = judged_on(patent, "20 years from when it's granted");
+    assert!(granted.flags.swapped && !granted.recalled, "{granted:?}");
+    assert!(!counts_from_another_start(patent, "20 yrs counted from when u applied, then anyone can copy"));
+    assert!(!counts_from_another_start(patent, "20 years from the filing date"));
+}
