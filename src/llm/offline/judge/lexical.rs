@@ -393,7 +393,7 @@ impl Context {
 
 /// The years (and decades) a point dates a thing with in passing: in a phrase between commas
 /// that opens on a participle ("…, developed by Augustin-Jean Fresnel in the 1820s, …"), or
-/// after a name ("Smeaton's Eddystone Lighthouse of 1759").
+/// after a name ("Smeaton's Eddystone Lighthouse of 1759", "the Berlin Conference of 1884-85").
 fn dated_in_passing(content: &str) -> Vec<String> {
     let is_a_year = |word: &str| {
         let digits = word.strip_suffix('s').unwrap_or(word);

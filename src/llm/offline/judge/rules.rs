@@ -37,9 +37,10 @@ const PREPOSITIONS: &[&str] = &[
 
 impl Context {
     /// Whether the message names another point's subject where this point's is missing: the
-    /// point's first word (its subject, as points are written) unsaid, and a clause of the
-    /// message opening on a word that belongs to another unchecked point and not to this one,
-    /// followed by one of this point's ("the nucleus makes ATP").
+    /// point's first word (its subject, as points are written) unsaid, nor the second of a
+    /// name of two ("nehru" for "Jawaharlal Nehru"), and a clause of the message opening on a
+    /// word that belongs to another unchecked point and not to this one, followed by one of
+    /// this point's ("the nucleus makes ATP").
     pub(super) fn names_another_subject(&self, content: &str, key: &[&Token]) -> bool {
         let ours = |m: &Token| key.iter().any(|k| k.same_as(m));
         // The subject, by its first word or, in a name of two, its second ("Jawaharlal Nehru"
