@@ -50,13 +50,18 @@ impl Context {
             .filter(|k| !k.is_generic() && k.quantity.is_none() && !self.is_given(k))
             .take(2)
             .collect();
-        let capitalised = |k: &Token| {
-            content.split_whitespace().any(|w| {
-                let w = w.trim_matches(|c: char| !c.is_alphanumeric());
-                w.to_lowercase() == k.word && w.starts_with(char::is_uppercase)
-            })
+        // Two capitalised words side by side ("Mitochondria produce most of the cell's ATP"
+        // has no name of two).
+        let words: Vec<&str> =
+            content.split_whitespace().map(|w| w.trim_matches(|c: char| !c.is_alphanumeric())).collect();
+        let a_name = match subject.as_slice() {
+            [first, second] => words.windows(2).any(|pair| {
+                pair.iter().all(|w| w.starts_with(char::is_uppercase))
+                    && pair[0].to_lowercase() == first.word
+                    && pair[1].to_lowercase() == second.word
+            }),
+            _ => false,
         };
-        let a_name = subject.len() == 2 && subject.iter().all(|k| capitalised(k));
         let named = |k: &Token| self.message.iter().any(|m| m.same_as(k));
         match subject.as_slice() {
             [] => return false,

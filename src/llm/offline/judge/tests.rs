@@ -1854,6 +1854,12 @@ fn a_name_said_by_its_second_word_names_the_points_subject() {
     assert!(!nehru.flags.another_point, "{:?}", nehru.flags);
     let other = "quit india was 42. then once they were independent gandhi became the first PM";
     assert!(judged_among(&points, asked, other, 1).flags.another_point);
+    // Two capitalised words apart are no name: "ATP" does not name the mitochondria.
+    let cell = [
+        "Mitochondria produce most of the cell's ATP through cellular respiration.",
+        "The nucleus stores the cell's DNA and controls gene expression.",
+    ];
+    assert!(judged_among(&cell, None, "the nucleus makes ATP", 0).flags.another_point);
 }
 
 #[test]
