@@ -366,21 +366,37 @@ fn together(brief: &EvaluatorBrief, embedder: Option<&Embedder>, nearly: &[&str]
     // The try before answered the question asked now, not one the tutor has since moved on
     // from: "it turns into vapour and goes up" answered how water leaves the sea, and read
     // with "clouds form when the wind blows dust together" it said condensation's words.
-    if let [.., asked, _, _] = brief.recent.as_slice()
-        && asked.role == crate::llm::Role::Assistant
-        && asks_anew(&asked.content, &reply.content)
-    {
-        return Vec::new();
-    }
-    // The try before was at the same point: it nearly said it, after its own question.
+    // Unless the tutor took that try as right and asked on about the point that question was
+    // about: "Where does vitamin D come from?", "your skin makes it", "Right. And which
+    // mineral does it help you absorb?" asks the rest of "The skin makes vitamin D in
+    // sunlight, and vitamin D helps the body absorb calcium".
+    let asked_before = match brief.recent.as_slice() {
+        [.., asked, _, _] if asked.role == crate::llm::Role::Assistant => Some(asked.content.as_str()),
+        _ => None,
+    };
+    let anew = asked_before.is_some_and(|asked| asks_anew(asked, &reply.content));
+    let asked_on = |point: &PointBrief| {
+        let about = |asked: &str| {
+            let point = crate::text::tokens(&point.content);
+            crate::text::tokens(asked).iter().any(|a| !a.is_generic() && point.iter().any(|p| p.same_as(a)))
+        };
+        takes_as_right(&reply.content) && asked_before.is_some_and(about)
+    };
+    // The try before was at the same point: it said it, or nearly, after its own question (a
+    // point still open after it was not taken as said then, whatever this judge makes of it).
     let earlier = EvaluatorBrief {
-        unchecked: brief.unchecked.iter().filter(|p| nearly.contains(&p.id.as_str())).cloned().collect(),
+        unchecked: brief
+            .unchecked
+            .iter()
+            .filter(|p| nearly.contains(&p.id.as_str()) && (!anew || asked_on(p)))
+            .cloned()
+            .collect(),
         learner_message: before.content.clone(),
         recent: brief.recent[..brief.recent.len() - 2].to_vec(),
         ..brief.clone()
     };
     let tried: Vec<String> =
-        judged(&earlier).into_iter().filter(|(_, v)| v.near && !v.recalled).map(|(id, _)| id).collect();
+        judged(&earlier).into_iter().filter(|(_, v)| v.near || v.recalled).map(|(id, _)| id).collect();
     if tried.is_empty() {
         return Vec::new();
     }
@@ -390,6 +406,15 @@ fn together(brief: &EvaluatorBrief, embedder: Option<&Embedder>, nearly: &[&str]
         ..brief.clone()
     };
     judged(&joined).into_iter().filter(|(_, v)| v.recalled).map(|(id, _)| id).collect()
+}
+
+/// Whether the tutor's reply opens by taking the learner's try as right ("Right.", "Yes, and…").
+fn takes_as_right(reply: &str) -> bool {
+    let lower = reply.trim_start().to_lowercase();
+    let first = lower.split(|c: char| !c.is_alphanumeric() && c != '\'').next().unwrap_or("");
+    ["right", "yes", "yep", "good", "exactly", "correct", "great"].contains(&first)
+        || lower.starts_with("that's right")
+        || lower.starts_with("spot on")
 }
 
 /// Whether the tutor's reply puts a new question, not the one asked before the learner's try

@@ -714,6 +714,37 @@ fn a_point_said_over_two_tries_is_recalled_one_said_once_is_near() {
 }
 
 #[test]
+fn a_try_taken_as_right_and_asked_on_is_read_with_the_answer_to_the_rest() {
+    let points = vec![
+        point("d", "The skin makes vitamin D in sunlight, and vitamin D helps the body absorb calcium.", ""),
+        point("k", "Vitamin K is needed for blood clotting.", ""),
+    ];
+    #[cfg(feature = "model")]
+    let model = crate::embed::Embedder::load(std::path::Path::new("data/models/all-MiniLM-L6-v2"))
+        .expect("the sentence model, which scripts/test installs");
+    #[cfg(feature = "model")]
+    let embedder = Some(&model);
+    #[cfg(not(feature = "model"))]
+    let embedder = None;
+    let recalled = |asked: &str, reply: &str| {
+        let mut brief = evaluator_brief("Vitamins", points.clone(), "calcium");
+        brief.recent = vec![
+            crate::llm::Message::assistant(asked),
+            crate::llm::Message::user("your skin makes it when the sun hits it"),
+            crate::llm::Message::assistant(reply),
+        ];
+        let verdict = evaluator(&brief, embedder);
+        verdict["recalled"].as_array().is_some_and(|r| r.iter().any(|r| r["pointId"] == "d"))
+    };
+    let asked = "Vitamin D is the 'sunshine vitamin'. Where does it come from?";
+    assert!(recalled(asked, "Right. And which mineral does it help you absorb?"));
+    // Not taken as right, the new question stands alone.
+    assert!(!recalled(asked, "Hmm. Which mineral does vitamin D help you absorb?"));
+    // The try before answered a question about something else.
+    assert!(!recalled("Which organ filters the blood?", "Right. And which mineral does it help you absorb?"));
+}
+
+#[test]
 fn the_gaps_filled_recall_the_point_and_a_wrong_word_does_not() {
     let content = "Precipitation: when droplets in clouds grow heavy enough they fall as rain, snow or hail.";
     let shape = super::tutor::masked(content, "");
