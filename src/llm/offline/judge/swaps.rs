@@ -5,10 +5,13 @@
 use super::wording::{clauses, names_in_apposition};
 use crate::text::{Token, role_tokens, tokens};
 
-/// Words that place or direct a verb, and name nothing: a clause with two of a point's own is
-/// not joined to it by them.
-const PARTICLES: &[&str] =
-    &["into", "onto", "down", "up", "in", "on", "out", "off", "from", "to", "over", "through", "by", "at"];
+/// Words that place or direct a verb, or tie a thing to its use or company ("sudah for
+/// already", "shown with words"), and name nothing: a clause with two of a point's own is not
+/// joined to it by them.
+const PARTICLES: &[&str] = &[
+    "into", "onto", "down", "up", "in", "on", "out", "off", "from", "to", "over", "through", "by", "at",
+    "for", "with",
+];
 
 /// Whether the message swaps what the point pairs: the point says two things in clauses of
 /// their own ("Sound is a longitudinal wave, while light is a transverse wave"), and two of

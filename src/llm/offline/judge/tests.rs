@@ -171,6 +171,14 @@ fn a_swapped_pairing_is_no_recall_a_compact_answer_is() {
         soil,
         &clause_tokens("A is the topsoil at the top, B is subsoil under it, C is the weathered parent rock")
     ));
+    // "for" and "with" join no clause's words: each word glossed "for" its meaning pairs nothing.
+    let tense = "Indonesian verbs do not change for tense; time is shown with words like \"sudah\" (already) and \"akan\" (will).";
+    assert!(!swapped(
+        tense,
+        &clause_tokens(
+            "they never change for past or future, you just throw in sudah for already done or akan for will"
+        )
+    ));
 }
 
 #[test]
