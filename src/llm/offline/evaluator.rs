@@ -36,6 +36,28 @@ pub(super) fn evaluator(brief: &EvaluatorBrief, embedder: Option<&Embedder>) -> 
     let question = super::judge::question(brief);
     let said = crate::text::tokens(&brief.learner_message);
     let mut verdicts: Vec<_> = brief.unchecked.iter().map(|point| context.judge(point)).collect();
+    // A run-on that turns to another thing ("…every 75 years. oh and the meteor is the flash
+    // in the sky and a meteorite the chunk that lands") says each thing in its own part, which
+    // the whole, read as one, blurs: a part that recalls a point by itself recalls it, unless
+    // the whole rules it out.
+    if tries {
+        for part in turns(&brief.learner_message) {
+            let alone = EvaluatorBrief { learner_message: part, ..brief.clone() };
+            let read = embedder.and_then(|embedder| self::meaning(embedder, &alone));
+            let context = super::judge::Context::new(&alone, read);
+            for (point, verdict) in brief.unchecked.iter().zip(verdicts.iter_mut()) {
+                if verdict.recalled || verdict.flags.rule_out() {
+                    continue;
+                }
+                let by_itself = context.judge(point);
+                if by_itself.recalled {
+                    verdict.recalled = true;
+                    verdict.near = false;
+                    verdict.score = verdict.score.max(by_itself.score);
+                }
+            }
+        }
+    }
     for (point, verdict) in brief.unchecked.iter().zip(verdicts.iter_mut()) {
         // A gap the tutor left in the point ("Stomata are small pores on the … of leaves.")
         // is answered by its words, whatever else the message shares with the point: "on the
@@ -406,6 +428,35 @@ fn together(brief: &EvaluatorBrief, embedder: Option<&Embedder>, nearly: &[&str]
         ..brief.clone()
     };
     judged(&joined).into_iter().filter(|(_, v)| v.recalled).map(|(id, _)| id).collect()
+}
+
+/// Where a learner turns to another thing within a sentence.
+const TURNS: &[&str] =
+    &[" oh and ", " and also ", " also ", " btw ", " unrelated but ", " random but ", "; "];
+
+/// The parts of a message of two or more (its sentences, split again where the learner turns
+/// to another thing), each of four content words or more; none for a message of one part.
+pub(super) fn turns(message: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    for sentence in crate::text::sentences(message) {
+        // Lowered byte for byte, so its places are the sentence's.
+        let lower = sentence.to_ascii_lowercase();
+        let mut cuts: Vec<usize> =
+            TURNS.iter().flat_map(|turn| lower.match_indices(turn).map(|(at, _)| at)).collect();
+        cuts.sort_unstable();
+        let mut start = 0;
+        for cut in cuts.into_iter().chain(std::iter::once(sentence.len())) {
+            if cut > start {
+                parts.push(sentence[start..cut].trim().to_string());
+            }
+            start = cut.max(start);
+        }
+    }
+    if parts.len() < 2 {
+        return Vec::new();
+    }
+    parts.retain(|part| crate::text::tokens(part).len() >= 4);
+    parts
 }
 
 /// Whether the tutor's reply opens by taking the learner's try as right ("Right.", "Yes, and…").

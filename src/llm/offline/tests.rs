@@ -745,6 +745,57 @@ fn a_try_taken_as_right_and_asked_on_is_read_with_the_answer_to_the_rest() {
 }
 
 #[test]
+fn each_part_of_a_run_on_that_turns_to_another_thing_is_read_by_itself() {
+    let points = vec![
+        point("h", "The event horizon is the boundary beyond which nothing, not even light, can escape.", ""),
+        point(
+            "f",
+            "Stellar-mass black holes form when a massive star's core collapses at the end of its life, often in a supernova.",
+            "",
+        ),
+        point(
+            "r",
+            "The Schwarzschild radius of a non-rotating black hole is directly proportional to its mass.",
+            "",
+        ),
+    ];
+    #[cfg(feature = "model")]
+    let model = crate::embed::Embedder::load(std::path::Path::new("data/models/all-MiniLM-L6-v2"))
+        .expect("the sentence model, which scripts/test installs");
+    #[cfg(feature = "model")]
+    let embedder = Some(&model);
+    #[cfg(not(feature = "model"))]
+    let embedder = None;
+    let recalled = |message: &str| {
+        let mut brief = evaluator_brief("Black holes", points.clone(), message);
+        brief.recent = vec![crate::llm::Message::assistant("How does a stellar-mass black hole form?")];
+        let verdict = evaluator(&brief, embedder);
+        let mut ids: Vec<String> = verdict["recalled"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|r| r["pointId"].as_str().map(str::to_string))
+            .collect();
+        ids.sort();
+        ids
+    };
+    let run_on = "a giant star runs out of fuel, its core caves in, supernova, and what's left is a black hole. \
+                  and the point of no return where not even light gets back out is the event horizon";
+    assert_eq!(recalled(run_on), ["f", "h"]);
+    assert_eq!(
+        super::evaluator::turns("the core collapses. oh and"),
+        Vec::<String>::new(),
+        "a part of one word"
+    );
+    assert_eq!(
+        super::evaluator::turns(
+            "the massive core collapses in a supernova oh and even light cannot escape the event horizon"
+        ),
+        ["the massive core collapses in a supernova", "oh and even light cannot escape the event horizon"]
+    );
+}
+
+#[test]
 fn the_gaps_filled_recall_the_point_and_a_wrong_word_does_not() {
     let content = "Precipitation: when droplets in clouds grow heavy enough they fall as rain, snow or hail.";
     let shape = super::tutor::masked(content, "");
