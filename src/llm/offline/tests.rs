@@ -31,6 +31,17 @@ fn evaluator_brief(set: &str, points: Vec<PointBrief>, message: &str) -> Evaluat
     }
 }
 
+/// The sentence model as `scripts/test` installs it, in a build with it.
+fn sentence_model() -> Option<crate::embed::Embedder> {
+    #[cfg(feature = "model")]
+    return Some(
+        crate::embed::Embedder::load(std::path::Path::new("data/models/all-MiniLM-L6-v2"))
+            .expect("the sentence model, which scripts/test installs"),
+    );
+    #[cfg(not(feature = "model"))]
+    None
+}
+
 #[test]
 fn hints_point_to_the_answer_not_to_the_questions_words_nor_give_a_figure_away() {
     let at = |rung: Rung, content: &str, cue: &str| {
@@ -719,13 +730,8 @@ fn a_try_taken_as_right_and_asked_on_is_read_with_the_answer_to_the_rest() {
         point("d", "The skin makes vitamin D in sunlight, and vitamin D helps the body absorb calcium.", ""),
         point("k", "Vitamin K is needed for blood clotting.", ""),
     ];
-    #[cfg(feature = "model")]
-    let model = crate::embed::Embedder::load(std::path::Path::new("data/models/all-MiniLM-L6-v2"))
-        .expect("the sentence model, which scripts/test installs");
-    #[cfg(feature = "model")]
-    let embedder = Some(&model);
-    #[cfg(not(feature = "model"))]
-    let embedder = None;
+    let model = sentence_model();
+    let embedder = model.as_ref();
     let recalled = |asked: &str, reply: &str| {
         let mut brief = evaluator_brief("Vitamins", points.clone(), "calcium");
         brief.recent = vec![
@@ -759,13 +765,8 @@ fn each_part_of_a_run_on_that_turns_to_another_thing_is_read_by_itself() {
             "",
         ),
     ];
-    #[cfg(feature = "model")]
-    let model = crate::embed::Embedder::load(std::path::Path::new("data/models/all-MiniLM-L6-v2"))
-        .expect("the sentence model, which scripts/test installs");
-    #[cfg(feature = "model")]
-    let embedder = Some(&model);
-    #[cfg(not(feature = "model"))]
-    let embedder = None;
+    let model = sentence_model();
+    let embedder = model.as_ref();
     let recalled = |message: &str| {
         let mut brief = evaluator_brief("Black holes", points.clone(), message);
         brief.recent = vec![crate::llm::Message::assistant("How does a stellar-mass black hole form?")];
@@ -1121,13 +1122,8 @@ fn a_story_from_the_learners_life_recalls_nothing_though_it_has_a_points_words()
         ),
         point("a", icao, ""),
     ];
-    #[cfg(feature = "model")]
-    let model = crate::embed::Embedder::load(std::path::Path::new("data/models/all-MiniLM-L6-v2"))
-        .expect("the sentence model, which scripts/test installs");
-    #[cfg(feature = "model")]
-    let embedder = Some(&model);
-    #[cfg(not(feature = "model"))]
-    let embedder = None;
+    let model = sentence_model();
+    let embedder = model.as_ref();
     let judged = |message: &str| {
         let mut brief = evaluator_brief("Air traffic control", points.clone(), message);
         brief.recent = vec![crate::llm::Message::assistant("What's the phonetic alphabet for?")];
