@@ -267,6 +267,19 @@ fn tokens_keeping(text: &str, keep: impl Fn(&str) -> bool) -> Vec<Token> {
             i += 1;
             continue;
         }
+        // "no turbine can capture more than about 59%": the bound is said, not denied.
+        let bound = word == "than"
+            && i > 0
+            && matches!(refs[i - 1], "more" | "less" | "fewer" | "greater" | "higher" | "lower" | "longer")
+            && {
+                let rest = &refs[i + 1..];
+                let rest =
+                    if rest.first().is_some_and(|w| APPROXIMATELY.contains(w)) { &rest[1..] } else { rest };
+                numbers::read(rest).is_some()
+            };
+        if bound {
+            negation_reach = 0;
+        }
         // "not enough water", "not many left": an amount, as "too little water" is, not a denial.
         if let Some(amount) =
             NEGATIONS.contains(&word).then(|| refs.get(i + 1)).flatten().and_then(|next| match *next {
@@ -347,7 +360,13 @@ fn tokens_keeping(text: &str, keep: impl Fn(&str) -> bool) -> Vec<Token> {
                 word: count.to_string(),
                 term: format!("#{count}"),
                 negated,
-                quantity: Some(Quantity { value: count, base: None, span: 0.0, approximate: false }),
+                quantity: Some(Quantity {
+                    value: count,
+                    base: None,
+                    span: 0.0,
+                    approximate: false,
+                    part: None,
+                }),
             });
             for w in expanded {
                 out.push(Token { word: (*w).into(), term: canonical(w), negated, quantity: None });
@@ -390,11 +409,19 @@ fn tokens_keeping(text: &str, keep: impl Fn(&str) -> bool) -> Vec<Token> {
                 base.or_else(|| (value > 0.0 && value < 1.0).then_some((numbers::Dimension::Share, value)));
             let span = if used == 1 { numbers::span(word) } else { 0.0 };
             let approximate = i > 0 && APPROXIMATELY.contains(&refs[i - 1]);
+            // "the mid 1400s": a third of the span, its first and last year.
+            let third = (span + 1.0) / 3.0;
+            let part = match i.checked_sub(1).map(|p| refs[p]) {
+                Some("early") if span > 0.0 => Some((value, (value + third).floor())),
+                Some("mid") if span > 0.0 => Some(((value + third).ceil(), (value + 2.0 * third).floor())),
+                Some("late") if span > 0.0 => Some(((value + 2.0 * third).ceil(), value + span)),
+                _ => None,
+            };
             out.push(Token {
                 word: refs[i..i + used].join(" "),
                 term: format!("#{value}"),
                 negated,
-                quantity: Some(Quantity { value, base, span, approximate }),
+                quantity: Some(Quantity { value, base, span, approximate, part }),
             });
             negation_reach = negation_reach.saturating_sub(1);
             i += used + unit_words;
@@ -639,6 +666,29 @@ mod tests {
         assert!(!same("the 1880s", "1884") && near("mid 1880s", "1884") && near("mid 1880s", "85"));
         assert!(!near("the 1890s", "1884") && same("the 1700s", "18th century") && near("the 1700s", "1750"));
         assert!(same("back in the 900s", "the 10th-century Danish king") && !same("the 900s", "1900"));
+    }
+
+    #[test]
+    fn a_bound_under_a_denial_is_said_not_denied() {
+        let bound = tokens("no turbine can capture more than about 59% of the energy");
+        assert!(bound.iter().any(|t| t.word == "59" && !t.negated), "{bound:?}");
+        assert!(bound.iter().any(|t| t.word == "turbine" && t.negated), "{bound:?}");
+        let denied = tokens("no turbine can capture more energy");
+        assert!(denied.iter().any(|t| t.word == "energy" && t.negated), "{denied:?}");
+    }
+
+    #[test]
+    fn a_rough_year_is_said_by_the_part_of_a_span_it_falls_in() {
+        let year = |text: &str| tokens(text).into_iter().find(|t| t.quantity.is_some()).expect("a number");
+        let rough = year("around 1450");
+        assert!(year("in the mid 1400s").same_as(&rough));
+        assert!(year("mid-1400s").same_as(&rough));
+        assert!(year("the 1450s").same_as(&rough));
+        assert!(!year("the early 1400s").same_as(&rough), "another part of the century");
+        assert!(!year("the 1400s").same_as(&rough), "a whole century says no year");
+        assert!(year("the early 1940s").same_as(&year("about 1942")));
+        assert!(!year("the late 1940s").same_as(&year("about 1942")));
+        assert!(!year("the mid 1400s").same_as(&year("1450")), "an exact year is the answer");
     }
 
     #[test]

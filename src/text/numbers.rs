@@ -43,12 +43,17 @@ pub struct Quantity {
     pub span: f64,
     /// Said as rounded ("about 5,730", "roughly 5700"): a large count within 2 % is the same.
     pub approximate: bool,
+    /// The third of a span said ("the mid 1400s", "the early 1940s"): its first and last year.
+    pub part: Option<(f64, f64)>,
 }
 
 impl Quantity {
     /// The same number (whole numbers under 10,000, such as years, exactly; others within 2%),
     /// or the same amount in other units (within 12%: learners round).
     pub fn matches(&self, other: &Quantity) -> bool {
+        if self.rough_year_in(other) || other.rough_year_in(self) {
+            return true;
+        }
         let close = |a: f64, b: f64, tolerance: f64| (a - b).abs() <= tolerance * a.abs().max(b.abs()) + 1e-9;
         let whole = |n: f64| n.fract() == 0.0 && n.abs() < 10_000.0;
         // "in 49" for 1949: a year said by its last two digits.
@@ -126,6 +131,18 @@ impl Quantity {
         }
         self.value == other.value
             || (self.value - other.value).abs() <= 0.1 * self.value.abs().max(other.value.abs())
+    }
+
+    /// Whether this is a year said roughly ("around 1450") that falls in the part of a span
+    /// `said` names: a decade ("the 1450s") or a third of one or of a century ("the mid
+    /// 1400s"). A whole century says no rough year.
+    fn rough_year_in(&self, said: &Quantity) -> bool {
+        let window = said.part.or((said.span == 9.0).then_some((said.value, said.value + said.span)));
+        self.approximate
+            && self.base.is_none()
+            && said.base.is_none()
+            && self.span == 0.0
+            && window.is_some_and(|(first, last)| (first..=last).contains(&self.value))
     }
 
     /// Whether this number, written as a span, takes in a year (or its last two digits): "the
@@ -689,7 +706,7 @@ mod tests {
 
     #[test]
     fn a_year_off_by_a_little_or_with_two_digits_swapped_is_near() {
-        let year = |value: f64| Quantity { value, base: None, span: 0.0, approximate: false };
+        let year = |value: f64| Quantity { value, base: None, span: 0.0, approximate: false, part: None };
         assert!(year(1831.0).is_near(&year(1813.0)));
         assert!(year(1812.0).is_near(&year(1813.0)));
         assert!(!year(1913.0).is_near(&year(1813.0)));
@@ -699,7 +716,13 @@ mod tests {
 
     #[test]
     fn a_large_count_said_as_rounded_is_the_same_a_year_is_not() {
-        let count = |value: f64, approximate: bool| Quantity { value, base: None, span: 0.0, approximate };
+        let count = |value: f64, approximate: bool| Quantity {
+            value,
+            base: None,
+            span: 0.0,
+            approximate,
+            part: None,
+        };
         assert!(count(5700.0, true).matches(&count(5730.0, false)));
         assert!(count(5730.0, true).matches(&count(5700.0, true)));
         assert!(!count(5700.0, false).matches(&count(5730.0, false)), "unrounded counts are said exactly");
@@ -712,7 +735,7 @@ mod tests {
         let q = |value: f64, unit_words: &str| {
             let words: Vec<&str> = unit_words.split(' ').collect();
             let base = unit(&words).map(|(d, f, _)| (d, f(value)));
-            Quantity { value, base, span: 0.0, approximate: false }
+            Quantity { value, base, span: 0.0, approximate: false, part: None }
         };
         assert!(q(2.0, "inches").matches(&q(5.0, "centimetres")));
         assert!(q(200.0, "fahrenheit").matches(&q(93.0, "°c".trim_start_matches('°'))));

@@ -235,6 +235,12 @@ impl Nouns {
     /// [`Nouns::related`], weighing only the senses of `a` that `weighed` keeps.
     fn related_in(&self, a: &str, b: &str, weighed: impl Fn(u32) -> bool) -> bool {
         let (Some(of_a), Some(of_b)) = (self.senses_of(a), self.senses_of(b)) else { return false };
+        self.senses_related(of_a, of_b, weighed)
+    }
+
+    /// Whether a sense of `of_a` that `weighed` keeps is a sense of `of_b`, or a kind of one,
+    /// or one of them is a kind of it.
+    fn senses_related(&self, of_a: &[u32], of_b: &[u32], weighed: impl Fn(u32) -> bool) -> bool {
         let above_b: Vec<HashSet<u32>> = of_b.iter().map(|s| self.above(*s)).collect();
         of_a.iter().filter(|sa| weighed(**sa)).any(|sa| {
             let above_sa = self.above(*sa);
@@ -295,6 +301,18 @@ impl Nouns {
     /// A word's senses as a noun, by its lemma: as written, or with a regular plural ending
     /// taken off ("layers", "churches", "berries").
     fn senses_of(&self, word: &str) -> Option<&[u32]> {
+        let word = word.to_lowercase();
+        if word.chars().count() < 3 {
+            return None;
+        }
+        if let Some(senses) = self.senses.get(&word) {
+            return Some(senses);
+        }
+        self.singular_senses(&word)
+    }
+
+    /// The senses of `word` read as a plural ("letters" as "letter", not as learning).
+    fn singular_senses(&self, word: &str) -> Option<&[u32]> {
         const PLURALS: &[(&str, &str)] = &[
             ("ies", "y"),
             ("ches", "ch"),
@@ -305,17 +323,22 @@ impl Nouns {
             ("es", ""),
             ("s", ""),
         ];
-        let word = word.to_lowercase();
-        if word.chars().count() < 3 {
-            return None;
-        }
-        if let Some(senses) = self.senses.get(&word) {
-            return Some(senses);
-        }
         PLURALS.iter().find_map(|(ending, base)| {
             let stem = word.strip_suffix(ending)?;
             self.senses.get(&format!("{stem}{base}")).map(|s| &**s)
         })
+    }
+
+    /// [`Nouns::related`], reading each plural as written and as the plural of its singular
+    /// ("letters", learning or the letters of an alphabet).
+    pub fn related_in_any_number(&self, a: &str, b: &str) -> bool {
+        let forms = |w: &str| {
+            let w = w.to_lowercase();
+            let mut out = vec![self.senses.get(&w).map(|s| &**s)];
+            out.push(self.singular_senses(&w));
+            out.into_iter().flatten().collect::<Vec<&[u32]>>()
+        };
+        forms(a).iter().any(|of_a| forms(b).iter().any(|of_b| self.senses_related(of_a, of_b, |_| true)))
     }
 
     /// Every synset above `synset` in the hierarchy.

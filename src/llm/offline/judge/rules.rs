@@ -413,7 +413,9 @@ impl Context {
 
     /// Whether the point says how a thing is done ("… using the transit method", "… via the
     /// vagus nerve", "… in exchange for a pledge") and the message leaves all of it out, unasked: "Kepler found thousands of
-    /// planets" is half of "found thousands of exoplanets using the transit method".
+    /// planets" is half of "found thousands of exoplanets using the transit method". A word
+    /// WordNet takes for the same thing or a kind of it says the means ("with letters made of
+    /// baked clay" for "using ceramic characters").
     pub(super) fn lacks_the_means(&self, point: &str) -> bool {
         let lower = point.to_lowercase();
         let means = [" using ", " via ", " in exchange for ", " in return for ", " but "];
@@ -434,7 +436,17 @@ impl Context {
         // "… with help but not yet alone": a denial is said in other words too ("can't quite do
         // it by themselves"), so a message that denies anything may have said it.
         let denied = means.iter().all(|k| k.negated) && self.message.iter().any(|m| m.negated);
-        let said = means.iter().any(|k| self.message.iter().any(|m| m.same_as(k)));
+        // Said in a word for the same thing, or a kind of it ("letters" for "characters"),
+        // that is not one of the point's own words.
+        let nouns = crate::text::kinship::nouns();
+        let own = tokens(point);
+        let in_other_words = |k: &Token, m: &Token| {
+            !m.negated
+                && m.quantity.is_none()
+                && !own.iter().any(|o| o.same_as(m))
+                && nouns.is_some_and(|n| n.related_in_any_number(&k.word, &m.word))
+        };
+        let said = means.iter().any(|k| self.message.iter().any(|m| m.same_as(k) || in_other_words(k, m)));
         !means.is_empty() && !said && !denied
     }
 
