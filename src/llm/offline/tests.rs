@@ -1141,52 +1141,40 @@ fn a_story_from_the_learners_life_recalls_nothing_though_it_has_a_points_words()
 fn a_means_in_other_words_a_bound_and_a_rough_year_said_by_its_part_of_a_century_recall() {
     let model = sentence_model();
     let embedder = model.as_ref();
-    let judged = |set: &str, content: &str, question: &str, message: &str| {
-        let mut brief = evaluator_brief(set, vec![point("p", content, "")], message);
-        brief.recent = vec![crate::llm::Message::assistant(question)];
-        evaluator(&brief, embedder)
-    };
     with_wordnet();
     let bi_sheng = "Movable type had been invented earlier in China, by Bi Sheng, using ceramic characters.";
-    let asked = "Was Gutenberg the first to print with movable type anywhere?";
-    let v = judged(
-        "The printing press",
-        bi_sheng,
-        asked,
-        "nope, bi sheng in china did it way earlier, with letters made of baked clay",
-    );
-    assert_eq!(v["recalled"][0]["pointId"], "p", "{v}");
-    let v = judged("The printing press", bi_sheng, asked, "nope, bi sheng in china did it way earlier");
-    assert_eq!(v["recalled"].as_array().map(Vec::len), Some(0), "the means left out: {v}");
+    let first = "Was Gutenberg the first to print with movable type anywhere?";
     let betz = "The Betz limit says no turbine can capture more than about 59% of the wind's kinetic energy.";
-    let v = judged(
-        "Wind turbines",
-        betz,
-        "What's the Betz limit?",
-        "the most you can ever pull out of the wind, like 59 percent",
-    );
-    assert_eq!(v["recalled"][0]["pointId"], "p", "{v}");
-    let v = judged(
-        "Wind turbines",
-        betz,
-        "What's the Betz limit?",
-        "the most you can ever pull out of the wind, like 80 percent",
-    );
-    assert_eq!(v["recalled"].as_array().map(Vec::len), Some(0), "{v}");
+    let limit = "What's the Betz limit?";
     let gutenberg = "Johannes Gutenberg introduced movable metal type printing in Mainz around 1450.";
-    let asked = "Who started printing with movable type in Europe?";
-    let v = judged(
-        "The printing press",
-        gutenberg,
-        asked,
-        "gutenberg, in mainz in the mid 1400s, with little metal letters you could rearrange",
-    );
-    assert_eq!(v["recalled"][0]["pointId"], "p", "{v}");
-    let v = judged(
-        "The printing press",
-        gutenberg,
-        asked,
-        "gutenberg, in mainz in the early 1400s, with little metal letters you could rearrange",
-    );
-    assert_eq!(v["recalled"].as_array().map(Vec::len), Some(0), "another part of the century: {v}");
+    let who = "Who started printing with movable type in Europe?";
+    for (content, question, message, recalled) in [
+        (
+            bi_sheng,
+            first,
+            "nope, bi sheng in china did it way earlier, with letters made of baked clay",
+            true,
+        ),
+        (bi_sheng, first, "nope, bi sheng in china did it way earlier", false),
+        (betz, limit, "the most you can ever pull out of the wind, like 59 percent", true),
+        (betz, limit, "the most you can ever pull out of the wind, like 80 percent", false),
+        (
+            gutenberg,
+            who,
+            "gutenberg, in mainz in the mid 1400s, with little metal letters you could rearrange",
+            true,
+        ),
+        (
+            gutenberg,
+            who,
+            "gutenberg, in mainz in the early 1400s, with little metal letters you could rearrange",
+            false,
+        ),
+    ] {
+        let mut brief = evaluator_brief("Inventions", vec![point("p", content, "")], message);
+        brief.recent = vec![crate::llm::Message::assistant(question)];
+        let v = evaluator(&brief, embedder);
+        let said = v["recalled"].as_array().is_some_and(|r| r.iter().any(|p| p["pointId"] == "p"));
+        assert_eq!(said, recalled, "{message}: {v}");
+    }
 }
